@@ -1,0 +1,42 @@
+//===- KernelBody.h - evaluating a norm.fused body --------------*- C++ -*-===//
+//
+// Helpers shared by the CPU and GPU lowerings of norm.fused: both evaluate
+// slices of the per-element body at a point, with block arguments and
+// norm.row_reduce results supplied by the caller.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORMDIALECT_CONVERSION_KERNELBODY_H
+#define NORMDIALECT_CONVERSION_KERNELBODY_H
+
+#include "NormDialect/IR/NormOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::norm {
+
+/// Clones, in body order, every op of `body` that `targets` depend on and that
+/// `mapping` does not already map. Block arguments and norm.row_reduce
+/// results reached must already be mapped (the caller loads the arguments
+/// and computes the reductions); hitting an unmapped one is a bug in the
+/// caller and is reported through the return value.
+LogicalResult cloneBodySlice(OpBuilder &builder, Block &body,
+                             ArrayRef<Value> targets, IRMapping &mapping);
+
+/// The block arguments of `body` that the slice of `targets` reads, excluding
+/// what lies behind already-mapped values.
+SmallVector<BlockArgument> argumentsUsedBy(Block &body, ArrayRef<Value> targets,
+                                           const IRMapping &mapping);
+
+/// The identity of `combiner` in f32 (0 for add, -inf for max).
+Value combinerIdentity(OpBuilder &builder, Location loc, Combiner combiner);
+
+/// Combines two f32 values with `combiner`.
+Value combine(OpBuilder &builder, Location loc, Combiner combiner, Value lhs,
+              Value rhs);
+
+/// Converts an f32 value to `type` (round to nearest even) or returns it.
+Value roundTo(OpBuilder &builder, Location loc, Value value, Type type);
+
+} // namespace mlir::norm
+
+#endif // NORMDIALECT_CONVERSION_KERNELBODY_H

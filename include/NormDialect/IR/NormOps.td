@@ -1,0 +1,272 @@
+//===- NormOps.td - norm dialect operations ----------------*- tablegen -*-===//
+//
+// Three levels live here:
+//   1. user ops:           norm.rms_norm, norm.layer_norm and their _grad ops;
+//   2. order-typed ops:    norm.reduce (row/col) and norm.map (elementwise);
+//   3. kernel ops:         norm.fused (one kernel over all rows, mixing row and
+//                          column reductions) and norm.combine (the finishing
+//                          reduction of split column partials).
+// Levels 1 and 2 are tensor-only; level 3 is in destination-passing style and
+// exists both on tensors and, after bufferization, on memrefs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORM_OPS_TD
+#define NORM_OPS_TD
+
+include "NormDialect/IR/NormDialect.td"
+include "NormDialect/IR/NormAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/IR/OpAsmInterface.td"
+
+def Norm_FloatTensor : RankedTensorOf<[BF16, F16, F32]>;
+
+//===----------------------------------------------------------------------===//
+// Level 1: user ops
+//===----------------------------------------------------------------------===//
+
+def Norm_RMSNormOp : Norm_Op<"rms_norm", [Pure]> {
+  let summary = "RMSNorm forward: y = x * rstd * (w + offset)";
+  let description = [{
+    Normalizes the innermost dimension of `x` (rows are all leading
+    dimensions): `rstd = 1 / sqrt(mean(x^2) + epsilon)` per row and
+    `y = x * rstd * (weight + weight_offset)`. `weight_offset` is 1 for Gemma's
+    `(1 + w)` convention. Without a weight, `y = x * rstd`. `rstd` has the
+    leading dimensions of `x` and is f32.
+
+    ```mlir
+    %y, %rstd = norm.rms_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-6 : f64}
+        : tensor<?x4096xbf16> -> tensor<?x4096xbf16>, tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Norm_FloatTensor:$x, Optional<Norm_FloatTensor>:$weight,
+                   F64Attr:$epsilon,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
+  let results = (outs Norm_FloatTensor:$y, Norm_FloatTensor:$rstd);
+  let assemblyFormat = [{
+    $x (`weight` `(` $weight^ `:` type($weight) `)`)? attr-dict `:`
+    type($x) `->` type($y) `,` type($rstd)
+  }];
+  let hasVerifier = 1;
+}
+
+def Norm_LayerNormOp : Norm_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "LayerNorm forward: y = (x - mean) * rstd * w + b";
+  let description = [{
+    Per row: `mean = mean(x)`, `rstd = 1 / sqrt(mean((x - mean)^2) + epsilon)`,
+    `y = (x - mean) * rstd * weight + bias`; weight and bias are optional.
+
+    ```mlir
+    %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xf32>) bias(%b : tensor<1024xf32>)
+        {epsilon = 1.0e-5 : f64} : tensor<8x1024xbf16> -> tensor<8x1024xbf16>, tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Norm_FloatTensor:$x, Optional<Norm_FloatTensor>:$weight,
+                   Optional<Norm_FloatTensor>:$bias, F64Attr:$epsilon);
+  let results = (outs Norm_FloatTensor:$y, Norm_FloatTensor:$mean,
+                 Norm_FloatTensor:$rstd);
+  let assemblyFormat = [{
+    $x (`weight` `(` $weight^ `:` type($weight) `)`)?
+       (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict `:`
+    type($x) `->` type($y) `,` type($mean) `,` type($rstd)
+  }];
+  let hasVerifier = 1;
+}
+
+def Norm_RMSNormGradOp : Norm_Op<"rms_norm_grad", [Pure]> {
+  let summary = "RMSNorm backward: dx and (with a weight) dw";
+  let description = [{
+    Given `dy`, the forward input `x` and its saved `rstd`:
+    `g = dy * (w + offset)`, `c = mean(g * xhat)` per row,
+    `dx = rstd * (g - xhat * c)` and `dw = sum over rows of dy * xhat`, where
+    `xhat = x * rstd`. `dw` is present exactly when a weight is given.
+  }];
+  let arguments = (ins Norm_FloatTensor:$dy, Norm_FloatTensor:$x,
+                   Norm_FloatTensor:$rstd, Optional<Norm_FloatTensor>:$weight,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
+  let results = (outs Norm_FloatTensor:$dx, Optional<Norm_FloatTensor>:$dw);
+  let assemblyFormat = [{
+    $dy `,` $x `,` $rstd (`weight` `(` $weight^ `:` type($weight) `)`)? attr-dict
+    `:` type($dy) `,` type($x) `,` type($rstd) `->` type($dx) (`,` type($dw)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Norm_LayerNormGradOp : Norm_Op<"layer_norm_grad",
+    [Pure, AttrSizedResultSegments]> {
+  let summary = "LayerNorm backward: dx, dw (with a weight), db (with a bias)";
+  let description = [{
+    `g = dy * w`, per row `a = mean(g)` and `c = mean(g * xhat)`,
+    `dx = rstd * (g - a - xhat * c)`; per column `dw = sum_i dy * xhat` and
+    `db = sum_i dy`. `dw` is present exactly when a weight is given, `db`
+    exactly when `has_bias` is set.
+  }];
+  let arguments = (ins Norm_FloatTensor:$dy, Norm_FloatTensor:$x,
+                   Norm_FloatTensor:$mean, Norm_FloatTensor:$rstd,
+                   Optional<Norm_FloatTensor>:$weight, UnitAttr:$has_bias);
+  let results = (outs Norm_FloatTensor:$dx, Optional<Norm_FloatTensor>:$dw,
+                 Optional<Norm_FloatTensor>:$db);
+  let assemblyFormat = [{
+    $dy `,` $x `,` $mean `,` $rstd (`weight` `(` $weight^ `:` type($weight) `)`)?
+    attr-dict `:` type($dy) `,` type($x) `,` type($mean) `,` type($rstd)
+    `->` type($dx) (`dw` type($dw)^)? (`db` type($db)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Level 2: order-typed reductions and elementwise maps
+//===----------------------------------------------------------------------===//
+
+def Norm_ReduceOp : Norm_Op<"reduce", [Pure, SingleBlock]> {
+  let summary = "Reduction with an explicit order type";
+  let description = [{
+    Iterates over rows `i` and columns `j` of an M x N space. For each (i, j)
+    the region computes a value from the operands' elements (each operand is
+    read according to its role: `full` at (i, j), `row` at i, `col` at j); the
+    values are combined along the order: `#norm.order<row>` gives one value
+    per row (result `tensor<M x T>`), `#norm.order<col>` one per column
+    (result `tensor<N x T>`). The region yields f32; accumulation is in f32
+    and the result is rounded once to its element type T.
+    The region may use values defined above it (constants such as 1/N).
+
+    ```mlir
+    %ss = norm.reduce <row> <add> ins(%x : full tensor<?x4096xbf16>) -> tensor<?xf32> {
+    ^bb0(%e: bf16):
+      %f = arith.extf %e : bf16 to f32
+      %sq = arith.mulf %f, %f : f32
+      norm.yield %sq : f32
+    }
+    ```
+  }];
+  let arguments = (ins Norm_OrderAttr:$order, Norm_CombinerAttr:$combiner,
+                   Variadic<AnyRankedTensor>:$inputs, Norm_RoleArrayAttr:$roles);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $order $combiner `ins` custom<RoledOperands>($inputs, type($inputs), $roles)
+    attr-dict `->` type($result) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Norm_MapOp : Norm_Op<"map", [Pure, SingleBlock]> {
+  let summary = "Elementwise computation over the (row, column) space";
+  let description = [{
+    Computes one value per point of the result's role: `full` results are
+    M x N (one value per (i, j)), `row` results are M-vectors, `col` results
+    N-vectors. Operands are read according to their roles; a `row` result may
+    read only `row` operands and a `col` result only `col` operands.
+  }];
+  let arguments = (ins Norm_RoleAttr:$result_role,
+                   Variadic<AnyRankedTensor>:$inputs, Norm_RoleArrayAttr:$roles);
+  let results = (outs AnyRankedTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $result_role `ins` custom<RoledOperands>($inputs, type($inputs), $roles)
+    attr-dict `->` type($result) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Level 3: kernels
+//===----------------------------------------------------------------------===//
+
+def Norm_FusedOp : Norm_Op<"fused", [
+    AttrSizedOperandSegments, SingleBlock,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DestinationStyleOpInterface]> {
+  let summary = "One kernel over all rows mixing row and column reductions";
+  let description = [{
+    The mixed-order kernel. Its body runs once per point (i, j) of the M x N
+    space with the operands' elements as scalar block arguments (read by
+    role). Inside the body `norm.row_reduce` combines a value over the whole
+    row i and gives the row's result to every point of it, so a row
+    reduction and the elementwise work that needs its result share one read
+    of the inputs. The terminator yields one value per output; each output's
+    role says how it is written:
+      * `full`: the M x N value at (i, j);
+      * `row`:  the row-uniform value at i;
+      * `col`:  the sum over all rows i of the value at (i, j) (a column
+                reduction, accumulated in f32).
+
+    With `rows_per_partial = S`, `col` outputs are f32 partial sums of shape
+    `ceil(M / S) x N`: partial p sums rows [p*S, (p+1)*S). `norm.combine`
+    finishes them. Without it, `col` outputs are the finished N-vectors.
+
+    The op is in destination-passing style: on tensors it returns the updated
+    `outs`; on memrefs it writes them and has no results.
+  }];
+  let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
+                   Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
+                   OptionalAttr<I64Attr>:$rows_per_partial);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `ins` custom<RoledOperands>($inputs, type($inputs), $roles)
+    `outs` custom<RoledOperands>($outputs, type($outputs), $output_roles)
+    (`->` type($results)^)? attr-dict-with-keyword $body
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() { return getOutputsMutable(); }
+    /// The role of input `i`.
+    ::mlir::norm::Role getInputRole(unsigned i);
+    /// The role of output `i`.
+    ::mlir::norm::Role getOutputRole(unsigned i);
+    /// True when some output is a column reduction.
+    bool hasColumnOutputs();
+    /// The operand whose shape defines M and N (the first full input or output).
+    ::mlir::Value getShapeSource();
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Norm_RowReduceOp : Norm_Op<"row_reduce", [Pure, HasParent<"FusedOp">,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "Reduce a value over the current row inside norm.fused";
+  let description = [{
+    Collective over the row being processed by the enclosing `norm.fused`:
+    combines `value` over all columns j of row i and returns the same result
+    at every j. On a GPU this is a block reduction (warp shuffles, then
+    shared memory); on a CPU a loop over the row.
+  }];
+  let arguments = (ins Norm_CombinerAttr:$combiner, F32:$value);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$combiner $value attr-dict `:` type($value)";
+}
+
+def Norm_CombineOp : Norm_Op<"combine", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DestinationStyleOpInterface]> {
+  let summary = "Finishing reduction of split column partials";
+  let description = [{
+    Sums the rows of an f32 partial-sum buffer `P x N` in a fixed order
+    (p = 0, 1, ..., P-1) and stores the result, rounded once to the output's
+    element type, into the N-vector `output`. Deterministic: no atomics, so
+    results are bitwise identical from run to run.
+  }];
+  let arguments = (ins AnyShaped:$partials, AnyShaped:$output);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $partials `:` type($partials) `)` `outs` `(` $output `:` type($output) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() { return getOutputMutable(); }
+  }];
+  let hasVerifier = 1;
+}
+
+def Norm_YieldOp : Norm_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["ReduceOp", "MapOp", "FusedOp"]>]> {
+  let summary = "Terminator of norm regions";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // NORM_OPS_TD

@@ -1,0 +1,61 @@
+//===- Passes.td - norm transformation passes --------------*- tablegen -*-===//
+
+#ifndef NORM_TRANSFORMS_PASSES_TD
+#define NORM_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NormDecompose : Pass<"norm-decompose"> {
+  let summary = "Rewrite user-level norm ops into order-typed reductions";
+  let description = [{
+    Rewrites `norm.rms_norm`, `norm.layer_norm` and their `_grad` ops into
+    `norm.reduce` ops with explicit order types (`row` for per-row statistics
+    and the dx terms, `col` for dW and dB) and `norm.map` ops for the
+    elementwise work. Leading dimensions are collapsed into one row dimension
+    M and expanded back on the results.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def NormFuseMixedOrder : Pass<"norm-fuse-mixed-order"> {
+  let summary = "Fuse row and column reductions that read the same inputs";
+  let description = [{
+    Groups `norm.reduce` and `norm.map` ops into `norm.fused` kernels. Ops of
+    different order types that read the same inputs (the backward's dx row
+    reductions and its dW/dB column reductions) share one kernel, so every
+    input is read once. An op that needs a finished column result stays out
+    of the kernel producing it. The decision is `planMixedOrderFusion` in
+    `NormDialect/Transforms/FusionPlan.h`; with `report=true` each decision
+    not to fuse is reported as a remark at the op.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark for every op left out of a kernel, saying why">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def NormSplitReduction : Pass<"norm-split-reduction"> {
+  let summary = "Split column reductions into partial sums and a combine";
+  let description = [{
+    A `norm.fused` kernel with column outputs writes f32 partial sums, one row
+    per `S` input rows, into a `ceil(M/S) x N` workspace; `norm.combine` then
+    sums the partials in a fixed order. No atomics: results are bitwise
+    reproducible. `S` comes from the kernel's `norm.split_size` attribute if
+    present, else from the `split-size` option, else from
+    `chooseSplitSize` (NormDialect/Transforms/Tuning.h).
+  }];
+  let options = [
+    Option<"splitSize", "split-size", "int64_t", /*default=*/"0",
+           "Rows per partial sum (0: let the heuristic choose)">,
+    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
+           "Multiprocessor count the heuristic targets">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // NORM_TRANSFORMS_PASSES_TD

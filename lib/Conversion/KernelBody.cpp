@@ -1,0 +1,89 @@
+//===- KernelBody.cpp - evaluating a norm.fused body ----------------------===//
+
+#include "NormDialect/Conversion/KernelBody.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::norm;
+
+/// Ops of `body` needed for `targets`, stopping at mapped values.
+static llvm::SmallPtrSet<Operation *, 32>
+neededOps(Block &body, ArrayRef<Value> targets, const IRMapping &mapping,
+          llvm::SetVector<BlockArgument> *arguments) {
+  llvm::SmallPtrSet<Operation *, 32> needed;
+  SmallVector<Value> worklist(targets.begin(), targets.end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (mapping.contains(value))
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() == &body && arguments)
+        arguments->insert(arg);
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def->getBlock() != &body || !needed.insert(def).second)
+      continue;
+    if (isa<RowReduceOp>(def))
+      continue;
+    worklist.append(def->operand_begin(), def->operand_end());
+  }
+  return needed;
+}
+
+SmallVector<BlockArgument>
+mlir::norm::argumentsUsedBy(Block &body, ArrayRef<Value> targets,
+                            const IRMapping &mapping) {
+  llvm::SetVector<BlockArgument> arguments;
+  neededOps(body, targets, mapping, &arguments);
+  SmallVector<BlockArgument> sorted(arguments.begin(), arguments.end());
+  llvm::sort(sorted, [](BlockArgument a, BlockArgument b) {
+    return a.getArgNumber() < b.getArgNumber();
+  });
+  return sorted;
+}
+
+LogicalResult mlir::norm::cloneBodySlice(OpBuilder &builder, Block &body,
+                                         ArrayRef<Value> targets,
+                                         IRMapping &mapping) {
+  llvm::SetVector<BlockArgument> arguments;
+  llvm::SmallPtrSet<Operation *, 32> needed =
+      neededOps(body, targets, mapping, &arguments);
+  for (BlockArgument arg : arguments)
+    if (!mapping.contains(arg))
+      return failure();
+  for (Operation &op : body.without_terminator()) {
+    if (!needed.contains(&op) ||
+        (op.getNumResults() && mapping.contains(op.getResult(0))))
+      continue;
+    if (isa<RowReduceOp>(op))
+      return failure();
+    builder.clone(op, mapping);
+  }
+  return success();
+}
+
+Value mlir::norm::combinerIdentity(OpBuilder &builder, Location loc,
+                                   Combiner combiner) {
+  double identity = combiner == Combiner::add
+                        ? 0.0
+                        : -std::numeric_limits<double>::infinity();
+  return arith::ConstantOp::create(builder, loc,
+                                   builder.getF32FloatAttr(identity));
+}
+
+Value mlir::norm::combine(OpBuilder &builder, Location loc, Combiner combiner,
+                          Value lhs, Value rhs) {
+  if (combiner == Combiner::add)
+    return arith::AddFOp::create(builder, loc, lhs, rhs);
+  return arith::MaximumFOp::create(builder, loc, lhs, rhs);
+}
+
+Value mlir::norm::roundTo(OpBuilder &builder, Location loc, Value value,
+                          Type type) {
+  if (value.getType() == type)
+    return value;
+  return arith::TruncFOp::create(builder, loc, type, value);
+}

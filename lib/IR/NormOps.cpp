@@ -1,0 +1,513 @@
+//===- NormOps.cpp - norm dialect operations ------------------------------===//
+//
+// Custom assembly pieces and verifiers of the norm ops. Every verifier error
+// has a test in test/Dialect/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormDialect/IR/NormOps.h"
+#include "NormDialect/IR/NormShapes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::norm;
+
+//===----------------------------------------------------------------------===//
+// custom<RoledOperands>: `(%a : full tensor<?x8xf32>, %b : col tensor<8xf32>)`
+//===----------------------------------------------------------------------===//
+
+static ParseResult
+parseRoledOperands(OpAsmParser &parser,
+                   SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+                   SmallVectorImpl<Type> &types, ArrayAttr &roles) {
+  SmallVector<Attribute> roleAttrs;
+  MLIRContext *ctx = parser.getContext();
+  auto parseOne = [&]() -> ParseResult {
+    OpAsmParser::UnresolvedOperand operand;
+    StringRef keyword;
+    Type type;
+    if (parser.parseOperand(operand) || parser.parseColon())
+      return failure();
+    SMLoc roleLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    std::optional<Role> role = symbolizeRole(keyword);
+    if (!role)
+      return parser.emitError(roleLoc, "unknown role '")
+             << keyword << "': expected 'full', 'row' or 'col'";
+    if (parser.parseType(type))
+      return failure();
+    operands.push_back(operand);
+    types.push_back(type);
+    roleAttrs.push_back(RoleAttr::get(ctx, *role));
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, parseOne))
+    return failure();
+  roles = ArrayAttr::get(ctx, roleAttrs);
+  return success();
+}
+
+static void printRoledOperands(OpAsmPrinter &printer, Operation *,
+                               OperandRange operands, TypeRange types,
+                               ArrayAttr roles) {
+  printer << "(";
+  for (auto [i, operand] : llvm::enumerate(operands)) {
+    if (i)
+      printer << ", ";
+    printer << operand << " : "
+            << stringifyRole(cast<RoleAttr>(roles[i]).getValue()) << " "
+            << types[i];
+  }
+  printer << ")";
+}
+
+#define GET_OP_CLASSES
+#include "NormDialect/IR/NormOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+static Role roleAt(ArrayAttr roles, unsigned i) {
+  return cast<RoleAttr>(roles[i]).getValue();
+}
+
+static LogicalResult emitIfError(Operation *op, const std::string &message,
+                                 StringRef what) {
+  if (message.empty())
+    return success();
+  return op->emitOpError() << what << ": " << message;
+}
+
+static LogicalResult verifyEpsilon(Operation *op, double epsilon) {
+  if (std::isnan(epsilon) || epsilon <= 0.0)
+    return op->emitOpError("epsilon must be a positive number, got ")
+           << epsilon;
+  return success();
+}
+
+/// Infers the iteration space (M, N) from `values` read with `roles`: full
+/// values give both, row values M, col values N. Every value must then agree
+/// with the space. `what` names the operand group in messages.
+static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
+                                        ArrayAttr roles, StringRef what,
+                                        int64_t &m, int64_t &n) {
+  if (values.size() != roles.size())
+    return op->emitOpError() << "has " << values.size() << " " << what
+                             << " but " << roles.size() << " roles";
+  auto refine = [](int64_t &dim, int64_t seen) {
+    if (ShapedType::isDynamic(dim))
+      dim = seen;
+  };
+  for (auto [i, value] : llvm::enumerate(values)) {
+    auto type = cast<ShapedType>(value.getType());
+    if (!type.hasRank())
+      return op->emitOpError() << what << " #" << i << " must be ranked";
+    Role role = roleAt(roles, i);
+    std::string message = checkRoleShape(role, type.getShape(), m, n);
+    if (!message.empty())
+      return op->emitOpError()
+             << what << " #" << i << " does not fit the " << m << "x" << n
+             << " iteration space: " << message;
+    if (role == Role::full) {
+      refine(m, type.getDimSize(0));
+      refine(n, type.getDimSize(1));
+    } else if (role == Role::row) {
+      refine(m, type.getDimSize(0));
+    } else {
+      refine(n, type.getDimSize(0));
+    }
+  }
+  return success();
+}
+
+/// Checks that `block` has one scalar argument per operand, typed like the
+/// operand's elements.
+static LogicalResult verifyScalarArguments(Operation *op, Block &block,
+                                           ValueRange operands) {
+  if (block.getNumArguments() != operands.size())
+    return op->emitOpError() << "region must have " << operands.size()
+                             << " arguments (one per input), got "
+                             << block.getNumArguments();
+  for (auto [i, arg, operand] :
+       llvm::enumerate(block.getArguments(), operands)) {
+    Type elementType = cast<ShapedType>(operand.getType()).getElementType();
+    if (arg.getType() != elementType)
+      return op->emitOpError()
+             << "region argument #" << i << " must have the input's element "
+             << "type " << elementType << ", got " << arg.getType();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Level 1 verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult RMSNormOp::verify() {
+  auto x = getX().getType();
+  if (failed(emitIfError(*this, checkActivationType(x), "x")))
+    return failure();
+  if (getY().getType() != x)
+    return emitOpError("result y must have the type of x, got ")
+           << getY().getType();
+  if (failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
+                         "rstd")))
+    return failure();
+  if (getWeight() &&
+      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
+                         "weight")))
+    return failure();
+  if (std::isnan(getWeightOffset().convertToDouble()))
+    return emitOpError("weight_offset must not be NaN");
+  return verifyEpsilon(*this, getEpsilon().convertToDouble());
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto x = getX().getType();
+  if (failed(emitIfError(*this, checkActivationType(x), "x")))
+    return failure();
+  if (getY().getType() != x)
+    return emitOpError("result y must have the type of x, got ")
+           << getY().getType();
+  if (failed(emitIfError(*this, checkStatsType(getMean().getType(), x.getShape()),
+                         "mean")) ||
+      failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
+                         "rstd")))
+    return failure();
+  if (getWeight() &&
+      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
+                         "weight")))
+    return failure();
+  if (getBias() &&
+      failed(emitIfError(*this, checkParamType(getBias().getType(), x.getShape()),
+                         "bias")))
+    return failure();
+  return verifyEpsilon(*this, getEpsilon().convertToDouble());
+}
+
+/// Checks dy/x/dx of a backward op.
+static LogicalResult verifyGradActivations(Operation *op, RankedTensorType dy,
+                                           RankedTensorType x,
+                                           RankedTensorType dx) {
+  if (failed(emitIfError(op, checkActivationType(x), "x")))
+    return failure();
+  if (dy != x)
+    return op->emitOpError("dy must have the type of x, got ") << dy;
+  if (dx != x)
+    return op->emitOpError("result dx must have the type of x, got ") << dx;
+  return success();
+}
+
+/// Checks that an optional gradient result exists exactly when `expected`.
+
+LogicalResult RMSNormGradOp::verify() {
+  auto x = getX().getType();
+  if (failed(verifyGradActivations(*this, getDy().getType(), x,
+                                   getDx().getType())))
+    return failure();
+  if (failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
+                         "rstd")))
+    return failure();
+  if (getWeight() &&
+      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
+                         "weight")))
+    return failure();
+  if (getWeight() && !getDw())
+    return emitOpError("must return dw when a weight is given");
+  if (!getWeight() && getDw())
+    return emitOpError("returns dw but has no weight");
+  if (getDw() && getDw().getType() != getWeight().getType())
+    return emitOpError("dw must have the type of the weight, got ")
+           << getDw().getType();
+  return success();
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  auto x = getX().getType();
+  if (failed(verifyGradActivations(*this, getDy().getType(), x,
+                                   getDx().getType())))
+    return failure();
+  if (failed(emitIfError(*this, checkStatsType(getMean().getType(), x.getShape()),
+                         "mean")) ||
+      failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
+                         "rstd")))
+    return failure();
+  if (getWeight() &&
+      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
+                         "weight")))
+    return failure();
+  if (getWeight() && !getDw())
+    return emitOpError("must return dw when a weight is given");
+  if (!getWeight() && getDw())
+    return emitOpError("returns dw but has no weight");
+  if (getDw() && getDw().getType() != getWeight().getType())
+    return emitOpError("dw must have the type of the weight, got ")
+           << getDw().getType();
+  if (getHasBias() && !getDb())
+    return emitOpError("must return db when has_bias is set");
+  if (!getHasBias() && getDb())
+    return emitOpError("returns db but has_bias is not set");
+  if (getDb())
+    return emitIfError(*this, checkParamType(getDb().getType(), x.getShape()),
+                       "db");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Level 2 verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
+  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n)))
+    return failure();
+  if (!llvm::any_of(getRoles(), [](Attribute r) {
+        return cast<RoleAttr>(r).getValue() == Role::full;
+      }))
+    return emitOpError("needs at least one 'full' input to define the M x N "
+                       "space it reduces");
+  Role resultRole = getOrder() == Order::row ? Role::row : Role::col;
+  auto resultType = getResult().getType();
+  std::string message =
+      checkRoleShape(resultRole, resultType.getShape(), m, n);
+  if (!message.empty())
+    return emitOpError() << "result contradicts order '"
+                         << stringifyOrder(getOrder()) << "': " << message;
+  if (!isSupportedFloatType(resultType.getElementType()))
+    return emitOpError("result element type must be bf16, f16 or f32");
+  return success();
+}
+
+static LogicalResult verifyYieldTypes(Operation *op, Block &block,
+                                      TypeRange expected) {
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().size() != expected.size())
+    return op->emitOpError() << "region must yield " << expected.size()
+                             << " value(s), got " << yield.getValues().size();
+  for (auto [i, value, type] : llvm::enumerate(yield.getValues(), expected))
+    if (value.getType() != type)
+      return op->emitOpError() << "region yields " << value.getType()
+                               << " for result #" << i << ", expected "
+                               << type;
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  Block &block = getBody().front();
+  if (failed(verifyScalarArguments(*this, block, getInputs())))
+    return failure();
+  // Values are accumulated in f32 and rounded once to the result type.
+  return verifyYieldTypes(*this, block, {Float32Type::get(getContext())});
+}
+
+LogicalResult MapOp::verify() {
+  int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
+  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n)))
+    return failure();
+  Role resultRole = getResultRole();
+  if (resultRole != Role::full)
+    for (auto [i, role] : llvm::enumerate(getRoles()))
+      if (cast<RoleAttr>(role).getValue() != resultRole)
+        return emitOpError() << "a '" << stringifyRole(resultRole)
+                             << "' result may only read '"
+                             << stringifyRole(resultRole)
+                             << "' inputs, but input #" << i << " is '"
+                             << stringifyRole(cast<RoleAttr>(role).getValue())
+                             << "'";
+  std::string message =
+      checkRoleShape(resultRole, getResult().getType().getShape(), m, n);
+  return emitIfError(*this, message, "result");
+}
+
+LogicalResult MapOp::verifyRegions() {
+  Block &block = getBody().front();
+  if (failed(verifyScalarArguments(*this, block, getInputs())))
+    return failure();
+  return verifyYieldTypes(*this, block,
+                          {getResult().getType().getElementType()});
+}
+
+//===----------------------------------------------------------------------===//
+// Level 3: FusedOp
+//===----------------------------------------------------------------------===//
+
+Role FusedOp::getInputRole(unsigned i) { return roleAt(getRoles(), i); }
+Role FusedOp::getOutputRole(unsigned i) { return roleAt(getOutputRoles(), i); }
+
+bool FusedOp::hasColumnOutputs() {
+  for (unsigned i = 0, e = getOutputs().size(); i < e; ++i)
+    if (getOutputRole(i) == Role::col)
+      return true;
+  return false;
+}
+
+Value FusedOp::getShapeSource() {
+  for (unsigned i = 0, e = getInputs().size(); i < e; ++i)
+    if (getInputRole(i) == Role::full)
+      return getInputs()[i];
+  for (unsigned i = 0, e = getOutputs().size(); i < e; ++i)
+    if (getOutputRole(i) == Role::full)
+      return getOutputs()[i];
+  return {};
+}
+
+LogicalResult FusedOp::verify() {
+  int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
+  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n)))
+    return failure();
+  if (!getShapeSource())
+    return emitOpError("needs a 'full' input or output to define the M x N "
+                       "space it iterates over");
+  bool onTensors = llvm::all_of(getOperandTypes(), [](Type t) {
+    return isa<RankedTensorType>(t);
+  });
+  bool onMemrefs = llvm::all_of(getOperandTypes(), [](Type t) {
+    return isa<MemRefType>(t);
+  });
+  if (!onTensors && !onMemrefs)
+    return emitOpError("operands must be all tensors or all memrefs");
+  if (onTensors && getResultTypes() != getOutputs().getTypes())
+    return emitOpError("on tensors, the results must have the types of the "
+                       "outputs");
+  if (onMemrefs && getNumResults() != 0)
+    return emitOpError("on memrefs, the op has no results");
+  std::optional<int64_t> split = getRowsPerPartial();
+  if (split && *split <= 0)
+    return emitOpError("rows_per_partial must be positive, got ") << *split;
+  if (getOutputs().size() != getOutputRoles().size())
+    return emitOpError() << "has " << getOutputs().size() << " outputs but "
+                         << getOutputRoles().size() << " output roles";
+  for (auto [i, output] : llvm::enumerate(getOutputs())) {
+    auto type = cast<ShapedType>(output.getType());
+    Role role = getOutputRole(i);
+    if (role == Role::col && split) {
+      int64_t partials = ShapedType::kDynamic;
+      if (!ShapedType::isDynamic(m))
+        partials = (m + *split - 1) / *split;
+      std::string message =
+          checkRoleShape(Role::full, type.getShape(), partials, n);
+      if (!message.empty())
+        return emitOpError() << "output #" << i << " holds column partials of "
+                             << "ceil(M/" << *split << ") rows: " << message;
+      if (!type.getElementType().isF32())
+        return emitOpError() << "output #" << i
+                             << ": column partials must be f32";
+      continue;
+    }
+    std::string message = checkRoleShape(role, type.getShape(), m, n);
+    if (!message.empty())
+      return emitOpError() << "output #" << i << " does not fit the " << m
+                           << "x" << n << " iteration space: " << message;
+  }
+  return success();
+}
+
+/// True when `value` is the same for every column of a row: a row input, a
+/// norm.row_reduce result, a value from outside the body, or an op computed
+/// only from such values.
+static bool isRowUniform(Value value, FusedOp op,
+                         llvm::DenseMap<Value, bool> &cache) {
+  if (auto it = cache.find(value); it != cache.end())
+    return it->second;
+  Block &body = op.getBody().front();
+  bool uniform;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    uniform = arg.getOwner() != &body ||
+              op.getInputRole(arg.getArgNumber()) == Role::row;
+  } else {
+    Operation *def = value.getDefiningOp();
+    if (def->getBlock() != &body || isa<RowReduceOp>(def)) {
+      uniform = true;
+    } else {
+      cache[value] = false; // Guards against (invalid) cycles.
+      uniform = llvm::all_of(def->getOperands(), [&](Value operand) {
+        return isRowUniform(operand, op, cache);
+      });
+    }
+  }
+  cache[value] = uniform;
+  return uniform;
+}
+
+LogicalResult FusedOp::verifyRegions() {
+  Block &block = getBody().front();
+  if (failed(verifyScalarArguments(*this, block, getInputs())))
+    return failure();
+  SmallVector<Type> expected;
+  for (auto [i, output] : llvm::enumerate(getOutputs())) {
+    Type element = cast<ShapedType>(output.getType()).getElementType();
+    // Column outputs are accumulated in f32 and rounded once when stored.
+    expected.push_back(getOutputRole(i) == Role::col
+                           ? Float32Type::get(getContext())
+                           : element);
+  }
+  if (failed(verifyYieldTypes(*this, block, expected)))
+    return failure();
+  llvm::DenseMap<Value, bool> cache;
+  auto yield = cast<YieldOp>(block.getTerminator());
+  for (auto [i, value] : llvm::enumerate(yield.getValues()))
+    if (getOutputRole(i) == Role::row && !isRowUniform(value, *this, cache))
+      return emitOpError() << "output #" << i
+                           << " is a 'row' output but its value varies along "
+                              "the row (reduce it with norm.row_reduce first)";
+  return success();
+}
+
+void FusedOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : getInputsMutable())
+    if (isa<MemRefType>(operand.get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  for (OpOperand &operand : getOutputsMutable())
+    if (isa<MemRefType>(operand.get().getType()))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// Level 3: CombineOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CombineOp::verify() {
+  auto partials = cast<ShapedType>(getPartials().getType());
+  auto output = cast<ShapedType>(getOutput().getType());
+  if (!partials.hasRank() || partials.getRank() != 2 ||
+      !partials.getElementType().isF32())
+    return emitOpError("partials must be a rank-2 f32 buffer (P x N)");
+  if (!output.hasRank() || output.getRank() != 1 ||
+      !isSupportedFloatType(output.getElementType()))
+    return emitOpError("output must be a rank-1 bf16, f16 or f32 N-vector");
+  if (!dimsCompatible(partials.getDimSize(1), output.getDimSize(0)))
+    return emitOpError("partials have ")
+           << partials.getDimSize(1) << " columns but the output has "
+           << output.getDimSize(0);
+  if (isa<RankedTensorType>(partials) != isa<RankedTensorType>(output))
+    return emitOpError("operands must be both tensors or both memrefs");
+  if (isa<RankedTensorType>(output)) {
+    if (getResult().size() != 1 || getResult()[0].getType() != output)
+      return emitOpError("on tensors, the result must have the output's type");
+  } else if (!getResult().empty()) {
+    return emitOpError("on memrefs, the op has no results");
+  }
+  return success();
+}
+
+void CombineOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (isa<MemRefType>(getPartials().getType()))
+    effects.emplace_back(MemoryEffects::Read::get(), &getPartialsMutable(),
+                         SideEffects::DefaultResource::get());
+  if (isa<MemRefType>(getOutput().getType()))
+    effects.emplace_back(MemoryEffects::Write::get(), &getOutputMutable(),
+                         SideEffects::DefaultResource::get());
+}

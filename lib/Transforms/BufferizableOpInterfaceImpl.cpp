@@ -1,0 +1,97 @@
+//===- BufferizableOpInterfaceImpl.cpp - bufferization of norm kernels ----===//
+//
+// norm.fused and norm.combine are in destination-passing style, so the
+// upstream DstBufferizableOpInterfaceExternalModel provides the analysis
+// answers; bufferize() rebuilds the op on memrefs. Their outputs are written
+// without being read, which lets one-shot bufferization reuse any buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+using namespace mlir::norm;
+
+namespace {
+
+/// Looks up the buffers of `values`.
+static FailureOr<SmallVector<Value>>
+buffersOf(RewriterBase &rewriter, ValueRange values,
+          const BufferizationOptions &options, BufferizationState &state) {
+  SmallVector<Value> buffers;
+  for (Value value : values) {
+    FailureOr<Value> buffer = getBuffer(rewriter, value, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  return buffers;
+}
+
+struct FusedOpInterface
+    : public DstBufferizableOpInterfaceExternalModel<FusedOpInterface,
+                                                     FusedOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<DestinationStyleOpInterface>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto fused = cast<FusedOp>(op);
+    auto inputs = buffersOf(rewriter, fused.getInputs(), options, state);
+    auto outputs = buffersOf(rewriter, fused.getOutputs(), options, state);
+    if (failed(inputs) || failed(outputs))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    auto memrefOp = FusedOp::create(
+        rewriter, op->getLoc(), TypeRange{}, *inputs, fused.getRoles(),
+        *outputs, fused.getOutputRoles(), fused.getRowsPerPartialAttr());
+    rewriter.inlineRegionBefore(fused.getBody(), memrefOp.getBody(),
+                                memrefOp.getBody().end());
+    replaceOpWithBufferizedValues(rewriter, op, *outputs);
+    return success();
+  }
+};
+
+struct CombineOpInterface
+    : public DstBufferizableOpInterfaceExternalModel<CombineOpInterface,
+                                                     CombineOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<DestinationStyleOpInterface>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto combine = cast<CombineOp>(op);
+    FailureOr<Value> partials =
+        getBuffer(rewriter, combine.getPartials(), options, state);
+    FailureOr<Value> output =
+        getBuffer(rewriter, combine.getOutput(), options, state);
+    if (failed(partials) || failed(output))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    CombineOp::create(rewriter, op->getLoc(), TypeRange{}, *partials, *output);
+    replaceOpWithBufferizedValues(rewriter, op, *output);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::norm::registerBufferizableOpInterfaceExternalModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NormDialect *) {
+    FusedOp::attachInterface<FusedOpInterface>(*ctx);
+    CombineOp::attachInterface<CombineOpInterface>(*ctx);
+  });
+}

@@ -1,0 +1,77 @@
+//===- NormShapesTest.cpp - shape and type rules --------------------------===//
+
+#include "NormDialect/IR/NormShapes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/MLIRContext.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::norm;
+
+namespace {
+constexpr int64_t kDyn = ShapedType::kDynamic;
+
+TEST(NormShapes, RoleShapes) {
+  EXPECT_EQ(shapeForRole(Role::full, 4, 8), (SmallVector<int64_t>{4, 8}));
+  EXPECT_EQ(shapeForRole(Role::row, 4, 8), (SmallVector<int64_t>{4}));
+  EXPECT_EQ(shapeForRole(Role::col, 4, 8), (SmallVector<int64_t>{8}));
+}
+
+TEST(NormShapes, CheckRoleShapeAcceptsDynamic) {
+  EXPECT_TRUE(checkRoleShape(Role::full, {kDyn, 8}, 4, 8).empty());
+  EXPECT_TRUE(checkRoleShape(Role::row, {4}, kDyn, 8).empty());
+  EXPECT_TRUE(checkRoleShape(Role::col, {kDyn}, 4, 8).empty());
+}
+
+TEST(NormShapes, CheckRoleShapeRejectsMismatch) {
+  // M == N: the role, not the size, decides which dimension is compared.
+  EXPECT_TRUE(checkRoleShape(Role::row, {8}, 8, 8).empty());
+  EXPECT_NE(checkRoleShape(Role::col, {4}, 4, 8), "");
+  EXPECT_NE(checkRoleShape(Role::row, {8}, 4, 8), "");
+  std::string rank = checkRoleShape(Role::full, {4}, 4, 8);
+  EXPECT_NE(rank.find("rank 2"), std::string::npos) << rank;
+}
+
+TEST(NormShapes, RowsAndStats) {
+  EXPECT_EQ(flattenedRows({2, 3, 8}), 6);
+  EXPECT_EQ(flattenedRows({kDyn, 3, 8}), kDyn);
+  EXPECT_EQ(statsShape({2, 3, 8}), (SmallVector<int64_t>{2, 3}));
+}
+
+TEST(NormShapes, ElementTypes) {
+  MLIRContext ctx;
+  Builder b(&ctx);
+  EXPECT_TRUE(isSupportedFloatType(b.getBF16Type()));
+  EXPECT_TRUE(isSupportedFloatType(b.getF16Type()));
+  EXPECT_TRUE(isSupportedFloatType(b.getF32Type()));
+  EXPECT_FALSE(isSupportedFloatType(b.getF64Type()));
+  EXPECT_FALSE(isSupportedFloatType(b.getI32Type()));
+}
+
+TEST(NormShapes, ActivationParamAndStats) {
+  MLIRContext ctx;
+  Builder b(&ctx);
+  auto x = RankedTensorType::get({kDyn, 16}, b.getBF16Type());
+  EXPECT_TRUE(checkActivationType(x).empty());
+  EXPECT_NE(checkActivationType(RankedTensorType::get({16}, b.getBF16Type())),
+            "");
+  EXPECT_NE(checkActivationType(RankedTensorType::get({4, 16}, b.getI8Type())),
+            "");
+  EXPECT_TRUE(
+      checkParamType(RankedTensorType::get({16}, b.getF32Type()), x.getShape())
+          .empty());
+  std::string wrongLength =
+      checkParamType(RankedTensorType::get({15}, b.getF32Type()), x.getShape());
+  EXPECT_NE(wrongLength.find("15"), std::string::npos) << wrongLength;
+  EXPECT_TRUE(
+      checkStatsType(RankedTensorType::get({7}, b.getF32Type()), x.getShape())
+          .empty());
+  EXPECT_NE(
+      checkStatsType(RankedTensorType::get({7}, b.getBF16Type()), x.getShape()),
+      "");
+  EXPECT_NE(checkStatsType(RankedTensorType::get({7, 1}, b.getF32Type()),
+                           x.getShape()),
+            "");
+}
+} // namespace

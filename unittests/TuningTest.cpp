@@ -1,0 +1,72 @@
+//===- TuningTest.cpp - launch and split decisions ------------------------===//
+
+#include "NormDialect/Tuning/Tuning.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::norm;
+
+namespace {
+
+TEST(Tuning, SplitSizeForLargeM) {
+  DeviceInfo h200;
+  // 65536 rows over 264 blocks: 249 rows each.
+  int64_t split = chooseSplitSize(65536, 4096, h200);
+  EXPECT_EQ(split, 249);
+  EXPECT_LE((65536 + split - 1) / split, 2 * h200.numSMs);
+}
+
+TEST(Tuning, SplitSizeNeverExceedsM) {
+  DeviceInfo h200;
+  EXPECT_EQ(chooseSplitSize(1, 4096, h200), 1);
+  EXPECT_EQ(chooseSplitSize(100, 4096, h200), 1);
+}
+
+TEST(Tuning, SplitSizeForDynamicM) {
+  DeviceInfo h200;
+  EXPECT_EQ(chooseSplitSize(std::nullopt, 4096, h200), 32);
+}
+
+TEST(Tuning, SplitSizeFollowsSMCount) {
+  DeviceInfo small;
+  small.numSMs = 66;
+  DeviceInfo h200;
+  EXPECT_GT(chooseSplitSize(65536, 4096, small),
+            chooseSplitSize(65536, 4096, h200));
+}
+
+TEST(Tuning, ValidateSplitSize) {
+  EXPECT_TRUE(validateSplitSize(1).empty());
+  EXPECT_NE(validateSplitSize(0), "");
+  EXPECT_NE(validateSplitSize(-3).find("-3"), std::string::npos);
+}
+
+TEST(Tuning, RowLayoutUses16ByteVectors) {
+  DeviceInfo h200;
+  RowLayout bf16 = chooseRowLayout(4096, 2, 1, h200);
+  EXPECT_EQ(bf16.vectorWidth, 8);
+  RowLayout f32 = chooseRowLayout(4096, 4, 1, h200);
+  EXPECT_EQ(f32.vectorWidth, 4);
+  EXPECT_GE(bf16.threads * bf16.elementsPerThread(), 4096);
+  EXPECT_EQ(bf16.threads % 32, 0);
+}
+
+TEST(Tuning, RowLayoutNarrowsVectorsForOddN) {
+  DeviceInfo h200;
+  EXPECT_EQ(chooseRowLayout(1000, 2, 1, h200).vectorWidth, 8);
+  EXPECT_EQ(chooseRowLayout(4097, 2, 1, h200).vectorWidth, 1);
+  EXPECT_EQ(chooseRowLayout(4098, 2, 1, h200).vectorWidth, 2);
+  RowLayout tiny = chooseRowLayout(1, 2, 1, h200);
+  EXPECT_EQ(tiny.threads, 32);
+  EXPECT_EQ(tiny.chunksPerThread, 1);
+}
+
+TEST(Tuning, RowLayoutCoversLongRows) {
+  DeviceInfo h200;
+  for (int64_t n : {1024, 7168, 8192, 32768, 131072}) {
+    RowLayout layout = chooseRowLayout(n, 2, 2, h200);
+    EXPECT_GE(layout.threads * layout.elementsPerThread(), n) << n;
+    EXPECT_LE(layout.threads, h200.maxThreadsPerBlock) << n;
+  }
+}
+} // namespace
