@@ -1,0 +1,361 @@
+// RUN: norm-opt %s --split-input-file --verify-diagnostics
+
+func.func @rank1(%x: tensor<64xbf16>) {
+  // expected-error @+1 {{x: activations must have rank >= 2}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<64xbf16> -> tensor<64xbf16>, tensor<f32>
+  return
+}
+
+// -----
+
+func.func @bad_dtype(%x: tensor<4x64xf64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of bfloat16 type or 16-bit float or 32-bit float values}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x64xf64> -> tensor<4x64xf64>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @y_type(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{result y must have the type of x}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @stats_shape(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{rstd: statistics must have the leading dimensions of the activation [4], got [5]}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xbf16>, tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @stats_type(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{rstd: statistics must be f32}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xbf16>, tensor<4xbf16>
+  return
+}
+
+// -----
+
+func.func @weight_length(%x: tensor<4x64xbf16>, %w: tensor<32xbf16>) {
+  // expected-error @+1 {{weight: weight/bias length 32 does not match the normalized dimension 64}}
+  %y, %r = norm.rms_norm %x weight(%w : tensor<32xbf16>) {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xbf16>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @weight_rank(%x: tensor<4x64xbf16>, %w: tensor<1x64xbf16>) {
+  // expected-error @+1 {{weight: weight and bias must have rank 1}}
+  %y, %r = norm.rms_norm %x weight(%w : tensor<1x64xbf16>) {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xbf16>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @epsilon_zero(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{epsilon must be a positive number, got 0}}
+  %y, %r = norm.rms_norm %x {epsilon = 0.0 : f64} : tensor<4x64xbf16> -> tensor<4x64xbf16>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @epsilon_nan(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{epsilon must be a positive number, got nan}}
+  %y, %r = norm.rms_norm %x {epsilon = 0x7FF8000000000000 : f64} : tensor<4x64xbf16> -> tensor<4x64xbf16>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @ln_bias_length(%x: tensor<4x64xf32>, %b: tensor<65xf32>) {
+  // expected-error @+1 {{bias: weight/bias length 65 does not match the normalized dimension 64}}
+  %y, %m, %r = norm.layer_norm %x bias(%b : tensor<65xf32>) {epsilon = 1.0e-5 : f64} : tensor<4x64xf32> -> tensor<4x64xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @ln_mean(%x: tensor<4x64xf32>) {
+  // expected-error @+1 {{mean: statistics must have the leading dimensions}}
+  %y, %m, %r = norm.layer_norm %x {epsilon = 1.0e-5 : f64} : tensor<4x64xf32> -> tensor<4x64xf32>, tensor<4x1xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dy_mismatch(%dy: tensor<4x32xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{dy must have the type of x}}
+  %dx = norm.rms_norm_grad %dy, %x, %r : tensor<4x32xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @dx_mismatch(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{result dx must have the type of x}}
+  %dx = norm.rms_norm_grad %dy, %x, %r : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xf32>
+  return
+}
+
+// -----
+
+func.func @missing_dw(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>, %w: tensor<64xbf16>) {
+  // expected-error @+1 {{must return dw when a weight is given}}
+  %dx = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xbf16>) : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @extra_dw(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{returns dw but has no weight}}
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xbf16>, tensor<64xbf16>
+  return
+}
+
+// -----
+
+func.func @dw_type(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>, %w: tensor<64xf32>) {
+  // expected-error @+1 {{dw must have the type of the weight}}
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xf32>) : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xbf16>, tensor<64xbf16>
+  return
+}
+
+// -----
+
+func.func @missing_db(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %m: tensor<4xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{must return db when has_bias is set}}
+  %dx = norm.layer_norm_grad %dy, %x, %m, %r {has_bias} : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32>, tensor<4xf32> -> tensor<4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @extra_db(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %m: tensor<4xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{returns db but has_bias is not set}}
+  %dx, %db = norm.layer_norm_grad %dy, %x, %m, %r : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32>, tensor<4xf32> -> tensor<4x64xbf16> db tensor<64xbf16>
+  return
+}
+
+// -----
+
+func.func @ln_grad_missing_dw(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %m: tensor<4xf32>, %r: tensor<4xf32>, %w: tensor<64xbf16>) {
+  // expected-error @+1 {{must return dw when a weight is given}}
+  %dx = norm.layer_norm_grad %dy, %x, %m, %r weight(%w : tensor<64xbf16>) : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32>, tensor<4xf32> -> tensor<4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @reduce_order_mismatch(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{result contradicts order 'col': a 'col' value must have shape [64], got [4]}}
+  %s = norm.reduce <col> <add> ins(%x : full tensor<4x64xbf16>) -> tensor<4xf32> {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_square_roles(%x: tensor<64x64xbf16>, %r: tensor<64xf32>) {
+  // M == N: the role decides, and a rank-2 value cannot be a row value.
+  // expected-error @+1 {{input #1 does not fit the 64x64 iteration space: a 'row' value must have rank 1}}
+  %s = norm.reduce <row> <add> ins(%x : full tensor<64x64xbf16>, %x : row tensor<64x64xbf16>) -> tensor<64xf32> {
+  ^bb0(%e: bf16, %g: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_input_shape(%x: tensor<4x64xbf16>, %w: tensor<32xbf16>) {
+  // expected-error @+1 {{input #1 does not fit the 4x64 iteration space: a 'col' value must have shape [64], got [32]}}
+  %s = norm.reduce <row> <add> ins(%x : full tensor<4x64xbf16>, %w : col tensor<32xbf16>) -> tensor<4xf32> {
+  ^bb0(%e: bf16, %v: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_no_full(%r: tensor<4xf32>) {
+  // expected-error @+1 {{needs at least one 'full' input}}
+  %s = norm.reduce <row> <add> ins(%r : row tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_yield_type(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{region yields 'bf16' for result #0, expected 'f32'}}
+  %s = norm.reduce <row> <add> ins(%x : full tensor<4x64xbf16>) -> tensor<4xf32> {
+  ^bb0(%e: bf16):
+    norm.yield %e : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_arg_type(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{region argument #0 must have the input's element type 'bf16', got 'f32'}}
+  %s = norm.reduce <row> <add> ins(%x : full tensor<4x64xbf16>) -> tensor<4xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+func.func @unknown_role(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{unknown role 'diag': expected 'full', 'row' or 'col'}}
+  %s = norm.reduce <row> <add> ins(%x : diag tensor<4x64xbf16>) -> tensor<4xf32> {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @unknown_order(%x: tensor<4x64xbf16>) {
+  // expected-error @+2 {{expected ::mlir::norm::Order to be one of: row, col}}
+  // expected-error @+1 {{failed to parse Norm_OrderAttr parameter 'value'}}
+  %s = norm.reduce <diagonal> <add> ins(%x : full tensor<4x64xbf16>) -> tensor<4xf32> {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_row_reads_full(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{a 'row' result may only read 'row' inputs, but input #0 is 'full'}}
+  %s = norm.map <row> ins(%x : full tensor<4x64xbf16>) -> tensor<4xbf16> {
+  ^bb0(%e: bf16):
+    norm.yield %e : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @map_result_shape(%x: tensor<4x64xbf16>) {
+  // expected-error @+1 {{result: a 'full' value must have shape [4x64], got [4x32]}}
+  %s = norm.map <full> ins(%x : full tensor<4x64xbf16>) -> tensor<4x32xbf16> {
+  ^bb0(%e: bf16):
+    norm.yield %e : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @fused_row_output_varies(%x: tensor<4x64xbf16>, %o: tensor<4xf32>) {
+  // expected-error @+1 {{output #0 is a 'row' output but its value varies along the row}}
+  %r = norm.fused ins(%x : full tensor<4x64xbf16>) outs(%o : row tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_partials_shape(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) {
+  // expected-error @+1 {{output #0 holds column partials of ceil(M/4) rows: a 'full' value must have shape [3x64], got [2x64]}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 4 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_split_zero(%x: tensor<10x64xbf16>, %p: tensor<3x64xf32>) {
+  // expected-error @+1 {{rows_per_partial must be positive, got 0}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<3x64xf32>) -> tensor<3x64xf32> attributes {rows_per_partial = 0 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_mixed_kinds(%x: tensor<4x64xbf16>, %o: memref<4x64xbf16>) {
+  // expected-error @+1 {{operands must be all tensors or all memrefs}}
+  norm.fused ins(%x : full tensor<4x64xbf16>) outs(%o : full memref<4x64xbf16>) {
+  ^bb0(%e: bf16):
+    norm.yield %e : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @fused_no_space(%r: tensor<4xf32>, %o: tensor<4xf32>) {
+  // expected-error @+1 {{needs a 'full' input or output}}
+  %s = norm.fused ins(%r : row tensor<4xf32>) outs(%o : row tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_col_yield(%x: tensor<4x64xbf16>, %o: tensor<64xbf16>) {
+  // expected-error @+1 {{region yields 'bf16' for result #0, expected 'f32'}}
+  %s = norm.fused ins(%x : full tensor<4x64xbf16>) outs(%o : col tensor<64xbf16>) -> tensor<64xbf16> {
+  ^bb0(%e: bf16):
+    norm.yield %e : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @row_reduce_outside(%v: f32) {
+  // expected-error @+1 {{expects parent op 'norm.fused'}}
+  %r = norm.row_reduce <add> %v : f32
+  return
+}
+
+// -----
+
+func.func @combine_partials(%p: tensor<4x64xbf16>, %o: tensor<64xbf16>) {
+  // expected-error @+1 {{partials must be a rank-2 f32 buffer (P x N)}}
+  %r = norm.combine ins(%p : tensor<4x64xbf16>) outs(%o : tensor<64xbf16>) -> tensor<64xbf16>
+  return
+}
+
+// -----
+
+func.func @combine_columns(%p: tensor<4x64xf32>, %o: tensor<32xbf16>) {
+  // expected-error @+1 {{partials have 64 columns but the output has 32}}
+  %r = norm.combine ins(%p : tensor<4x64xf32>) outs(%o : tensor<32xbf16>) -> tensor<32xbf16>
+  return
+}

@@ -1,0 +1,71 @@
+// RUN: norm-opt %s --norm-decompose --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func @rms_fwd
+// CHECK-SAME: (%[[X:.+]]: tensor<2x?x64xbf16>, %[[W:.+]]: tensor<64xbf16>)
+// CHECK: %[[X2:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]]
+// CHECK: %[[SS:.+]] = norm.reduce <row> <add> ins (%[[X2]] : full tensor<?x64xbf16>) -> tensor<?xf32>
+// CHECK: arith.mulf
+// CHECK: %[[RSTD:.+]] = norm.map <row> ins (%[[SS]] : row tensor<?xf32>) -> tensor<?xf32>
+// CHECK: math.rsqrt
+// CHECK: %[[Y:.+]] = norm.map <full> ins (%[[X2]] : full tensor<?x64xbf16>, %[[RSTD]] : row tensor<?xf32>, %[[W]] : col tensor<64xbf16>) -> tensor<?x64xbf16>
+// CHECK: ^bb0(%{{.+}}: bf16, %{{.+}}: f32, %[[WE:.+]]: bf16):
+// CHECK: %[[WF:.+]] = arith.extf %[[WE]] : bf16 to f32
+// CHECK-NEXT: arith.addf %[[WF]], %{{.+}} : f32
+// CHECK: %[[YE:.+]] = tensor.expand_shape %[[Y]]
+// CHECK: %[[RE:.+]] = tensor.expand_shape %[[RSTD]]
+// CHECK: return %[[YE]], %[[RE]]
+func.func @rms_fwd(%x: tensor<2x?x64xbf16>, %w: tensor<64xbf16>) -> (tensor<2x?x64xbf16>, tensor<2x?xf32>) {
+  %y, %r = norm.rms_norm %x weight(%w : tensor<64xbf16>) {epsilon = 1.0e-6 : f64, weight_offset = 1.0 : f64}
+      : tensor<2x?x64xbf16> -> tensor<2x?x64xbf16>, tensor<2x?xf32>
+  return %y, %r : tensor<2x?x64xbf16>, tensor<2x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @ln_fwd
+// CHECK: %[[SUM:.+]] = norm.reduce <row> <add> ins (%[[X:.+]] : full
+// CHECK: %[[MEAN:.+]] = norm.map <row> ins (%[[SUM]] : row
+// Two-pass variance: the second row reduction reads the mean.
+// CHECK: %[[VAR:.+]] = norm.reduce <row> <add> ins (%[[X]] : full tensor<8x32xf32>, %[[MEAN]] : row tensor<8xf32>)
+// CHECK: arith.subf
+// CHECK: %[[RSTD:.+]] = norm.map <row> ins (%[[VAR]] : row
+// CHECK: norm.map <full> ins (%[[X]] : full tensor<8x32xf32>, %[[MEAN]] : row tensor<8xf32>, %[[RSTD]] : row tensor<8xf32>, %{{.+}} : col tensor<32xf32>, %{{.+}} : col tensor<32xf32>)
+func.func @ln_fwd(%x: tensor<8x32xf32>, %w: tensor<32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %y, %m, %r = norm.layer_norm %x weight(%w : tensor<32xf32>) bias(%b : tensor<32xf32>) {epsilon = 1.0e-5 : f64}
+      : tensor<8x32xf32> -> tensor<8x32xf32>, tensor<8xf32>, tensor<8xf32>
+  return %y : tensor<8x32xf32>
+}
+
+// -----
+
+// The RMSNorm backward: one row reduction, dx, one column reduction.
+// CHECK-LABEL: func @rms_bwd
+// CHECK-SAME: (%[[DY:.+]]: tensor<?x64xbf16>, %[[X:.+]]: tensor<?x64xbf16>, %[[R:.+]]: tensor<?xf32>, %[[W:.+]]: tensor<64xf32>)
+// CHECK: %[[C:.+]] = norm.reduce <row> <add> ins (%[[DY]] : full tensor<?x64xbf16>, %[[X]] : full tensor<?x64xbf16>, %[[R]] : row tensor<?xf32>, %[[W]] : col tensor<64xf32>) -> tensor<?xf32>
+// CHECK: %[[DX:.+]] = norm.map <full> ins ({{.*}}%[[C]] : row tensor<?xf32>) -> tensor<?x64xbf16>
+// CHECK: %[[DW:.+]] = norm.reduce <col> <add> ins (%[[DY]] : full tensor<?x64xbf16>, %[[X]] : full tensor<?x64xbf16>, %[[R]] : row tensor<?xf32>) -> tensor<64xf32>
+// CHECK: return %[[DX]], %[[DW]]
+func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xf32>) -> (tensor<?x64xbf16>, tensor<64xf32>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xf32>)
+      : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xf32> -> tensor<?x64xbf16>, tensor<64xf32>
+  return %dx, %dw : tensor<?x64xbf16>, tensor<64xf32>
+}
+
+// -----
+
+// The LayerNorm backward: two row and two column reductions. Dynamic N: 1/N
+// is computed from the shape.
+// CHECK-LABEL: func @ln_bwd
+// CHECK: %[[N:.+]] = tensor.dim %{{.+}}, %c1
+// CHECK: %[[INVN:.+]] = arith.divf
+// CHECK: %[[A:.+]] = norm.reduce <row> <add>
+// CHECK: %[[C:.+]] = norm.reduce <row> <add>
+// CHECK: norm.map <full> ins ({{.*}}%[[A]] : row tensor<?xf32>, %[[C]] : row tensor<?xf32>)
+// CHECK: arith.mulf %{{.+}}, %[[INVN]]
+// CHECK: norm.reduce <col> <add>
+// CHECK: norm.reduce <col> <add> ins (%{{.+}} : full tensor<?x?xf16>) -> tensor<?xf16>
+func.func @ln_bwd(%dy: tensor<?x?xf16>, %x: tensor<?x?xf16>, %m: tensor<?xf32>, %r: tensor<?xf32>, %w: tensor<?xf16>) -> (tensor<?x?xf16>, tensor<?xf16>, tensor<?xf16>) {
+  %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %m, %r weight(%w : tensor<?xf16>) {has_bias}
+      : tensor<?x?xf16>, tensor<?x?xf16>, tensor<?xf32>, tensor<?xf32> -> tensor<?x?xf16> dw tensor<?xf16> db tensor<?xf16>
+  return %dx, %dw, %db : tensor<?x?xf16>, tensor<?xf16>, tensor<?xf16>
+}

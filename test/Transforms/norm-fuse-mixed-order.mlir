@@ -1,0 +1,85 @@
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order="report=true" --split-input-file --verify-diagnostics -o /dev/null
+
+// The RMSNorm backward becomes one kernel: the row reduction feeding dx and
+// the dw column reduction read dy and x once.
+// CHECK-LABEL: func @rms_bwd
+// CHECK-SAME: (%[[DY:.+]]: tensor<?x64xbf16>, %[[X:.+]]: tensor<?x64xbf16>, %[[R:.+]]: tensor<?xf32>, %[[W:.+]]: tensor<64xf32>)
+// CHECK: %[[F:.+]]:2 = norm.fused ins (%[[DY]] : full tensor<?x64xbf16>, %[[X]] : full tensor<?x64xbf16>, %[[R]] : row tensor<?xf32>, %[[W]] : col tensor<64xf32>) outs (%{{.+}} : full tensor<?x64xbf16>, %{{.+}} : col tensor<64xf32>)
+// CHECK: %[[S:.+]] = norm.row_reduce <add>
+// CHECK: arith.mulf %[[S]]
+// CHECK: norm.yield
+// CHECK-NOT: norm.fused
+// CHECK: return %[[F]]#0, %[[F]]#1
+func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xf32>) -> (tensor<?x64xbf16>, tensor<64xf32>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xf32>)
+      : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xf32> -> tensor<?x64xbf16>, tensor<64xf32>
+  return %dx, %dw : tensor<?x64xbf16>, tensor<64xf32>
+}
+
+// -----
+
+// LayerNorm backward: two row and two column reductions in one kernel.
+// CHECK-LABEL: func @ln_bwd
+// CHECK: %[[F:.+]]:3 = norm.fused
+// CHECK-SAME: outs (%{{.+}} : full tensor<128x256xbf16>, %{{.+}} : col tensor<256xbf16>, %{{.+}} : col tensor<256xbf16>)
+// CHECK-COUNT-2: norm.row_reduce <add>
+// CHECK-NOT: norm.fused
+// CHECK: return %[[F]]#0, %[[F]]#1, %[[F]]#2
+func.func @ln_bwd(%dy: tensor<128x256xbf16>, %x: tensor<128x256xbf16>, %m: tensor<128xf32>, %r: tensor<128xf32>, %w: tensor<256xbf16>) -> (tensor<128x256xbf16>, tensor<256xbf16>, tensor<256xbf16>) {
+  %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %m, %r weight(%w : tensor<256xbf16>) {has_bias}
+      : tensor<128x256xbf16>, tensor<128x256xbf16>, tensor<128xf32>, tensor<128xf32> -> tensor<128x256xbf16> dw tensor<256xbf16> db tensor<256xbf16>
+  return %dx, %dw, %db : tensor<128x256xbf16>, tensor<256xbf16>, tensor<256xbf16>
+}
+
+// -----
+
+// The forward: statistics and y in one kernel; rstd is a row output.
+// CHECK-LABEL: func @rms_fwd
+// CHECK: %[[F:.+]]:2 = norm.fused ins (%{{.+}} : full tensor<16x64xf32>) outs (%{{.+}} : row tensor<16xf32>, %{{.+}} : full tensor<16x64xf32>)
+// CHECK: %[[SS:.+]] = norm.row_reduce <add>
+// CHECK: math.rsqrt
+// CHECK: return %[[F]]#1, %[[F]]#0
+func.func @rms_fwd(%x: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<16xf32>) {
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<16x64xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return %y, %r : tensor<16x64xf32>, tensor<16xf32>
+}
+
+// -----
+
+// An op that needs a finished column result cannot share its kernel: it gets
+// a kernel of its own after it, and the report says why.
+// CHECK-LABEL: func @reads_column_result
+// CHECK: %[[K1:.+]] = norm.fused ins (%[[X:.+]] : full tensor<8x32xf32>) outs (%{{.+}} : col tensor<32xf32>)
+// CHECK: %[[K2:.+]] = norm.fused ins (%[[X]] : full tensor<8x32xf32>, %[[K1]] : col tensor<32xf32>) outs (%{{.+}} : full tensor<8x32xf32>)
+// CHECK: return %[[K2]]
+func.func @reads_column_result(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %c = norm.reduce <col> <add> ins(%x : full tensor<8x32xf32>) -> tensor<32xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  // expected-remark @+1 {{not fused into an earlier kernel: it reads the column reduction #0, which is complete only after every row has been seen}}
+  %y = norm.map <full> ins(%x : full tensor<8x32xf32>, %c : col tensor<32xf32>) -> tensor<8x32xf32> {
+  ^bb0(%e: f32, %s: f32):
+    %d = arith.divf %e, %s : f32
+    norm.yield %d : f32
+  }
+  return %y : tensor<8x32xf32>
+}
+
+// -----
+
+// Reductions over unrelated inputs stay in separate kernels.
+// CHECK-LABEL: func @unrelated
+// CHECK-COUNT-2: norm.fused
+func.func @unrelated(%a: tensor<8x32xf32>, %b: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %s = norm.reduce <row> <add> ins(%a : full tensor<8x32xf32>) -> tensor<8xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  %t = norm.reduce <row> <max> ins(%b : full tensor<8x32xf32>) -> tensor<8xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  return %s, %t : tensor<8xf32>, tensor<8xf32>
+}

@@ -1,0 +1,58 @@
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16" --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=HEUR
+// RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
+
+// NEG: error: norm-split-reduction: split size must be a positive number of rows, got -4
+// BADOPT: for the --split-size option: 'abc' value invalid for long argument
+
+// Dynamic M: ceil(M / 16) partial rows, then a combine into dw.
+// CHECK-LABEL: func @rms_bwd
+// CHECK: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
+// CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
+// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {rows_per_partial = 16 : i64}
+// CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
+// CHECK: return %[[F]]#0, %[[DW]]
+// HEUR-LABEL: func @rms_bwd
+// HEUR: arith.ceildivui %{{.+}}, %c32
+func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xbf16>) -> (tensor<?x64xbf16>, tensor<64xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xbf16>)
+      : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xf32> -> tensor<?x64xbf16>, tensor<64xbf16>
+  return %dx, %dw : tensor<?x64xbf16>, tensor<64xbf16>
+}
+
+// -----
+
+// Static M smaller than the split: one partial row.
+// CHECK-LABEL: func @small_m
+// CHECK: tensor.empty() : tensor<1x64xf32>
+// CHECK: rows_per_partial = 16
+// HEUR-LABEL: func @small_m
+// HEUR: rows_per_partial = 1
+func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xf32>)
+      : tensor<5x64xf32>, tensor<5x64xf32>, tensor<5xf32> -> tensor<5x64xf32>, tensor<64xf32>
+  return %dw : tensor<64xf32>
+}
+
+// -----
+
+// The kernel's own norm.split_size wins over the option; the forward has no
+// column output and is left alone.
+// CHECK-LABEL: func @attribute_wins
+// CHECK: tensor.empty() : tensor<4x32xf32>
+// CHECK: rows_per_partial = 3
+// CHECK-LABEL: func @forward_untouched
+// CHECK-NOT: rows_per_partial
+// CHECK-NOT: norm.combine
+func.func @attribute_wins(%x: tensor<10x32xf32>) -> tensor<32xf32> {
+  %c = norm.reduce <col> <add> ins(%x : full tensor<10x32xf32>) {norm.split_size = 3 : i64} -> tensor<32xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  return %c : tensor<32xf32>
+}
+func.func @forward_untouched(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<16x64xf32> -> tensor<16x64xf32>, tensor<16xf32>
+  return %y : tensor<16x64xf32>
+}
