@@ -21,6 +21,25 @@ TEST(FusionPlan, RMSNormBackwardIsOneKernel) {
   EXPECT_EQ(plan.kernelOf, (llvm::SmallVector<unsigned>{0, 0, 0}));
 }
 
+TEST(FusionPlan, FusionCanBeTurnedOff) {
+  std::vector<FusionNode> nodes = {
+      {NodeKind::RowReduce, {kDy, kX}, {}},
+      {NodeKind::FullMap, {kDy, kX}, {0}},
+      {NodeKind::ColReduce, {kDy, kX}, {}},
+  };
+  FusionPlan plan = planMixedOrderFusion(nodes, /*allowFusion=*/false);
+  EXPECT_EQ(plan.numKernels, 3u);
+  // A row map still follows its producer.
+  std::vector<FusionNode> forward = {
+      {NodeKind::RowReduce, {kX}, {}},
+      {NodeKind::RowMap, {}, {0}},
+      {NodeKind::FullMap, {kX}, {1}},
+  };
+  FusionPlan unfused = planMixedOrderFusion(forward, /*allowFusion=*/false);
+  EXPECT_EQ(unfused.numKernels, 2u);
+  EXPECT_EQ(unfused.kernelOf[1], unfused.kernelOf[0]);
+}
+
 TEST(FusionPlan, LayerNormBackwardIsOneKernel) {
   std::vector<FusionNode> nodes = {
       {NodeKind::RowReduce, {kDy}, {}},

@@ -19,13 +19,14 @@ struct KernelState {
 };
 } // namespace
 
-FusionPlan mlir::norm::planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes) {
+FusionPlan mlir::norm::planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
+                                            bool allowFusion) {
   FusionPlan plan;
   std::vector<KernelState> kernels;
   for (auto [index, node] : llvm::enumerate(nodes)) {
     std::string reason;
     std::optional<unsigned> chosen;
-    for (unsigned k = 0; k < kernels.size() && !chosen; ++k) {
+    for (unsigned k = 0; allowFusion && k < kernels.size() && !chosen; ++k) {
       bool sharesInput = llvm::any_of(node.fullInputs, [&](int64_t id) {
         return kernels[k].fullInputs.contains(id);
       });
@@ -58,6 +59,11 @@ FusionPlan mlir::norm::planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes) {
       }
       chosen = k;
     }
+    // A row map is per-row epilogue work (rstd from a sum): it always goes
+    // with the kernel of its first producer, even when fusion is off.
+    if (!chosen && !allowFusion && node.kind == NodeKind::RowMap &&
+        !node.producers.empty())
+      chosen = plan.kernelOf[node.producers.front()];
     if (!chosen) {
       chosen = kernels.size();
       kernels.emplace_back();

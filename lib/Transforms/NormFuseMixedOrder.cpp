@@ -238,7 +238,7 @@ struct NormFuseMixedOrderPass
       }
       nodes.push_back(node);
     }
-    FusionPlan plan = planMixedOrderFusion(nodes);
+    FusionPlan plan = planMixedOrderFusion(nodes, fuse);
     if (report)
       for (auto [m, reason] : llvm::zip(members, plan.notFusedBecause))
         if (!reason.empty())

@@ -51,8 +51,11 @@ struct FusionPlan {
 ///    complete only after the kernel has seen every row);
 ///  - it is not a column-only map (no per-row work to share);
 ///  - joining creates no cycle between kernels.
-/// Nodes that join no kernel start a new one.
-FusionPlan planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes);
+/// Nodes that join no kernel start a new one. With `allowFusion` false every
+/// node gets a kernel of its own, except row maps, which stay with their
+/// first producer (they have no M x N space of their own).
+FusionPlan planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
+                                bool allowFusion = true);
 
 } // namespace mlir::norm
 

@@ -33,6 +33,9 @@ def NormFuseMixedOrder : Pass<"norm-fuse-mixed-order"> {
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark for every op left out of a kernel, saying why">,
+    Option<"fuse", "fuse", "bool", /*default=*/"true",
+           "Fuse connected ops; false forms one kernel per op (the unfused "
+           "baseline, used to check fusion against)">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
