@@ -4,6 +4,7 @@
 
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormDialect.h"
+#include "NormDialect/Pipelines/Pipelines.h"
 #include "NormDialect/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -16,4 +17,5 @@ void mlir::norm::registerAllNorm(DialectRegistry &registry) {
 void mlir::norm::registerAllNormPasses() {
   registerNormPasses();
   registerNormConversionPasses();
+  registerNormPipelines();
 }

@@ -19,4 +19,29 @@ def ConvertNormToLoops : Pass<"convert-norm-to-loops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower memref-form norm kernels to gpu.func kernels";
+  let description = [{
+    Outlines every bufferized `norm.fused` and `norm.combine` op into a
+    `gpu.func` in a `gpu.module` and replaces it with `gpu.launch_func`.
+    Kernels spread one row over a thread block: 16-byte vector loads and
+    stores, row reductions through `gpu.all_reduce` (warp shuffles, then
+    shared memory), column outputs accumulated in registers across the rows
+    of a block and written as one f32 partial row per block. The launch
+    configuration is recorded on each gpu.func as `norm.*` attributes (block
+    size, rows per block, grid rule) for the kernel bundle.
+  }];
+  let options = [
+    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
+           "Multiprocessor count of the target">,
+    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"1024",
+           "Largest thread block the target launches">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // NORM_CONVERSION_PASSES_TD

@@ -1,0 +1,56 @@
+//===- Pipelines.h - norm compilation pipelines -----------------*- C++ -*-===//
+//
+// The registered pipelines from user-level norm IR down to GPU kernels and
+// PTX. A host compiler that embeds norm can call the builders directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORMDIALECT_PIPELINES_PIPELINES_H
+#define NORMDIALECT_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace norm {
+
+/// Options of the norm-to-gpu and norm-to-ptx pipelines.
+struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target GPU (PTX .target)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features, e.g. +ptx80"),
+                               llvm::cl::init("+ptx80")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("LLVM optimization level (0-3)"),
+                       llvm::cl::init(3)};
+  Option<int64_t> splitSize{
+      *this, "split-size",
+      llvm::cl::desc("Rows per column partial (0: heuristic)"),
+      llvm::cl::init(0)};
+  Option<int64_t> numSMs{*this, "num-sms",
+                         llvm::cl::desc("Multiprocessors of the target"),
+                         llvm::cl::init(132)};
+};
+
+/// User-level norm IR on tensors -> gpu.module kernels launched from a host
+/// function on memrefs: decompose, mixed-order fusion, split reduction,
+/// one-shot bufferization (contiguous memrefs at function boundaries),
+/// convert-norm-to-gpu, cleanup.
+void buildNormToGPUPipeline(OpPassManager &pm, const NormToPTXOptions &options);
+
+/// The GPU-dialect output of buildNormToGPUPipeline -> NVVM -> a gpu.binary
+/// holding PTX for `chip` (upstream gpu-lower-to-nvvm-pipeline).
+void buildGPUToPTXPipeline(OpPassManager &pm, const NormToPTXOptions &options);
+
+/// Both of the above: norm IR to PTX.
+void buildNormToPTXPipeline(OpPassManager &pm, const NormToPTXOptions &options);
+
+/// Registers `norm-to-gpu` and `norm-to-ptx` with the pass registry.
+void registerNormPipelines();
+
+} // namespace norm
+} // namespace mlir
+
+#endif // NORMDIALECT_PIPELINES_PIPELINES_H

@@ -1,0 +1,493 @@
+//===- ConvertNormToGPU.cpp - norm kernels to gpu.func --------------------===//
+//
+// Outlines bufferized norm.fused / norm.combine ops into gpu.func kernels.
+//
+// A norm.fused kernel spreads one row over a thread block (RowLayout from
+// Tuning.h): thread t owns vector chunks c of VW contiguous elements at
+// columns (c * T + t) * VW, loads them with 16-byte vector loads (when N
+// allows) and keeps them in registers while the body is evaluated for every
+// element it owns. norm.row_reduce becomes a per-thread combine followed by
+// gpu.all_reduce (warp shuffles + shared memory once lowered to NVVM), so the
+// row's reductions and the elementwise work that needs them share one read
+// of the row. A block walks `rows_per_partial` consecutive rows and keeps the
+// column outputs' partial sums in f32 registers across them, writing one
+// partial row at the end: the mixed-order fusion with a deterministic split.
+//
+// A norm.combine kernel gives each thread one column and sums the partial
+// rows in order.
+//
+// Launch information for the kernel bundle is recorded on each gpu.func:
+// `norm.block_size`, and either `norm.rows_per_block` (grid = ceil(M / r))
+// or `norm.cols_per_block` (grid = ceil(N / c)).
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormDialect/Conversion/KernelBody.h"
+#include "NormDialect/Conversion/Passes.h"
+#include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Tuning/Tuning.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::norm {
+#define GEN_PASS_DEF_CONVERTNORMTOGPU
+#include "NormDialect/Conversion/Passes.h.inc"
+} // namespace mlir::norm
+
+using namespace mlir;
+using namespace mlir::norm;
+
+namespace {
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Code generation of one norm.fused kernel body.
+class FusedKernelBuilder {
+public:
+  FusedKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
+      : op(op), body(op.getBody().front()), layout(layout), n(n) {}
+
+  /// Emits the kernel into `func` whose arguments are the op's inputs then
+  /// outputs.
+  LogicalResult build(gpu::GPUFuncOp func) {
+    OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
+    Location loc = op.getLoc();
+    unsigned numInputs = op.getInputs().size();
+    auto args = func.getArguments();
+    inputs = SmallVector<Value>(args.take_front(numInputs));
+    outputs = SmallVector<Value>(args.drop_front(numInputs));
+
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value shapeSource;
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (op.getInputRole(i) == Role::full && !shapeSource)
+        shapeSource = inputs[i];
+    for (unsigned i = 0; i < outputs.size(); ++i)
+      if (op.getOutputRole(i) == Role::full && !shapeSource)
+        shapeSource = outputs[i];
+    Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
+    int64_t split = op.getRowsPerPartial().value_or(1);
+    Value rowBegin =
+        arith::MulIOp::create(b, loc, bid, indexConst(b, loc, split));
+    Value rowEnd = arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, split)),
+        rows);
+
+    // Column offsets and bounds of this thread's chunks.
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      Value chunk = arith::AddIOp::create(
+          b, loc, indexConst(b, loc, c * layout.threads), tid);
+      Value col = arith::MulIOp::create(b, loc, chunk,
+                                        indexConst(b, loc, layout.vectorWidth));
+      columns.push_back(col);
+      // Chunks that every thread owns inside the row need no guard.
+      bool alwaysInside =
+          (c + 1) * layout.threads * layout.vectorWidth <= n;
+      inBounds.push_back(alwaysInside
+                             ? Value()
+                             : arith::CmpIOp::create(
+                                   b, loc, arith::CmpIPredicate::ult, col,
+                                   indexConst(b, loc, n))
+                                   .getResult());
+    }
+
+    // Column inputs are the same for every row: load them once.
+    elementValues.assign(numInputs, {});
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (op.getInputRole(i) == Role::col)
+        elementValues[i] = loadRow(b, loc, inputs[i], /*row=*/Value());
+
+    // Column accumulators, flattened [output][chunk][lane].
+    SmallVector<Value> initAccs;
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    for (unsigned k = 0; k < outputs.size(); ++k)
+      if (op.getOutputRole(k) == Role::col)
+        initAccs.append(layout.elementsPerThread(), zero);
+
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, rowBegin, rowEnd, indexConst(b, loc, 1), initAccs,
+        [&](OpBuilder &lb, Location l, Value row, ValueRange accs) {
+          SmallVector<Value> next;
+          if (failed(emitRow(lb, l, row, tid, accs, next)))
+            status = failure();
+          scf::YieldOp::create(lb, l, next);
+        });
+    if (failed(status))
+      return failure();
+
+    // One partial row per block for every column output.
+    unsigned accIndex = 0;
+    for (unsigned k = 0; k < outputs.size(); ++k) {
+      if (op.getOutputRole(k) != Role::col)
+        continue;
+      SmallVector<Value> lanes(loop.getResults().begin() + accIndex,
+                               loop.getResults().begin() + accIndex +
+                                   layout.elementsPerThread());
+      accIndex += layout.elementsPerThread();
+      storeRow(b, loc, outputs[k], bid, lanes);
+    }
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  /// Loads this thread's chunks of `memref` at `row` (a full value) or of a
+  /// column value (row == null) and returns one scalar per element.
+  SmallVector<Value> loadRow(OpBuilder &b, Location loc, Value memref,
+                             Value row) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type element = type.getElementType();
+    auto vecType = VectorType::get({layout.vectorWidth}, element);
+    int64_t alignment =
+        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
+    SmallVector<Value> scalars;
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      SmallVector<Value> index;
+      if (row)
+        index.push_back(row);
+      index.push_back(columns[c]);
+      auto load = [&](OpBuilder &lb, Location l) -> Value {
+        return vector::LoadOp::create(lb, l, vecType, memref, index,
+                                      /*nontemporal=*/false,
+                                      lb.getI64IntegerAttr(alignment));
+      };
+      Value vec;
+      if (!inBounds[c]) {
+        vec = load(b, loc);
+      } else {
+        vec = scf::IfOp::create(
+                  b, loc, inBounds[c],
+                  [&](OpBuilder &tb, Location l) {
+                    scf::YieldOp::create(tb, l, load(tb, l));
+                  },
+                  [&](OpBuilder &eb, Location l) {
+                    Value zeros = arith::ConstantOp::create(
+                        eb, l, eb.getZeroAttr(vecType));
+                    scf::YieldOp::create(eb, l, zeros);
+                  })
+                  .getResult(0);
+      }
+      for (int64_t v = 0; v < layout.vectorWidth; ++v)
+        scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
+    }
+    return scalars;
+  }
+
+  /// Stores one value per owned element into row `row` of `memref`.
+  void storeRow(OpBuilder &b, Location loc, Value memref, Value row,
+                ArrayRef<Value> lanes) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type element = type.getElementType();
+    auto vecType = VectorType::get({layout.vectorWidth}, element);
+    int64_t alignment =
+        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      SmallVector<Value> values;
+      for (int64_t v = 0; v < layout.vectorWidth; ++v)
+        values.push_back(
+            roundTo(b, loc, lanes[c * layout.vectorWidth + v], element));
+      Value vec = vector::FromElementsOp::create(b, loc, vecType, values);
+      auto store = [&](OpBuilder &sb, Location l) {
+        vector::StoreOp::create(sb, l, vec, memref, ValueRange{row, columns[c]},
+                                /*nontemporal=*/false,
+                                sb.getI64IntegerAttr(alignment));
+      };
+      if (!inBounds[c]) {
+        store(b, loc);
+      } else {
+        scf::IfOp::create(b, loc, inBounds[c], [&](OpBuilder &tb, Location l) {
+          store(tb, l);
+          scf::YieldOp::create(tb, l);
+        });
+      }
+    }
+  }
+
+  /// The body for one row: loads, evaluation per owned element with block
+  /// reductions at norm.row_reduce, stores and column accumulation.
+  LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
+                        ValueRange accs, SmallVector<Value> &nextAccs) {
+    int64_t elements = layout.elementsPerThread();
+    std::vector<IRMapping> mappings(elements);
+    for (unsigned i = 0; i < inputs.size(); ++i) {
+      Role role = op.getInputRole(i);
+      BlockArgument arg = body.getArgument(i);
+      if (role == Role::row) {
+        Value scalar = memref::LoadOp::create(b, loc, inputs[i], row);
+        for (IRMapping &m : mappings)
+          m.map(arg, scalar);
+        continue;
+      }
+      SmallVector<Value> scalars = role == Role::col
+                                       ? elementValues[i]
+                                       : loadRow(b, loc, inputs[i], row);
+      for (int64_t e = 0; e < elements; ++e)
+        mappings[e].map(arg, scalars[e]);
+    }
+    for (Operation &bodyOp : body.without_terminator()) {
+      auto reduce = dyn_cast<RowReduceOp>(bodyOp);
+      if (!reduce) {
+        for (IRMapping &m : mappings)
+          b.clone(bodyOp, m);
+        continue;
+      }
+      Combiner combiner = reduce.getCombiner();
+      Value identity = combinerIdentity(b, loc, combiner);
+      Value partial = identity;
+      for (int64_t e = 0; e < elements; ++e) {
+        Value v = mappings[e].lookup(reduce.getValue());
+        if (Value inside = inBounds[e / layout.vectorWidth])
+          v = arith::SelectOp::create(b, loc, inside, v, identity);
+        partial = combine(b, loc, combiner, partial, v);
+      }
+      auto kind = combiner == Combiner::add ? gpu::AllReduceOperation::ADD
+                                            : gpu::AllReduceOperation::MAXIMUMF;
+      Value total = gpu::AllReduceOp::create(
+          b, loc, partial,
+          gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+          /*uniform=*/true);
+      for (IRMapping &m : mappings)
+        m.map(reduce.getResult(), total);
+    }
+    auto yield = cast<YieldOp>(body.getTerminator());
+    unsigned accIndex = 0;
+    for (auto [k, value] : llvm::enumerate(yield.getValues())) {
+      SmallVector<Value> lanes;
+      for (IRMapping &m : mappings)
+        lanes.push_back(m.lookup(value));
+      switch (op.getOutputRole(k)) {
+      case Role::full:
+        storeRow(b, loc, outputs[k], row, lanes);
+        break;
+      case Role::row: {
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            tid, indexConst(b, loc, 0));
+        scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
+          memref::StoreOp::create(tb, l, lanes[0], outputs[k], row);
+          scf::YieldOp::create(tb, l);
+        });
+        break;
+      }
+      case Role::col:
+        for (int64_t e = 0; e < elements; ++e)
+          nextAccs.push_back(
+              arith::AddFOp::create(b, loc, accs[accIndex + e], lanes[e]));
+        accIndex += elements;
+        break;
+      }
+    }
+    return success();
+  }
+
+  FusedOp op;
+  Block &body;
+  RowLayout layout;
+  int64_t n;
+  SmallVector<Value> inputs, outputs, columns, inBounds;
+  std::vector<SmallVector<Value>> elementValues;
+};
+
+struct ConvertNormToGPUPass
+    : public mlir::norm::impl::ConvertNormToGPUBase<ConvertNormToGPUPass> {
+  using Base::Base;
+
+  gpu::GPUModuleOp getOrCreateGPUModule(ModuleOp module) {
+    if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("norm_kernels"))
+      return existing;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    return gpu::GPUModuleOp::create(b, module.getLoc(), "norm_kernels");
+  }
+
+  gpu::GPUFuncOp createKernel(gpu::GPUModuleOp gpuModule, Operation *op,
+                              StringRef baseName, ValueRange operands,
+                              int64_t blockSize) {
+    SmallVector<Type> types(operands.getTypes());
+    OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
+    auto func = gpu::GPUFuncOp::create(b, op->getLoc(), baseName,
+                                       b.getFunctionType(types, {}));
+    SymbolTable(gpuModule).insert(func);
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
+    func->setAttr("norm.block_size", b.getI64IntegerAttr(blockSize));
+    return func;
+  }
+
+  void launch(Operation *op, gpu::GPUFuncOp func, Value gridX,
+              int64_t blockSize, ValueRange operands) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value one = indexConst(b, loc, 1);
+    gpu::LaunchFuncOp::create(
+        b, loc, func, gpu::KernelDim3{gridX, one, one},
+        gpu::KernelDim3{indexConst(b, loc, blockSize), one, one},
+        /*dynamicSharedMemorySize=*/Value(), operands);
+    op->erase();
+  }
+
+  LogicalResult convertFused(gpu::GPUModuleOp gpuModule, FusedOp op,
+                             const DeviceInfo &device) {
+    if (op.getNumResults() != 0)
+      return op.emitOpError("must be bufferized before convert-norm-to-gpu");
+    if (op.hasColumnOutputs() && !op.getRowsPerPartial())
+      return op.emitOpError("column outputs need a split on the GPU: run "
+                            "--norm-split-reduction before convert-norm-to-gpu");
+    auto source = cast<MemRefType>(op.getShapeSource().getType());
+    int64_t n = source.getDimSize(1);
+    if (ShapedType::isDynamic(n))
+      return op.emitOpError("the GPU lowering needs a static normalized "
+                            "dimension N (rows M may be dynamic)");
+    int64_t elementBytes = 1, fullOperands = 0;
+    for (Value v : llvm::concat<Value>(op.getInputs(), op.getOutputs())) {
+      auto type = cast<MemRefType>(v.getType());
+      if (!type.getLayout().isIdentity())
+        return op.emitOpError("the GPU lowering needs contiguous (identity "
+                              "layout) memrefs; bufferize with "
+                              "function-boundary-type-conversion="
+                              "identity-layout-map");
+    }
+    // Activations (full inputs and outputs, not the f32 column partials)
+    // decide the vector width and the register budget.
+    for (auto [i, v] : llvm::enumerate(op.getInputs()))
+      if (op.getInputRole(i) == Role::full) {
+        ++fullOperands;
+        elementBytes = std::max<int64_t>(
+            elementBytes,
+            cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8);
+      }
+    for (auto [i, v] : llvm::enumerate(op.getOutputs()))
+      if (op.getOutputRole(i) == Role::full)
+        elementBytes = std::max<int64_t>(
+            elementBytes,
+            cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8);
+    // The widest element decides the vector width that keeps every access
+    // at most 16 bytes and aligned.
+    RowLayout layout = chooseRowLayout(n, elementBytes, fullOperands, device);
+    SmallVector<Value> operands(op.getInputs());
+    operands.append(op.getOutputs().begin(), op.getOutputs().end());
+    auto func = createKernel(gpuModule, op, "norm_fused", operands,
+                             layout.threads);
+    int64_t split = op.getRowsPerPartial().value_or(1);
+    func->setAttr("norm.rows_per_block",
+                  OpBuilder(op).getI64IntegerAttr(split));
+    func->setAttr("norm.vector_width",
+                  OpBuilder(op).getI64IntegerAttr(layout.vectorWidth));
+    // Captured values (1/N) must be rematerialized inside the kernel.
+    for (Operation &bodyOp : op.getBody().front())
+      for (Value operand : bodyOp.getOperands())
+        if (!op.getBody().isAncestor(operand.getParentRegion()) &&
+            !operand.getDefiningOp<arith::ConstantOp>())
+          return bodyOp.emitOpError("reads a value defined outside the kernel "
+                                    "that is not a constant (dynamic N?): not "
+                                    "supported by the GPU lowering");
+    IRMapping constants;
+    OpBuilder kb = OpBuilder::atBlockEnd(&func.getBody().front());
+    for (Operation &bodyOp : op.getBody().front())
+      for (OpOperand &operand : bodyOp.getOpOperands())
+        if (auto cst = operand.get().getDefiningOp<arith::ConstantOp>())
+          if (!op.getBody().isAncestor(cst->getParentRegion()) &&
+              !constants.contains(cst.getResult()))
+            constants.map(cst.getResult(), kb.clone(*cst)->getResult(0));
+    for (Operation &bodyOp : op.getBody().front())
+      for (OpOperand &operand : bodyOp.getOpOperands())
+        if (Value mapped = constants.lookupOrNull(operand.get()))
+          operand.set(mapped);
+    if (failed(FusedKernelBuilder(op, layout, n).build(func)))
+      return failure();
+    OpBuilder b(op);
+    Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
+    Value grid = arith::CeilDivUIOp::create(b, op.getLoc(), rows,
+                                            indexConst(b, op.getLoc(), split));
+    launch(op, func, grid, layout.threads, operands);
+    return success();
+  }
+
+  LogicalResult convertCombine(gpu::GPUModuleOp gpuModule, CombineOp op) {
+    if (!op.getResult().empty())
+      return op.emitOpError("must be bufferized before convert-norm-to-gpu");
+    const int64_t threads = 256;
+    SmallVector<Value> operands = {op.getPartials(), op.getOutput()};
+    auto func = createKernel(gpuModule, op, "norm_combine", operands, threads);
+    func->setAttr("norm.cols_per_block",
+                  OpBuilder(op).getI64IntegerAttr(threads));
+    OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
+    Location loc = op.getLoc();
+    Value partials = func.getArgument(0), output = func.getArgument(1);
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value col = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, bid, indexConst(b, loc, threads)),
+        tid);
+    Value numPartials = memref::DimOp::create(b, loc, partials, 0);
+    Value cols = memref::DimOp::create(b, loc, partials, 1);
+    Type element = cast<MemRefType>(output.getType()).getElementType();
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols);
+    scf::IfOp::create(b, loc, inside, [&](OpBuilder &tb, Location l) {
+      Value zero = arith::ConstantOp::create(tb, l, tb.getF32FloatAttr(0.0));
+      // Fixed order over the partial rows: bitwise reproducible.
+      auto loop = scf::ForOp::create(
+          tb, l, indexConst(tb, l, 0), numPartials, indexConst(tb, l, 1),
+          ValueRange{zero},
+          [&](OpBuilder &fb, Location fl, Value p, ValueRange acc) {
+            Value v = memref::LoadOp::create(fb, fl, partials, ValueRange{p, col});
+            scf::YieldOp::create(
+                fb, fl, ValueRange{arith::AddFOp::create(fb, fl, acc[0], v)});
+          });
+      memref::StoreOp::create(tb, l, roundTo(tb, l, loop.getResult(0), element),
+                              output, col);
+      scf::YieldOp::create(tb, l);
+    });
+    gpu::ReturnOp::create(b, loc);
+    OpBuilder hb(op);
+    Value hostCols = memref::DimOp::create(hb, loc, op.getPartials(), 1);
+    Value grid = arith::CeilDivUIOp::create(hb, loc, hostCols,
+                                            indexConst(hb, loc, threads));
+    launch(op, func, grid, threads, operands);
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (numSMs <= 0 || maxThreads < 32 || maxThreads % 32 != 0) {
+      module.emitError("convert-norm-to-gpu: num-sms must be positive and "
+                       "max-threads a positive multiple of 32");
+      return signalPassFailure();
+    }
+    DeviceInfo device;
+    device.numSMs = numSMs;
+    device.maxThreadsPerBlock = maxThreads;
+    SmallVector<Operation *> kernels;
+    module.walk([&](Operation *op) {
+      if (isa<FusedOp, CombineOp>(op))
+        kernels.push_back(op);
+    });
+    if (kernels.empty())
+      return;
+    gpu::GPUModuleOp gpuModule = getOrCreateGPUModule(module);
+    for (Operation *op : kernels) {
+      LogicalResult result =
+          isa<FusedOp>(op)
+              ? convertFused(gpuModule, cast<FusedOp>(op), device)
+              : convertCombine(gpuModule, cast<CombineOp>(op));
+      if (failed(result))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,64 @@
+//===- Pipelines.cpp - norm compilation pipelines -------------------------===//
+
+#include "NormDialect/Pipelines/Pipelines.h"
+
+#include "NormDialect/Conversion/Passes.h"
+#include "NormDialect/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::norm;
+
+void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
+                                        const NormToPTXOptions &options) {
+  pm.addPass(createNormDecompose());
+  pm.addPass(createNormFuseMixedOrder());
+  NormSplitReductionOptions split;
+  split.splitSize = options.splitSize;
+  split.numSMs = options.numSMs;
+  pm.addPass(createNormSplitReduction(split));
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  // Kernels index contiguous rows with 16-byte vectors: keep function
+  // arguments in the identity layout rather than fully dynamic strides.
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  ConvertNormToGPUOptions gpu;
+  gpu.numSMs = options.numSMs;
+  pm.addPass(createConvertNormToGPU(gpu));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,
+                                       const NormToPTXOptions &options) {
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = "isa";
+  nvvm.optLevel = options.optLevel;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
+void mlir::norm::buildNormToPTXPipeline(OpPassManager &pm,
+                                        const NormToPTXOptions &options) {
+  buildNormToGPUPipeline(pm, options);
+  buildGPUToPTXPipeline(pm, options);
+}
+
+void mlir::norm::registerNormPipelines() {
+  PassPipelineRegistration<NormToPTXOptions>(
+      "norm-to-gpu",
+      "Lower user-level norm IR to gpu.module kernels and launches",
+      buildNormToGPUPipeline);
+  PassPipelineRegistration<NormToPTXOptions>(
+      "norm-to-ptx",
+      "Lower user-level norm IR to a gpu.binary holding PTX (sm_90 default)",
+      buildNormToPTXPipeline);
+}

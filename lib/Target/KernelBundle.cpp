@@ -1,0 +1,194 @@
+//===- KernelBundle.cpp - PTX + manifest for MLIR-free launch -------------===//
+
+#include "NormDialect/Target/KernelBundle.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::norm;
+namespace json = llvm::json;
+
+namespace {
+
+std::string dtypeName(Type type) {
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF16())
+    return "f16";
+  if (type.isF32())
+    return "f32";
+  return "unsupported";
+}
+
+/// Builds the manifest while walking the host function.
+class Describer {
+public:
+  FailureOr<json::Object> run(func::FuncOp func) {
+    json::Array args;
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type)
+        return func.emitError("bundle: argument #")
+               << i << " is not a memref (bufferize the program first)";
+      FailureOr<json::Array> shape = argumentShape(func, type, i);
+      if (failed(shape))
+        return failure();
+      std::string name = "arg" + std::to_string(i);
+      names[arg] = name;
+      args.push_back(json::Object{{"name", name},
+                                  {"dtype", dtypeName(type.getElementType())},
+                                  {"shape", std::move(*shape)}});
+    }
+    json::Array buffers, launches;
+    for (Operation &op : func.getBody().front()) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        json::Array shape;
+        unsigned dynamicIndex = 0;
+        for (int64_t d : alloc.getType().getShape()) {
+          if (!ShapedType::isDynamic(d)) {
+            shape.push_back(d);
+            continue;
+          }
+          FailureOr<json::Value> size =
+              expression(alloc.getDynamicSizes()[dynamicIndex++]);
+          if (failed(size))
+            return failure();
+          shape.push_back(std::move(*size));
+        }
+        std::string name = "buf" + std::to_string(buffers.size());
+        names[alloc.getResult()] = name;
+        buffers.push_back(
+            json::Object{{"name", name},
+                         {"dtype", dtypeName(alloc.getType().getElementType())},
+                         {"shape", std::move(shape)}});
+      } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+        FailureOr<json::Object> described = describeLaunch(func, launch);
+        if (failed(described))
+          return failure();
+        launches.push_back(std::move(*described));
+      }
+    }
+    json::Array results;
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    for (Value v : ret.getOperands()) {
+      if (!names.count(v))
+        return ret.emitError("bundle: a result is not a buffer the program "
+                             "allocates");
+      results.push_back(names[v]);
+    }
+    return json::Object{{"function", func.getSymName().str()},
+                        {"arguments", std::move(args)},
+                        {"buffers", std::move(buffers)},
+                        {"results", std::move(results)},
+                        {"launches", std::move(launches)}};
+  }
+
+private:
+  /// Dynamic dimensions of norm programs are row counts: dim 0 of a 2-D
+  /// activation or of a 1-D per-row statistic. They are all "M"; the runtime
+  /// checks that the tensors it is given agree.
+  FailureOr<json::Array> argumentShape(func::FuncOp func, MemRefType type,
+                                       unsigned index) {
+    json::Array shape;
+    for (auto [d, size] : llvm::enumerate(type.getShape())) {
+      if (!ShapedType::isDynamic(size)) {
+        shape.push_back(size);
+        continue;
+      }
+      if (d != 0)
+        return func.emitError("bundle: argument #")
+               << index << " has a dynamic normalized dimension; the GPU "
+               << "path needs a static N";
+      shape.push_back("M");
+    }
+    return shape;
+  }
+
+  /// A host index value as an expression of M: integers, "M", or
+  /// {"ceildiv": [a, b]}.
+  FailureOr<json::Value> expression(Value value) {
+    if (auto cst = value.getDefiningOp<arith::ConstantIndexOp>())
+      return json::Value(cst.value());
+    if (auto dim = value.getDefiningOp<memref::DimOp>()) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      auto type = cast<MemRefType>(dim.getSource().getType());
+      if (index && type.isDynamicDim(*index) && *index == 0)
+        return json::Value("M");
+      if (index && !type.isDynamicDim(*index))
+        return json::Value(type.getDimSize(*index));
+      // A dim of an allocated buffer: look through to its size.
+      if (auto alloc = dim.getSource().getDefiningOp<memref::AllocOp>())
+        if (index)
+          return expression(alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(*index)]);
+    }
+    if (auto div = value.getDefiningOp<arith::CeilDivUIOp>()) {
+      FailureOr<json::Value> lhs = expression(div.getLhs());
+      FailureOr<json::Value> rhs = expression(div.getRhs());
+      if (failed(lhs) || failed(rhs))
+        return failure();
+      return json::Value(
+          json::Object{{"ceildiv", json::Array{std::move(*lhs), std::move(*rhs)}}});
+    }
+    return mlir::emitError(value.getLoc(),
+                           "bundle: cannot express this size in terms of M");
+  }
+
+  FailureOr<json::Object> describeLaunch(func::FuncOp func,
+                                         gpu::LaunchFuncOp launch) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernel());
+    if (!kernel)
+      return launch.emitError("bundle: kernel not found");
+    FailureOr<json::Value> grid = expression(launch.getGridSizeX());
+    if (failed(grid))
+      return failure();
+    json::Array params;
+    for (Value operand : launch.getKernelOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      if (!type || !names.count(operand))
+        return launch.emitError("bundle: kernel operands must be program "
+                                "arguments or allocated buffers");
+      params.push_back(json::Object{{"buffer", names[operand]},
+                                    {"rank", type.getRank()}});
+    }
+    int64_t block = 0;
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.block_size"))
+      block = attr.getInt();
+    else
+      return launch.emitError("bundle: kernel has no norm.block_size");
+    return json::Object{{"kernel", kernel.getName().str()},
+                        {"block", block},
+                        {"grid", std::move(*grid)},
+                        {"shared_bytes", 0},
+                        {"params", std::move(params)}};
+  }
+
+  llvm::DenseMap<Value, std::string> names;
+};
+
+} // namespace
+
+FailureOr<json::Object> mlir::norm::describeLaunches(Operation *op) {
+  auto func = dyn_cast<func::FuncOp>(op);
+  if (!func)
+    return op->emitError("bundle: expected a func.func");
+  return Describer().run(func);
+}
+
+FailureOr<std::string> mlir::norm::extractPTX(ModuleOp module,
+                                             StringRef name) {
+  auto binary = module.lookupSymbol<gpu::BinaryOp>(name);
+  if (!binary)
+    return module.emitError("bundle: no gpu.binary @") << name;
+  for (Attribute attr : binary.getObjects()) {
+    auto object = dyn_cast<gpu::ObjectAttr>(attr);
+    if (object && object.getFormat() == gpu::CompilationTarget::Assembly)
+      return object.getObject().getValue().str();
+  }
+  return binary.emitError("bundle: the binary holds no PTX (use "
+                          "cubin-format=isa)");
+}

@@ -1,0 +1,158 @@
+//===- norm-compile.cpp - norm IR to a kernel bundle ----------------------===//
+//
+// Compiles a user-level norm program to a kernel bundle: <out>/kernels.ptx
+// and <out>/manifest.json (see docs/bundle.md), then prints a summary of
+// what was generated. This is what the Python package and the C++ runtime
+// load; neither needs MLIR.
+//
+//   norm-compile examples/rms_norm_bwd.mlir -o build/bundles/rms_norm_bwd
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormDialect/InitAllNorm.h"
+#include "NormDialect/Pipelines/Pipelines.h"
+#include "NormDialect/Target/KernelBundle.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<norm program>"),
+                                      cl::Required);
+static cl::opt<std::string> outputDir("o", cl::desc("Bundle directory"),
+                                      cl::value_desc("dir"), cl::Required);
+static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
+                                 cl::init("sm_90"));
+static cl::opt<std::string> features("features", cl::desc("PTX features"),
+                                     cl::init("+ptx80"));
+static cl::opt<int> optLevel("opt-level", cl::desc("LLVM opt level"),
+                             cl::init(3));
+static cl::opt<int64_t> splitSize("split-size",
+                                  cl::desc("Rows per column partial (0: "
+                                           "heuristic)"),
+                                  cl::init(0));
+static cl::opt<int64_t> numSMs("num-sms", cl::desc("Target multiprocessors"),
+                               cl::init(132));
+static cl::opt<bool> printPTX("print-ptx", cl::desc("Also print the PTX"),
+                              cl::init(false));
+static cl::opt<bool> quiet("quiet", cl::desc("No summary"), cl::init(false));
+
+static LogicalResult writeFile(StringRef path, StringRef contents) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "norm-compile: " << error << "\n";
+    return failure();
+  }
+  file->os() << contents;
+  file->keep();
+  return success();
+}
+
+static unsigned countLines(StringRef text, StringRef needle) {
+  unsigned count = 0;
+  for (size_t pos = text.find(needle); pos != StringRef::npos;
+       pos = text.find(needle, pos + 1))
+    ++count;
+  return count;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "norm program -> kernel bundle\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
+  norm::registerAllNorm(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  norm::NormToPTXOptions options;
+  options.chip = chip;
+  options.features = features;
+  options.optLevel = optLevel;
+  options.splitSize = splitSize;
+  options.numSMs = numSMs;
+
+  PassManager toGPU(&context);
+  norm::buildNormToGPUPipeline(toGPU, options);
+  if (failed(toGPU.run(*module)))
+    return 1;
+
+  llvm::json::Array functions;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    FailureOr<llvm::json::Object> described = norm::describeLaunches(func);
+    if (failed(described))
+      return 1;
+    functions.push_back(std::move(*described));
+  }
+
+  PassManager toPTX(&context);
+  norm::buildGPUToPTXPipeline(toPTX, options);
+  if (failed(toPTX.run(*module)))
+    return 1;
+  FailureOr<std::string> ptx = norm::extractPTX(*module, "norm_kernels");
+  if (failed(ptx))
+    return 1;
+
+  llvm::json::Object manifest{{"format", "norm-kernel-bundle"},
+                              {"version", 1},
+                              {"target", chip.getValue()},
+                              {"ptx", "kernels.ptx"},
+                              {"functions", std::move(functions)}};
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
+    llvm::errs() << "norm-compile: cannot create " << outputDir << ": "
+                 << ec.message() << "\n";
+    return 1;
+  }
+  llvm::SmallString<256> ptxPath(outputDir), manifestPath(outputDir);
+  llvm::sys::path::append(ptxPath, "kernels.ptx");
+  llvm::sys::path::append(manifestPath, "manifest.json");
+  std::string manifestText;
+  llvm::raw_string_ostream manifestStream(manifestText);
+  manifestStream << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
+  if (failed(writeFile(ptxPath, *ptx)) ||
+      failed(writeFile(manifestPath, manifestText + "\n")))
+    return 1;
+
+  if (printPTX)
+    llvm::outs() << *ptx;
+  if (!quiet) {
+    llvm::outs() << "norm-compile: " << inputFile << " -> " << outputDir
+                 << " (" << chip << ")\n";
+    llvm::outs() << "  PTX: " << ptx->size() << " bytes, "
+                 << countLines(*ptx, ".entry") << " kernels, "
+                 << countLines(*ptx, "ld.global.v4") +
+                        countLines(*ptx, "ld.global.nc.v4")
+                 << " 16-byte loads, " << countLines(*ptx, "st.global.v4")
+                 << " 16-byte stores, " << countLines(*ptx, "shfl.sync")
+                 << " warp shuffles\n";
+    llvm::outs() << "  manifest: " << manifestPath << "\n";
+    llvm::outs() << manifestText << "\n";
+  }
+  return 0;
+}
