@@ -21,7 +21,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.norm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["norm-opt", "not", "FileCheck", "count"], tool_dirs)
+llvm_config.add_tool_substitutions(["norm-opt", "norm-compile", "not", "FileCheck", "count"], tool_dirs)
 
 # PTX checks need ptxas from the CUDA toolkit.
 ptxas = shutil.which("ptxas") or (

@@ -30,6 +30,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -215,6 +217,32 @@ private:
     }
   }
 
+  /// Emits `bodyOp` once per mapping (one mapping per owned element).
+  void emitElementwise(OpBuilder &b, Location loc, Operation &bodyOp,
+                       std::vector<IRMapping> &mappings) {
+    if (auto rsqrt = dyn_cast<math::RsqrtOp>(bodyOp)) {
+      // 1 / sqrt(x) with IEEE sqrt (PTX sqrt.rn.f32) and division. The
+      // NVVM lowering turns math.rsqrt and math.sqrt (and llvm.intr.sqrt)
+      // into libdevice calls, which makes the PTX depend on libdevice being
+      // found at compile time; nvvm.inline_ptx does not. Once per row, the
+      // exact form costs nothing measurable.
+      for (IRMapping &m : mappings) {
+        Value x = m.lookup(rsqrt.getOperand());
+        Value root =
+            NVVM::InlinePtxOp::create(b, loc, TypeRange{x.getType()},
+                                      ValueRange{x}, ValueRange{},
+                                      "sqrt.rn.f32 $0, $1;", Value())
+                .getResult(0);
+        Value one =
+            arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+        m.map(rsqrt.getResult(), arith::DivFOp::create(b, loc, one, root));
+      }
+      return;
+    }
+    for (IRMapping &m : mappings)
+      b.clone(bodyOp, m);
+  }
+
   /// The body for one row: loads, evaluation per owned element with block
   /// reductions at norm.row_reduce, stores and column accumulation.
   LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
@@ -237,10 +265,26 @@ private:
         mappings[e].map(arg, scalars[e]);
     }
     for (Operation &bodyOp : body.without_terminator()) {
+      // An op whose operands are the same for every owned element (it is
+      // row-uniform, like rstd from a row sum) is emitted once.
+      bool uniform = llvm::all_of(bodyOp.getOperands(), [&](Value v) {
+        Value first = mappings[0].lookupOrDefault(v);
+        return llvm::all_of(mappings, [&](IRMapping &m) {
+          return m.lookupOrDefault(v) == first;
+        });
+      });
+      if (uniform && !isa<RowReduceOp>(bodyOp)) {
+        std::vector<IRMapping> one(1, mappings[0]);
+        emitElementwise(b, loc, bodyOp, one);
+        for (IRMapping &m : llvm::drop_begin(mappings))
+          for (Value result : bodyOp.getResults())
+            m.map(result, one[0].lookup(result));
+        mappings[0] = std::move(one[0]);
+        continue;
+      }
       auto reduce = dyn_cast<RowReduceOp>(bodyOp);
       if (!reduce) {
-        for (IRMapping &m : mappings)
-          b.clone(bodyOp, m);
+        emitElementwise(b, loc, bodyOp, mappings);
         continue;
       }
       Combiner combiner = reduce.getCombiner();

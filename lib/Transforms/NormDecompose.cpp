@@ -117,6 +117,8 @@ public:
                                OrderAttr::get(b.getContext(), order),
                                CombinerAttr::get(b.getContext(), Combiner::add),
                                values, roles);
+    if (order == Order::col && splitHint)
+      op->setAttr("norm.split_size", splitHint);
     fillBody(op.getBody(), values, body);
     return op.getResult();
   }
@@ -170,6 +172,8 @@ public:
   Type f32;
   /// 1/N as an f32 value defined before the level-2 ops (captured by them).
   Value invN;
+  /// The user op's `norm.split_size`, carried to its column reductions.
+  Attribute splitHint;
 
 private:
   Value buildInverseN() {
@@ -306,6 +310,7 @@ struct DecomposeRMSNormGrad : OpRewritePattern<RMSNormGradOp> {
   LogicalResult matchAndRewrite(RMSNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
+    d.splitHint = op->getAttr("norm.split_size");
     Type elem = d.xType.getElementType();
     double offset = op.getWeightOffset().convertToDouble();
     Value dy = d.toRows(op.getDy());
@@ -369,6 +374,7 @@ struct DecomposeLayerNormGrad : OpRewritePattern<LayerNormGradOp> {
   LogicalResult matchAndRewrite(LayerNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
+    d.splitHint = op->getAttr("norm.split_size");
     Type elem = d.xType.getElementType();
     Value dy = d.toRows(op.getDy());
     Value mean = d.statsToRows(op.getMean());

@@ -40,23 +40,19 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
       break;
     }
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
-  // Register budget: the f32 working set of all full operands per thread
-  // should stay well under the register file share (about 64 values per
-  // operand leaves room for the column accumulators and addresses).
+  // Register budget: about 32 f32 values per thread across all full operands
+  // keeps the kernel far from spilling and leaves room for column
+  // accumulators, while 128+ threads per block keep enough loads in flight.
   int64_t maxElementsPerOperand =
-      std::max<int64_t>(8, 64 / std::max<int64_t>(1, fullOperands));
+      std::max<int64_t>(8, 32 / std::max<int64_t>(1, fullOperands));
   int64_t maxChunks =
       std::max<int64_t>(1, maxElementsPerOperand / layout.vectorWidth);
-  // Smallest block (at least one warp, at most 1024 threads, 128 preferred
-  // for short rows to keep several blocks per SM busy) that covers the row
-  // within the register budget.
-  int64_t threads = 32;
+  int64_t warpsOfWork = ceilDiv(vectors, 32) * 32;
+  int64_t threads = std::min<int64_t>(128, warpsOfWork);
   while (threads < device.maxThreadsPerBlock &&
          ceilDiv(vectors, threads) > maxChunks)
     threads *= 2;
-  // Prefer at least 4 vectors of work per thread-slot before growing, but
-  // never exceed the number of vectors rounded up to a warp.
-  threads = std::min<int64_t>(threads, std::max<int64_t>(32, ceilDiv(vectors, 32) * 32));
+  threads = std::min(threads, std::max<int64_t>(32, warpsOfWork));
   layout.threads = threads;
   layout.chunksPerThread = ceilDiv(vectors, threads);
   return layout;

@@ -41,6 +41,8 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::arith::ArithDialect"];
 }
 

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Benchmark: norm kernels beside PyTorch eager and torch.compile on one GPU.
+
+For RMSNorm and LayerNorm, forward and backward, bf16, over the public shape
+set of ../shared/PERF.md: measures the device-to-device copy ceiling, then
+each implementation's time, and prints achieved TB/s (minimum bytes / time),
+the ratio to the ceiling and to torch.compile, per shape and as geomeans.
+Writes JSON (and a PNG plot when matplotlib is there) to --out.
+
+Timing: every implementation is captured once in a CUDA graph and the graph
+replays are timed with CUDA events by triton.testing.do_bench (median, L2
+flushed before each replay), so host dispatch gaps are excluded for all
+alike; a call that launches several kernels is timed as their sum plus the
+gaps between them inside the graph.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+import triton.testing
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from norm_mlir import load_bundle  # noqa: E402
+from norm_mlir.launcher import Launcher  # noqa: E402
+
+SHAPES = [(32768, 1024), (32768, 2048), (16384, 4096), (65536, 4096), (16384, 5120),
+          (4097, 7168), (8192, 8192), (4096, 16384), (2048, 32768), (1024, 65536),
+          (512, 131072)]
+EPS = 1e-6
+
+
+def min_bytes(op, m, n, e=2, w=2):
+    return {"rms_fwd": m * n * 2 * e + n * w + 4 * m,
+            "ln_fwd": m * n * 2 * e + 2 * n * w + 8 * m,
+            "rms_bwd": m * n * 3 * e + 4 * m + 2 * n * w,
+            "ln_bwd": m * n * 3 * e + 8 * m + 3 * n * w}[op]
+
+
+def time_graph(fn):
+    fn()  # warm up (compilation, module load)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    torch.cuda.synchronize()
+    ms = triton.testing.do_bench(graph.replay, warmup=25, rep=200, return_mode="median")
+    return ms * 1e-3
+
+
+def copy_ceiling():
+    """Device-to-device copy bandwidth (read + write) of 2 GiB: the best of
+    cudaMemcpy and an elementwise copy kernel, after a warm-up that brings
+    the clocks up."""
+    n = 1 << 30  # 2 GiB of bf16
+    a = torch.empty(n, dtype=torch.bfloat16, device="cuda").normal_()
+    b = torch.empty_like(a)
+    for _ in range(50):
+        b.copy_(a)
+    t_memcpy = time_graph(lambda: b.copy_(a))
+    t_kernel = time_graph(lambda: torch.mul(a, 1, out=b))
+    del a, b
+    return 2 * n * 2 / min(t_memcpy, t_kernel)
+
+
+# ---- anchors ---------------------------------------------------------------
+
+def rms_bwd_math(dy, x, rstd, w):
+    xhat = x.float() * rstd[:, None]
+    g = dy.float() * w.float()
+    c = (g * xhat).mean(-1, keepdim=True)
+    dx = (rstd[:, None] * (g - xhat * c)).to(x.dtype)
+    dw = (dy.float() * xhat).sum(0).to(w.dtype)
+    return dx, dw
+
+
+def ln_bwd_math(dy, x, mean, rstd, w):
+    xhat = (x.float() - mean[:, None]) * rstd[:, None]
+    g = dy.float() * w.float()
+    a = g.mean(-1, keepdim=True)
+    c = (g * xhat).mean(-1, keepdim=True)
+    dx = (rstd[:, None] * (g - a - xhat * c)).to(x.dtype)
+    dw = (dy.float() * xhat).sum(0).to(w.dtype)
+    db = dy.float().sum(0).to(w.dtype)
+    return dx, dw, db
+
+
+def rms_bwd_eager(dy, x, rstd, w):
+    fused = getattr(torch.ops.aten, "_fused_rms_norm_backward", None)
+    if fused is not None:
+        return fused(dy, x, [x.shape[-1]], rstd[:, None], w, [True, True])
+    return rms_bwd_math(dy, x, rstd, w)
+
+
+def ln_bwd_eager(dy, x, mean, rstd, w, b):
+    return torch.ops.aten.native_layer_norm_backward(
+        dy, x, [x.shape[-1]], mean[:, None], rstd[:, None], w, b, [True, True, True])
+
+
+COMPILED = {}
+
+
+def compiled(name, fn):
+    if name not in COMPILED:
+        COMPILED[name] = torch.compile(fn, dynamic=False)
+    return COMPILED[name]
+
+
+def implementations(op, m, n, bundles):
+    dt = torch.bfloat16
+    x = torch.randn(m, n, device="cuda", dtype=dt)
+    w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
+    b = (0.1 * torch.randn(n, device="cuda")).to(dt)
+    dy = torch.randn(m, n, device="cuda", dtype=dt)
+    xf = x.float()
+    mean = xf.mean(-1)
+    rstd_ln = torch.rsqrt(xf.var(-1, unbiased=False) + EPS)
+    rstd_rms = torch.rsqrt(xf.pow(2).mean(-1) + EPS)
+    ours = Launcher(load_bundle(os.path.join(bundles, f"{op}_bf16_{n}")))
+    if op == "rms_fwd":
+        return {"norm": lambda: ours(None, x, w),
+                "eager": lambda: F.rms_norm(x, (n,), w, EPS),
+                "compile": (lambda f: lambda: f(x, w))(compiled(
+                    f"rms_fwd{m}x{n}", lambda x, w: F.rms_norm(x, (n,), w, EPS)))}
+    if op == "ln_fwd":
+        return {"norm": lambda: ours(None, x, w, b),
+                "eager": lambda: F.layer_norm(x, (n,), w, b, EPS),
+                "compile": (lambda f: lambda: f(x, w, b))(compiled(
+                    f"ln_fwd{m}x{n}", lambda x, w, b: F.layer_norm(x, (n,), w, b, EPS)))}
+    if op == "rms_bwd":
+        return {"norm": lambda: ours(None, dy, x, rstd_rms, w),
+                "eager": lambda: rms_bwd_eager(dy, x, rstd_rms, w),
+                "compile": (lambda f: lambda: f(dy, x, rstd_rms, w))(
+                    compiled(f"rms_bwd{m}x{n}", rms_bwd_math))}
+    return {"norm": lambda: ours(None, dy, x, mean, rstd_ln, w),
+            "eager": lambda: ln_bwd_eager(dy, x, mean, rstd_ln, w, b),
+            "compile": (lambda f: lambda: f(dy, x, mean, rstd_ln, w))(
+                compiled(f"ln_bwd{m}x{n}", ln_bwd_math))}
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
+    p.add_argument("--out", default=os.environ.get("OUT", os.path.join(ROOT, ".out")))
+    p.add_argument("--ops", default="rms_fwd,ln_fwd,rms_bwd,ln_bwd")
+    p.add_argument("--shapes", default="")
+    p.add_argument("--no-compile", action="store_true")
+    args = p.parse_args()
+    torch.cuda.init()
+    # One compiled anchor per shape: allow as many recompilations as shapes.
+    torch._dynamo.config.cache_size_limit = 256
+    torch._dynamo.config.recompile_limit = 256
+    shapes = SHAPES
+    if args.shapes:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    ceiling = copy_ceiling()
+    results_ceiling_start = ceiling
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
+          f"copy ceiling {ceiling / 1e12:.2f} TB/s", flush=True)
+    results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+               "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+               "copy_ceiling_tbps": ceiling / 1e12, "dtype": "bf16", "eps": EPS, "ops": {}}
+    for op in args.ops.split(","):
+        rows = []
+        print(f"\n{op}: TB/s (ratio to copy ceiling) and norm/torch.compile", flush=True)
+        print(f"{'shape':>14} {'norm':>14} {'eager':>7} {'compile':>8} {'vs compile':>10}")
+        for m, n in shapes:
+            impls = implementations(op, m, n, args.bundles)
+            if args.no_compile:
+                impls.pop("compile")
+            nbytes = min_bytes(op, m, n)
+            row = {"m": m, "n": n, "bytes": nbytes}
+            for name, fn in impls.items():
+                try:
+                    row[name] = nbytes / time_graph(fn) / 1e12
+                except Exception as e:  # an anchor failing must not hide our numbers
+                    row[name] = None
+                    row[name + "_error"] = str(e)[:200]
+            rows.append(row)
+            c = row.get("compile")
+            print(f"{m:>6}x{n:<7} {row['norm']:6.2f} ({row['norm'] * 1e12 / ceiling:4.0%}) "
+                  f"{row['eager'] or float('nan'):7.2f} {c or float('nan'):8.2f} "
+                  f"{(row['norm'] / c) if c else float('nan'):10.2f}", flush=True)
+        summary = {k: geomean([r.get(k) for r in rows]) for k in ("norm", "eager", "compile")}
+        print(f"{'geomean':>14} {summary['norm']:6.2f} ({summary['norm'] * 1e12 / ceiling:4.0%}) "
+              f"{summary['eager']:7.2f} {summary['compile']:8.2f} "
+              f"{summary['norm'] / summary['compile']:10.2f}", flush=True)
+        results["ops"][op] = {"rows": rows, "geomean_tbps": summary}
+    # Measure the ceiling again at the end; keep the higher (clock ramp-up).
+    ceiling_end = copy_ceiling()
+    results["copy_ceiling_tbps"] = max(results_ceiling_start, ceiling_end) / 1e12
+    print(f"copy ceiling at start {results_ceiling_start / 1e12:.2f} TB/s, at end "
+          f"{ceiling_end / 1e12:.2f} TB/s")
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        ops = list(results["ops"])
+        fig, axes = plt.subplots(1, len(ops), figsize=(5 * len(ops), 4), sharey=True)
+        for ax, op in zip(axes if len(ops) > 1 else [axes], ops):
+            rows = results["ops"][op]["rows"]
+            labels = [f"{r['m']}x{r['n']}" for r in rows]
+            for k, name in enumerate(("norm", "eager", "compile")):
+                ax.bar([i + 0.27 * (k - 1) for i in range(len(rows))],
+                       [r.get(name) or 0 for r in rows], 0.27, label=name)
+            ax.axhline(results["copy_ceiling_tbps"], color="k", ls="--", lw=1, label="copy")
+            ax.set_xticks(range(len(rows)))
+            ax.set_xticklabels(labels, rotation=70, fontsize=7)
+            ax.set_title(op)
+        axes[0].set_ylabel("TB/s") if len(ops) > 1 else axes.set_ylabel("TB/s")
+        (axes[0] if len(ops) > 1 else axes).legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(args.out, "bench.png"), dpi=110)
+    except ImportError:
+        pass
+
+
+if __name__ == "__main__":
+    main()

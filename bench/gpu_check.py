@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Correctness of the compiled kernels on a GPU, against float64 PyTorch.
+
+For every bundle in .out/bundles (scripts/build-bundles.py) and a set of row
+counts, draws fresh random inputs, poisons every output with NaN, runs the
+kernels and compares each output with the float64 reference by relative
+error. Also checks that dW/dB are bitwise identical over two runs.
+Prints one line per case and ends with 'N passed, N failed'.
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from norm_mlir import load_bundle  # noqa: E402
+from norm_mlir import reference as ref  # noqa: E402
+from norm_mlir.launcher import Launcher  # noqa: E402
+
+EPS = 1e-6
+TOL = {"bf16": 1e-2, "f32": 1e-4}
+DT = {"bf16": torch.bfloat16, "f32": torch.float32}
+
+# Rows per N: the public shapes, plus M = 1, a prime-ish M and small M.
+PUBLIC = {1024: [32768], 2048: [32768], 4096: [16384, 65536], 5120: [16384],
+          7168: [4097], 8192: [8192], 16384: [4096], 32768: [2048],
+          65536: [1024], 131072: [512], 1000: [4096], 24: [4099]}
+
+
+def rows_for(n, quick):
+    rows = list(PUBLIC.get(n, [4096]))
+    rows += [1, 4097 if n <= 8192 else 3]
+    if quick:
+        rows = [r for r in rows if r * n <= 64 * 2**20]
+    return sorted(set(rows))
+
+
+def parse(name):
+    parts = name.split("_")
+    kind = parts[0] + "_" + parts[1]
+    dtype, n = parts[2], int(parts[3])
+    variant = parts[4] if len(parts) > 4 else ""
+    return kind, dtype, n, variant
+
+
+def run_case(launcher, kind, dtype, n, m, variant, gen):
+    t = DT[dtype]
+    dev = "cuda"
+    x = (torch.randn(m, n, generator=gen, device=dev) * 2 + 0.5).to(t)
+    w = (1 + 0.5 * torch.randn(n, generator=gen, device=dev)).to(t)
+    b = (0.3 * torch.randn(n, generator=gen, device=dev)).to(t)
+    has_w = variant != "noweight"
+    has_b = variant != "nobias"
+    offset = 1.0 if variant == "gemma" else 0.0
+    errors = {}
+    tol = TOL[dtype]
+    if kind == "rms_fwd":
+        args = [x] + ([w] if has_w else [])
+        y, rstd = launcher(None, *args)
+        ry, rr = ref.rms_fwd(x, w if has_w else None, EPS, offset)
+        errors = {"y": (ref.rel_error(y, ry), tol), "rstd": (ref.rel_error(rstd, rr), 1e-5)}
+    elif kind == "ln_fwd":
+        args = [x] + ([w] if has_w else []) + ([b] if has_w and has_b else [])
+        y, mean, rstd = launcher(None, *args)
+        ry, rm, rr = ref.ln_fwd(x, w if has_w else None, b if has_w and has_b else None, EPS)
+        errors = {"y": (ref.rel_error(y, ry), tol), "mean": (ref.rel_error(mean, rm), 1e-5),
+                  "rstd": (ref.rel_error(rstd, rr), 1e-5)}
+    else:
+        dy = torch.randn(m, n, generator=gen, device=dev).to(t)
+        if kind == "rms_bwd":
+            _, rstd = ref.rms_fwd(x, None, EPS)
+            rstd = rstd.float()
+            args = [dy, x, rstd] + ([w] if has_w else [])
+            outs = launcher(None, *args)
+            again = launcher(None, *args)
+            rdx, rdw = ref.rms_bwd(dy, x, rstd, w if has_w else None, offset)
+            pairs = [("dx", rdx)] + ([("dw", rdw)] if has_w else [])
+        else:
+            _, mean, rstd = ref.ln_fwd(x, None, None, EPS)
+            mean, rstd = mean.float(), rstd.float()
+            args = [dy, x, mean, rstd] + ([w] if has_w else [])
+            outs = launcher(None, *args)
+            again = launcher(None, *args)
+            rdx, rdw, rdb = ref.ln_bwd(dy, x, mean, rstd, w if has_w else None, has_b)
+            pairs = ([("dx", rdx)] + ([("dw", rdw)] if has_w else [])
+                     + ([("db", rdb)] if has_b else []))
+        names = [nm for nm, _ in pairs]
+        refs = [r for _, r in pairs]
+        for nm, o, r in zip(names, outs, refs):
+            errors[nm] = (ref.rel_error(o, r), tol)
+        for nm, o, o2 in zip(names[1:], outs[1:], again[1:]):
+            same = torch.equal(o.view(torch.int16) if o.dtype != torch.float32 else o.view(torch.int32),
+                               o2.view(torch.int16) if o2.dtype != torch.float32 else o2.view(torch.int32))
+            errors[nm + "_bitwise"] = (0.0 if same else float("inf"), 0.5)
+    return errors
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
+    p.add_argument("--quick", action="store_true", help="skip the largest shapes")
+    p.add_argument("--filter", default="")
+    args = p.parse_args()
+    torch.cuda.init()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(1234)
+    passed = failed = 0
+    for name in sorted(os.listdir(args.bundles)):
+        if args.filter and args.filter not in name:
+            continue
+        kind, dtype, n, variant = parse(name)
+        launcher = Launcher(load_bundle(os.path.join(args.bundles, name)), poison_outputs=True)
+        for m in rows_for(n, args.quick):
+            try:
+                errors = run_case(launcher, kind, dtype, n, m, variant, gen)
+                torch.cuda.synchronize()
+                bad = {k: e for k, (e, tol) in errors.items() if not e < tol}
+                line = " ".join(f"{k}={e:.2e}" for k, (e, _) in errors.items())
+            except Exception as e:  # report and continue with the next case
+                bad, line = {"exception": str(e)}, f"EXCEPTION {e}"
+            status = "ok  " if not bad else "FAIL"
+            passed += not bad
+            failed += bool(bad)
+            print(f"{status} {name:28s} M={m:<6d} {line}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

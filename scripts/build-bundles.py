@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Compiles the bundles the GPU check and the benchmark need into .out/bundles.
+
+Usage: scripts/build-bundles.py [--set check|bench|all] [--jobs 2]
+Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from norm_mlir.programs import program_text  # noqa: E402
+
+PUBLIC_N = [1024, 2048, 4096, 5120, 7168, 8192, 16384, 32768, 65536, 131072]
+KINDS = ["rms_fwd", "rms_bwd", "ln_fwd", "ln_bwd"]
+
+
+def bundle_name(kind, dtype, n, variant=""):
+    return f"{kind}_{dtype}_{n}{('_' + variant) if variant else ''}"
+
+
+def variants():
+    """(kind, dtype, n, variant, program kwargs)"""
+    out = []
+    for kind in KINDS:
+        for n in PUBLIC_N + [1000, 24]:
+            out.append((kind, "bf16", n, "", {}))
+        for n in [1000, 4096, 7168, 1024]:
+            out.append((kind, "f32", n, "", {}))
+    out.append(("rms_fwd", "bf16", 4096, "noweight", {"weight": False}))
+    out.append(("rms_bwd", "bf16", 4096, "noweight", {"weight": False}))
+    out.append(("rms_fwd", "bf16", 4096, "gemma", {"offset": 1.0}))
+    out.append(("rms_bwd", "bf16", 4096, "gemma", {"offset": 1.0}))
+    out.append(("ln_fwd", "bf16", 4096, "nobias", {"bias": False}))
+    out.append(("ln_bwd", "bf16", 4096, "nobias", {"bias": False}))
+    return out
+
+
+def compile_one(compiler, outdir, kind, dtype, n, variant, kwargs):
+    name = bundle_name(kind, dtype, n, variant)
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(program_text(kind, n, dtype, eps=1e-6, **kwargs))
+        path = f.name
+    try:
+        r = subprocess.run([compiler, path, "-o", os.path.join(outdir, name), "--quiet"],
+                           capture_output=True, text=True)
+        return name, r.returncode, r.stderr
+    finally:
+        os.unlink(path)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=os.path.join(ROOT, ".out", "bundles"))
+    p.add_argument("--compiler", default=os.path.join(ROOT, "build", "bin", "norm-compile"))
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = [pool.submit(compile_one, args.compiler, args.out, *v) for v in variants()]
+        for fut in futures:
+            name, rc, err = fut.result()
+            if rc:
+                failed += 1
+                print(f"FAILED {name}:\n{err}", file=sys.stderr)
+    print(f"{len(futures) - failed} bundles built, {failed} failed in {args.out}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

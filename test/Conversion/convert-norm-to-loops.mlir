@@ -1,0 +1,61 @@
+// RUN: norm-opt %s --convert-norm-to-loops --split-input-file --verify-diagnostics | FileCheck %s
+
+// A fused kernel with a row reduction, a full output and split column
+// partials: one loop per row reduction, then a loop storing dx and
+// accumulating the partial row i / 4.
+// CHECK-LABEL: func @fused
+// CHECK-SAME: (%[[X:.+]]: memref<?x8xf32>, %[[Y:.+]]: memref<?x8xf32>, %[[P:.+]]: memref<?x8xf32>)
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} {
+// CHECK:   %[[SUM:.+]] = scf.for %[[J:.+]] = %{{.+}} to %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32) {
+// CHECK:     memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK:     arith.addf %[[ACC]]
+// CHECK:   %[[PART:.+]] = arith.divui %[[I]], %c4
+// CHECK:   scf.for %[[J2:.+]] =
+// CHECK:     arith.mulf %{{.+}}, %[[SUM]]
+// CHECK:     memref.store %{{.+}}, %[[Y]][%[[I]], %[[J2]]]
+// CHECK:     %[[OLD:.+]] = memref.load %[[P]][%[[PART]], %[[J2]]]
+// CHECK:     arith.addf %[[OLD]]
+// CHECK:     memref.store %{{.+}}, %[[P]][%[[PART]], %[[J2]]]
+// CHECK-NOT: norm.
+func.func @fused(%x: memref<?x8xf32>, %y: memref<?x8xf32>, %p: memref<?x8xf32>) {
+  norm.fused ins(%x : full memref<?x8xf32>) outs(%y : full memref<?x8xf32>, %p : col memref<?x8xf32>) attributes {rows_per_partial = 4 : i64} {
+  ^bb0(%e: f32):
+    %s = norm.row_reduce <add> %e : f32
+    %m = arith.mulf %e, %s : f32
+    norm.yield %m, %e : f32, f32
+  }
+  return
+}
+
+// -----
+
+// The finishing reduction sums the partial rows in order and rounds once.
+// CHECK-LABEL: func @combine
+// CHECK: scf.for %[[J:.+]] =
+// CHECK:   %[[SUM:.+]] = scf.for %[[P:.+]] = {{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32)
+// CHECK:     memref.load %{{.+}}[%[[P]], %[[J]]]
+// CHECK:   %[[R:.+]] = arith.truncf %[[SUM]] : f32 to bf16
+// CHECK:   memref.store %[[R]], %{{.+}}[%[[J]]]
+func.func @combine(%p: memref<?x8xf32>, %o: memref<8xbf16>) {
+  norm.combine ins(%p : memref<?x8xf32>) outs(%o : memref<8xbf16>)
+  return
+}
+
+// -----
+
+func.func @not_bufferized(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{must be bufferized before convert-norm-to-loops}}
+  %r = norm.fused ins(%x : full tensor<4x8xf32>) outs(%o : full tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @not_decomposed(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{must be decomposed and fused into norm.fused before convert-norm-to-loops}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>
+  return %y : tensor<4x8xf32>
+}

@@ -1,0 +1,28 @@
+// The manifest describes arguments, buffers, results and launches in terms
+// of the row count M.
+// RUN: rm -rf %t && norm-compile %s -o %t --quiet && FileCheck %s < %t/manifest.json
+// RUN: not norm-compile %s -o %t2 --split-size=-1 2>&1 | FileCheck %s --check-prefix=BADSPLIT
+// RUN: not norm-compile %S/Inputs/dynamic-n.mlir -o %t3 2>&1 | FileCheck %s --check-prefix=DYNN
+
+// CHECK: "format": "norm-kernel-bundle"
+// CHECK: "function": "rms_bwd"
+// CHECK: "launches": [
+// CHECK: "grid": {
+// CHECK-NEXT: "ceildiv": [
+// CHECK-NEXT: "M",
+// CHECK-NEXT: 16
+// CHECK: "kernel": "norm_fused"
+// CHECK: "kernel": "norm_combine"
+// CHECK: "results": [
+// CHECK-NEXT: "buf0",
+// CHECK-NEXT: "buf1"
+// CHECK: "ptx": "kernels.ptx"
+// CHECK: "target": "sm_90"
+// BADSPLIT: error: norm-split-reduction: split size must be a positive number of rows, got -1
+// DYNN: error: 'norm.fused' op the GPU lowering needs a static normalized dimension N
+
+func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<?xf32>, %w: tensor<256xf32>) -> (tensor<?x256xf32>, tensor<256xf32>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<256xf32>) {norm.split_size = 16 : i64}
+      : tensor<?x256xf32>, tensor<?x256xf32>, tensor<?xf32> -> tensor<?x256xf32>, tensor<256xf32>
+  return %dx, %dw : tensor<?x256xf32>, tensor<256xf32>
+}

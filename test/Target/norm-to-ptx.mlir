@@ -1,0 +1,15 @@
+// The registered pipeline from user-level IR to a gpu.binary holding PTX.
+// RUN: norm-opt %s --norm-to-ptx | FileCheck %s
+// RUN: norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
+
+// CHECK: llvm.func @rms_fwd
+// CHECK: gpu.binary @norm_kernels {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx80">
+// CHECK-SAME: .target sm_90
+// CHECK-SAME: .entry norm_fused
+// CHECK-SAME: ld.global.v4.b32
+// SM80: .target sm_80
+func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x2048xbf16>, tensor<?xf32>) {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<2048xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x2048xbf16> -> tensor<?x2048xbf16>, tensor<?xf32>
+  return %y, %rstd : tensor<?x2048xbf16>, tensor<?xf32>
+}
