@@ -121,6 +121,8 @@ def load_bundle(directory):
         raise BundleError(f"no manifest.json in {directory}") from None
     except json.JSONDecodeError as e:
         raise BundleError(f"{path}: invalid JSON: {e}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != "norm-kernel-bundle":
+        raise BundleError(f"{path} is not a norm kernel bundle manifest")
     ptx_path = os.path.join(directory, manifest.get("ptx", "kernels.ptx"))
     try:
         with open(ptx_path) as f:

@@ -64,6 +64,59 @@ static LogicalResult writeFile(StringRef path, StringRef contents) {
   return success();
 }
 
+/// A size expression as text: 4096, M, ceil(M/32).
+static std::string exprText(const llvm::json::Value &v) {
+  if (auto i = v.getAsInteger())
+    return std::to_string(*i);
+  if (auto str = v.getAsString())
+    return str->str();
+  if (const auto *obj = v.getAsObject())
+    if (const auto *args = obj->getArray("ceildiv"))
+      if (args->size() == 2)
+        return "ceil(" + exprText((*args)[0]) + "/" + exprText((*args)[1]) +
+               ")";
+  return "?";
+}
+
+static std::string shapeText(const llvm::json::Object &buffer) {
+  std::string text = buffer.getString("dtype").value_or("?").str() + "[";
+  if (const auto *shape = buffer.getArray("shape"))
+    for (auto [i, d] : llvm::enumerate(*shape))
+      text += (i ? "," : "") + exprText(d);
+  return text + "]";
+}
+
+/// Prints one function of the manifest as a signature and its launches.
+static void printFunction(const llvm::json::Object &f) {
+  auto &os = llvm::outs();
+  os << "  func @" << f.getString("function").value_or("?") << "(";
+  if (const auto *args = f.getArray("arguments"))
+    for (auto [i, a] : llvm::enumerate(*args))
+      os << (i ? ", " : "") << a.getAsObject()->getString("name").value_or("?")
+         << ": " << shapeText(*a.getAsObject());
+  os << ") -> (";
+  if (const auto *results = f.getArray("results"))
+    for (auto [i, r] : llvm::enumerate(*results))
+      os << (i ? ", " : "") << r.getAsString().value_or("?");
+  os << ")\n";
+  if (const auto *buffers = f.getArray("buffers"))
+    for (const auto &b : *buffers)
+      os << "    buffer " << b.getAsObject()->getString("name").value_or("?")
+         << ": " << shapeText(*b.getAsObject()) << "\n";
+  if (const auto *launches = f.getArray("launches"))
+    for (const auto &l : *launches) {
+      const auto *launch = l.getAsObject();
+      os << "    launch " << launch->getString("kernel").value_or("?")
+         << " <<<" << exprText(*launch->get("grid")) << ", "
+         << launch->getInteger("block").value_or(0) << ">>>(";
+      if (const auto *params = launch->getArray("params"))
+        for (auto [i, p] : llvm::enumerate(*params))
+          os << (i ? ", " : "")
+             << p.getAsObject()->getString("buffer").value_or("?");
+      os << ")\n";
+    }
+}
+
 static unsigned countLines(StringRef text, StringRef needle) {
   unsigned count = 0;
   for (size_t pos = text.find(needle); pos != StringRef::npos;
@@ -152,7 +205,10 @@ int main(int argc, char **argv) {
                  << " 16-byte stores, " << countLines(*ptx, "shfl.sync")
                  << " warp shuffles\n";
     llvm::outs() << "  manifest: " << manifestPath << "\n";
-    llvm::outs() << manifestText << "\n";
+    llvm::json::Value parsed = llvm::cantFail(llvm::json::parse(manifestText));
+    if (const auto *fs = parsed.getAsObject()->getArray("functions"))
+      for (const auto &f : *fs)
+        printFunction(*f.getAsObject());
   }
   return 0;
 }

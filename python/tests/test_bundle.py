@@ -1,0 +1,96 @@
+"""Bundle loading, size expressions and signature checks (no GPU needed)."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from norm_mlir import BundleError, load_bundle, program_text
+from norm_mlir.bundle import evaluate
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("NORM_BUILD_DIR", os.path.join(ROOT, "build"))
+COMPILER = os.path.join(BUILD, "bin", "norm-compile")
+
+
+def compile_bundle(tmp_path, kind, n=256, dtype="bf16", **kwargs):
+    src = tmp_path / f"{kind}.mlir"
+    src.write_text(program_text(kind, n, dtype, **kwargs))
+    out = tmp_path / kind
+    subprocess.run([COMPILER, str(src), "-o", str(out), "--quiet"], check=True)
+    return load_bundle(str(out))
+
+
+def test_evaluate_expressions():
+    assert evaluate(7, 100) == 7
+    assert evaluate("M", 100) == 100
+    assert evaluate({"ceildiv": ["M", 32]}, 100) == 4
+    assert evaluate({"ceildiv": ["M", 32]}, 0) == 0
+    with pytest.raises(BundleError):
+        evaluate("N", 3)
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_rms_bwd_bundle_signature(tmp_path):
+    bundle = compile_bundle(tmp_path, "rms_bwd")
+    f = bundle.function()
+    assert f.name == "rms_bwd"
+    assert [a["dtype"] for a in f.arguments] == ["bf16", "bf16", "f32", "bf16"]
+    assert [l["kernel"] for l in f.launches] == ["norm_fused", "norm_combine"]
+    m = f.bind_rows([[1000, 256], [1000, 256], [1000], [256]])
+    assert m == 1000
+    # One partial row per split of the rows, then dx and dw.
+    workspace = [b for b in f.buffers if b not in f.results]
+    assert len(workspace) == 1
+    rows, cols = f.buffer_shape(workspace[0], m)
+    assert cols == 256 and rows == f.grid(f.launches[0], m)
+    assert ".target sm_90" in bundle.ptx
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_signature_errors(tmp_path):
+    f = compile_bundle(tmp_path, "ln_fwd").function()
+    with pytest.raises(BundleError, match="takes 3 arguments"):
+        f.bind_rows([[4, 256]])
+    with pytest.raises(BundleError, match="dimension 1 must be 256"):
+        f.bind_rows([[4, 128], [256], [256]])
+    with pytest.raises(BundleError, match="must have rank 2"):
+        f.bind_rows([[256], [256], [256]])
+    rms = compile_bundle(tmp_path, "rms_bwd").function()
+    with pytest.raises(BundleError, match="has 5 rows, but another argument has 4"):
+        rms.bind_rows([[4, 256], [5, 256], [4], [256]])
+
+
+def test_malformed_bundles(tmp_path):
+    with pytest.raises(BundleError, match="no manifest.json"):
+        load_bundle(str(tmp_path))
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(BundleError, match="invalid JSON"):
+        load_bundle(str(tmp_path))
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(BundleError, match="not a norm kernel bundle"):
+        load_bundle(str(tmp_path))
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        {"format": "norm-kernel-bundle", "version": 1, "ptx": "k.ptx", "functions": []}))
+    with pytest.raises(BundleError, match="PTX .* is missing"):
+        load_bundle(str(tmp_path))
+
+
+def test_program_text_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="unsupported dtype"):
+        program_text("rms_fwd", 64, "float64")
+    with pytest.raises(ValueError, match="N must be a positive integer"):
+        program_text("rms_fwd", 0, "bf16")
+    with pytest.raises(ValueError, match="eps must be positive"):
+        program_text("rms_fwd", 64, "bf16", eps=0.0)
+    with pytest.raises(ValueError, match="unknown op kind"):
+        program_text("softmax", 64, "bf16")
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+@pytest.mark.parametrize("kind", ["rms_fwd", "rms_bwd", "ln_fwd", "ln_bwd"])
+@pytest.mark.parametrize("dtype", ["bf16", "f16", "f32"])
+def test_every_program_compiles(tmp_path, kind, dtype):
+    bundle = compile_bundle(tmp_path, kind, n=1000, dtype=dtype)
+    assert ".entry norm_fused" in bundle.ptx

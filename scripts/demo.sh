@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job: set up and build (scripts/setup.sh), then compile an example
+# norm program (default: the RMSNorm backward) to a PTX kernel bundle and show
+# what was generated.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/setup.sh" >/dev/null
+build="${NORM_BUILD_DIR:-$root/build}"
+example="${1:-$root/examples/rms_norm_bwd.mlir}"
+out="$build/bundles/$(basename "$example" .mlir)"
+"$build/bin/norm-compile" "$example" -o "$out"
+echo
+echo "== the mixed-order kernel after convert-norm-to-gpu (first lines) =="
+"$build/bin/norm-opt" "$example" --norm-to-gpu | sed -n '/gpu.func @norm_fused/,/scf.for/p' | head -20
+echo
+echo "== PTX entry points and the first vector loads =="
+grep -E '^\.visible \.entry|ld\.global\.v4' "$out/kernels.ptx" | head -8
+if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then
+  echo
+  echo "== ptxas -arch=sm_90 -v =="
+  "$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -arch=sm_90 -v "$out/kernels.ptx" -o /dev/null 2>&1 | grep -E 'entry|Used|spill'
+fi
