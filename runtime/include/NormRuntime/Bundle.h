@@ -1,0 +1,98 @@
+//===- Bundle.h - kernel bundles: manifest and PTX --------------*- C++ -*-===//
+//
+// Reads a bundle written by norm-compile (docs/bundle.md) and checks tensors
+// against a function's signature. No CUDA and no MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORMRUNTIME_BUNDLE_H
+#define NORMRUNTIME_BUNDLE_H
+
+#include "NormRuntime/Json.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace norm::runtime {
+
+/// Element types of bundle buffers.
+enum class DType { BF16, F16, F32 };
+
+/// Bytes per element.
+int64_t dtypeBytes(DType dtype);
+/// "bf16", "f16" or "f32".
+const char *dtypeName(DType dtype);
+
+/// A contiguous device tensor handed to or returned by the runtime.
+struct TensorRef {
+  void *data = nullptr;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+};
+
+/// A named buffer of a function: an argument, a result or a workspace.
+struct BufferDesc {
+  std::string name;
+  DType dtype;
+  /// Size expressions (see evaluate()).
+  std::vector<JsonValue> shape;
+};
+
+/// One kernel launch of a function.
+struct LaunchDesc {
+  std::string kernel;
+  int64_t block = 0;
+  JsonValue grid;
+  int64_t sharedBytes = 0;
+  /// Buffer names and ranks of the kernel's memref parameters.
+  std::vector<std::pair<std::string, int64_t>> params;
+};
+
+/// One compiled function of a bundle.
+class Function {
+public:
+  std::string name;
+  std::vector<BufferDesc> arguments;
+  std::vector<BufferDesc> buffers;
+  std::vector<std::string> results;
+  std::vector<LaunchDesc> launches;
+
+  /// Checks that `args` match the signature (count, dtype, rank, sizes; all
+  /// "M" equal) and returns M through `rows`. False with `error` otherwise.
+  bool bindRows(const std::vector<TensorRef> &args, int64_t &rows,
+                std::string &error) const;
+
+  /// The shape of `buffer` for M = rows.
+  std::vector<int64_t> shapeOf(const BufferDesc &buffer, int64_t rows) const;
+};
+
+/// Evaluates a manifest size expression for M = rows: an integer, "M" or
+/// {"ceildiv": [a, b]}. Returns -1 for a malformed expression.
+int64_t evaluate(const JsonValue &expr, int64_t rows);
+
+/// A loaded bundle.
+class Bundle {
+public:
+  /// Loads `directory`/manifest.json and its PTX. Null with `error` on
+  /// failure (missing files, malformed manifest, unknown buffer names).
+  static std::unique_ptr<Bundle> load(const std::string &directory,
+                                      std::string &error);
+
+  /// The function named `name`, or the only one when `name` is empty.
+  const Function *function(const std::string &name, std::string &error) const;
+
+  const std::string &ptx() const { return ptxText; }
+  const std::string &target() const { return targetName; }
+
+private:
+  std::string ptxText;
+  std::string targetName;
+  std::map<std::string, Function> functions;
+};
+
+} // namespace norm::runtime
+
+#endif // NORMRUNTIME_BUNDLE_H

@@ -1,0 +1,66 @@
+//===- Launcher.h - run bundle functions through the driver -----*- C++ -*-===//
+//
+// Runs a bundle's function on device pointers and a stream through the CUDA
+// driver API. libcuda is opened at run time (dlopen), so programs that link
+// the runtime start on machines without a GPU and report a clear error only
+// when they try to launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORMRUNTIME_LAUNCHER_H
+#define NORMRUNTIME_LAUNCHER_H
+
+#include "NormRuntime/Bundle.h"
+
+#include <functional>
+
+namespace norm::runtime {
+
+/// Device memory for outputs and workspaces: returns a pointer to `bytes`
+/// bytes (16-byte aligned) or null. The default uses cuMemAlloc.
+using Allocator = std::function<void *(int64_t bytes)>;
+
+/// Loads a bundle's PTX into the calling thread's current CUDA context and
+/// launches its functions.
+class Launcher {
+public:
+  explicit Launcher(const Bundle &bundle);
+  ~Launcher();
+
+  /// Runs `function` on `args` (contiguous, 16-byte aligned device tensors)
+  /// on `stream` (a CUstream; null for the default stream). Outputs and
+  /// workspaces are allocated with `allocate` (default: cuMemAlloc; the
+  /// caller frees results with cuMemFree, workspaces are freed after the
+  /// stream synchronizes when the default allocator is used). `results`
+  /// receives the function's results. False with `error` on bad tensors or
+  /// driver errors.
+  bool run(const std::string &function, const std::vector<TensorRef> &args,
+           std::vector<TensorRef> &results, void *stream, std::string &error,
+           const Allocator &allocate = nullptr);
+
+private:
+  bool ensureModule(std::string &error);
+
+  const Bundle &bundle;
+  void *module = nullptr;
+};
+
+/// True when a CUDA driver and at least one device are present.
+bool cudaAvailable();
+
+/// Small driver helpers for programs that do not already manage CUDA (the
+/// norm-run tool, tests). Each returns false with `error` on failure.
+namespace device {
+/// Makes device `ordinal`'s primary context current on this thread.
+bool useDevice(int ordinal, std::string &error);
+bool allocate(void **ptr, int64_t bytes, std::string &error);
+bool release(void *ptr, std::string &error);
+bool copyToDevice(void *dst, const void *src, int64_t bytes,
+                  std::string &error);
+bool copyToHost(void *dst, const void *src, int64_t bytes, std::string &error);
+bool synchronize(std::string &error);
+} // namespace device
+
+} // namespace norm::runtime
+
+#endif // NORMRUNTIME_LAUNCHER_H

@@ -1,0 +1,280 @@
+//===- Bundle.cpp - kernel bundles: manifest and PTX ----------------------===//
+
+#include "NormRuntime/Bundle.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace norm::runtime;
+
+int64_t norm::runtime::dtypeBytes(DType dtype) {
+  return dtype == DType::F32 ? 4 : 2;
+}
+
+const char *norm::runtime::dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
+  case DType::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+static bool parseDType(const std::string &name, DType &out) {
+  if (name == "bf16")
+    out = DType::BF16;
+  else if (name == "f16")
+    out = DType::F16;
+  else if (name == "f32")
+    out = DType::F32;
+  else
+    return false;
+  return true;
+}
+
+int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
+  if (expr.isInteger())
+    return expr.integer;
+  if (expr.isString())
+    return expr.string == "M" ? rows : -1;
+  if (const JsonValue *args = expr.get("ceildiv")) {
+    if (!args->isArray() || args->array.size() != 2)
+      return -1;
+    int64_t a = evaluate(args->array[0], rows);
+    int64_t b = evaluate(args->array[1], rows);
+    if (a < 0 || b <= 0)
+      return -1;
+    return (a + b - 1) / b;
+  }
+  return -1;
+}
+
+static bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  out = buffer.str();
+  return true;
+}
+
+static bool parseBuffer(const JsonValue &v, BufferDesc &out,
+                        std::string &error) {
+  const JsonValue *name = v.get("name"), *dtype = v.get("dtype"),
+                  *shape = v.get("shape");
+  if (!name || !name->isString() || !dtype || !dtype->isString() || !shape ||
+      !shape->isArray()) {
+    error = "manifest: a buffer needs name, dtype and shape";
+    return false;
+  }
+  out.name = name->string;
+  if (!parseDType(dtype->string, out.dtype)) {
+    error = "manifest: buffer " + out.name + " has unsupported dtype " +
+            dtype->string;
+    return false;
+  }
+  out.shape = shape->array;
+  return true;
+}
+
+static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
+  const JsonValue *name = v.get("function"), *args = v.get("arguments"),
+                  *buffers = v.get("buffers"), *results = v.get("results"),
+                  *launches = v.get("launches");
+  if (!name || !name->isString() || !args || !args->isArray() || !buffers ||
+      !buffers->isArray() || !results || !results->isArray() || !launches ||
+      !launches->isArray()) {
+    error = "manifest: a function needs function, arguments, buffers, "
+            "results and launches";
+    return false;
+  }
+  f.name = name->string;
+  std::map<std::string, bool> known;
+  for (const JsonValue &a : args->array) {
+    f.arguments.emplace_back();
+    if (!parseBuffer(a, f.arguments.back(), error))
+      return false;
+    known[f.arguments.back().name] = true;
+  }
+  for (const JsonValue &b : buffers->array) {
+    f.buffers.emplace_back();
+    if (!parseBuffer(b, f.buffers.back(), error))
+      return false;
+    known[f.buffers.back().name] = true;
+  }
+  for (const JsonValue &r : results->array) {
+    if (!r.isString() || !known.count(r.string)) {
+      error = "manifest: " + f.name + " returns an unknown buffer";
+      return false;
+    }
+    f.results.push_back(r.string);
+  }
+  for (const JsonValue &l : launches->array) {
+    LaunchDesc launch;
+    const JsonValue *kernel = l.get("kernel"), *block = l.get("block"),
+                    *grid = l.get("grid"), *params = l.get("params");
+    if (!kernel || !kernel->isString() || !block || !block->isInteger() ||
+        !grid || !params || !params->isArray()) {
+      error = "manifest: a launch needs kernel, block, grid and params";
+      return false;
+    }
+    launch.kernel = kernel->string;
+    launch.block = block->integer;
+    launch.grid = *grid;
+    if (const JsonValue *smem = l.get("shared_bytes"))
+      launch.sharedBytes = smem->integer;
+    for (const JsonValue &p : params->array) {
+      const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank");
+      if (!buffer || !buffer->isString() || !known.count(buffer->string) ||
+          !rank || !rank->isInteger()) {
+        error = "manifest: launch of " + launch.kernel +
+                " has a parameter naming an unknown buffer";
+        return false;
+      }
+      launch.params.emplace_back(buffer->string, rank->integer);
+    }
+    f.launches.push_back(std::move(launch));
+  }
+  return true;
+}
+
+std::unique_ptr<Bundle> Bundle::load(const std::string &directory,
+                                     std::string &error) {
+  std::string text;
+  if (!readFile(directory + "/manifest.json", text)) {
+    error = "no manifest.json in " + directory;
+    return nullptr;
+  }
+  JsonValue manifest;
+  if (!parseJson(text, manifest, error)) {
+    error = directory + "/manifest.json: invalid JSON: " + error;
+    return nullptr;
+  }
+  const JsonValue *format = manifest.get("format");
+  if (!format || format->string != "norm-kernel-bundle") {
+    error = directory + "/manifest.json is not a norm kernel bundle manifest";
+    return nullptr;
+  }
+  const JsonValue *version = manifest.get("version");
+  if (!version || !version->isInteger() || version->integer != 1) {
+    error = "unsupported bundle version";
+    return nullptr;
+  }
+  auto bundle = std::make_unique<Bundle>();
+  const JsonValue *ptx = manifest.get("ptx");
+  std::string ptxName = ptx && ptx->isString() ? ptx->string : "kernels.ptx";
+  if (!readFile(directory + "/" + ptxName, bundle->ptxText)) {
+    error = "bundle PTX " + directory + "/" + ptxName + " is missing";
+    return nullptr;
+  }
+  if (const JsonValue *target = manifest.get("target"))
+    bundle->targetName = target->string;
+  const JsonValue *functions = manifest.get("functions");
+  if (!functions || !functions->isArray()) {
+    error = "manifest: no functions";
+    return nullptr;
+  }
+  for (const JsonValue &f : functions->array) {
+    Function function;
+    if (!parseFunction(f, function, error))
+      return nullptr;
+    std::string name = function.name;
+    bundle->functions.emplace(name, std::move(function));
+  }
+  return bundle;
+}
+
+const Function *Bundle::function(const std::string &name,
+                                 std::string &error) const {
+  if (name.empty()) {
+    if (functions.size() == 1)
+      return &functions.begin()->second;
+    error = "the bundle has " + std::to_string(functions.size()) +
+            " functions: name one";
+    return nullptr;
+  }
+  auto it = functions.find(name);
+  if (it == functions.end()) {
+    error = "the bundle has no function '" + name + "'";
+    return nullptr;
+  }
+  return &it->second;
+}
+
+static std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+bool Function::bindRows(const std::vector<TensorRef> &args, int64_t &rows,
+                        std::string &error) const {
+  if (args.size() != arguments.size()) {
+    error = name + " takes " + std::to_string(arguments.size()) +
+            " tensors, got " + std::to_string(args.size());
+    return false;
+  }
+  rows = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const BufferDesc &want = arguments[i];
+    const TensorRef &got = args[i];
+    if (got.dtype != want.dtype) {
+      error = name + ": argument " + want.name + " must be " +
+              dtypeName(want.dtype) + ", got " + dtypeName(got.dtype);
+      return false;
+    }
+    if (got.shape.size() != want.shape.size()) {
+      error = name + ": argument " + want.name + " must have rank " +
+              std::to_string(want.shape.size()) + ", got shape " +
+              shapeText(got.shape);
+      return false;
+    }
+    int64_t elements = 1;
+    for (int64_t d : got.shape)
+      elements *= d;
+    if (elements > 0 &&
+        (!got.data || reinterpret_cast<uintptr_t>(got.data) % 16 != 0)) {
+      error = name + ": argument " + want.name +
+              " must be a non-null, 16-byte aligned device pointer";
+      return false;
+    }
+    for (size_t d = 0; d < got.shape.size(); ++d) {
+      const JsonValue &dim = want.shape[d];
+      if (dim.isString() && dim.string == "M") {
+        if (got.shape[d] < 0) {
+          error = name + ": negative size";
+          return false;
+        }
+        if (rows >= 0 && got.shape[d] != rows) {
+          error = name + ": argument " + want.name + " has " +
+                  std::to_string(got.shape[d]) +
+                  " rows, but another argument has " + std::to_string(rows);
+          return false;
+        }
+        rows = got.shape[d];
+      } else if (evaluate(dim, 0) != got.shape[d]) {
+        error = name + ": argument " + want.name + " dimension " +
+                std::to_string(d) + " must be " +
+                std::to_string(evaluate(dim, 0)) + ", got " +
+                std::to_string(got.shape[d]);
+        return false;
+      }
+    }
+  }
+  if (rows < 0)
+    rows = 0;
+  return true;
+}
+
+std::vector<int64_t> Function::shapeOf(const BufferDesc &buffer,
+                                       int64_t rows) const {
+  std::vector<int64_t> shape;
+  for (const JsonValue &d : buffer.shape)
+    shape.push_back(evaluate(d, rows));
+  return shape;
+}

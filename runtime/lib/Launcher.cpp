@@ -1,0 +1,302 @@
+//===- Launcher.cpp - run bundle functions through the driver -------------===//
+
+#include "NormRuntime/Launcher.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <mutex>
+
+using namespace norm::runtime;
+
+namespace {
+/// The driver entry points the runtime uses, resolved with dlopen.
+struct Driver {
+  decltype(&cuInit) init = nullptr;
+  decltype(&cuDeviceGetCount) deviceGetCount = nullptr;
+  decltype(&cuCtxGetCurrent) ctxGetCurrent = nullptr;
+  decltype(&cuModuleLoadDataEx) moduleLoadDataEx = nullptr;
+  decltype(&cuModuleUnload) moduleUnload = nullptr;
+  decltype(&cuModuleGetFunction) moduleGetFunction = nullptr;
+  decltype(&cuLaunchKernel) launchKernel = nullptr;
+  decltype(&cuMemAlloc_v2) memAlloc = nullptr;
+  decltype(&cuMemFree_v2) memFree = nullptr;
+  decltype(&cuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&cuGetErrorString) getErrorString = nullptr;
+  decltype(&cuDeviceGet) deviceGet = nullptr;
+  decltype(&cuDevicePrimaryCtxRetain) primaryCtxRetain = nullptr;
+  decltype(&cuCtxSetCurrent) ctxSetCurrent = nullptr;
+  decltype(&cuMemcpyHtoD_v2) memcpyHtoD = nullptr;
+  decltype(&cuMemcpyDtoH_v2) memcpyDtoH = nullptr;
+  decltype(&cuCtxSynchronize) ctxSynchronize = nullptr;
+  bool loaded = false;
+  std::string error;
+
+  static Driver &get() {
+    static Driver driver;
+    static std::once_flag once;
+    std::call_once(once, [] { driver.load(); });
+    return driver;
+  }
+
+  void load() {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      error = "the CUDA driver (libcuda.so.1) is not available";
+      return;
+    }
+    auto sym = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(lib, name));
+      return fn != nullptr;
+    };
+    loaded = sym(init, "cuInit") && sym(deviceGetCount, "cuDeviceGetCount") &&
+             sym(ctxGetCurrent, "cuCtxGetCurrent") &&
+             sym(moduleLoadDataEx, "cuModuleLoadDataEx") &&
+             sym(moduleUnload, "cuModuleUnload") &&
+             sym(moduleGetFunction, "cuModuleGetFunction") &&
+             sym(launchKernel, "cuLaunchKernel") &&
+             sym(memAlloc, "cuMemAlloc_v2") && sym(memFree, "cuMemFree_v2") &&
+             sym(streamSynchronize, "cuStreamSynchronize") &&
+             sym(getErrorString, "cuGetErrorString") &&
+             sym(deviceGet, "cuDeviceGet") &&
+             sym(primaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+             sym(ctxSetCurrent, "cuCtxSetCurrent") &&
+             sym(memcpyHtoD, "cuMemcpyHtoD_v2") &&
+             sym(memcpyDtoH, "cuMemcpyDtoH_v2") &&
+             sym(ctxSynchronize, "cuCtxSynchronize");
+    if (!loaded)
+      error = "the CUDA driver lacks an entry point the runtime needs";
+    else if (init(0) != CUDA_SUCCESS) {
+      loaded = false;
+      error = "cuInit failed: no usable CUDA device";
+    }
+  }
+
+  bool check(CUresult result, const char *what, std::string &out) const {
+    if (result == CUDA_SUCCESS)
+      return true;
+    const char *text = nullptr;
+    getErrorString(result, &text);
+    out = std::string(what) + " failed: " + (text ? text : "unknown error");
+    return false;
+  }
+};
+} // namespace
+
+bool norm::runtime::cudaAvailable() {
+  Driver &d = Driver::get();
+  int count = 0;
+  return d.loaded && d.deviceGetCount(&count) == CUDA_SUCCESS && count > 0;
+}
+
+Launcher::Launcher(const Bundle &bundle) : bundle(bundle) {}
+
+Launcher::~Launcher() {
+  if (module)
+    Driver::get().moduleUnload(static_cast<CUmodule>(module));
+}
+
+bool Launcher::ensureModule(std::string &error) {
+  if (module)
+    return true;
+  Driver &d = Driver::get();
+  if (!d.loaded) {
+    error = d.error;
+    return false;
+  }
+  CUcontext context = nullptr;
+  if (!d.check(d.ctxGetCurrent(&context), "cuCtxGetCurrent", error))
+    return false;
+  if (!context) {
+    error = "no current CUDA context on this thread";
+    return false;
+  }
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+  CUmodule loaded = nullptr;
+  if (!d.check(d.moduleLoadDataEx(&loaded, bundle.ptx().c_str(), 2, options,
+                                  values),
+               "cuModuleLoadDataEx", error)) {
+    error += std::string("\n") + log;
+    return false;
+  }
+  module = loaded;
+  return true;
+}
+
+bool Launcher::run(const std::string &functionName,
+                   const std::vector<TensorRef> &args,
+                   std::vector<TensorRef> &results, void *stream,
+                   std::string &error, const Allocator &allocate) {
+  const Function *function = bundle.function(functionName, error);
+  if (!function)
+    return false;
+  int64_t rows = 0;
+  if (!function->bindRows(args, rows, error))
+    return false;
+  if (!ensureModule(error))
+    return false;
+  Driver &d = Driver::get();
+
+  // Every buffer by name: arguments, then allocated outputs and workspaces.
+  std::map<std::string, TensorRef> buffers;
+  for (size_t i = 0; i < args.size(); ++i)
+    buffers[function->arguments[i].name] = args[i];
+  std::vector<CUdeviceptr> owned;
+  auto release = [&] {
+    for (CUdeviceptr p : owned)
+      d.memFree(p);
+  };
+  for (const BufferDesc &desc : function->buffers) {
+    TensorRef t;
+    t.dtype = desc.dtype;
+    t.shape = function->shapeOf(desc, rows);
+    int64_t bytes = dtypeBytes(desc.dtype);
+    for (int64_t s : t.shape)
+      bytes *= s;
+    if (bytes > 0) {
+      if (allocate) {
+        t.data = allocate(bytes);
+      } else {
+        CUdeviceptr p = 0;
+        if (!d.check(d.memAlloc(&p, bytes), "cuMemAlloc", error)) {
+          release();
+          return false;
+        }
+        t.data = reinterpret_cast<void *>(p);
+        owned.push_back(p);
+      }
+      if (!t.data) {
+        error = "allocation of " + desc.name + " failed";
+        release();
+        return false;
+      }
+    }
+    buffers[desc.name] = t;
+  }
+
+  for (const LaunchDesc &launch : function->launches) {
+    int64_t grid = evaluate(launch.grid, rows);
+    if (grid == 0)
+      continue;
+    CUfunction kernel = nullptr;
+    if (!d.check(d.moduleGetFunction(&kernel, static_cast<CUmodule>(module),
+                                     launch.kernel.c_str()),
+                 "cuModuleGetFunction", error)) {
+      release();
+      return false;
+    }
+    // Memref descriptors: allocated ptr, aligned ptr, offset, sizes, strides.
+    std::vector<int64_t> scalars;
+    for (const auto &[name, rank] : launch.params) {
+      const TensorRef &t = buffers[name];
+      int64_t ptr = reinterpret_cast<int64_t>(t.data);
+      scalars.push_back(ptr);
+      scalars.push_back(ptr);
+      scalars.push_back(0);
+      for (int64_t s : t.shape)
+        scalars.push_back(s);
+      int64_t stride = 1;
+      std::vector<int64_t> strides(t.shape.size());
+      for (size_t k = t.shape.size(); k-- > 0;) {
+        strides[k] = stride;
+        stride *= t.shape[k];
+      }
+      scalars.insert(scalars.end(), strides.begin(), strides.end());
+    }
+    std::vector<void *> params;
+    for (int64_t &s : scalars)
+      params.push_back(&s);
+    if (!d.check(d.launchKernel(kernel, grid, 1, 1, launch.block, 1, 1,
+                                launch.sharedBytes,
+                                static_cast<CUstream>(stream), params.data(),
+                                nullptr),
+                 "cuLaunchKernel", error)) {
+      release();
+      return false;
+    }
+  }
+
+  results.clear();
+  for (const std::string &name : function->results)
+    results.push_back(buffers[name]);
+  // Workspaces we allocated are freed once the work is done; results belong
+  // to the caller.
+  std::vector<CUdeviceptr> workspaces;
+  for (CUdeviceptr p : owned) {
+    bool isResult = false;
+    for (const TensorRef &r : results)
+      isResult |= reinterpret_cast<CUdeviceptr>(r.data) == p;
+    if (!isResult)
+      workspaces.push_back(p);
+  }
+  if (!workspaces.empty()) {
+    if (!d.check(d.streamSynchronize(static_cast<CUstream>(stream)),
+                 "cuStreamSynchronize", error))
+      return false;
+    for (CUdeviceptr p : workspaces)
+      d.memFree(p);
+  }
+  return true;
+}
+
+namespace {
+Driver *loadedDriver(std::string &error) {
+  Driver &d = Driver::get();
+  if (!d.loaded) {
+    error = d.error;
+    return nullptr;
+  }
+  return &d;
+}
+} // namespace
+
+bool norm::runtime::device::useDevice(int ordinal, std::string &error) {
+  Driver *d = loadedDriver(error);
+  CUdevice device;
+  CUcontext context;
+  return d && d->check(d->deviceGet(&device, ordinal), "cuDeviceGet", error) &&
+         d->check(d->primaryCtxRetain(&context, device),
+                  "cuDevicePrimaryCtxRetain", error) &&
+         d->check(d->ctxSetCurrent(context), "cuCtxSetCurrent", error);
+}
+
+bool norm::runtime::device::allocate(void **ptr, int64_t bytes,
+                                     std::string &error) {
+  Driver *d = loadedDriver(error);
+  CUdeviceptr p = 0;
+  if (!d || !d->check(d->memAlloc(&p, bytes), "cuMemAlloc", error))
+    return false;
+  *ptr = reinterpret_cast<void *>(p);
+  return true;
+}
+
+bool norm::runtime::device::release(void *ptr, std::string &error) {
+  Driver *d = loadedDriver(error);
+  return d && d->check(d->memFree(reinterpret_cast<CUdeviceptr>(ptr)),
+                       "cuMemFree", error);
+}
+
+bool norm::runtime::device::copyToDevice(void *dst, const void *src,
+                                         int64_t bytes, std::string &error) {
+  Driver *d = loadedDriver(error);
+  return d && d->check(d->memcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src,
+                                     bytes),
+                       "cuMemcpyHtoD", error);
+}
+
+bool norm::runtime::device::copyToHost(void *dst, const void *src,
+                                       int64_t bytes, std::string &error) {
+  Driver *d = loadedDriver(error);
+  return d && d->check(d->memcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src),
+                                     bytes),
+                       "cuMemcpyDtoH", error);
+}
+
+bool norm::runtime::device::synchronize(std::string &error) {
+  Driver *d = loadedDriver(error);
+  return d && d->check(d->ctxSynchronize(), "cuCtxSynchronize", error);
+}

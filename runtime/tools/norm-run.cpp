@@ -1,0 +1,216 @@
+//===- norm-run.cpp - run a bundle function on random inputs --------------===//
+//
+// Loads a kernel bundle with the C++ runtime, runs one function on random
+// inputs with M rows, and checks the outputs: every element written and
+// finite, and, for RMSNorm/LayerNorm forward bundles, equal to a float64
+// reference within the dtype's tolerance. The smoke test of the C++ runtime
+// on a GPU machine:
+//
+//   norm-run .out/bundles/rms_fwd_bf16_4096 4097
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormRuntime/Bundle.h"
+#include "NormRuntime/Launcher.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+using namespace norm::runtime;
+
+static uint16_t toBF16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+static float fromBF16(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+static float fromF16(uint16_t h) {
+  int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
+                   : e == 31 ? (m ? NAN : INFINITY)
+                             : std::ldexp(static_cast<float>(m | 1024), e - 25);
+  return s ? -v : v;
+}
+static uint16_t toF16(float f) {
+  // Only for test inputs (|f| < 100): normal numbers, round to nearest.
+  if (f == 0)
+    return 0;
+  int s = f < 0, e;
+  float m = std::frexp(std::fabs(f), &e); // f = m * 2^e, m in [0.5, 1)
+  int mant = static_cast<int>(std::lround((m * 2 - 1) * 1024));
+  if (mant == 1024) {
+    mant = 0;
+    ++e;
+  }
+  return static_cast<uint16_t>((s << 15) | ((e - 1 + 15) << 10) | mant);
+}
+
+/// A host copy of one tensor, as doubles.
+struct Host {
+  DType dtype;
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  std::vector<char> encode() const {
+    std::vector<char> bytes(count() * dtypeBytes(dtype));
+    for (int64_t i = 0; i < count(); ++i) {
+      float f = static_cast<float>(values[i]);
+      if (dtype == DType::F32) {
+        std::memcpy(&bytes[i * 4], &f, 4);
+      } else {
+        uint16_t h = dtype == DType::BF16 ? toBF16(f) : toF16(f);
+        std::memcpy(&bytes[i * 2], &h, 2);
+      }
+    }
+    return bytes;
+  }
+  void decode(const std::vector<char> &bytes) {
+    values.resize(count());
+    for (int64_t i = 0; i < count(); ++i) {
+      if (dtype == DType::F32) {
+        float f;
+        std::memcpy(&f, &bytes[i * 4], 4);
+        values[i] = f;
+      } else {
+        uint16_t h;
+        std::memcpy(&h, &bytes[i * 2], 2);
+        values[i] = dtype == DType::BF16 ? fromBF16(h) : fromF16(h);
+      }
+    }
+  }
+};
+
+static double relError(const std::vector<double> &out,
+                       const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (!std::isfinite(out[i]))
+      return INFINITY;
+    num += (out[i] - ref[i]) * (out[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / (den > 0 ? den : 1));
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: norm-run <bundle dir> <rows> [function]\n");
+    return 2;
+  }
+  std::string error;
+  auto bundle = Bundle::load(argv[1], error);
+  if (!bundle) {
+    std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+    return 1;
+  }
+  const Function *f = bundle->function(argc > 3 ? argv[3] : "", error);
+  if (!f) {
+    std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+    return 1;
+  }
+  if (!cudaAvailable() || !device::useDevice(0, error)) {
+    std::printf("norm-run: skipped, no CUDA driver or device %s\n", error.c_str());
+    return 0;
+  }
+  int64_t rows = std::atoll(argv[2]);
+  std::mt19937 rng(42);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<Host> hosts;
+  std::vector<TensorRef> args;
+  for (const BufferDesc &a : f->arguments) {
+    Host h{a.dtype, f->shapeOf(a, rows), {}};
+    h.values.resize(h.count());
+    // Per-row statistics (rank 1, "M" long) must be positive (rstd).
+    bool stats = h.shape.size() == 1 && a.shape[0].isString();
+    for (double &v : h.values)
+      v = stats ? 0.5 + std::fabs(normal(rng)) : normal(rng);
+    std::vector<char> bytes = h.encode();
+    h.decode(bytes); // the reference sees the rounded inputs
+    TensorRef t{nullptr, a.dtype, h.shape};
+    if (!bytes.empty() &&
+        (!device::allocate(&t.data, bytes.size(), error) ||
+         !device::copyToDevice(t.data, bytes.data(), bytes.size(), error))) {
+      std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+      return 1;
+    }
+    hosts.push_back(h);
+    args.push_back(t);
+  }
+  Launcher launcher(*bundle);
+  std::vector<TensorRef> results;
+  if (!launcher.run(f->name, args, results, nullptr, error) ||
+      !device::synchronize(error)) {
+    std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+    return 1;
+  }
+  std::vector<Host> outs;
+  for (const TensorRef &r : results) {
+    Host h{r.dtype, r.shape, {}};
+    std::vector<char> bytes(h.count() * dtypeBytes(r.dtype));
+    if (!bytes.empty() &&
+        !device::copyToHost(bytes.data(), r.data, bytes.size(), error)) {
+      std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+      return 1;
+    }
+    h.decode(bytes);
+    outs.push_back(h);
+    device::release(r.data, error);
+  }
+  bool ok = true;
+  for (size_t k = 0; k < outs.size(); ++k)
+    for (double v : outs[k].values)
+      if (!std::isfinite(v)) {
+        std::printf("result %zu has a non-finite element\n", k);
+        ok = false;
+        break;
+      }
+  // float64 reference for the forward ops (x [, w [, b]] -> y, stats...).
+  bool rms = f->name.rfind("rms_fwd", 0) == 0;
+  bool ln = f->name.rfind("ln_fwd", 0) == 0;
+  if ((rms || ln) && rows > 0) {
+    const Host &x = hosts[0];
+    int64_t n = x.shape[1];
+    std::vector<double> y(rows * n);
+    for (int64_t i = 0; i < rows; ++i) {
+      double s = 0, ss = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        s += x.values[i * n + j];
+        ss += x.values[i * n + j] * x.values[i * n + j];
+      }
+      double mean = ln ? s / n : 0, var = 0;
+      for (int64_t j = 0; j < n; ++j)
+        var += (x.values[i * n + j] - mean) * (x.values[i * n + j] - mean);
+      double rstd = 1 / std::sqrt((rms ? ss : var) / n + 1e-6);
+      for (int64_t j = 0; j < n; ++j) {
+        double v = (x.values[i * n + j] - mean) * rstd;
+        if (hosts.size() > 1)
+          v *= hosts[1].values[j];
+        if (hosts.size() > 2)
+          v += hosts[2].values[j];
+        y[i * n + j] = v;
+      }
+    }
+    double err = relError(outs[0].values, y);
+    double tol = x.dtype == DType::F32 ? 1e-5 : 1e-2;
+    std::printf("%s M=%lld: y relative error %.3g (tolerance %.0g)\n",
+                f->name.c_str(), static_cast<long long>(rows), err, tol);
+    ok &= err < tol;
+  }
+  for (TensorRef &t : args)
+    if (t.data)
+      device::release(t.data, error);
+  std::printf("%s\n", ok ? "norm-run: ok" : "norm-run: FAILED");
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,118 @@
+//===- RuntimeTest.cpp - the C++ bundle runtime without a GPU -------------===//
+
+#include "NormRuntime/Bundle.h"
+#include "NormRuntime/Json.h"
+#include "NormRuntime/Launcher.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <fstream>
+
+using namespace norm::runtime;
+
+namespace {
+
+/// Compiles examples/<name>.mlir with norm-compile into a temporary bundle.
+std::string compileExample(const std::string &name) {
+  std::string out = testing::TempDir() + "/runtime_" + name;
+  std::string cmd = std::string(NORM_COMPILE_PATH) + " " + NORM_SOURCE_DIR +
+                    "/examples/" + name + ".mlir -o " + out + " --quiet";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return out;
+}
+
+TEST(Json, ParsesManifestSubset) {
+  JsonValue v;
+  std::string error;
+  ASSERT_TRUE(parseJson(R"({"a": [1, -2, "M", {"b": true}], "c": null})", v,
+                        error))
+      << error;
+  ASSERT_TRUE(v.isObject());
+  const JsonValue *a = v.get("a");
+  ASSERT_TRUE(a && a->isArray());
+  EXPECT_EQ(a->array[1].integer, -2);
+  EXPECT_EQ(a->array[2].string, "M");
+  EXPECT_TRUE(a->array[3].get("b")->boolean);
+  EXPECT_FALSE(parseJson("{\"a\": [1, 2}", v, error));
+  EXPECT_NE(error.find("offset"), std::string::npos) << error;
+  EXPECT_FALSE(parseJson("{} trailing", v, error));
+}
+
+TEST(Bundle, EvaluatesSizes) {
+  JsonValue v;
+  std::string error;
+  ASSERT_TRUE(parseJson(R"({"ceildiv": ["M", 32]})", v, error));
+  EXPECT_EQ(evaluate(v, 100), 4);
+  EXPECT_EQ(evaluate(v, 0), 0);
+  ASSERT_TRUE(parseJson(R"("N")", v, error));
+  EXPECT_EQ(evaluate(v, 100), -1);
+}
+
+TEST(Bundle, LoadsAndChecksSignatures) {
+  std::string dir = compileExample("rms_norm_bwd");
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  EXPECT_EQ(bundle->target(), "sm_90");
+  const Function *f = bundle->function("", error);
+  ASSERT_TRUE(f) << error;
+  EXPECT_EQ(f->name, "rms_norm_bwd");
+  ASSERT_EQ(f->launches.size(), 2u);
+  EXPECT_EQ(f->launches[0].kernel, "norm_fused");
+
+  alignas(16) static char fake[64];
+  TensorRef dy{fake, DType::BF16, {10, 4096}}, x = dy;
+  TensorRef rstd{fake, DType::F32, {10}}, w{fake, DType::BF16, {4096}};
+  int64_t rows = 0;
+  EXPECT_TRUE(f->bindRows({dy, x, rstd, w}, rows, error)) << error;
+  EXPECT_EQ(rows, 10);
+
+  TensorRef shortRows{fake, DType::F32, {9}};
+  EXPECT_FALSE(f->bindRows({dy, x, shortRows, w}, rows, error));
+  EXPECT_NE(error.find("has 9 rows, but another argument has 10"),
+            std::string::npos)
+      << error;
+  TensorRef wrongType{fake, DType::F32, {4096}};
+  EXPECT_FALSE(f->bindRows({dy, x, rstd, wrongType}, rows, error));
+  EXPECT_NE(error.find("must be bf16, got f32"), std::string::npos) << error;
+  TensorRef wrongN{fake, DType::BF16, {10, 1024}};
+  EXPECT_FALSE(f->bindRows({wrongN, x, rstd, w}, rows, error));
+  EXPECT_NE(error.find("dimension 1 must be 4096, got 1024"),
+            std::string::npos)
+      << error;
+  TensorRef misaligned{fake + 2, DType::BF16, {10, 4096}};
+  EXPECT_FALSE(f->bindRows({misaligned, x, rstd, w}, rows, error));
+  EXPECT_NE(error.find("16-byte aligned"), std::string::npos) << error;
+  EXPECT_FALSE(f->bindRows({dy, x, rstd}, rows, error));
+  EXPECT_NE(error.find("takes 4 tensors, got 3"), std::string::npos) << error;
+  EXPECT_FALSE(bundle->function("nope", error));
+}
+
+TEST(Bundle, RejectsBrokenBundles) {
+  std::string error;
+  EXPECT_FALSE(Bundle::load(testing::TempDir() + "/does-not-exist", error));
+  EXPECT_NE(error.find("no manifest.json"), std::string::npos);
+  std::string dir = testing::TempDir() + "/broken_bundle";
+  std::system(("mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/manifest.json") << R"({"format": "norm-kernel-bundle",
+      "version": 1, "ptx": "k.ptx", "functions": []})";
+  EXPECT_FALSE(Bundle::load(dir, error));
+  EXPECT_NE(error.find("is missing"), std::string::npos) << error;
+}
+
+TEST(Launcher, ReportsAMissingDriverClearly) {
+  if (cudaAvailable())
+    GTEST_SKIP() << "a CUDA device is present; this checks the no-GPU path";
+  std::string dir = compileExample("rms_norm_fwd");
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  Launcher launcher(*bundle);
+  alignas(16) static char fake[64];
+  std::vector<TensorRef> results;
+  TensorRef x{fake, DType::BF16, {4, 4096}}, w{fake, DType::BF16, {4096}};
+  EXPECT_FALSE(launcher.run("", {x, w}, results, nullptr, error));
+  EXPECT_FALSE(error.empty());
+}
+} // namespace
