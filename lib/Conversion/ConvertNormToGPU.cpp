@@ -302,6 +302,11 @@ private:
           b, loc, partial,
           gpu::AllReduceOperationAttr::get(b.getContext(), kind),
           /*uniform=*/true);
+      // The upstream lowering leaves the result in shared memory that the
+      // next gpu.all_reduce (the next reduction, or the next row's) writes
+      // again: without this barrier a fast warp overwrites it while a slow
+      // one still reads it (compute-sanitizer racecheck found exactly that).
+      gpu::BarrierOp::create(b, loc);
       for (IRMapping &m : mappings)
         m.map(reduce.getResult(), total);
     }

@@ -16,7 +16,9 @@
 // CHECK: %[[ROWS:.+]]:{{[0-9]+}} = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
 // CHECK: vector.load %[[DY]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x4096xbf16>, vector<8xbf16>
 // CHECK: vector.load %[[X]][%[[ROW]], %{{.+}}] {alignment = 16 : i64}
-// CHECK: gpu.all_reduce add %{{.+}} uniform
+// CHECK: gpu.all_reduce add %{{.+}} uniform {
+// CHECK-NEXT: } : (f32) -> f32
+// CHECK-NEXT: gpu.barrier
 // CHECK: vector.store %{{.+}}, %[[DX]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x4096xbf16>, vector<8xbf16>
 // CHECK: scf.yield
 // CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {{.+}} : memref<?x4096xf32>, vector<8xf32>
