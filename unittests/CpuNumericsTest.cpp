@@ -34,7 +34,7 @@ namespace {
 
 enum class Kind { RmsFwd, LnFwd, RmsBwd, LnBwd };
 enum class DType { BF16, F32 };
-enum class Mode { Unfused, Fused, FusedSplit };
+enum class Mode { Unfused, Fused, FusedSplit, RowSplit };
 
 struct Case {
   Kind kind;
@@ -49,12 +49,12 @@ struct Case {
 
 std::string caseName(const Case &c) {
   static const char *kinds[] = {"rms_fwd", "ln_fwd", "rms_bwd", "ln_bwd"};
-  static const char *modes[] = {"unfused", "fused", "split"};
+  static const char *modes[] = {"unfused", "fused", "split", "rowsplit"};
   std::string s = std::string(kinds[int(c.kind)]) + "_" +
                   (c.dtype == DType::BF16 ? "bf16" : "f32") + "_" +
                   std::to_string(c.m) + "x" + std::to_string(c.n) + "_" +
                   modes[int(c.mode)];
-  if (c.mode == Mode::FusedSplit)
+  if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit)
     s += std::to_string(c.split);
   if (!c.weight)
     s += "_noweight";
@@ -203,7 +203,9 @@ protected:
     std::string pipeline = "norm-decompose,";
     pipeline += c.mode == Mode::Unfused ? "norm-fuse-mixed-order{fuse=false},"
                                         : "norm-fuse-mixed-order,";
-    if (c.mode == Mode::FusedSplit)
+    if (c.mode == Mode::RowSplit)
+      pipeline += "norm-split-rows{always=true},";
+    if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit)
       pipeline += "norm-split-reduction{split-size=" + std::to_string(c.split) +
                   "},";
     pipeline += "one-shot-bufferize,convert-norm-to-loops,canonicalize,cse,"
@@ -424,6 +426,8 @@ std::vector<Case> allCases() {
       for (auto [m, n] : shapes) {
         cases.push_back({k, t, m, n, Mode::Unfused});
         cases.push_back({k, t, m, n, Mode::Fused});
+        // Long-row path: row statistics in their own kernel.
+        cases.push_back({k, t, m, n, Mode::RowSplit, 4});
         if (k == Kind::RmsBwd || k == Kind::LnBwd) {
           // M not a multiple of the split, and M smaller than the split.
           cases.push_back({k, t, m, n, Mode::FusedSplit, 4});

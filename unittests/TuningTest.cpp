@@ -16,10 +16,18 @@ TEST(Tuning, SplitSizeForLargeM) {
   EXPECT_LE((65536 + split - 1) / split, 2 * h200.numSMs);
 }
 
+TEST(Tuning, SplitSizeKeepsTheWorkspaceSmall) {
+  DeviceInfo h200;
+  // Few rows: at least 16 rows per partial (long rows get their grid from
+  // column slices instead).
+  EXPECT_EQ(chooseSplitSize(512, 131072, h200), 16);
+  EXPECT_EQ(chooseSplitSize(4097, 7168, h200), 16);
+}
+
 TEST(Tuning, SplitSizeNeverExceedsM) {
   DeviceInfo h200;
   EXPECT_EQ(chooseSplitSize(1, 4096, h200), 1);
-  EXPECT_EQ(chooseSplitSize(100, 4096, h200), 1);
+  EXPECT_EQ(chooseSplitSize(10, 4096, h200), 10);
 }
 
 TEST(Tuning, SplitSizeForDynamicM) {
@@ -59,6 +67,20 @@ TEST(Tuning, RowLayoutNarrowsVectorsForOddN) {
   RowLayout tiny = chooseRowLayout(1, 2, 1, h200);
   EXPECT_EQ(tiny.threads, 32);
   EXPECT_EQ(tiny.chunksPerThread, 1);
+}
+
+TEST(Tuning, LongRowsAreSliced) {
+  DeviceInfo h200;
+  EXPECT_TRUE(rowsFitInRegisters(8192, 2, 2, h200));
+  EXPECT_FALSE(rowsFitInRegisters(131072, 2, 2, h200));
+  RowLayout sliced = chooseSlicedLayout(131072, 2, 2, h200);
+  EXPECT_GT(sliced.columnSlices, 1);
+  EXPECT_GE(sliced.columnSlices * sliced.sliceWidth(), 131072);
+  EXPECT_LE(sliced.elementsPerThread() * 2, h200.registerBudget);
+  EXPECT_EQ(chooseSlicedLayout(4096, 2, 2, h200).columnSlices, 1);
+  RowLayout stream = chooseStreamingLayout(131072, 2, h200);
+  EXPECT_EQ(stream.vectorWidth, 8);
+  EXPECT_EQ(stream.threads % 32, 0);
 }
 
 TEST(Tuning, RowLayoutCoversLongRows) {

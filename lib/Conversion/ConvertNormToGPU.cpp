@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormDialect/Conversion/KernelBody.h"
+#include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Tuning/Tuning.h"
@@ -86,16 +86,28 @@ public:
         arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, split)),
         rows);
 
-    // Column offsets and bounds of this thread's chunks.
+    // Column offsets and bounds of this thread's chunks. With column slices
+    // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
+    Value sliceBase;
+    if (layout.columnSlices > 1) {
+      sliceY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+      sliceBase = arith::MulIOp::create(
+          b, loc, sliceY, indexConst(b, loc, layout.sliceWidth()));
+    }
+    bool slicesExact = n % layout.sliceWidth() == 0;
     for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
       Value chunk = arith::AddIOp::create(
           b, loc, indexConst(b, loc, c * layout.threads), tid);
       Value col = arith::MulIOp::create(b, loc, chunk,
                                         indexConst(b, loc, layout.vectorWidth));
+      if (sliceBase)
+        col = arith::AddIOp::create(b, loc, sliceBase, col);
       columns.push_back(col);
       // Chunks that every thread owns inside the row need no guard.
       bool alwaysInside =
-          (c + 1) * layout.threads * layout.vectorWidth <= n;
+          layout.columnSlices > 1
+              ? slicesExact
+              : (c + 1) * layout.threads * layout.vectorWidth <= n;
       inBounds.push_back(alwaysInside
                              ? Value()
                              : arith::CmpIOp::create(
@@ -323,6 +335,11 @@ private:
       case Role::row: {
         Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             tid, indexConst(b, loc, 0));
+        if (sliceY) // Only the first column slice writes row outputs.
+          first = arith::AndIOp::create(
+              b, loc, first,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sliceY,
+                                    indexConst(b, loc, 0)));
         scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
           memref::StoreOp::create(tb, l, lanes[0], outputs[k], row);
           scf::YieldOp::create(tb, l);
@@ -345,7 +362,153 @@ private:
   RowLayout layout;
   int64_t n;
   SmallVector<Value> inputs, outputs, columns, inBounds;
+  Value sliceY;
   std::vector<SmallVector<Value>> elementValues;
+};
+
+/// Code generation of a statistics-only kernel (norm.row_reduce ops and row
+/// outputs) over rows too long to keep in registers: one row per block, each
+/// reduction streams the row in vector chunks (a second reduction that
+/// depends on the first reads the row again, mostly from L2).
+class StreamingKernelBuilder {
+public:
+  StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
+      : op(op), body(op.getBody().front()), layout(layout), n(n) {}
+
+  LogicalResult build(gpu::GPUFuncOp func) {
+    OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
+    Location loc = op.getLoc();
+    unsigned numInputs = op.getInputs().size();
+    auto args = func.getArguments();
+    SmallVector<Value> inputs(args.take_front(numInputs));
+    SmallVector<Value> outputs(args.drop_front(numInputs));
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+
+    IRMapping rowMapping;
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (op.getInputRole(i) == Role::row)
+        rowMapping.map(body.getArgument(i),
+                       memref::LoadOp::create(b, loc, inputs[i], row));
+
+    int64_t perIteration = layout.sliceWidth();
+    int64_t iterations = (n + perIteration - 1) / perIteration;
+    bool exact = n % perIteration == 0;
+    for (RowReduceOp reduce : body.getOps<RowReduceOp>()) {
+      Combiner combiner = reduce.getCombiner();
+      Value identity = combinerIdentity(b, loc, combiner);
+      SmallVector<BlockArgument> used =
+          argumentsUsedBy(body, {reduce.getValue()}, rowMapping);
+      LogicalResult status = success();
+      auto loop = scf::ForOp::create(
+          b, loc, indexConst(b, loc, 0), indexConst(b, loc, iterations),
+          indexConst(b, loc, 1), ValueRange{identity},
+          [&](OpBuilder &lb, Location l, Value it, ValueRange acc) {
+            Value partial = acc[0];
+            Value base = arith::MulIOp::create(
+                lb, l, it, indexConst(lb, l, perIteration));
+            for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+              Value chunk = arith::AddIOp::create(
+                  lb, l, indexConst(lb, l, c * layout.threads), tid);
+              Value col = arith::AddIOp::create(
+                  lb, l, base,
+                  arith::MulIOp::create(lb, l, chunk,
+                                        indexConst(lb, l, layout.vectorWidth)));
+              Value inside =
+                  exact ? Value()
+                        : arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
+                                                col, indexConst(lb, l, n))
+                              .getResult();
+              std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
+              for (BlockArgument arg : used) {
+                unsigned i = arg.getArgNumber();
+                Value index[2] = {row, col};
+                ValueRange indices = op.getInputRole(i) == Role::full
+                                         ? ValueRange(index)
+                                         : ValueRange(ArrayRef(index).drop_front());
+                SmallVector<Value> scalars =
+                    loadVector(lb, l, inputs[i], indices, inside);
+                for (int64_t v = 0; v < layout.vectorWidth; ++v)
+                  lanes[v].map(arg, scalars[v]);
+              }
+              for (int64_t v = 0; v < layout.vectorWidth; ++v) {
+                if (failed(cloneBodySlice(lb, body, {reduce.getValue()},
+                                          lanes[v])))
+                  status = failure();
+                Value x = lanes[v].lookup(reduce.getValue());
+                if (inside)
+                  x = arith::SelectOp::create(lb, l, inside, x, identity);
+                partial = combine(lb, l, combiner, partial, x);
+              }
+            }
+            scf::YieldOp::create(lb, l, partial);
+          });
+      if (failed(status))
+        return op.emitOpError("statistics kernel reads a value the streaming "
+                              "lowering does not provide");
+      auto kind = combiner == Combiner::add ? gpu::AllReduceOperation::ADD
+                                            : gpu::AllReduceOperation::MAXIMUMF;
+      Value total = gpu::AllReduceOp::create(
+          b, loc, loop.getResult(0),
+          gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+          /*uniform=*/true);
+      gpu::BarrierOp::create(b, loc); // See FusedKernelBuilder::emitRow.
+      rowMapping.map(reduce.getResult(), total);
+    }
+    auto yield = cast<YieldOp>(body.getTerminator());
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        indexConst(b, loc, 0));
+    for (auto [k, value] : llvm::enumerate(yield.getValues())) {
+      if (failed(cloneBodySlice(b, body, {value}, rowMapping)))
+        return op.emitOpError("row output reads a per-element value");
+      Value result = rowMapping.lookupOrDefault(value);
+      Value out = outputs[k];
+      scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
+        memref::StoreOp::create(tb, l, result, out, row);
+        scf::YieldOp::create(tb, l);
+      });
+    }
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  /// A guarded 16-byte (or narrower) vector load, as scalars.
+  SmallVector<Value> loadVector(OpBuilder &b, Location loc, Value memref,
+                                ValueRange index, Value inside) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    auto vecType = VectorType::get({layout.vectorWidth}, element);
+    int64_t alignment =
+        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
+    auto load = [&](OpBuilder &lb, Location l) -> Value {
+      return vector::LoadOp::create(lb, l, vecType, memref, index,
+                                    /*nontemporal=*/false,
+                                    lb.getI64IntegerAttr(alignment));
+    };
+    Value vec =
+        inside ? scf::IfOp::create(
+                     b, loc, inside,
+                     [&](OpBuilder &tb, Location l) {
+                       scf::YieldOp::create(tb, l, load(tb, l));
+                     },
+                     [&](OpBuilder &eb, Location l) {
+                       scf::YieldOp::create(
+                           eb, l,
+                           ValueRange{arith::ConstantOp::create(
+                               eb, l, eb.getZeroAttr(vecType))});
+                     })
+                     .getResult(0)
+               : load(b, loc);
+    SmallVector<Value> scalars;
+    for (int64_t v = 0; v < layout.vectorWidth; ++v)
+      scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
+    return scalars;
+  }
+
+  FusedOp op;
+  Block &body;
+  RowLayout layout;
+  int64_t n;
 };
 
 struct ConvertNormToGPUPass
@@ -377,12 +540,12 @@ struct ConvertNormToGPUPass
   }
 
   void launch(Operation *op, gpu::GPUFuncOp func, Value gridX,
-              int64_t blockSize, ValueRange operands) {
+              int64_t blockSize, ValueRange operands, Value gridY = Value()) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value one = indexConst(b, loc, 1);
     gpu::LaunchFuncOp::create(
-        b, loc, func, gpu::KernelDim3{gridX, one, one},
+        b, loc, func, gpu::KernelDim3{gridX, gridY ? gridY : one, one},
         gpu::KernelDim3{indexConst(b, loc, blockSize), one, one},
         /*dynamicSharedMemorySize=*/Value(), operands);
     op->erase();
@@ -425,7 +588,22 @@ struct ConvertNormToGPUPass
             cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8);
     // The widest element decides the vector width that keeps every access
     // at most 16 bytes and aligned.
-    RowLayout layout = chooseRowLayout(n, elementBytes, fullOperands, device);
+    bool hasRowReductions =
+        !op.getBody().front().getOps<RowReduceOp>().empty();
+    bool onlyRowOutputs = llvm::all_of(op.getOutputRoles(), [](Attribute r) {
+      return cast<RoleAttr>(r).getValue() == Role::row;
+    });
+    // Three layouts: rows kept in registers (the mixed-order kernel); long
+    // rows of a statistics-only kernel streamed in chunks; kernels without
+    // row reductions cut into column slices when rows are long.
+    bool streaming =
+        hasRowReductions && onlyRowOutputs &&
+        !rowsFitInRegisters(n, elementBytes, fullOperands, device);
+    RowLayout layout =
+        streaming ? chooseStreamingLayout(n, elementBytes, device)
+        : hasRowReductions
+            ? chooseRowLayout(n, elementBytes, fullOperands, device)
+            : chooseSlicedLayout(n, elementBytes, fullOperands, device);
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func = createKernel(gpuModule, op, "norm_fused", operands,
@@ -455,13 +633,20 @@ struct ConvertNormToGPUPass
       for (OpOperand &operand : bodyOp.getOpOperands())
         if (Value mapped = constants.lookupOrNull(operand.get()))
           operand.set(mapped);
-    if (failed(FusedKernelBuilder(op, layout, n).build(func)))
+    if (layout.columnSlices > 1)
+      func->setAttr("norm.column_slices",
+                    OpBuilder(op).getI64IntegerAttr(layout.columnSlices));
+    if (streaming)
+      func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
+    if (failed(streaming ? StreamingKernelBuilder(op, layout, n).build(func)
+                         : FusedKernelBuilder(op, layout, n).build(func)))
       return failure();
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
     Value grid = arith::CeilDivUIOp::create(b, op.getLoc(), rows,
                                             indexConst(b, op.getLoc(), split));
-    launch(op, func, grid, layout.threads, operands);
+    launch(op, func, grid, layout.threads, operands,
+           indexConst(b, op.getLoc(), layout.columnSlices));
     return success();
   }
 
@@ -512,14 +697,17 @@ struct ConvertNormToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (numSMs <= 0 || maxThreads < 32 || maxThreads % 32 != 0) {
-      module.emitError("convert-norm-to-gpu: num-sms must be positive and "
-                       "max-threads a positive multiple of 32");
+    if (numSMs <= 0 || maxThreads < 32 || maxThreads % 32 != 0 ||
+        registerBudget <= 0) {
+      module.emitError("convert-norm-to-gpu: num-sms and register-budget "
+                       "must be positive and max-threads a positive multiple "
+                       "of 32");
       return signalPassFailure();
     }
     DeviceInfo device;
     device.numSMs = numSMs;
     device.maxThreadsPerBlock = maxThreads;
+    device.registerBudget = registerBudget;
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
       if (isa<FusedOp, CombineOp>(op))

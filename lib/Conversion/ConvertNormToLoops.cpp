@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormDialect/Conversion/KernelBody.h"
+#include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormOps.h"
 

@@ -18,6 +18,9 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
                                         const NormToPTXOptions &options) {
   pm.addPass(createNormDecompose());
   pm.addPass(createNormFuseMixedOrder());
+  NormSplitRowsOptions rows;
+  rows.registerBudget = options.registerBudget;
+  pm.addPass(createNormSplitRows(rows));
   NormSplitReductionOptions split;
   split.splitSize = options.splitSize;
   split.numSMs = options.numSMs;
@@ -31,6 +34,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   ConvertNormToGPUOptions gpu;
   gpu.numSMs = options.numSMs;
+  gpu.registerBudget = options.registerBudget;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

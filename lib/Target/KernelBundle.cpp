@@ -144,7 +144,8 @@ private:
     if (!kernel)
       return launch.emitError("bundle: kernel not found");
     FailureOr<json::Value> grid = expression(launch.getGridSizeX());
-    if (failed(grid))
+    FailureOr<json::Value> gridY = expression(launch.getGridSizeY());
+    if (failed(grid) || failed(gridY))
       return failure();
     json::Array params;
     for (Value operand : launch.getKernelOperands()) {
@@ -163,6 +164,7 @@ private:
     return json::Object{{"kernel", kernel.getName().str()},
                         {"block", block},
                         {"grid", std::move(*grid)},
+                        {"grid_y", std::move(*gridY)},
                         {"shared_bytes", 0},
                         {"params", std::move(params)}};
   }

@@ -112,7 +112,7 @@ struct NormSplitReductionPass
     if (numSMs <= 0) {
       getOperation()->emitError(
           "norm-split-reduction: num-sms must be positive, got ")
-          << numSMs;
+          << static_cast<int64_t>(numSMs);
       return signalPassFailure();
     }
     SmallVector<FusedOp> candidates;

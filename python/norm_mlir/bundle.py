@@ -84,7 +84,8 @@ class Function:
         return [evaluate(e, m) for e in self.buffers[name]["shape"]]
 
     def grid(self, launch, m):
-        return evaluate(launch["grid"], m)
+        """(x, y) grid size of a launch for M = m."""
+        return evaluate(launch["grid"], m), evaluate(launch.get("grid_y", 1), m)
 
 
 class Bundle:

@@ -79,11 +79,13 @@ class Module:
         return self._functions[name]
 
     def launch(self, name, grid, block, params, stream=0, shared_bytes=0):
-        """params: list of ctypes scalars (kept alive by the caller)."""
+        """grid: (x, y); params: list of ctypes scalars (kept alive by the
+        caller)."""
         f = self.function(name)
+        grid_x, grid_y = grid
         pointers = (ctypes.c_void_p * len(params))(
             *[ctypes.cast(ctypes.byref(p), ctypes.c_void_p) for p in params])
         _check(_driver().cuLaunchKernel(
-            f, ctypes.c_uint(grid), 1, 1, ctypes.c_uint(block), 1, 1,
+            f, ctypes.c_uint(grid_x), ctypes.c_uint(grid_y), 1, ctypes.c_uint(block), 1, 1,
             ctypes.c_uint(shared_bytes), ctypes.c_void_p(stream), pointers, None),
             f"cuLaunchKernel({name})")

@@ -82,7 +82,7 @@ class Launcher:
                 stream = torch.cuda.current_stream(device).cuda_stream
                 for launch in function.launches:
                     grid = function.grid(launch, m)
-                    if grid <= 0:
+                    if grid[0] <= 0 or grid[1] <= 0:
                         continue
                     params = []
                     for p in launch["params"]:

@@ -125,6 +125,10 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
     launch.kernel = kernel->string;
     launch.block = block->integer;
     launch.grid = *grid;
+    launch.gridY.kind = JsonValue::Kind::Integer;
+    launch.gridY.integer = 1;
+    if (const JsonValue *gridY = l.get("grid_y"))
+      launch.gridY = *gridY;
     if (const JsonValue *smem = l.get("shared_bytes"))
       launch.sharedBytes = smem->integer;
     for (const JsonValue &p : params->array) {

@@ -180,7 +180,13 @@ bool Launcher::run(const std::string &functionName,
 
   for (const LaunchDesc &launch : function->launches) {
     int64_t grid = evaluate(launch.grid, rows);
-    if (grid == 0)
+    int64_t gridY = evaluate(launch.gridY, rows);
+    if (grid < 0 || gridY < 0) {
+      error = "manifest: bad grid expression for " + launch.kernel;
+      release();
+      return false;
+    }
+    if (grid == 0 || gridY == 0)
       continue;
     CUfunction kernel = nullptr;
     if (!d.check(d.moduleGetFunction(&kernel, static_cast<CUmodule>(module),
@@ -210,7 +216,7 @@ bool Launcher::run(const std::string &functionName,
     std::vector<void *> params;
     for (int64_t &s : scalars)
       params.push_back(&s);
-    if (!d.check(d.launchKernel(kernel, grid, 1, 1, launch.block, 1, 1,
+    if (!d.check(d.launchKernel(kernel, grid, gridY, 1, launch.block, 1, 1,
                                 launch.sharedBytes,
                                 static_cast<CUstream>(stream), params.data(),
                                 nullptr),

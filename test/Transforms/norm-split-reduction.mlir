@@ -28,7 +28,7 @@ func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf
 // CHECK: tensor.empty() : tensor<1x64xf32>
 // CHECK: rows_per_partial = 16
 // HEUR-LABEL: func @small_m
-// HEUR: rows_per_partial = 1
+// HEUR: rows_per_partial = 5
 func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xf32>)
       : tensor<5x64xf32>, tensor<5x64xf32>, tensor<5xf32> -> tensor<5x64xf32>, tensor<64xf32>

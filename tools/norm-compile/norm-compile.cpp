@@ -48,6 +48,10 @@ static cl::opt<int64_t> splitSize("split-size",
                                   cl::init(0));
 static cl::opt<int64_t> numSMs("num-sms", cl::desc("Target multiprocessors"),
                                cl::init(132));
+static cl::opt<int64_t> registerBudget(
+    "register-budget",
+    cl::desc("Elements of all full operands a thread keeps in registers"),
+    cl::init(32));
 static cl::opt<bool> printPTX("print-ptx", cl::desc("Also print the PTX"),
                               cl::init(false));
 static cl::opt<bool> quiet("quiet", cl::desc("No summary"), cl::init(false));
@@ -107,7 +111,11 @@ static void printFunction(const llvm::json::Object &f) {
     for (const auto &l : *launches) {
       const auto *launch = l.getAsObject();
       os << "    launch " << launch->getString("kernel").value_or("?")
-         << " <<<" << exprText(*launch->get("grid")) << ", "
+         << " <<<" << exprText(*launch->get("grid"))
+         << (exprText(*launch->get("grid_y")) == "1"
+                 ? ""
+                 : " x " + exprText(*launch->get("grid_y")))
+         << ", "
          << launch->getInteger("block").value_or(0) << ">>>(";
       if (const auto *params = launch->getArray("params"))
         for (auto [i, p] : llvm::enumerate(*params))
@@ -150,6 +158,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.splitSize = splitSize;
   options.numSMs = numSMs;
+  options.registerBudget = registerBudget;
 
   PassManager toGPU(&context);
   norm::buildNormToGPUPipeline(toGPU, options);

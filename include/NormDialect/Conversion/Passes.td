@@ -36,6 +36,8 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "Multiprocessor count of the target">,
     Option<"maxThreads", "max-threads", "int64_t", /*default=*/"1024",
            "Largest thread block the target launches">,
+    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
+           "Elements of all full operands a thread keeps in registers">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",

@@ -29,13 +29,19 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       *this, "split-size",
       llvm::cl::desc("Rows per column partial (0: heuristic)"),
       llvm::cl::init(0)};
+  Option<int64_t> registerBudget{
+      *this, "register-budget",
+      llvm::cl::desc("Elements of all full operands a thread keeps in "
+                     "registers (tuning)"),
+      llvm::cl::init(32)};
   Option<int64_t> numSMs{*this, "num-sms",
                          llvm::cl::desc("Multiprocessors of the target"),
                          llvm::cl::init(132)};
 };
 
 /// User-level norm IR on tensors -> gpu.module kernels launched from a host
-/// function on memrefs: decompose, mixed-order fusion, split reduction,
+/// function on memrefs: decompose, mixed-order fusion, row split of long
+/// rows, split reduction,
 /// one-shot bufferization (contiguous memrefs at function boundaries),
 /// convert-norm-to-gpu, cleanup.
 void buildNormToGPUPipeline(OpPassManager &pm, const NormToPTXOptions &options);

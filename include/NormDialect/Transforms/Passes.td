@@ -61,4 +61,25 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def NormSplitRows : Pass<"norm-split-rows"> {
+  let summary = "Split long-row kernels into a row-statistics kernel and the rest";
+  let description = [{
+    The row direction of split reduction. A `norm.fused` kernel whose rows do
+    not fit in registers (`rowsFitInRegisters`, NormDialect/Tuning/Tuning.h)
+    becomes two kernels: one computing every `norm.row_reduce` of the body as
+    a `row` output (it streams the row in chunks, so no row has to fit
+    anywhere), and the original kernel reading those statistics as `row`
+    inputs instead of reducing. The second kernel has no row reduction left,
+    so it can cut rows into column slices that work independently. The price
+    is one more read of the inputs the statistics need.
+  }];
+  let options = [
+    Option<"always", "always", "bool", /*default=*/"false",
+           "Split every kernel with row reductions, whatever N is">,
+    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
+           "Elements of all full operands a thread may keep in registers">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 #endif // NORM_TRANSFORMS_PASSES_TD

@@ -21,39 +21,66 @@ struct DeviceInfo {
   int64_t numSMs = 132;
   /// Largest block the target launches.
   int64_t maxThreadsPerBlock = 1024;
-  /// 32-bit registers a thread may use before spilling matters.
-  int64_t registersPerThread = 255;
+  /// Elements of all full (M x N) operands together that one thread keeps in
+  /// registers while a row is processed. About 32 f32 values keeps kernels
+  /// far from spilling with room for column accumulators.
+  int64_t registerBudget = 32;
 };
 
 /// Rows per partial sum for a split column reduction over an M x N space.
-/// `m` is std::nullopt when M is only known at run time. The rule aims at a
-/// persistent grid of a few blocks per SM (each block reduces its rows in
-/// registers and writes one partial row), bounded so that the workspace stays
-/// small next to the inputs.
+/// `m` is std::nullopt when M is only known at run time. Each block of the
+/// persistent grid reduces `split` rows in registers and writes one f32
+/// partial row, so the split trades grid size (at least about two blocks per
+/// SM, counting column slices of long rows) against workspace traffic (at
+/// least 16 rows per partial keeps the f32 workspace near 1/16 of the input).
 int64_t chooseSplitSize(std::optional<int64_t> m, int64_t n,
                         const DeviceInfo &device);
 
-/// How one row of a norm kernel is spread over a thread block.
+/// How one row (or a column slice of it) is spread over a thread block.
 struct RowLayout {
   /// Threads per block (a multiple of 32).
   int64_t threads = 0;
   /// Elements per vector access (16 bytes when N allows).
   int64_t vectorWidth = 1;
-  /// Vector chunks per thread covering the row: threads * vectorWidth *
-  /// chunks >= N.
+  /// Vector chunks per thread: threads * vectorWidth * chunks elements are
+  /// covered by one block (the whole row, or one column slice).
   int64_t chunksPerThread = 1;
+  /// Column slices a row is cut into (grid y); 1 when a block owns rows.
+  int64_t columnSlices = 1;
 
   /// Elements of one operand a thread holds in registers.
   int64_t elementsPerThread() const { return vectorWidth * chunksPerThread; }
+  /// Columns one block covers.
+  int64_t sliceWidth() const {
+    return threads * vectorWidth * chunksPerThread;
+  }
 };
 
-/// Chooses the row layout for a kernel over rows of `n` elements of
-/// `elementBytes` bytes, holding `fullOperands` full-size operands (x, dy...)
-/// in registers. Vector width is the widest power of two with at most 16
-/// bytes that divides N (so every row starts aligned); threads grow with N
-/// until each thread holds at most a register budget of elements.
+/// Widest power-of-two vector (at most 16 bytes) that divides N, so every row
+/// starts aligned.
+int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
+
+/// Layout of a kernel that keeps whole rows in registers (it has row
+/// reductions): threads grow with N until each thread holds at most the
+/// register budget shared by `fullOperands` operands. May exceed the budget
+/// at the 1024-thread limit; rowsFitInRegisters() says when.
 RowLayout chooseRowLayout(int64_t n, int64_t elementBytes,
                           int64_t fullOperands, const DeviceInfo &device);
+
+/// True when chooseRowLayout's layout respects the register budget.
+bool rowsFitInRegisters(int64_t n, int64_t elementBytes, int64_t fullOperands,
+                        const DeviceInfo &device);
+
+/// Layout of a kernel without row reductions: rows are cut into column
+/// slices (grid y), each block covering `sliceWidth()` columns of its rows.
+RowLayout chooseSlicedLayout(int64_t n, int64_t elementBytes,
+                             int64_t fullOperands, const DeviceInfo &device);
+
+/// Layout of a row-reduction-only kernel over rows too long for registers:
+/// the block streams the row in vector chunks (chunksPerThread = chunks per
+/// loop iteration, unrolled for loads in flight).
+RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
+                                const DeviceInfo &device);
 
 /// Returns an empty string when `split` is a usable split size, else why not.
 std::string validateSplitSize(int64_t split);

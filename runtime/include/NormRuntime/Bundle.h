@@ -46,6 +46,8 @@ struct LaunchDesc {
   std::string kernel;
   int64_t block = 0;
   JsonValue grid;
+  /// Grid y (column slices); 1 when absent.
+  JsonValue gridY;
   int64_t sharedBytes = 0;
   /// Buffer names and ranks of the kernel's memref parameters.
   std::vector<std::pair<std::string, int64_t>> params;

@@ -1,6 +1,6 @@
 //===- KernelBody.cpp - evaluating a norm.fused body ----------------------===//
 
-#include "NormDialect/Conversion/KernelBody.h"
+#include "NormDialect/Utils/KernelBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/SetVector.h"

@@ -1,13 +1,14 @@
 //===- KernelBody.h - evaluating a norm.fused body --------------*- C++ -*-===//
 //
-// Helpers shared by the CPU and GPU lowerings of norm.fused: both evaluate
-// slices of the per-element body at a point, with block arguments and
-// norm.row_reduce results supplied by the caller.
+// Helpers for code that evaluates or cuts a norm.fused body: the CPU and GPU
+// lowerings evaluate slices of the per-element body at a point (block
+// arguments and norm.row_reduce results supplied by the caller), and
+// --norm-split-rows cuts the slices that feed the row reductions out.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NORMDIALECT_CONVERSION_KERNELBODY_H
-#define NORMDIALECT_CONVERSION_KERNELBODY_H
+#ifndef NORMDIALECT_UTILS_KERNELBODY_H
+#define NORMDIALECT_UTILS_KERNELBODY_H
 
 #include "NormDialect/IR/NormOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -39,4 +40,4 @@ Value roundTo(OpBuilder &builder, Location loc, Value value, Type type);
 
 } // namespace mlir::norm
 
-#endif // NORMDIALECT_CONVERSION_KERNELBODY_H
+#endif // NORMDIALECT_UTILS_KERNELBODY_H
