@@ -71,8 +71,14 @@ TEST(Tuning, RowLayoutNarrowsVectorsForOddN) {
 
 TEST(Tuning, LongRowsAreSliced) {
   DeviceInfo h200;
-  EXPECT_TRUE(rowsFitInRegisters(8192, 2, 2, h200));
-  EXPECT_FALSE(rowsFitInRegisters(131072, 2, 2, h200));
+  EXPECT_TRUE(rowsFitInRegisters(8192, 2, 2, 1, h200));
+  EXPECT_FALSE(rowsFitInRegisters(131072, 2, 2, 1, h200));
+  // 1024 threads leave 64 registers a thread: the LayerNorm backward at
+  // N = 16384 (two column outputs) and the forward at N = 32768 spill there
+  // (seen on the H200: 0.49 and 1.25 TB/s), so they take the long-row path.
+  EXPECT_FALSE(rowsFitInRegisters(16384, 2, 2, 2, h200));
+  EXPECT_FALSE(rowsFitInRegisters(32768, 2, 1, 0, h200));
+  EXPECT_TRUE(rowsFitInRegisters(16384, 2, 1, 0, h200));
   RowLayout sliced = chooseSlicedLayout(131072, 2, 2, h200);
   EXPECT_GT(sliced.columnSlices, 1);
   EXPECT_GE(sliced.columnSlices * sliced.sliceWidth(), 131072);
@@ -81,6 +87,23 @@ TEST(Tuning, LongRowsAreSliced) {
   RowLayout stream = chooseStreamingLayout(131072, 2, h200);
   EXPECT_EQ(stream.vectorWidth, 8);
   EXPECT_EQ(stream.threads % 32, 0);
+}
+
+TEST(Tuning, RegisterEstimate) {
+  DeviceInfo h200;
+  // RMSNorm forward, N = 4096 bf16: ptxas -v reported 93 registers.
+  RowLayout fwd = chooseRowLayout(4096, 2, 1, h200);
+  EXPECT_NEAR(estimateRegisters(fwd, 2, 1, 0), 93, 40);
+  // RMSNorm backward, N = 4096 bf16: ptxas -v reported 104.
+  RowLayout bwd = chooseRowLayout(4096, 2, 2, h200);
+  EXPECT_NEAR(estimateRegisters(bwd, 2, 2, 1), 104, 40);
+}
+
+TEST(Tuning, RowsPerBlock) {
+  DeviceInfo h200;
+  EXPECT_EQ(chooseRowsPerBlock(1024, 2, h200), 8);
+  EXPECT_EQ(chooseRowsPerBlock(8192, 2, h200), 4);
+  EXPECT_EQ(chooseRowsPerBlock(131072, 2, h200), 2);
 }
 
 TEST(Tuning, RowLayoutCoversLongRows) {

@@ -48,6 +48,11 @@ using namespace mlir::norm;
 
 namespace {
 
+/// Marks the loads of a row that --norm-pipeline may issue stages early, and
+/// the row loop it pipelines (names shared with NormPipeline.cpp).
+constexpr llvm::StringLiteral kPrefetchAttr = "norm.prefetch";
+constexpr llvm::StringLiteral kRowLoopAttr = "norm.row_loop";
+
 Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -55,8 +60,10 @@ Value indexConst(OpBuilder &b, Location loc, int64_t v) {
 /// Code generation of one norm.fused kernel body.
 class FusedKernelBuilder {
 public:
-  FusedKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
-      : op(op), body(op.getBody().front()), layout(layout), n(n) {}
+  FusedKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
+                     int64_t rowsPerBlock)
+      : op(op), body(op.getBody().front()), layout(layout), n(n),
+        rowsPerBlock(rowsPerBlock) {}
 
   /// Emits the kernel into `func` whose arguments are the op's inputs then
   /// outputs.
@@ -78,7 +85,7 @@ public:
       if (op.getOutputRole(i) == Role::full && !shapeSource)
         shapeSource = outputs[i];
     Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
-    int64_t split = op.getRowsPerPartial().value_or(1);
+    int64_t split = rowsPerBlock;
     Value rowBegin =
         arith::MulIOp::create(b, loc, bid, indexConst(b, loc, split));
     Value rowEnd = arith::MinUIOp::create(
@@ -140,6 +147,9 @@ public:
         });
     if (failed(status))
       return failure();
+    loop->setAttr(kRowLoopAttr, b.getUnitAttr());
+    if (Attribute stages = op->getAttr("norm.num_stages"))
+      loop->setAttr("norm.num_stages", stages);
 
     // One partial row per block for every column output.
     unsigned accIndex = 0;
@@ -193,6 +203,9 @@ private:
                   })
                   .getResult(0);
       }
+      // Loads of a row's data are what --norm-pipeline issues early.
+      if (row)
+        vec.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
       for (int64_t v = 0; v < layout.vectorWidth; ++v)
         scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
     }
@@ -266,6 +279,7 @@ private:
       BlockArgument arg = body.getArgument(i);
       if (role == Role::row) {
         Value scalar = memref::LoadOp::create(b, loc, inputs[i], row);
+        scalar.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
         for (IRMapping &m : mappings)
           m.map(arg, scalar);
         continue;
@@ -361,6 +375,7 @@ private:
   Block &body;
   RowLayout layout;
   int64_t n;
+  int64_t rowsPerBlock;
   SmallVector<Value> inputs, outputs, columns, inBounds;
   Value sliceY;
   std::vector<SmallVector<Value>> elementValues;
@@ -598,7 +613,8 @@ struct ConvertNormToGPUPass
     // row reductions cut into column slices when rows are long.
     bool streaming =
         hasRowReductions && onlyRowOutputs &&
-        !rowsFitInRegisters(n, elementBytes, fullOperands, device);
+        !rowsFitInRegisters(n, elementBytes, fullOperands, /*columnOutputs=*/0,
+                            device);
     RowLayout layout =
         streaming ? chooseStreamingLayout(n, elementBytes, device)
         : hasRowReductions
@@ -608,7 +624,18 @@ struct ConvertNormToGPUPass
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func = createKernel(gpuModule, op, "norm_fused", operands,
                              layout.threads);
-    int64_t split = op.getRowsPerPartial().value_or(1);
+    // Rows per block: the split of column partials; else the kernel's
+    // norm.rows_per_block, the pass option, or the tuning rule.
+    int64_t split = 1;
+    if (std::optional<int64_t> partial = op.getRowsPerPartial())
+      split = *partial;
+    else if (auto attr = op->getAttrOfType<IntegerAttr>("norm.rows_per_block"))
+      split = attr.getInt();
+    else if (!streaming)
+      split = rowsPerBlock > 0 ? rowsPerBlock.getValue()
+                               : chooseRowsPerBlock(n, elementBytes, device);
+    if (split <= 0)
+      return op.emitOpError("rows per block must be positive, got ") << split;
     func->setAttr("norm.rows_per_block",
                   OpBuilder(op).getI64IntegerAttr(split));
     func->setAttr("norm.vector_width",
@@ -639,7 +666,7 @@ struct ConvertNormToGPUPass
     if (streaming)
       func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
     if (failed(streaming ? StreamingKernelBuilder(op, layout, n).build(func)
-                         : FusedKernelBuilder(op, layout, n).build(func)))
+                         : FusedKernelBuilder(op, layout, n, split).build(func)))
       return failure();
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);

@@ -35,9 +35,14 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   ConvertNormToGPUOptions gpu;
   gpu.numSMs = options.numSMs;
   gpu.registerBudget = options.registerBudget;
+  gpu.rowsPerBlock = options.rowsPerBlock;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  NormPipelineOptions pipelining;
+  pipelining.numStages = options.numStages;
+  pm.addPass(createNormPipeline(pipelining));
+  pm.addPass(createCanonicalizerPass());
 }
 
 void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,

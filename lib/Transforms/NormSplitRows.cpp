@@ -38,7 +38,9 @@ struct NormSplitRowsPass
     int64_t n = source.getDimSize(1);
     if (ShapedType::isDynamic(n))
       return false;
-    int64_t elementBytes = 1, fullOperands = 0;
+    int64_t elementBytes = 1, fullOperands = 0, columnOutputs = 0;
+    for (unsigned i = 0, e = op.getOutputs().size(); i < e; ++i)
+      columnOutputs += op.getOutputRole(i) == Role::col;
     for (auto [i, v] : llvm::enumerate(op.getInputs()))
       if (op.getInputRole(i) == Role::full) {
         ++fullOperands;
@@ -48,7 +50,8 @@ struct NormSplitRowsPass
       }
     DeviceInfo device;
     device.registerBudget = registerBudget;
-    return !rowsFitInRegisters(n, elementBytes, fullOperands, device);
+    return !rowsFitInRegisters(n, elementBytes, fullOperands, columnOutputs,
+                               device);
   }
 
   void split(IRRewriter &rewriter, FusedOp op) {

@@ -50,14 +50,41 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   return layout;
 }
 
+int64_t mlir::norm::estimateRegisters(const RowLayout &layout,
+                                      int64_t elementBytes,
+                                      int64_t fullOperands,
+                                      int64_t columnOutputs) {
+  int64_t e = layout.elementsPerThread();
+  int64_t packed = ceilDiv(e * elementBytes, 4);
+  return fullOperands * packed + e * (2 + columnOutputs) + 32;
+}
+
 bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
                                     int64_t fullOperands,
+                                    int64_t columnOutputs,
                                     const DeviceInfo &device) {
   RowLayout layout = chooseRowLayout(n, elementBytes, fullOperands, device);
   int64_t perOperand = std::max<int64_t>(
       8, device.registerBudget / std::max<int64_t>(1, fullOperands));
+  int64_t perThread = std::min<int64_t>(255, 65536 / layout.threads);
   return layout.elementsPerThread() <=
-         std::max(perOperand, layout.vectorWidth);
+             std::max(perOperand, layout.vectorWidth) &&
+         estimateRegisters(layout, elementBytes, fullOperands,
+                           columnOutputs) <= perThread;
+}
+
+int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
+                                       const DeviceInfo &device) {
+  (void)device;
+  // Short rows: many rows per block so the prefetch of the next row hides
+  // the latency of the current one; long rows: fewer, so the grid still
+  // fills the machine at moderate M.
+  int64_t rowBytes = n * elementBytes;
+  if (rowBytes <= 4096)
+    return 8;
+  if (rowBytes <= 16384)
+    return 4;
+  return 2;
 }
 
 RowLayout mlir::norm::chooseSlicedLayout(int64_t n, int64_t elementBytes,
@@ -65,7 +92,8 @@ RowLayout mlir::norm::chooseSlicedLayout(int64_t n, int64_t elementBytes,
                                          const DeviceInfo &device) {
   // Rows that fit keep the row-resident layout (one slice); longer rows are
   // cut into slices of 256 threads within the register budget.
-  if (rowsFitInRegisters(n, elementBytes, fullOperands, device))
+  if (rowsFitInRegisters(n, elementBytes, fullOperands, /*columnOutputs=*/2,
+                         device))
     return chooseRowLayout(n, elementBytes, fullOperands, device);
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);

@@ -14,8 +14,8 @@
 // CHECK-SAME: norm.vector_width = 8
 // CHECK: %[[B:.+]] = gpu.block_id x
 // CHECK: %[[ROWS:.+]]:{{[0-9]+}} = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
-// CHECK: vector.load %[[DY]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x4096xbf16>, vector<8xbf16>
-// CHECK: vector.load %[[X]][%[[ROW]], %{{.+}}] {alignment = 16 : i64}
+// CHECK: vector.load %[[DY]][%[[ROW]], %{{.+}}] {alignment = 16 : i64, norm.prefetch} : memref<?x4096xbf16>, vector<8xbf16>
+// CHECK: vector.load %[[X]][%[[ROW]], %{{.+}}] {alignment = 16 : i64, norm.prefetch}
 // CHECK: gpu.all_reduce add %{{.+}} uniform {
 // CHECK-NEXT: } : (f32) -> f32
 // CHECK-NEXT: gpu.barrier

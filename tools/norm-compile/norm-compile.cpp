@@ -52,6 +52,12 @@ static cl::opt<int64_t> registerBudget(
     "register-budget",
     cl::desc("Elements of all full operands a thread keeps in registers"),
     cl::init(32));
+static cl::opt<int64_t> numStages("num-stages",
+                                  cl::desc("Software pipeline depth (1: off)"),
+                                  cl::init(2));
+static cl::opt<int64_t> rowsPerBlock(
+    "rows-per-block", cl::desc("Rows per block without a split (0: tuning)"),
+    cl::init(0));
 static cl::opt<bool> printPTX("print-ptx", cl::desc("Also print the PTX"),
                               cl::init(false));
 static cl::opt<bool> quiet("quiet", cl::desc("No summary"), cl::init(false));
@@ -159,6 +165,8 @@ int main(int argc, char **argv) {
   options.splitSize = splitSize;
   options.numSMs = numSMs;
   options.registerBudget = registerBudget;
+  options.numStages = numStages;
+  options.rowsPerBlock = rowsPerBlock;
 
   PassManager toGPU(&context);
   norm::buildNormToGPUPipeline(toGPU, options);

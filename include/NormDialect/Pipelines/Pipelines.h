@@ -34,6 +34,14 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Elements of all full operands a thread keeps in "
                      "registers (tuning)"),
       llvm::cl::init(32)};
+  Option<int64_t> numStages{
+      *this, "num-stages",
+      llvm::cl::desc("Software pipeline depth of the row loops (1: off)"),
+      llvm::cl::init(2)};
+  Option<int64_t> rowsPerBlock{
+      *this, "rows-per-block",
+      llvm::cl::desc("Rows a block walks when there is no split (0: tuning)"),
+      llvm::cl::init(0)};
   Option<int64_t> numSMs{*this, "num-sms",
                          llvm::cl::desc("Multiprocessors of the target"),
                          llvm::cl::init(132)};

@@ -82,4 +82,25 @@ def NormSplitRows : Pass<"norm-split-rows"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def NormPipeline : Pass<"norm-pipeline"> {
+  let summary = "Software-pipeline the row loops of norm GPU kernels";
+  let description = [{
+    Pipelines every `scf.for` marked `norm.row_loop` by convert-norm-to-gpu:
+    the loads of a row (ops marked `norm.prefetch`) run `num-stages - 1`
+    iterations ahead of the computation, so the next rows' data is in flight
+    while the current row is reduced and stored. Built on upstream
+    `scf::pipelineForLoop` with a two-level schedule (loads in stage 0,
+    everything else in the last stage); prologue and epilogue ops are
+    predicated on the row existing, since the trip count is dynamic. A loop's
+    `norm.num_stages` attribute (from the kernel's) overrides the option.
+    The prefetched data lives in registers (the loop's iter_args), so deeper
+    pipelines cost registers rather than shared memory.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int64_t", /*default=*/"2",
+           "Pipeline depth (1: leave the loops alone)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
+}
+
 #endif // NORM_TRANSFORMS_PASSES_TD

@@ -67,9 +67,26 @@ int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
 RowLayout chooseRowLayout(int64_t n, int64_t elementBytes,
                           int64_t fullOperands, const DeviceInfo &device);
 
-/// True when chooseRowLayout's layout respects the register budget.
+/// Registers a thread of a row-resident kernel needs, estimated from its
+/// layout: the loaded elements (two bf16/f16 per register), their f32
+/// values and one temporary each, the f32 column accumulators, and about 32
+/// for addresses and indices. Checked against ptxas -v in the unit tests'
+/// comments; it errs high.
+int64_t estimateRegisters(const RowLayout &layout, int64_t elementBytes,
+                          int64_t fullOperands, int64_t columnOutputs);
+
+/// True when a kernel with row reductions can keep its rows in registers:
+/// the layout respects the register budget and the estimated registers fit
+/// the per-thread share of the register file at that block size (64 at 1024
+/// threads), so nothing spills.
 bool rowsFitInRegisters(int64_t n, int64_t elementBytes, int64_t fullOperands,
-                        const DeviceInfo &device);
+                        int64_t columnOutputs, const DeviceInfo &device);
+
+/// Rows a block of a kernel without column outputs processes in sequence
+/// (grid = ceil(M / rows)): more than one lets --norm-pipeline prefetch the
+/// next row while the current one is reduced.
+int64_t chooseRowsPerBlock(int64_t n, int64_t elementBytes,
+                           const DeviceInfo &device);
 
 /// Layout of a kernel without row reductions: rows are cut into column
 /// slices (grid y), each block covering `sliceWidth()` columns of its rows.

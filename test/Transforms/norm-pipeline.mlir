@@ -1,0 +1,67 @@
+// RUN: norm-opt %s --norm-pipeline --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: norm-opt %s --norm-pipeline="num-stages=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=OFF
+// RUN: not norm-opt %s --norm-pipeline="num-stages=9" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: norm-pipeline: num-stages must be 1 to 4, got 9
+
+// Two stages: the prologue loads the first row (predicated: the trip count
+// is dynamic), the steady state loads row i+1 while computing row i, the
+// epilogue computes the last row.
+// CHECK-LABEL: func @rows
+// CHECK-SAME: (%[[IN:.+]]: memref<?x8xf32>, %[[OUT:.+]]: memref<?x8xf32>, %[[LB:.+]]: index, %[[UB:.+]]: index)
+// CHECK: %[[FIRST:.+]] = scf.if %{{.+}} -> (f32) {
+// CHECK:   memref.load %[[IN]]
+// CHECK: } else {
+// CHECK:   ub.poison
+// CHECK: %[[STEADY:.+]] = scf.for %[[I:.+]] = %[[LB]] to %{{.+}} step %{{.+}} iter_args(%[[CUR:.+]] = %[[FIRST]]) -> (f32) {
+// CHECK:   %[[NEXTI:.+]] = arith.addi %[[I]], %{{.+}}
+// CHECK:   %[[NEXT:.+]] = memref.load %[[IN]][%[[NEXTI]], %{{.+}}] {norm.prefetch}
+// CHECK:   arith.addf %[[CUR]], %[[CUR]]
+// CHECK:   memref.store
+// CHECK:   scf.yield %[[NEXT]]
+// CHECK: scf.if %{{.+}} -> (f32) {
+// CHECK:   arith.addf %[[STEADY]], %[[STEADY]]
+// CHECK: scf.if
+// CHECK:   memref.store %{{.+}}, %[[OUT]]
+// OFF-LABEL: func @rows
+// OFF: scf.for
+// OFF-NOT: scf.if
+func.func @rows(%m: memref<?x8xf32>, %o: memref<?x8xf32>, %lb: index, %ub: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  scf.for %i = %lb to %ub step %c1 {
+    %v = memref.load %m[%i, %c0] {norm.prefetch} : memref<?x8xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %o[%i, %c0] : memref<?x8xf32>
+  } {norm.row_loop}
+  return
+}
+
+// -----
+
+// A loop's norm.num_stages wins over the option; 1 leaves it alone.
+// CHECK-LABEL: func @attribute
+// CHECK: scf.for
+// CHECK-NOT: ub.poison
+func.func @attribute(%m: memref<?x8xf32>, %o: memref<?x8xf32>, %lb: index, %ub: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  scf.for %i = %lb to %ub step %c1 {
+    %v = memref.load %m[%i, %c0] {norm.prefetch} : memref<?x8xf32>
+    memref.store %v, %o[%i, %c0] : memref<?x8xf32>
+  } {norm.row_loop, norm.num_stages = 1 : i64}
+  return
+}
+
+// -----
+
+func.func @bad_attribute(%m: memref<?x8xf32>, %lb: index, %ub: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{norm.num_stages must be 1 to 4, got 0}}
+  scf.for %i = %lb to %ub step %c1 {
+    %v = memref.load %m[%i, %c0] {norm.prefetch} : memref<?x8xf32>
+    memref.store %v, %m[%i, %c0] : memref<?x8xf32>
+  } {norm.row_loop, norm.num_stages = 0 : i64}
+  return
+}
