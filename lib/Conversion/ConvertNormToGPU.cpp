@@ -77,6 +77,18 @@ public:
 
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    // With row groups (short rows), each warp of the block works on rows of
+    // its own as a "virtual block": its lane is the thread index within the
+    // row, and its partial row is bid * groups + warp.
+    if (layout.rowGroups > 1) {
+      Value warp = arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+      tid = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+      bid = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, bid,
+                                indexConst(b, loc, layout.rowGroups)),
+          warp);
+    }
     Value shapeSource;
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::full && !shapeSource)
@@ -102,9 +114,10 @@ public:
           b, loc, sliceY, indexConst(b, loc, layout.sliceWidth()));
     }
     bool slicesExact = n % layout.sliceWidth() == 0;
+    int64_t rowThreads = layout.threadsPerRow();
     for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
       Value chunk = arith::AddIOp::create(
-          b, loc, indexConst(b, loc, c * layout.threads), tid);
+          b, loc, indexConst(b, loc, c * rowThreads), tid);
       Value col = arith::MulIOp::create(b, loc, chunk,
                                         indexConst(b, loc, layout.vectorWidth));
       if (sliceBase)
@@ -114,7 +127,7 @@ public:
       bool alwaysInside =
           layout.columnSlices > 1
               ? slicesExact
-              : (c + 1) * layout.threads * layout.vectorWidth <= n;
+              : (c + 1) * rowThreads * layout.vectorWidth <= n;
       inBounds.push_back(alwaysInside
                              ? Value()
                              : arith::CmpIOp::create(
@@ -151,7 +164,13 @@ public:
     if (Attribute stages = op->getAttr("norm.num_stages"))
       loop->setAttr("norm.num_stages", stages);
 
-    // One partial row per block for every column output.
+    // One partial row per (virtual) block for every column output; a row
+    // group past the last row has no partial row to write.
+    Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          rowBegin, rows);
+    auto storePartials = scf::IfOp::create(b, loc, hasRows,
+                                           /*withElseRegion=*/false);
+    OpBuilder pb = OpBuilder::atBlockBegin(storePartials.thenBlock());
     unsigned accIndex = 0;
     for (unsigned k = 0; k < outputs.size(); ++k) {
       if (op.getOutputRole(k) != Role::col)
@@ -160,7 +179,7 @@ public:
                                loop.getResults().begin() + accIndex +
                                    layout.elementsPerThread());
       accIndex += layout.elementsPerThread();
-      storeRow(b, loc, outputs[k], bid, lanes);
+      storeRow(pb, loc, outputs[k], bid, lanes);
     }
     gpu::ReturnOp::create(b, loc);
     return success();
@@ -322,17 +341,32 @@ private:
           v = arith::SelectOp::create(b, loc, inside, v, identity);
         partial = combine(b, loc, combiner, partial, v);
       }
-      auto kind = combiner == Combiner::add ? gpu::AllReduceOperation::ADD
-                                            : gpu::AllReduceOperation::MAXIMUMF;
-      Value total = gpu::AllReduceOp::create(
-          b, loc, partial,
-          gpu::AllReduceOperationAttr::get(b.getContext(), kind),
-          /*uniform=*/true);
-      // The upstream lowering leaves the result in shared memory that the
-      // next gpu.all_reduce (the next reduction, or the next row's) writes
-      // again: without this barrier a fast warp overwrites it while a slow
-      // one still reads it (compute-sanitizer racecheck found exactly that).
-      gpu::BarrierOp::create(b, loc);
+      Value total;
+      if (layout.rowGroups > 1) {
+        // A row per warp: a butterfly of shuffles, no shared memory and no
+        // barrier.
+        for (int64_t offset = 16; offset >= 1; offset /= 2) {
+          Value other =
+              gpu::ShuffleOp::create(b, loc, partial, offset, 32,
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+          partial = combine(b, loc, combiner, partial, other);
+        }
+        total = partial;
+      } else {
+        auto kind = combiner == Combiner::add
+                        ? gpu::AllReduceOperation::ADD
+                        : gpu::AllReduceOperation::MAXIMUMF;
+        total = gpu::AllReduceOp::create(
+            b, loc, partial,
+            gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+            /*uniform=*/true);
+        // The upstream lowering leaves the result in shared memory that the
+        // next gpu.all_reduce (the next reduction, or the next row's) writes
+        // again: without this barrier a fast warp overwrites it while a slow
+        // one still reads it (compute-sanitizer racecheck found exactly that).
+        gpu::BarrierOp::create(b, loc);
+      }
       for (IRMapping &m : mappings)
         m.map(reduce.getResult(), total);
     }
@@ -660,6 +694,9 @@ struct ConvertNormToGPUPass
       for (OpOperand &operand : bodyOp.getOpOperands())
         if (Value mapped = constants.lookupOrNull(operand.get()))
           operand.set(mapped);
+    if (layout.rowGroups > 1)
+      func->setAttr("norm.rows_in_parallel",
+                    OpBuilder(op).getI64IntegerAttr(layout.rowGroups));
     if (layout.columnSlices > 1)
       func->setAttr("norm.column_slices",
                     OpBuilder(op).getI64IntegerAttr(layout.columnSlices));
@@ -670,8 +707,9 @@ struct ConvertNormToGPUPass
       return failure();
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
-    Value grid = arith::CeilDivUIOp::create(b, op.getLoc(), rows,
-                                            indexConst(b, op.getLoc(), split));
+    Value grid = arith::CeilDivUIOp::create(
+        b, op.getLoc(), rows,
+        indexConst(b, op.getLoc(), split * layout.rowGroups));
     launch(op, func, grid, layout.threads, operands,
            indexConst(b, op.getLoc(), layout.columnSlices));
     return success();

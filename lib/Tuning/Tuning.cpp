@@ -39,6 +39,15 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
       8, device.registerBudget / std::max<int64_t>(1, fullOperands));
   int64_t maxChunks = std::max<int64_t>(1, perOperand / layout.vectorWidth);
   int64_t warpsOfWork = ceilDiv(vectors, 32) * 32;
+  // Short rows: a warp per row when a warp can hold it within twice the
+  // budget (block-wide reductions and barriers per short row cost more than
+  // the few extra registers).
+  if (ceilDiv(vectors, 32) <= 2 * maxChunks) {
+    layout.rowGroups = 4;
+    layout.threads = 128;
+    layout.chunksPerThread = ceilDiv(vectors, 32);
+    return layout;
+  }
   // Start at 128 threads (enough loads in flight per block), grow until the
   // row fits the budget.
   int64_t threads = std::min<int64_t>(128, warpsOfWork);

@@ -47,12 +47,18 @@ struct RowLayout {
   int64_t chunksPerThread = 1;
   /// Column slices a row is cut into (grid y); 1 when a block owns rows.
   int64_t columnSlices = 1;
+  /// Rows a block works on at once: with more than one, each warp owns its
+  /// own rows (short rows; reductions are warp shuffles only).
+  int64_t rowGroups = 1;
+
+  /// Threads that share one row.
+  int64_t threadsPerRow() const { return threads / rowGroups; }
 
   /// Elements of one operand a thread holds in registers.
   int64_t elementsPerThread() const { return vectorWidth * chunksPerThread; }
   /// Columns one block covers.
   int64_t sliceWidth() const {
-    return threads * vectorWidth * chunksPerThread;
+    return threadsPerRow() * vectorWidth * chunksPerThread;
   }
 };
 
@@ -63,7 +69,8 @@ int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
 /// Layout of a kernel that keeps whole rows in registers (it has row
 /// reductions): threads grow with N until each thread holds at most the
 /// register budget shared by `fullOperands` operands. May exceed the budget
-/// at the 1024-thread limit; rowsFitInRegisters() says when.
+/// at the 1024-thread limit; rowsFitInRegisters() says when. Rows a warp can
+/// hold within twice the budget get a warp each (rowGroups = 4 warps).
 RowLayout chooseRowLayout(int64_t n, int64_t elementBytes,
                           int64_t fullOperands, const DeviceInfo &device);
 
