@@ -64,19 +64,22 @@ TEST(Tuning, RowLayoutNarrowsVectorsForOddN) {
   EXPECT_EQ(chooseRowLayout(1000, 2, 1, h200).vectorWidth, 8);
   EXPECT_EQ(chooseRowLayout(4097, 2, 1, h200).vectorWidth, 1);
   EXPECT_EQ(chooseRowLayout(4098, 2, 1, h200).vectorWidth, 2);
-  RowLayout tiny = chooseRowLayout(1, 2, 1, h200);
+  RowLayout tiny = chooseRowLayout(1, 2, 1, h200, /*allowRowGroups=*/true);
   EXPECT_EQ(tiny.threadsPerRow(), 32);
   EXPECT_EQ(tiny.chunksPerThread, 1);
 }
 
 TEST(Tuning, ShortRowsGetAWarpEach) {
   DeviceInfo h200;
-  RowLayout small = chooseRowLayout(1024, 2, 1, h200);
+  RowLayout small = chooseRowLayout(1024, 2, 1, h200, true);
   EXPECT_EQ(small.rowGroups, 4);
   EXPECT_EQ(small.threadsPerRow(), 32);
   EXPECT_GE(small.sliceWidth(), 1024);
-  RowLayout large = chooseRowLayout(4096, 2, 1, h200);
-  EXPECT_EQ(large.rowGroups, 1);
+  // Within the budget only: N = 2048 (64 elements a lane) is not.
+  EXPECT_EQ(chooseRowLayout(2048, 2, 1, h200, true).rowGroups, 1);
+  EXPECT_EQ(chooseRowLayout(4096, 2, 1, h200, true).rowGroups, 1);
+  // Kernels with split column outputs keep a block per row.
+  EXPECT_EQ(chooseRowLayout(1024, 2, 1, h200, false).rowGroups, 1);
 }
 
 TEST(Tuning, LongRowsAreSliced) {

@@ -652,7 +652,8 @@ struct ConvertNormToGPUPass
     RowLayout layout =
         streaming ? chooseStreamingLayout(n, elementBytes, device)
         : hasRowReductions
-            ? chooseRowLayout(n, elementBytes, fullOperands, device)
+            ? chooseRowLayout(n, elementBytes, fullOperands, device,
+                              /*allowRowGroups=*/!op.hasColumnOutputs())
             : chooseSlicedLayout(n, elementBytes, fullOperands, device);
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());

@@ -6,12 +6,11 @@
 
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
-// A warp per row, four per block: 16 rows per partial, 64 rows per block.
 // CHECK: "launches": [
 // CHECK: "grid": {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
-// CHECK-NEXT: 64
+// CHECK-NEXT: 16
 // CHECK: "kernel": "norm_fused"
 // CHECK: "kernel": "norm_combine"
 // CHECK: "results": [

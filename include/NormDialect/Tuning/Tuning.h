@@ -69,10 +69,13 @@ int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
 /// Layout of a kernel that keeps whole rows in registers (it has row
 /// reductions): threads grow with N until each thread holds at most the
 /// register budget shared by `fullOperands` operands. May exceed the budget
-/// at the 1024-thread limit; rowsFitInRegisters() says when. Rows a warp can
-/// hold within twice the budget get a warp each (rowGroups = 4 warps).
+/// at the 1024-thread limit; rowsFitInRegisters() says when. With
+/// `allowRowGroups`, rows a warp can hold within the budget get a warp each
+/// (rowGroups = 4 warps). Kernels with split column outputs do not allow
+/// it: their split already sized the grid in blocks.
 RowLayout chooseRowLayout(int64_t n, int64_t elementBytes,
-                          int64_t fullOperands, const DeviceInfo &device);
+                          int64_t fullOperands, const DeviceInfo &device,
+                          bool allowRowGroups = false);
 
 /// Registers a thread of a row-resident kernel needs, estimated from its
 /// layout: the loaded elements (two bf16/f16 per register), their f32
