@@ -21,7 +21,10 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.norm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["norm-opt", "norm-compile", "not", "FileCheck", "count"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["norm-opt", "norm-compile", "norm-capi-test", "mlir-opt", "not", "FileCheck", "count"],
+    tool_dirs)
+config.substitutions.append(("%norm_libs", os.path.join(config.norm_obj_root, "lib")))
 
 # PTX checks need ptxas from the CUDA toolkit.
 ptxas = shutil.which("ptxas") or (

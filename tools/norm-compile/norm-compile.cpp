@@ -9,20 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormDialect/InitAllNorm.h"
-#include "NormDialect/Pipelines/Pipelines.h"
-#include "NormDialect/Target/KernelBundle.h"
+#include "NormDialect/Target/Compile.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -143,21 +135,12 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "norm program -> kernel bundle\n");
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  registerAllGPUToLLVMIRTranslations(registry);
-  norm::registerAllNorm(registry);
-  MLIRContext context(registry);
-
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFile, sourceMgr, &context);
-  if (!module)
+  auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!input) {
+    llvm::errs() << "norm-compile: cannot read " << inputFile << ": "
+                 << input.getError().message() << "\n";
     return 1;
-
+  }
   norm::NormToPTXOptions options;
   options.chip = chip;
   options.features = features;
@@ -168,32 +151,13 @@ int main(int argc, char **argv) {
   options.numStages = numStages;
   options.rowsPerBlock = rowsPerBlock;
 
-  PassManager toGPU(&context);
-  norm::buildNormToGPUPipeline(toGPU, options);
-  if (failed(toGPU.run(*module)))
+  norm::CompiledBundle bundle;
+  std::string diagnostics;
+  if (!norm::compileToBundle((*input)->getBuffer().str(), inputFile, options,
+                             bundle, diagnostics)) {
+    llvm::errs() << diagnostics;
     return 1;
-
-  llvm::json::Array functions;
-  for (auto func : module->getOps<func::FuncOp>()) {
-    FailureOr<llvm::json::Object> described = norm::describeLaunches(func);
-    if (failed(described))
-      return 1;
-    functions.push_back(std::move(*described));
   }
-
-  PassManager toPTX(&context);
-  norm::buildGPUToPTXPipeline(toPTX, options);
-  if (failed(toPTX.run(*module)))
-    return 1;
-  FailureOr<std::string> ptx = norm::extractPTX(*module, "norm_kernels");
-  if (failed(ptx))
-    return 1;
-
-  llvm::json::Object manifest{{"format", "norm-kernel-bundle"},
-                              {"version", 1},
-                              {"target", chip.getValue()},
-                              {"ptx", "kernels.ptx"},
-                              {"functions", std::move(functions)}};
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
     llvm::errs() << "norm-compile: cannot create " << outputDir << ": "
                  << ec.message() << "\n";
@@ -202,27 +166,26 @@ int main(int argc, char **argv) {
   llvm::SmallString<256> ptxPath(outputDir), manifestPath(outputDir);
   llvm::sys::path::append(ptxPath, "kernels.ptx");
   llvm::sys::path::append(manifestPath, "manifest.json");
-  std::string manifestText;
-  llvm::raw_string_ostream manifestStream(manifestText);
-  manifestStream << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
-  if (failed(writeFile(ptxPath, *ptx)) ||
-      failed(writeFile(manifestPath, manifestText + "\n")))
+  if (failed(writeFile(ptxPath, bundle.ptx)) ||
+      failed(writeFile(manifestPath, bundle.manifest)))
     return 1;
 
   if (printPTX)
-    llvm::outs() << *ptx;
+    llvm::outs() << bundle.ptx;
   if (!quiet) {
+    const std::string &ptx = bundle.ptx;
     llvm::outs() << "norm-compile: " << inputFile << " -> " << outputDir
                  << " (" << chip << ")\n";
-    llvm::outs() << "  PTX: " << ptx->size() << " bytes, "
-                 << countLines(*ptx, ".entry") << " kernels, "
-                 << countLines(*ptx, "ld.global.v4") +
-                        countLines(*ptx, "ld.global.nc.v4")
-                 << " 16-byte loads, " << countLines(*ptx, "st.global.v4")
-                 << " 16-byte stores, " << countLines(*ptx, "shfl.sync")
+    llvm::outs() << "  PTX: " << ptx.size() << " bytes, "
+                 << countLines(ptx, ".entry") << " kernels, "
+                 << countLines(ptx, "ld.global.v4") +
+                        countLines(ptx, "ld.global.nc.v4")
+                 << " 16-byte loads, " << countLines(ptx, "st.global.v4")
+                 << " 16-byte stores, " << countLines(ptx, "shfl.sync")
                  << " warp shuffles\n";
     llvm::outs() << "  manifest: " << manifestPath << "\n";
-    llvm::json::Value parsed = llvm::cantFail(llvm::json::parse(manifestText));
+    llvm::json::Value parsed =
+        llvm::cantFail(llvm::json::parse(bundle.manifest));
     if (const auto *fs = parsed.getAsObject()->getArray("functions"))
       for (const auto &f : *fs)
         printFunction(*f.getAsObject());

@@ -1,0 +1,54 @@
+/*===-- NormDialect-c/Norm.h - C API of the norm dialect ----------*- C -*-===*\
+|*                                                                            *|
+|* Registration of the norm dialect and passes for C hosts (and language      *|
+|* bindings), and a one-call compiler from norm IR text to a kernel bundle.   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef NORMDIALECT_C_NORM_H
+#define NORMDIALECT_C_NORM_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/RegisterEverything.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The norm dialect handle: mlirDialectHandleRegisterDialect /
+/// mlirDialectHandleLoadDialect take it.
+MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Norm, norm);
+
+/// Registers the dialect and its external interface models (bufferization).
+MLIR_CAPI_EXPORTED void mlirNormRegisterAll(MlirDialectRegistry registry);
+
+/// Registers every norm pass and the norm-to-gpu / norm-to-ptx pipelines.
+MLIR_CAPI_EXPORTED void mlirNormRegisterPasses(void);
+
+/// A compiled kernel bundle; strings are owned by the bundle.
+typedef struct MlirNormBundle {
+  char *ptx;         /* PTX text of all kernels                        */
+  char *manifest;    /* manifest.json text (docs/bundle.md)            */
+  char *diagnostics; /* every diagnostic, located; empty on success    */
+} MlirNormBundle;
+
+/// Compiles the norm program `source` (MLIR text, named `sourceName` in
+/// diagnostics) with pipeline `options` ("chip=sm_90 split-size=0 ...", the
+/// norm-to-ptx options; may be NULL). Returns true on success. The bundle
+/// must be released with mlirNormBundleDestroy in every case.
+MLIR_CAPI_EXPORTED bool mlirNormCompile(const char *source,
+                                        const char *sourceName,
+                                        const char *options,
+                                        MlirNormBundle *bundle);
+
+/// Frees the strings of `bundle`.
+MLIR_CAPI_EXPORTED void mlirNormBundleDestroy(MlirNormBundle *bundle);
+
+/// The compiler version (part of cache keys).
+MLIR_CAPI_EXPORTED const char *mlirNormCompilerVersion(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NORMDIALECT_C_NORM_H */

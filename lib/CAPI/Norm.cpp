@@ -1,0 +1,65 @@
+//===- Norm.cpp - C API of the norm dialect -------------------------------===//
+
+#include "NormDialect-c/Norm.h"
+
+#include "NormDialect/IR/NormDialect.h"
+#include "NormDialect/InitAllNorm.h"
+#include "NormDialect/Target/Compile.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Registration.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+
+MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Norm, norm, mlir::norm::NormDialect)
+
+void mlirNormRegisterAll(MlirDialectRegistry registry) {
+  mlir::norm::registerAllNorm(*unwrap(registry));
+}
+
+void mlirNormRegisterPasses(void) { mlir::norm::registerAllNormPasses(); }
+
+static char *copyString(const std::string &s) {
+  char *out = static_cast<char *>(std::malloc(s.size() + 1));
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+bool mlirNormCompile(const char *source, const char *sourceName,
+                     const char *options, MlirNormBundle *bundle) {
+  bundle->ptx = bundle->manifest = bundle->diagnostics = nullptr;
+  mlir::norm::NormToPTXOptions parsed;
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  if (options && *options &&
+      mlir::failed(parsed.parseFromString(options, errorStream))) {
+    bundle->ptx = copyString("");
+    bundle->manifest = copyString("");
+    bundle->diagnostics =
+        copyString("invalid norm-to-ptx options '" + std::string(options) +
+                   "': " + errors);
+    return false;
+  }
+  mlir::norm::CompiledBundle out;
+  std::string diagnostics;
+  bool ok = mlir::norm::compileToBundle(source ? source : "",
+                                        sourceName ? sourceName : "<source>",
+                                        parsed, out, diagnostics);
+  bundle->ptx = copyString(out.ptx);
+  bundle->manifest = copyString(out.manifest);
+  bundle->diagnostics = copyString(diagnostics);
+  return ok;
+}
+
+void mlirNormBundleDestroy(MlirNormBundle *bundle) {
+  std::free(bundle->ptx);
+  std::free(bundle->manifest);
+  std::free(bundle->diagnostics);
+  bundle->ptx = bundle->manifest = bundle->diagnostics = nullptr;
+}
+
+const char *mlirNormCompilerVersion(void) {
+  return mlir::norm::compilerVersion();
+}

@@ -1,0 +1,77 @@
+//===- Compile.cpp - norm program text to a kernel bundle -----------------===//
+
+#include "NormDialect/Target/Compile.h"
+
+#include "NormDialect/InitAllNorm.h"
+#include "NormDialect/Target/KernelBundle.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+const char *mlir::norm::compilerVersion() { return "norm 0.1.0 (MLIR 22.1)"; }
+
+bool mlir::norm::compileToBundle(const std::string &source,
+                                 const std::string &sourceName,
+                                 const NormToPTXOptions &options,
+                                 CompiledBundle &out,
+                                 std::string &diagnostics) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
+  registerAllNorm(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
+  llvm::raw_string_ostream diagStream(diagnostics);
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return false;
+  PassManager toGPU(&context);
+  buildNormToGPUPipeline(toGPU, options);
+  if (failed(toGPU.run(*module)))
+    return false;
+  llvm::json::Array functions;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    FailureOr<llvm::json::Object> described = describeLaunches(func);
+    if (failed(described))
+      return false;
+    functions.push_back(std::move(*described));
+  }
+  PassManager toPTX(&context);
+  buildGPUToPTXPipeline(toPTX, options);
+  if (failed(toPTX.run(*module)))
+    return false;
+  FailureOr<std::string> ptx = extractPTX(*module, "norm_kernels");
+  if (failed(ptx))
+    return false;
+  llvm::json::Object manifest{{"format", "norm-kernel-bundle"},
+                              {"version", 1},
+                              {"compiler", compilerVersion()},
+                              {"target", options.chip.getValue()},
+                              {"ptx", "kernels.ptx"},
+                              {"functions", std::move(functions)}};
+  out.ptx = std::move(*ptx);
+  out.manifest =
+      llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))).str() +
+      "\n";
+  return true;
+}
