@@ -68,3 +68,13 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
                 f"  {', '.join(names)} = norm.layer_norm_grad %dy, %x, %mean, %rstd{wc}{attrs} : {x}, {x}, {s}, {s} -> {types}\n"
                 f"  return {', '.join(names)} : {', '.join(res)}\n}}\n")
     raise ValueError(f"unknown op kind {kind!r}")
+
+
+def op_program(kind, n, dtype, weight_dtype, **flags):
+    """The program the custom ops compile for one call: `dtype` and
+    `weight_dtype` are type names ('bf16', ...) or torch dtypes; weight_dtype
+    None means no weight. Shared by norm_mlir.ops and the cache prebuilder so
+    both produce the same cache keys."""
+    return program_text(kind, n, mlir_type(dtype),
+                        weight_dtype=mlir_type(weight_dtype) if weight_dtype is not None else None,
+                        weight=weight_dtype is not None, **flags)

@@ -1,0 +1,23 @@
+"""The programs the GPU tests run, so a machine without MLIR can be given a
+prebuilt cache (scripts/prebuild-cache.py) that holds every one of them."""
+
+HIDDEN = [256, 512]
+DTYPES = ["f32", "bf16"]
+# torch.finfo(dtype).eps: RMSNorm's default epsilon.
+FINFO_EPS = {"f32": 1.1920928955078125e-07, "bf16": 0.0078125}
+
+
+def programs():
+    """(kind, n, dtype, weight_dtype or None, flags) of every op call."""
+    out = []
+    for n in HIDDEN:
+        for t in DTYPES:
+            for eps in (FINFO_EPS[t], 1e-6):
+                for w in (t, None):
+                    out.append(("rms_fwd", n, t, w, dict(eps=eps, offset=0.0)))
+            for w in (t, None):
+                out.append(("rms_bwd", n, t, w, dict(offset=0.0)))
+            for w, bias in ((t, True), (t, False), (None, False)):
+                out.append(("ln_fwd", n, t, w, dict(eps=1e-5, bias=bias)))
+                out.append(("ln_bwd", n, t, w, dict(bias=bias)))
+    return out

@@ -1,0 +1,50 @@
+"""Compiling through the C API and the bundle cache (no GPU needed)."""
+
+import os
+
+import pytest
+
+from norm_mlir import compiler
+from norm_mlir.compiler import CompileError, cache_key, compile_program
+from norm_mlir.programs import op_program
+
+pytestmark = pytest.mark.skipif(compiler._library() is None,
+                                reason="libNormCAPI.so is not built")
+
+
+def test_compile_and_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    program = op_program("rms_fwd", 128, "bf16", "bf16", eps=1e-6, offset=0.0)
+    bundle = compile_program(program)
+    assert ".entry norm_fused" in bundle.ptx
+    entries = os.listdir(tmp_path)
+    assert len(entries) == 1
+    # A second call is served by the cache: no compiler needed.
+    monkeypatch.setattr(compiler, "_library", lambda: None)
+    again = compile_program(program)
+    assert again.ptx == bundle.ptx
+    assert os.listdir(tmp_path) == entries
+    # A different program (another eps) is another entry, and without a
+    # compiler that is a clear error.
+    with pytest.raises(CompileError, match="no compiled bundle"):
+        compile_program(op_program("rms_fwd", 128, "bf16", "bf16", eps=1e-5, offset=0.0))
+
+
+def test_cache_key_covers_program_options_and_chip():
+    base = cache_key("p", "chip=sm_90", "sm_90")
+    assert cache_key("q", "chip=sm_90", "sm_90") != base
+    assert cache_key("p", "chip=sm_90 split-size=8", "sm_90") != base
+    assert cache_key("p", "chip=sm_90", "sm_80") != base
+
+
+def test_compile_errors_carry_diagnostics(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    bad = "func.func @f(%x: tensor<4x8xf64>) { return }\n" \
+          "func.func @g(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {\n" \
+          "  %y, %r = norm.rms_norm %x {epsilon = 0.0 : f64} : tensor<4x8xbf16> -> tensor<4x8xbf16>, tensor<4xf32>\n" \
+          "  return %y : tensor<4x8xbf16>\n}\n"
+    with pytest.raises(CompileError, match=r"norm_mlir program:3:\d+: error: .*epsilon must be a positive number"):
+        compile_program(bad)
+    with pytest.raises(CompileError, match="invalid norm-to-ptx options"):
+        compile_program(op_program("rms_fwd", 64, "f32", None, eps=1e-6, offset=0.0),
+                        options="split-size=banana")

@@ -1,0 +1,115 @@
+"""The PyTorch integration on a GPU: custom ops, autograd, torch.compile and
+drop-in modules in a short training run. Skipped without torch and CUDA.
+
+On a machine without MLIR, point NORM_MLIR_CACHE at a cache built by
+scripts/prebuild-cache.py (it holds every program these tests run).
+"""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+import norm_mlir  # noqa: E402
+from norm_mlir import ops  # noqa: E402
+
+DT = {"f32": torch.float32, "bf16": torch.bfloat16}
+TOL = {"f32": 1e-5, "bf16": 1e-2}
+
+
+def rel(a, b):
+    return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
+
+
+@pytest.mark.parametrize("t", ["f32", "bf16"])
+@pytest.mark.parametrize("n", [256, 512])
+def test_modules_match_torch_nn(t, n):
+    torch.manual_seed(0)
+    x = torch.randn(3, 77, n, device="cuda", dtype=DT[t])
+    for ours, ref in ((norm_mlir.RMSNorm(n, device="cuda", dtype=DT[t]),
+                       torch.nn.RMSNorm(n, device="cuda", dtype=DT[t])),
+                      (norm_mlir.LayerNorm(n, device="cuda", dtype=DT[t]),
+                       torch.nn.LayerNorm(n, device="cuda", dtype=DT[t]))):
+        with torch.no_grad():
+            for p in ref.parameters():
+                p.copy_(torch.randn_like(p) * 0.5 + 1)
+        ours.load_state_dict(ref.state_dict())  # same keys
+        xd = x.double()
+        expected = type(ref)(n, device="cuda", dtype=torch.float64)
+        expected.load_state_dict({k: v.double() for k, v in ref.state_dict().items()})
+        if isinstance(ref, torch.nn.RMSNorm):
+            expected.eps = torch.finfo(DT[t]).eps
+        assert rel(ours(x), expected(xd)) < TOL[t]
+
+
+@pytest.mark.parametrize("t", ["f32", "bf16"])
+def test_gradients_match_float64_autograd(t):
+    torch.manual_seed(1)
+    n = 512
+    x = torch.randn(64, n, device="cuda", dtype=DT[t], requires_grad=True)
+    w = (torch.randn(n, device="cuda") * 0.5 + 1).to(DT[t]).requires_grad_()
+    b = (torch.randn(n, device="cuda") * 0.1).to(DT[t]).requires_grad_()
+    dy = torch.randn(64, n, device="cuda", dtype=DT[t])
+    # RMSNorm
+    y, _ = ops.rms_norm(x, w, 1e-6, 0.0)
+    gx, gw = torch.autograd.grad(y, (x, w), dy)
+    xd, wd = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    yd = torch.nn.functional.rms_norm(xd, (n,), wd, 1e-6)
+    rx, rw = torch.autograd.grad(yd, (xd, wd), dy.double())
+    assert rel(gx, rx) < TOL[t] and rel(gw, rw) < TOL[t]
+    # LayerNorm
+    y, _, _ = ops.layer_norm(x, w, b, 1e-5)
+    gx, gw, gb = torch.autograd.grad(y, (x, w, b), dy)
+    bd = b.detach().double().requires_grad_()
+    yd = torch.nn.functional.layer_norm(xd, (n,), wd, bd, 1e-5)
+    rx, rw, rb = torch.autograd.grad(yd, (xd, wd, bd), dy.double())
+    assert rel(gx, rx) < TOL[t] and rel(gw, rw) < TOL[t] and rel(gb, rb) < TOL[t]
+
+
+def test_bad_tensors_are_clear_errors():
+    x = torch.randn(4, 256, device="cuda", dtype=torch.float64)
+    with pytest.raises(TypeError, match="bfloat16, float16 or float32"):
+        ops.rms_norm(x, None, 1e-6, 0.0)
+    x = torch.randn(4, 256, device="cuda")
+    with pytest.raises(ValueError, match=r"weight/bias must have shape \(256,\)"):
+        ops.rms_norm(x, torch.ones(128, device="cuda"), 1e-6, 0.0)
+    with pytest.raises(ValueError, match="must be on a CUDA device"):
+        ops.rms_norm(torch.randn(4, 256), None, 1e-6, 0.0)
+
+
+def make_model(norm_cls, n=256, seed=0):
+    torch.manual_seed(seed)
+    layers = []
+    for i in range(3):
+        layers += [torch.nn.Linear(n, n), norm_cls[i % 2](n), torch.nn.GELU()]
+    return torch.nn.Sequential(*layers, torch.nn.Linear(n, 10)).cuda()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_training_tracks_torch(compiled):
+    ours = make_model((norm_mlir.RMSNorm, norm_mlir.LayerNorm))
+    ref = make_model((torch.nn.RMSNorm, torch.nn.LayerNorm))
+    ours.load_state_dict(ref.state_dict())
+    run = torch.compile(ours, fullgraph=True) if compiled else ours
+    opt_a = torch.optim.AdamW(ours.parameters(), lr=1e-3)
+    opt_b = torch.optim.AdamW(ref.parameters(), lr=1e-3)
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    losses = []
+    for step in range(40):
+        x = torch.randn(128, 256, device="cuda", generator=gen)
+        target = torch.randint(0, 10, (128,), device="cuda", generator=gen)
+        la = torch.nn.functional.cross_entropy(run(x), target)
+        lb = torch.nn.functional.cross_entropy(ref(x), target)
+        opt_a.zero_grad()
+        opt_b.zero_grad()
+        la.backward()
+        lb.backward()
+        opt_a.step()
+        opt_b.step()
+        losses.append((la.item(), lb.item()))
+    first, last = losses[0], losses[-1]
+    assert last[0] < first[0] * 0.8, losses  # it learns
+    for a, b in losses:
+        assert abs(a - b) <= 2e-3 * abs(b) + 1e-4, losses
+    print("losses (norm_mlir, torch):", losses[0], losses[-1])
