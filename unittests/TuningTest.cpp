@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdio>
+
 using namespace mlir::norm;
 
 namespace {
@@ -126,5 +128,46 @@ TEST(Tuning, RowLayoutCoversLongRows) {
     EXPECT_GE(layout.threads * layout.elementsPerThread(), n) << n;
     EXPECT_LE(layout.threads, h200.maxThreadsPerBlock) << n;
   }
+}
+} // namespace
+
+namespace {
+TEST(TuningTable, NearestEntryOfTheSameClass) {
+  TuningTable table;
+  table.add({4096, 2, 1, 0, 1}, {16, 8, 3});
+  table.add({16384, 2, 1, 0, 1}, {32, 2, 2});
+  table.add({4096, 2, 2, 1, 1}, {24, 0, 2});
+  auto near = table.lookup({5120, 2, 1, 0, 1});
+  ASSERT_TRUE(near);
+  EXPECT_EQ(near->rowsPerBlock, 8);
+  EXPECT_EQ(table.lookup({12000, 2, 1, 0, 1})->numStages, 2);
+  EXPECT_EQ(table.lookup({4096, 2, 2, 1, 1})->registerBudget, 24);
+  EXPECT_FALSE(table.lookup({4096, 4, 1, 0, 1}));
+  table.add({4096, 2, 1, 0, 1}, {16, 4, 3});
+  EXPECT_EQ(table.lookup({4096, 2, 1, 0, 1})->rowsPerBlock, 4);
+}
+
+TEST(TuningTable, LoadsAndRejects) {
+  std::string path = testing::TempDir() + "/tuning_test.json";
+  std::string error;
+  {
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"device": "test", "entries": [{"n": 1024, "element_bytes": 2,
+      "full_operands": 1, "column_outputs": 0, "row_reductions": 1,
+      "register_budget": 32, "rows_per_block": 8, "num_stages": 3}]})", f);
+    std::fclose(f);
+  }
+  TuningTable table;
+  ASSERT_TRUE(table.load(path, error)) << error;
+  EXPECT_EQ(table.lookup({1024, 2, 1, 0, 1})->numStages, 3);
+  EXPECT_FALSE(table.load(path + ".missing", error));
+  EXPECT_NE(error.find("cannot read"), std::string::npos);
+  {
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"entries": [{"n": 0}]})", f);
+    std::fclose(f);
+  }
+  EXPECT_FALSE(TuningTable().load(path, error));
+  EXPECT_NE(error.find("positive n"), std::string::npos) << error;
 }
 } // namespace

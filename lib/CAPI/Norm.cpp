@@ -42,6 +42,7 @@ bool mlirNormCompile(const char *source, const char *sourceName,
                    "': " + errors);
     return false;
   }
+  parsed.tuningTable = mlir::norm::defaultTuningTable(parsed.tuningTable);
   mlir::norm::CompiledBundle out;
   std::string diagnostics;
   bool ok = mlir::norm::compileToBundle(source ? source : "",

@@ -564,6 +564,8 @@ struct ConvertNormToGPUPass
     : public mlir::norm::impl::ConvertNormToGPUBase<ConvertNormToGPUPass> {
   using Base::Base;
 
+  TuningTable table;
+
   gpu::GPUModuleOp getOrCreateGPUModule(ModuleOp module) {
     if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("norm_kernels"))
       return existing;
@@ -601,7 +603,7 @@ struct ConvertNormToGPUPass
   }
 
   LogicalResult convertFused(gpu::GPUModuleOp gpuModule, FusedOp op,
-                             const DeviceInfo &device) {
+                             DeviceInfo device) {
     if (op.getNumResults() != 0)
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
     if (op.hasColumnOutputs() && !op.getRowsPerPartial())
@@ -637,8 +639,24 @@ struct ConvertNormToGPUPass
             cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8);
     // The widest element decides the vector width that keeps every access
     // at most 16 bytes and aligned.
-    bool hasRowReductions =
-        !op.getBody().front().getOps<RowReduceOp>().empty();
+    auto rowReduceOps = op.getBody().front().getOps<RowReduceOp>();
+    bool hasRowReductions = !rowReduceOps.empty();
+    // A measured choice for this shape class, if the table has one.
+    std::optional<TuningChoice> tuned;
+    if (!table.empty()) {
+      int64_t columnOutputs = 0;
+      for (unsigned i = 0, e = op.getOutputs().size(); i < e; ++i)
+        columnOutputs += op.getOutputRole(i) == Role::col;
+      tuned = table.lookup(
+          TuningKey{n, elementBytes, fullOperands, columnOutputs,
+                    static_cast<int64_t>(
+                        std::distance(rowReduceOps.begin(), rowReduceOps.end()))});
+      if (tuned && tuned->registerBudget > 0)
+        device.registerBudget = tuned->registerBudget;
+      if (tuned && tuned->numStages > 0 && !op->hasAttr("norm.num_stages"))
+        op->setAttr("norm.num_stages",
+                    OpBuilder(op).getI64IntegerAttr(tuned->numStages));
+    }
     bool onlyRowOutputs = llvm::all_of(op.getOutputRoles(), [](Attribute r) {
       return cast<RoleAttr>(r).getValue() == Role::row;
     });
@@ -668,7 +686,9 @@ struct ConvertNormToGPUPass
       split = attr.getInt();
     else if (!streaming)
       split = rowsPerBlock > 0 ? rowsPerBlock.getValue()
-                               : chooseRowsPerBlock(n, elementBytes, device);
+              : tuned && tuned->rowsPerBlock > 0
+                  ? tuned->rowsPerBlock
+                  : chooseRowsPerBlock(n, elementBytes, device);
     if (split <= 0)
       return op.emitOpError("rows per block must be positive, got ") << split;
     func->setAttr("norm.rows_per_block",
@@ -774,6 +794,13 @@ struct ConvertNormToGPUPass
     device.numSMs = numSMs;
     device.maxThreadsPerBlock = maxThreads;
     device.registerBudget = registerBudget;
+    if (!tuningTable.empty()) {
+      std::string error;
+      if (!table.load(tuningTable, error)) {
+        module.emitError("convert-norm-to-gpu: ") << error;
+        return signalPassFailure();
+      }
+    }
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
       if (isa<FusedOp, CombineOp>(op))

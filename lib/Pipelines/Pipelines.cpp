@@ -36,6 +36,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.numSMs = options.numSMs;
   gpu.registerBudget = options.registerBudget;
   gpu.rowsPerBlock = options.rowsPerBlock;
+  gpu.tuningTable = options.tuningTable;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -14,6 +14,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -21,6 +22,20 @@
 using namespace mlir;
 
 const char *mlir::norm::compilerVersion() { return "norm 0.1.0 (MLIR 22.1)"; }
+
+std::string mlir::norm::defaultTuningTable(const std::string &requested) {
+  if (requested == "none")
+    return "";
+  if (!requested.empty())
+    return requested;
+  if (const char *env = std::getenv("NORM_TUNING_TABLE"))
+    return std::string(env) == "none" ? "" : env;
+#ifdef NORM_DEFAULT_TUNING_TABLE
+  if (llvm::sys::fs::exists(NORM_DEFAULT_TUNING_TABLE))
+    return NORM_DEFAULT_TUNING_TABLE;
+#endif
+  return "";
+}
 
 bool mlir::norm::compileToBundle(const std::string &source,
                                  const std::string &sourceName,

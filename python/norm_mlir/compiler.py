@@ -61,9 +61,19 @@ def cache_dir():
                           os.path.join(os.path.expanduser("~"), ".cache", "norm_mlir"))
 
 
-def cache_key(program, options, chip):
+def tuning_table():
+    """The measured tuning table compilations use: $NORM_TUNING_TABLE ('none'
+    for the analytic rules only), else the repository's tuning/h200.json."""
+    env = os.environ.get("NORM_TUNING_TABLE")
+    if env:
+        return None if env == "none" else env
+    path = os.path.join(_ROOT, "tuning", "h200.json")
+    return path if os.path.exists(path) else None
+
+
+def cache_key(program, options, chip, table_text=""):
     h = hashlib.sha256()
-    for part in (program, options, COMPILER_VERSION, chip):
+    for part in (program, options, COMPILER_VERSION, chip, table_text):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:32]
@@ -72,7 +82,11 @@ def cache_key(program, options, chip):
 def compile_program(program, chip="sm_90", options=""):
     """Returns a loaded Bundle for `program`, from the cache when possible."""
     opts = f"chip={chip}" + (f" {options}" if options else "")
-    directory = os.path.join(cache_dir(), cache_key(program, opts, chip))
+    # The key covers the table's contents, not its path, so caches move
+    # between machines.
+    table = tuning_table()
+    table_text = open(table).read() if table else ""
+    directory = os.path.join(cache_dir(), cache_key(program, opts, chip, table_text))
     if os.path.exists(os.path.join(directory, "manifest.json")):
         return load_bundle(directory)
     lib = _library()
@@ -82,7 +96,8 @@ def compile_program(program, chip="sm_90", options=""):
             f"({directory}) and no compiler: build libNormCAPI.so (scripts/setup.sh) "
             "or point NORM_MLIR_CACHE at prebuilt bundles")
     out = _Bundle()
-    ok = lib.mlirNormCompile(program.encode(), b"norm_mlir program", opts.encode(),
+    full_opts = opts + f" tuning-table={table if table else 'none'}"
+    ok = lib.mlirNormCompile(program.encode(), b"norm_mlir program", full_opts.encode(),
                              ctypes.byref(out))
     try:
         ptx = ctypes.string_at(out.ptx).decode() if out.ptx else ""

@@ -50,6 +50,11 @@ static cl::opt<int64_t> numStages("num-stages",
 static cl::opt<int64_t> rowsPerBlock(
     "rows-per-block", cl::desc("Rows per block without a split (0: tuning)"),
     cl::init(0));
+static cl::opt<std::string> tuningTable(
+    "tuning-table",
+    cl::desc("Measured tuning table (default: $NORM_TUNING_TABLE, else the "
+             "repository's tuning/h200.json; 'none' for the analytic rules)"),
+    cl::init(""));
 static cl::opt<bool> printPTX("print-ptx", cl::desc("Also print the PTX"),
                               cl::init(false));
 static cl::opt<bool> quiet("quiet", cl::desc("No summary"), cl::init(false));
@@ -150,6 +155,7 @@ int main(int argc, char **argv) {
   options.registerBudget = registerBudget;
   options.numStages = numStages;
   options.rowsPerBlock = rowsPerBlock;
+  options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;
   std::string diagnostics;

@@ -38,6 +38,9 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "Largest thread block the target launches">,
     Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
            "Elements of all full operands a thread keeps in registers">,
+    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
+           "Measured tuning table (tuning/<device>.json) consulted before the "
+           "analytic rules">,
     Option<"rowsPerBlock", "rows-per-block", "int64_t", /*default=*/"0",
            "Rows a block walks in kernels without column outputs (0: tuning "
            "rule; a kernel's norm.rows_per_block attribute wins)">,

@@ -42,6 +42,10 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       *this, "rows-per-block",
       llvm::cl::desc("Rows a block walks when there is no split (0: tuning)"),
       llvm::cl::init(0)};
+  Option<std::string> tuningTable{
+      *this, "tuning-table",
+      llvm::cl::desc("Measured tuning table (tuning/<device>.json)"),
+      llvm::cl::init("")};
   Option<int64_t> numSMs{*this, "num-sms",
                          llvm::cl::desc("Multiprocessors of the target"),
                          llvm::cl::init(132)};

@@ -29,6 +29,10 @@ bool compileToBundle(const std::string &source, const std::string &sourceName,
                      const NormToPTXOptions &options, CompiledBundle &out,
                      std::string &diagnostics);
 
+/// The tuning table to use: `requested` if given ("none": no table), else
+/// $NORM_TUNING_TABLE, else the repository's tuning/h200.json when it exists.
+std::string defaultTuningTable(const std::string &requested);
+
 /// The compiler's version string, part of cache keys.
 const char *compilerVersion();
 

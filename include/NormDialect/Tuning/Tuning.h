@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::norm {
 
@@ -111,6 +112,45 @@ RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
 
 /// Returns an empty string when `split` is a usable split size, else why not.
 std::string validateSplitSize(int64_t split);
+
+} // namespace mlir::norm
+
+namespace mlir::norm {
+
+/// The shape class a measured tuning entry applies to.
+struct TuningKey {
+  int64_t n = 0;
+  int64_t elementBytes = 2;
+  int64_t fullOperands = 1;
+  int64_t columnOutputs = 0;
+  int64_t rowReductions = 1;
+};
+
+/// Knobs the autotuner measured best for a shape class (0: not set, use the
+/// analytic rule).
+struct TuningChoice {
+  int64_t registerBudget = 0;
+  int64_t rowsPerBlock = 0;
+  int64_t numStages = 0;
+};
+
+/// Measured choices (tuning/<device>.json, written by bench/autotune.py).
+/// Lookups match every field of the key but N, and take the entry with the
+/// nearest N (in ratio), so a table measured at powers of two covers the
+/// shapes between them.
+class TuningTable {
+public:
+  /// Reads a table; false with `error` on a missing or malformed file.
+  bool load(const std::string &path, std::string &error);
+  /// Adds or replaces an entry.
+  void add(const TuningKey &key, const TuningChoice &choice);
+  /// The entry for `key`'s class nearest in N, if any.
+  std::optional<TuningChoice> lookup(const TuningKey &key) const;
+  bool empty() const { return entries.empty(); }
+
+private:
+  std::vector<std::pair<TuningKey, TuningChoice>> entries;
+};
 
 } // namespace mlir::norm
 

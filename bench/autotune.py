@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Autotuner (run on the GPU): times every candidate bundle compiled by
+scripts/autotune-variants.py on its shape class and writes the fastest knobs
+per class as a tuning table (tuning/h200.json format) that the compiler's
+tuning module reads (TuningTable in NormDialect/Tuning/Tuning.h).
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from norm_mlir import load_bundle  # noqa: E402
+from norm_mlir.launcher import Launcher  # noqa: E402
+from bench import min_bytes, time_graph  # noqa: E402
+
+
+def inputs(kind, m, n):
+    dt = torch.bfloat16
+    x = torch.randn(m, n, device="cuda", dtype=dt)
+    w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
+    b = (0.1 * torch.randn(n, device="cuda")).to(dt)
+    dy = torch.randn(m, n, device="cuda", dtype=dt)
+    stats = torch.rand(m, device="cuda") + 0.5
+    return {"rms_fwd": [x, w], "ln_fwd": [x, w, b], "rms_bwd": [dy, x, stats, w],
+            "ln_bwd": [dy, x, stats, stats, w]}[kind]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--candidates", default=os.path.join(ROOT, ".out", "tune"))
+    p.add_argument("--out", default=os.path.join(os.environ.get("OUT", ROOT), "h200.json"))
+    args = p.parse_args()
+    torch.cuda.init()
+    with open(os.path.join(args.candidates, "index.json")) as f:
+        index = json.load(f)
+    classes = collections.defaultdict(list)
+    for c in index:
+        classes[(c["kind"], c["n"])].append(c)
+    entries = []
+    for (kind, n), cands in sorted(classes.items()):
+        m = max(1024, (1 << 26) // n)
+        args_ = inputs(kind, m, n)
+        timed = []
+        for c in cands:
+            launcher = Launcher(load_bundle(os.path.join(args.candidates, c["bundle"])))
+            t = time_graph(lambda: launcher(None, *args_))
+            timed.append((min_bytes(kind, m, n) / t / 1e12, c))
+        timed.sort(key=lambda tc: -tc[0])
+        best_tbps, best = timed[0]
+        worst_tbps = timed[-1][0]
+        print(f"{kind:8s} N={n:<6d} M={m:<6d} best {best_tbps:5.2f} TB/s "
+              f"(budget {best['register_budget']}, stages {best['num_stages']}, "
+              f"rows/block {best['rows_per_block']}), worst {worst_tbps:5.2f}", flush=True)
+        entries.append({k: best[k] for k in ("n", "element_bytes", "full_operands",
+                                             "column_outputs", "row_reductions",
+                                             "register_budget", "num_stages",
+                                             "rows_per_block")}
+                       | {"measured_tbps": round(best_tbps, 3), "kind": kind})
+    table = {"device": torch.cuda.get_device_name(), "chip": "sm_90",
+             "note": "written by bench/autotune.py; knobs of the fastest candidate per class",
+             "entries": entries}
+    with open(args.out, "w") as f:
+        json.dump(table, f, indent=1)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

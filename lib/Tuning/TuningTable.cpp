@@ -1,0 +1,78 @@
+//===- TuningTable.cpp - measured tuning choices --------------------------===//
+
+#include "NormDialect/Tuning/Tuning.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
+using namespace mlir::norm;
+
+bool TuningTable::load(const std::string &path, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = "cannot read tuning table " + path + ": " +
+            buffer.getError().message();
+    return false;
+  }
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    error = path + ": " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *list = root ? root->getArray("entries") : nullptr;
+  if (!list) {
+    error = path + ": expected an object with an \"entries\" array";
+    return false;
+  }
+  for (const llvm::json::Value &v : *list) {
+    const llvm::json::Object *e = v.getAsObject();
+    auto field = [&](const char *name) -> int64_t {
+      return e ? e->getInteger(name).value_or(0) : 0;
+    };
+    TuningKey key{field("n"), field("element_bytes"), field("full_operands"),
+                  field("column_outputs"), field("row_reductions")};
+    TuningChoice choice{field("register_budget"), field("rows_per_block"),
+                        field("num_stages")};
+    if (key.n <= 0 || key.elementBytes <= 0) {
+      error = path + ": an entry needs positive n and element_bytes";
+      return false;
+    }
+    add(key, choice);
+  }
+  return true;
+}
+
+void TuningTable::add(const TuningKey &key, const TuningChoice &choice) {
+  for (auto &[k, c] : entries)
+    if (k.n == key.n && k.elementBytes == key.elementBytes &&
+        k.fullOperands == key.fullOperands &&
+        k.columnOutputs == key.columnOutputs &&
+        k.rowReductions == key.rowReductions) {
+      c = choice;
+      return;
+    }
+  entries.emplace_back(key, choice);
+}
+
+std::optional<TuningChoice> TuningTable::lookup(const TuningKey &key) const {
+  std::optional<TuningChoice> best;
+  double bestDistance = 0;
+  for (const auto &[k, c] : entries) {
+    if (k.elementBytes != key.elementBytes ||
+        k.fullOperands != key.fullOperands ||
+        k.columnOutputs != key.columnOutputs ||
+        k.rowReductions != key.rowReductions)
+      continue;
+    double distance = std::fabs(std::log(static_cast<double>(k.n) /
+                                         static_cast<double>(key.n)));
+    if (!best || distance < bestDistance) {
+      best = c;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}

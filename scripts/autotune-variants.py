@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Compiles the autotuner's candidates (run here, where MLIR is): for each
+shape class (op kind x N), one bundle per setting of the tuning knobs, into
+.out/tune/, with an index.json that bench/autotune.py (run on the GPU) reads.
+"""
+
+import concurrent.futures
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from norm_mlir.programs import program_text  # noqa: E402
+
+COMPILER = os.path.join(ROOT, "build", "bin", "norm-compile")
+OUT = os.path.join(ROOT, ".out", "tune")
+SIZES = [1024, 2048, 4096, 8192, 16384]
+# The tuning key of each kind's main kernel (see TuningKey in Tuning.h).
+KEYS = {"rms_fwd": dict(full_operands=1, column_outputs=0, row_reductions=1),
+        "ln_fwd": dict(full_operands=1, column_outputs=0, row_reductions=2),
+        "rms_bwd": dict(full_operands=2, column_outputs=1, row_reductions=1),
+        "ln_bwd": dict(full_operands=2, column_outputs=2, row_reductions=2)}
+
+
+def knobs(kind):
+    if kind.endswith("fwd"):
+        return [dict(register_budget=b, num_stages=s, rows_per_block=r)
+                for b, s, r in itertools.product((16, 32), (2, 3), (2, 4, 8))]
+    return [dict(register_budget=b, num_stages=s, rows_per_block=0)
+            for b, s in itertools.product((16, 32, 48), (1, 2, 3))]
+
+
+def compile_variant(kind, n, k):
+    name = f"{kind}_{n}_b{k['register_budget']}_s{k['num_stages']}_r{k['rows_per_block']}"
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(program_text(kind, n, "bf16", eps=1e-6))
+        src = f.name
+    cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
+           f"--register-budget={k['register_budget']}", f"--num-stages={k['num_stages']}",
+           f"--rows-per-block={k['rows_per_block']}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    os.unlink(src)
+    return name, r.returncode, r.stderr
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    jobs, index = [], []
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        for kind in KEYS:
+            for n in SIZES:
+                for k in knobs(kind):
+                    jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
+        for kind, n, k, fut in jobs:
+            name, rc, err = fut.result()
+            if rc:
+                print(f"FAILED {name}: {err}", file=sys.stderr)
+                continue
+            index.append(dict(bundle=name, kind=kind, n=n, element_bytes=2,
+                              **KEYS[kind], **k))
+    with open(os.path.join(OUT, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    print(f"{len(index)} candidate bundles in {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+// A measured tuning table overrides the analytic rules for its shape class.
+// RUN: norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/tuning.json" | FileCheck %s
+// RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// CHECK-LABEL: func @fwd
+// CHECK: arith.ceildivui %{{.+}}, %c3
+// CHECK: gpu.func @norm_fused
+// CHECK-SAME: norm.rows_per_block = 3
+// CHECK: scf.for
+// CHECK: norm.num_stages = 3
+// MISSING: error: convert-norm-to-gpu: cannot read tuning table {{.*}}missing.json
+func.func @fwd(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
+  norm.fused ins(%x : full memref<?x2048xbf16>) outs(%y : full memref<?x2048xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
