@@ -57,7 +57,10 @@ def main():
         worst_tbps = timed[-1][0]
         print(f"{kind:8s} N={n:<6d} M={m:<6d} best {best_tbps:5.2f} TB/s "
               f"(budget {best['register_budget']}, stages {best['num_stages']}, "
-              f"rows/block {best['rows_per_block']}), worst {worst_tbps:5.2f}", flush=True)
+              f"rows/block {best['rows_per_block']}, split {best.get('split_size', '-')}), "
+              f"worst {worst_tbps:5.2f}; all: "
+              + " ".join(f"{c['bundle'].split('_', 3)[-1]}={t:.2f}" for t, c in timed[:6]),
+              flush=True)
         entries.append({k: best[k] for k in ("n", "element_bytes", "full_operands",
                                              "column_outputs", "row_reductions",
                                              "register_budget", "num_stages",

@@ -26,7 +26,11 @@ KEYS = {"rms_fwd": dict(full_operands=1, column_outputs=0, row_reductions=1),
         "ln_bwd": dict(full_operands=2, column_outputs=2, row_reductions=2)}
 
 
-def knobs(kind):
+def knobs(kind, split_sweep=False):
+    if split_sweep:
+        # Split size of the backward's column partials (rows per partial);
+        # the other knobs come from the committed table.
+        return [dict(split_size=s) for s in (32, 64, 128, 256)] if kind.endswith("bwd") else []
     if kind.endswith("fwd"):
         return [dict(register_budget=b, num_stages=s, rows_per_block=r)
                 for b, s, r in itertools.product((16, 32), (2, 3), (2, 4, 8))]
@@ -35,25 +39,34 @@ def knobs(kind):
 
 
 def compile_variant(kind, n, k):
-    name = f"{kind}_{n}_b{k['register_budget']}_s{k['num_stages']}_r{k['rows_per_block']}"
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(program_text(kind, n, "bf16", eps=1e-6))
         src = f.name
-    cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
-           f"--register-budget={k['register_budget']}", f"--num-stages={k['num_stages']}",
-           f"--rows-per-block={k['rows_per_block']}"]
+    if "split_size" in k:
+        name = f"{kind}_{n}_split{k['split_size']}"
+        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
+               f"--split-size={k['split_size']}"]
+    else:
+        name = f"{kind}_{n}_b{k['register_budget']}_s{k['num_stages']}_r{k['rows_per_block']}"
+        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
+               f"--register-budget={k['register_budget']}", f"--num-stages={k['num_stages']}",
+               f"--rows-per-block={k['rows_per_block']}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     os.unlink(src)
     return name, r.returncode, r.stderr
 
 
 def main():
+    global OUT
+    split_sweep = "--split" in sys.argv
+    if split_sweep:
+        OUT = os.path.join(ROOT, ".out", "tune-split")
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in KEYS:
             for n in SIZES:
-                for k in knobs(kind):
+                for k in knobs(kind, split_sweep):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
         for kind, n, k, fut in jobs:
             name, rc, err = fut.result()
@@ -61,7 +74,8 @@ def main():
                 print(f"FAILED {name}: {err}", file=sys.stderr)
                 continue
             index.append(dict(bundle=name, kind=kind, n=n, element_bytes=2,
-                              **KEYS[kind], **k))
+                              **KEYS[kind], **{"register_budget": 0, "num_stages": 0,
+                                               "rows_per_block": 0, **k}))
     with open(os.path.join(OUT, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
     print(f"{len(index)} candidate bundles in {OUT}")

@@ -614,7 +614,6 @@ struct ConvertNormToGPUPass
     if (ShapedType::isDynamic(n))
       return op.emitOpError("the GPU lowering needs a static normalized "
                             "dimension N (rows M may be dynamic)");
-    int64_t elementBytes = 1, fullOperands = 0;
     for (Value v : llvm::concat<Value>(op.getInputs(), op.getOutputs())) {
       auto type = cast<MemRefType>(v.getType());
       if (!type.getLayout().isIdentity())
@@ -623,34 +622,16 @@ struct ConvertNormToGPUPass
                               "function-boundary-type-conversion="
                               "identity-layout-map");
     }
-    // Activations (full inputs and outputs, not the f32 column partials)
-    // decide the vector width and the register budget.
-    for (auto [i, v] : llvm::enumerate(op.getInputs()))
-      if (op.getInputRole(i) == Role::full) {
-        ++fullOperands;
-        elementBytes = std::max<int64_t>(
-            elementBytes,
-            cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8);
-      }
-    for (auto [i, v] : llvm::enumerate(op.getOutputs()))
-      if (op.getOutputRole(i) == Role::full)
-        elementBytes = std::max<int64_t>(
-            elementBytes,
-            cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8);
-    // The widest element decides the vector width that keeps every access
-    // at most 16 bytes and aligned.
-    auto rowReduceOps = op.getBody().front().getOps<RowReduceOp>();
-    bool hasRowReductions = !rowReduceOps.empty();
+    KernelTraits traits = describeKernel(op);
+    int64_t elementBytes = traits.elementBytes;
+    int64_t fullOperands = traits.fullOperands;
+    bool hasRowReductions = traits.rowReductions > 0;
     // A measured choice for this shape class, if the table has one.
     std::optional<TuningChoice> tuned;
     if (!table.empty()) {
-      int64_t columnOutputs = 0;
-      for (unsigned i = 0, e = op.getOutputs().size(); i < e; ++i)
-        columnOutputs += op.getOutputRole(i) == Role::col;
-      tuned = table.lookup(
-          TuningKey{n, elementBytes, fullOperands, columnOutputs,
-                    static_cast<int64_t>(
-                        std::distance(rowReduceOps.begin(), rowReduceOps.end()))});
+      tuned = table.lookup(TuningKey{n, elementBytes, fullOperands,
+                                     traits.columnOutputs,
+                                     traits.rowReductions});
       if (tuned && tuned->registerBudget > 0)
         device.registerBudget = tuned->registerBudget;
       if (tuned && tuned->numStages > 0 && !op->hasAttr("norm.num_stages"))

@@ -150,19 +150,48 @@ static LogicalResult verifyScalarArguments(Operation *op, Block &block,
 // Level 1 verifiers
 //===----------------------------------------------------------------------===//
 
+/// A named operand or result of a user op, checked against x.
+struct Named {
+  Value value;
+  StringRef name;
+};
+
+/// Checks per-row statistics (f32, x's leading dimensions) and weight/bias
+/// vectors (length N, supported type) against activation shape `x`. Absent
+/// optional values are skipped.
+static LogicalResult verifyStatsAndParams(Operation *op, ArrayRef<int64_t> x,
+                                          ArrayRef<Named> stats,
+                                          ArrayRef<Named> params) {
+  for (const Named &s : stats)
+    if (failed(emitIfError(
+            op, checkStatsType(cast<ShapedType>(s.value.getType()), x),
+            s.name)))
+      return failure();
+  for (const Named &p : params)
+    if (p.value &&
+        failed(emitIfError(
+            op, checkParamType(cast<ShapedType>(p.value.getType()), x),
+            p.name)))
+      return failure();
+  return success();
+}
+
+/// Checks x and y of a forward op.
+static LogicalResult verifyForwardActivations(Operation *op,
+                                              RankedTensorType x,
+                                              RankedTensorType y) {
+  if (failed(emitIfError(op, checkActivationType(x), "x")))
+    return failure();
+  if (y != x)
+    return op->emitOpError("result y must have the type of x, got ") << y;
+  return success();
+}
+
 LogicalResult RMSNormOp::verify() {
   auto x = getX().getType();
-  if (failed(emitIfError(*this, checkActivationType(x), "x")))
-    return failure();
-  if (getY().getType() != x)
-    return emitOpError("result y must have the type of x, got ")
-           << getY().getType();
-  if (failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
-                         "rstd")))
-    return failure();
-  if (getWeight() &&
-      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
-                         "weight")))
+  if (failed(verifyForwardActivations(*this, x, getY().getType())) ||
+      failed(verifyStatsAndParams(*this, x.getShape(), {{getRstd(), "rstd"}},
+                                  {{getWeight(), "weight"}})))
     return failure();
   if (std::isnan(getWeightOffset().convertToDouble()))
     return emitOpError("weight_offset must not be NaN");
@@ -171,23 +200,10 @@ LogicalResult RMSNormOp::verify() {
 
 LogicalResult LayerNormOp::verify() {
   auto x = getX().getType();
-  if (failed(emitIfError(*this, checkActivationType(x), "x")))
-    return failure();
-  if (getY().getType() != x)
-    return emitOpError("result y must have the type of x, got ")
-           << getY().getType();
-  if (failed(emitIfError(*this, checkStatsType(getMean().getType(), x.getShape()),
-                         "mean")) ||
-      failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
-                         "rstd")))
-    return failure();
-  if (getWeight() &&
-      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
-                         "weight")))
-    return failure();
-  if (getBias() &&
-      failed(emitIfError(*this, checkParamType(getBias().getType(), x.getShape()),
-                         "bias")))
+  if (failed(verifyForwardActivations(*this, x, getY().getType())) ||
+      failed(verifyStatsAndParams(
+          *this, x.getShape(), {{getMean(), "mean"}, {getRstd(), "rstd"}},
+          {{getWeight(), "weight"}, {getBias(), "bias"}})))
     return failure();
   return verifyEpsilon(*this, getEpsilon().convertToDouble());
 }
@@ -205,19 +221,13 @@ static LogicalResult verifyGradActivations(Operation *op, RankedTensorType dy,
   return success();
 }
 
-/// Checks that an optional gradient result exists exactly when `expected`.
-
 LogicalResult RMSNormGradOp::verify() {
   auto x = getX().getType();
   if (failed(verifyGradActivations(*this, getDy().getType(), x,
                                    getDx().getType())))
     return failure();
-  if (failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
-                         "rstd")))
-    return failure();
-  if (getWeight() &&
-      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
-                         "weight")))
+  if (failed(verifyStatsAndParams(*this, x.getShape(), {{getRstd(), "rstd"}},
+                                  {{getWeight(), "weight"}})))
     return failure();
   if (getWeight() && !getDw())
     return emitOpError("must return dw when a weight is given");
@@ -234,14 +244,9 @@ LogicalResult LayerNormGradOp::verify() {
   if (failed(verifyGradActivations(*this, getDy().getType(), x,
                                    getDx().getType())))
     return failure();
-  if (failed(emitIfError(*this, checkStatsType(getMean().getType(), x.getShape()),
-                         "mean")) ||
-      failed(emitIfError(*this, checkStatsType(getRstd().getType(), x.getShape()),
-                         "rstd")))
-    return failure();
-  if (getWeight() &&
-      failed(emitIfError(*this, checkParamType(getWeight().getType(), x.getShape()),
-                         "weight")))
+  if (failed(verifyStatsAndParams(
+          *this, x.getShape(), {{getMean(), "mean"}, {getRstd(), "rstd"}},
+          {{getWeight(), "weight"}, {getDb(), "db"}})))
     return failure();
   if (getWeight() && !getDw())
     return emitOpError("must return dw when a weight is given");
@@ -254,9 +259,6 @@ LogicalResult LayerNormGradOp::verify() {
     return emitOpError("must return db when has_bias is set");
   if (!getHasBias() && getDb())
     return emitOpError("returns db but has_bias is not set");
-  if (getDb())
-    return emitIfError(*this, checkParamType(getDb().getType(), x.getShape()),
-                       "db");
   return success();
 }
 

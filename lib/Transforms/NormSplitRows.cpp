@@ -34,23 +34,13 @@ struct NormSplitRowsPass
   bool needsSplit(FusedOp op) {
     if (always)
       return true;
-    auto source = cast<ShapedType>(op.getShapeSource().getType());
-    int64_t n = source.getDimSize(1);
-    if (ShapedType::isDynamic(n))
+    KernelTraits traits = describeKernel(op);
+    if (ShapedType::isDynamic(traits.n))
       return false;
-    int64_t elementBytes = 1, fullOperands = 0, columnOutputs = 0;
-    for (unsigned i = 0, e = op.getOutputs().size(); i < e; ++i)
-      columnOutputs += op.getOutputRole(i) == Role::col;
-    for (auto [i, v] : llvm::enumerate(op.getInputs()))
-      if (op.getInputRole(i) == Role::full) {
-        ++fullOperands;
-        elementBytes = std::max<int64_t>(
-            elementBytes,
-            cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
-      }
     DeviceInfo device;
     device.registerBudget = registerBudget;
-    return !rowsFitInRegisters(n, elementBytes, fullOperands, columnOutputs,
+    return !rowsFitInRegisters(traits.n, traits.elementBytes,
+                               traits.fullOperands, traits.columnOutputs,
                                device);
   }
 

@@ -87,3 +87,27 @@ Value mlir::norm::roundTo(OpBuilder &builder, Location loc, Value value,
     return value;
   return arith::TruncFOp::create(builder, loc, type, value);
 }
+
+KernelTraits mlir::norm::describeKernel(FusedOp op) {
+  KernelTraits traits{cast<ShapedType>(op.getShapeSource().getType())
+                          .getDimSize(1),
+                      1, 0, 0, 0};
+  auto bytes = [](Value v) {
+    return static_cast<int64_t>(
+        cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
+  };
+  for (auto [i, v] : llvm::enumerate(op.getInputs()))
+    if (op.getInputRole(i) == Role::full) {
+      ++traits.fullOperands;
+      traits.elementBytes = std::max(traits.elementBytes, bytes(v));
+    }
+  for (auto [i, v] : llvm::enumerate(op.getOutputs())) {
+    if (op.getOutputRole(i) == Role::full)
+      traits.elementBytes = std::max(traits.elementBytes, bytes(v));
+    if (op.getOutputRole(i) == Role::col)
+      ++traits.columnOutputs;
+  }
+  auto reduces = op.getBody().front().getOps<RowReduceOp>();
+  traits.rowReductions = std::distance(reduces.begin(), reduces.end());
+  return traits;
+}

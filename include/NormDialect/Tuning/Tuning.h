@@ -31,9 +31,9 @@ struct DeviceInfo {
 /// Rows per partial sum for a split column reduction over an M x N space.
 /// `m` is std::nullopt when M is only known at run time. Each block of the
 /// persistent grid reduces `split` rows in registers and writes one f32
-/// partial row, so the split trades grid size (at least about two blocks per
-/// SM, counting column slices of long rows) against workspace traffic (at
-/// least 16 rows per partial keeps the f32 workspace near 1/16 of the input).
+/// partial row, so the split trades grid size (warps per SM) against
+/// workspace traffic and the combine; the constant is measured (see the
+/// definition).
 int64_t chooseSplitSize(std::optional<int64_t> m, int64_t n,
                         const DeviceInfo &device);
 
