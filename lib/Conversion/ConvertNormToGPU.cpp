@@ -676,6 +676,15 @@ struct ConvertNormToGPUPass
                   OpBuilder(op).getI64IntegerAttr(split));
     func->setAttr("norm.vector_width",
                   OpBuilder(op).getI64IntegerAttr(layout.vectorWidth));
+    // Bodies evaluate with arith ops, math.rsqrt (emitted without libdevice)
+    // and row reductions; anything else would need a device library or has
+    // no GPU lowering here, so it is rejected with its location.
+    for (Operation &bodyOp : op.getBody().front().without_terminator())
+      if (!isa<arith::ArithDialect>(bodyOp.getDialect()) &&
+          !isa<math::RsqrtOp, RowReduceOp>(bodyOp))
+        return bodyOp.emitOpError("is not supported in a norm.fused body by "
+                                  "the GPU lowering (arith ops, math.rsqrt "
+                                  "and norm.row_reduce are)");
     // Captured values (1/N) must be rematerialized inside the kernel.
     for (Operation &bodyOp : op.getBody().front())
       for (Value operand : bodyOp.getOperands())

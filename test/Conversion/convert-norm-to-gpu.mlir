@@ -114,3 +114,15 @@ func.func @strided(%x: memref<?x64xf32, strided<[?, 1], offset: ?>>, %y: memref<
   }
   return
 }
+
+// -----
+
+func.func @unsupported_body(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
+  norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xf32>) {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{'math.exp' op is not supported in a norm.fused body by the GPU lowering}}
+    %e = math.exp %a : f32
+    norm.yield %e : f32
+  }
+  return
+}

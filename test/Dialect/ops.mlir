@@ -1,5 +1,9 @@
 // RUN: norm-opt %s | norm-opt | FileCheck %s
 // RUN: norm-opt %s --mlir-print-op-generic | norm-opt | FileCheck %s
+// RUN: norm-opt --show-dialects | FileCheck %s --check-prefix=DIALECTS
+
+// DIALECTS: Available Dialects:
+// DIALECTS-SAME: ,norm,
 
 // CHECK-LABEL: func @rms_norm
 func.func @rms_norm(%x: tensor<?x4096xbf16>, %w: tensor<4096xf32>) -> (tensor<?x4096xbf16>, tensor<?xf32>) {
