@@ -1,0 +1,41 @@
+//===- GPUKernelBuilders.h - kernel bodies of convert-norm-to-gpu -*- C++ -*-===//
+//
+// Private to lib/Conversion: the two code generators convert-norm-to-gpu
+// chooses between for a norm.fused op (see ConvertNormToGPU.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_GPUKERNELBUILDERS_H
+#define LIB_CONVERSION_GPUKERNELBUILDERS_H
+
+#include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Tuning/Tuning.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::norm {
+
+/// Marks the loads of a row that --norm-pipeline may issue stages early, and
+/// the row loop it pipelines (names shared with NormPipeline.cpp).
+constexpr llvm::StringLiteral kPrefetchAttr = "norm.prefetch";
+constexpr llvm::StringLiteral kRowLoopAttr = "norm.row_loop";
+
+inline Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Emits into `func` (arguments: the op's inputs, then its outputs) a kernel
+/// that keeps each row (or, without row reductions, each column slice of it)
+/// in registers: see RowKernelBuilder.cpp.
+LogicalResult buildRowKernel(FusedOp op, const RowLayout &layout, int64_t n,
+                             int64_t rowsPerBlock, gpu::GPUFuncOp func);
+
+/// Emits into `func` a statistics-only kernel (row reductions, row outputs)
+/// that streams rows too long for registers: see StreamingKernelBuilder.cpp.
+LogicalResult buildStreamingKernel(FusedOp op, const RowLayout &layout,
+                                   int64_t n, gpu::GPUFuncOp func);
+
+} // namespace mlir::norm
+
+#endif // LIB_CONVERSION_GPUKERNELBUILDERS_H

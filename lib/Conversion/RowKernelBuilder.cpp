@@ -1,0 +1,400 @@
+//===- RowKernelBuilder.cpp - row-resident norm.fused kernels -------------===//
+//
+// A norm.fused kernel spreads one row over a thread block (or, for short
+// rows, over one warp of it): thread t owns vector chunks c of VW contiguous
+// elements at columns (c * T + t) * VW, loads them with 16-byte vector loads
+// (when N allows) and keeps them in registers while the body is evaluated for
+// every element it owns. norm.row_reduce becomes a per-thread combine followed
+// by gpu.all_reduce (warp shuffles + shared memory once lowered to NVVM) or,
+// with a warp per row, a shuffle butterfly; so the row's reductions and the
+// elementwise work that needs them share one read of the row. A block walks
+// `rowsPerBlock` consecutive rows (the split of column partials) and keeps
+// the column outputs' partial sums in f32 registers across them, writing one
+// partial row at the end: the mixed-order fusion with a deterministic split.
+// Without row reductions, rows can be cut into column slices (grid y).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernelBuilders.h"
+
+#include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Utils/KernelBody.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::norm;
+
+namespace {
+
+/// Code generation of one norm.fused kernel body.
+class FusedKernelBuilder {
+public:
+  FusedKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
+                     int64_t rowsPerBlock)
+      : op(op), body(op.getBody().front()), layout(layout), n(n),
+        rowsPerBlock(rowsPerBlock) {}
+
+  /// Emits the kernel into `func` whose arguments are the op's inputs then
+  /// outputs.
+  LogicalResult build(gpu::GPUFuncOp func) {
+    OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
+    Location loc = op.getLoc();
+    unsigned numInputs = op.getInputs().size();
+    auto args = func.getArguments();
+    inputs = SmallVector<Value>(args.take_front(numInputs));
+    outputs = SmallVector<Value>(args.drop_front(numInputs));
+
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    // With row groups (short rows), each warp of the block works on rows of
+    // its own as a "virtual block": its lane is the thread index within the
+    // row, and its partial row is bid * groups + warp.
+    if (layout.rowGroups > 1) {
+      Value warp = arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+      tid = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+      bid = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, bid,
+                                indexConst(b, loc, layout.rowGroups)),
+          warp);
+    }
+    Value shapeSource;
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (op.getInputRole(i) == Role::full && !shapeSource)
+        shapeSource = inputs[i];
+    for (unsigned i = 0; i < outputs.size(); ++i)
+      if (op.getOutputRole(i) == Role::full && !shapeSource)
+        shapeSource = outputs[i];
+    Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
+    int64_t split = rowsPerBlock;
+    Value rowBegin =
+        arith::MulIOp::create(b, loc, bid, indexConst(b, loc, split));
+    Value rowEnd = arith::MinUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, split)),
+        rows);
+
+    // Column offsets and bounds of this thread's chunks. With column slices
+    // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
+    Value sliceBase;
+    if (layout.columnSlices > 1) {
+      sliceY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+      sliceBase = arith::MulIOp::create(
+          b, loc, sliceY, indexConst(b, loc, layout.sliceWidth()));
+    }
+    bool slicesExact = n % layout.sliceWidth() == 0;
+    int64_t rowThreads = layout.threadsPerRow();
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      Value chunk = arith::AddIOp::create(
+          b, loc, indexConst(b, loc, c * rowThreads), tid);
+      Value col = arith::MulIOp::create(b, loc, chunk,
+                                        indexConst(b, loc, layout.vectorWidth));
+      if (sliceBase)
+        col = arith::AddIOp::create(b, loc, sliceBase, col);
+      columns.push_back(col);
+      // Chunks that every thread owns inside the row need no guard.
+      bool alwaysInside =
+          layout.columnSlices > 1
+              ? slicesExact
+              : (c + 1) * rowThreads * layout.vectorWidth <= n;
+      inBounds.push_back(alwaysInside
+                             ? Value()
+                             : arith::CmpIOp::create(
+                                   b, loc, arith::CmpIPredicate::ult, col,
+                                   indexConst(b, loc, n))
+                                   .getResult());
+    }
+
+    // Column inputs are the same for every row: load them once.
+    elementValues.assign(numInputs, {});
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (op.getInputRole(i) == Role::col)
+        elementValues[i] = loadRow(b, loc, inputs[i], /*row=*/Value());
+
+    // Column accumulators, flattened [output][chunk][lane].
+    SmallVector<Value> initAccs;
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    for (unsigned k = 0; k < outputs.size(); ++k)
+      if (op.getOutputRole(k) == Role::col)
+        initAccs.append(layout.elementsPerThread(), zero);
+
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, rowBegin, rowEnd, indexConst(b, loc, 1), initAccs,
+        [&](OpBuilder &lb, Location l, Value row, ValueRange accs) {
+          SmallVector<Value> next;
+          if (failed(emitRow(lb, l, row, tid, accs, next)))
+            status = failure();
+          scf::YieldOp::create(lb, l, next);
+        });
+    if (failed(status))
+      return failure();
+    loop->setAttr(kRowLoopAttr, b.getUnitAttr());
+    if (Attribute stages = op->getAttr("norm.num_stages"))
+      loop->setAttr("norm.num_stages", stages);
+
+    // One partial row per (virtual) block for every column output; a row
+    // group past the last row has no partial row to write.
+    Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          rowBegin, rows);
+    auto storePartials = scf::IfOp::create(b, loc, hasRows,
+                                           /*withElseRegion=*/false);
+    OpBuilder pb = OpBuilder::atBlockBegin(storePartials.thenBlock());
+    unsigned accIndex = 0;
+    for (unsigned k = 0; k < outputs.size(); ++k) {
+      if (op.getOutputRole(k) != Role::col)
+        continue;
+      SmallVector<Value> lanes(loop.getResults().begin() + accIndex,
+                               loop.getResults().begin() + accIndex +
+                                   layout.elementsPerThread());
+      accIndex += layout.elementsPerThread();
+      storeRow(pb, loc, outputs[k], bid, lanes);
+    }
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  /// Loads this thread's chunks of `memref` at `row` (a full value) or of a
+  /// column value (row == null) and returns one scalar per element.
+  SmallVector<Value> loadRow(OpBuilder &b, Location loc, Value memref,
+                             Value row) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type element = type.getElementType();
+    auto vecType = VectorType::get({layout.vectorWidth}, element);
+    int64_t alignment =
+        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
+    SmallVector<Value> scalars;
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      SmallVector<Value> index;
+      if (row)
+        index.push_back(row);
+      index.push_back(columns[c]);
+      auto load = [&](OpBuilder &lb, Location l) -> Value {
+        return vector::LoadOp::create(lb, l, vecType, memref, index,
+                                      /*nontemporal=*/false,
+                                      lb.getI64IntegerAttr(alignment));
+      };
+      Value vec;
+      if (!inBounds[c]) {
+        vec = load(b, loc);
+      } else {
+        vec = scf::IfOp::create(
+                  b, loc, inBounds[c],
+                  [&](OpBuilder &tb, Location l) {
+                    scf::YieldOp::create(tb, l, load(tb, l));
+                  },
+                  [&](OpBuilder &eb, Location l) {
+                    Value zeros = arith::ConstantOp::create(
+                        eb, l, eb.getZeroAttr(vecType));
+                    scf::YieldOp::create(eb, l, zeros);
+                  })
+                  .getResult(0);
+      }
+      // Loads of a row's data are what --norm-pipeline issues early.
+      if (row)
+        vec.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
+      for (int64_t v = 0; v < layout.vectorWidth; ++v)
+        scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
+    }
+    return scalars;
+  }
+
+  /// Stores one value per owned element into row `row` of `memref`.
+  void storeRow(OpBuilder &b, Location loc, Value memref, Value row,
+                ArrayRef<Value> lanes) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type element = type.getElementType();
+    auto vecType = VectorType::get({layout.vectorWidth}, element);
+    int64_t alignment =
+        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      SmallVector<Value> values;
+      for (int64_t v = 0; v < layout.vectorWidth; ++v)
+        values.push_back(
+            roundTo(b, loc, lanes[c * layout.vectorWidth + v], element));
+      Value vec = vector::FromElementsOp::create(b, loc, vecType, values);
+      auto store = [&](OpBuilder &sb, Location l) {
+        vector::StoreOp::create(sb, l, vec, memref, ValueRange{row, columns[c]},
+                                /*nontemporal=*/false,
+                                sb.getI64IntegerAttr(alignment));
+      };
+      if (!inBounds[c]) {
+        store(b, loc);
+      } else {
+        scf::IfOp::create(b, loc, inBounds[c], [&](OpBuilder &tb, Location l) {
+          store(tb, l);
+          scf::YieldOp::create(tb, l);
+        });
+      }
+    }
+  }
+
+  /// Emits `bodyOp` once per mapping (one mapping per owned element).
+  void emitElementwise(OpBuilder &b, Location loc, Operation &bodyOp,
+                       std::vector<IRMapping> &mappings) {
+    if (auto rsqrt = dyn_cast<math::RsqrtOp>(bodyOp)) {
+      // 1 / sqrt(x) with IEEE sqrt (PTX sqrt.rn.f32) and division. The
+      // NVVM lowering turns math.rsqrt and math.sqrt (and llvm.intr.sqrt)
+      // into libdevice calls, which makes the PTX depend on libdevice being
+      // found at compile time; nvvm.inline_ptx does not. Once per row, the
+      // exact form costs nothing measurable.
+      for (IRMapping &m : mappings) {
+        Value x = m.lookup(rsqrt.getOperand());
+        Value root =
+            NVVM::InlinePtxOp::create(b, loc, TypeRange{x.getType()},
+                                      ValueRange{x}, ValueRange{},
+                                      "sqrt.rn.f32 $0, $1;", Value())
+                .getResult(0);
+        Value one =
+            arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+        m.map(rsqrt.getResult(), arith::DivFOp::create(b, loc, one, root));
+      }
+      return;
+    }
+    for (IRMapping &m : mappings)
+      b.clone(bodyOp, m);
+  }
+
+  /// The body for one row: loads, evaluation per owned element with block
+  /// reductions at norm.row_reduce, stores and column accumulation.
+  LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
+                        ValueRange accs, SmallVector<Value> &nextAccs) {
+    int64_t elements = layout.elementsPerThread();
+    std::vector<IRMapping> mappings(elements);
+    for (unsigned i = 0; i < inputs.size(); ++i) {
+      Role role = op.getInputRole(i);
+      BlockArgument arg = body.getArgument(i);
+      if (role == Role::row) {
+        Value scalar = memref::LoadOp::create(b, loc, inputs[i], row);
+        scalar.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
+        for (IRMapping &m : mappings)
+          m.map(arg, scalar);
+        continue;
+      }
+      SmallVector<Value> scalars = role == Role::col
+                                       ? elementValues[i]
+                                       : loadRow(b, loc, inputs[i], row);
+      for (int64_t e = 0; e < elements; ++e)
+        mappings[e].map(arg, scalars[e]);
+    }
+    for (Operation &bodyOp : body.without_terminator()) {
+      // An op whose operands are the same for every owned element (it is
+      // row-uniform, like rstd from a row sum) is emitted once.
+      bool uniform = llvm::all_of(bodyOp.getOperands(), [&](Value v) {
+        Value first = mappings[0].lookupOrDefault(v);
+        return llvm::all_of(mappings, [&](IRMapping &m) {
+          return m.lookupOrDefault(v) == first;
+        });
+      });
+      if (uniform && !isa<RowReduceOp>(bodyOp)) {
+        std::vector<IRMapping> one(1, mappings[0]);
+        emitElementwise(b, loc, bodyOp, one);
+        for (IRMapping &m : llvm::drop_begin(mappings))
+          for (Value result : bodyOp.getResults())
+            m.map(result, one[0].lookup(result));
+        mappings[0] = std::move(one[0]);
+        continue;
+      }
+      auto reduce = dyn_cast<RowReduceOp>(bodyOp);
+      if (!reduce) {
+        emitElementwise(b, loc, bodyOp, mappings);
+        continue;
+      }
+      Combiner combiner = reduce.getCombiner();
+      Value identity = combinerIdentity(b, loc, combiner);
+      Value partial = identity;
+      for (int64_t e = 0; e < elements; ++e) {
+        Value v = mappings[e].lookup(reduce.getValue());
+        if (Value inside = inBounds[e / layout.vectorWidth])
+          v = arith::SelectOp::create(b, loc, inside, v, identity);
+        partial = combine(b, loc, combiner, partial, v);
+      }
+      Value total;
+      if (layout.rowGroups > 1) {
+        // A row per warp: a butterfly of shuffles, no shared memory and no
+        // barrier.
+        for (int64_t offset = 16; offset >= 1; offset /= 2) {
+          Value other =
+              gpu::ShuffleOp::create(b, loc, partial, offset, 32,
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+          partial = combine(b, loc, combiner, partial, other);
+        }
+        total = partial;
+      } else {
+        auto kind = combiner == Combiner::add
+                        ? gpu::AllReduceOperation::ADD
+                        : gpu::AllReduceOperation::MAXIMUMF;
+        total = gpu::AllReduceOp::create(
+            b, loc, partial,
+            gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+            /*uniform=*/true);
+        // The upstream lowering leaves the result in shared memory that the
+        // next gpu.all_reduce (the next reduction, or the next row's) writes
+        // again: without this barrier a fast warp overwrites it while a slow
+        // one still reads it (compute-sanitizer racecheck found exactly that).
+        gpu::BarrierOp::create(b, loc);
+      }
+      for (IRMapping &m : mappings)
+        m.map(reduce.getResult(), total);
+    }
+    auto yield = cast<YieldOp>(body.getTerminator());
+    unsigned accIndex = 0;
+    for (auto [k, value] : llvm::enumerate(yield.getValues())) {
+      SmallVector<Value> lanes;
+      for (IRMapping &m : mappings)
+        lanes.push_back(m.lookup(value));
+      switch (op.getOutputRole(k)) {
+      case Role::full:
+        storeRow(b, loc, outputs[k], row, lanes);
+        break;
+      case Role::row: {
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            tid, indexConst(b, loc, 0));
+        if (sliceY) // Only the first column slice writes row outputs.
+          first = arith::AndIOp::create(
+              b, loc, first,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sliceY,
+                                    indexConst(b, loc, 0)));
+        scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
+          memref::StoreOp::create(tb, l, lanes[0], outputs[k], row);
+          scf::YieldOp::create(tb, l);
+        });
+        break;
+      }
+      case Role::col:
+        for (int64_t e = 0; e < elements; ++e)
+          nextAccs.push_back(
+              arith::AddFOp::create(b, loc, accs[accIndex + e], lanes[e]));
+        accIndex += elements;
+        break;
+      }
+    }
+    return success();
+  }
+
+  FusedOp op;
+  Block &body;
+  RowLayout layout;
+  int64_t n;
+  int64_t rowsPerBlock;
+  SmallVector<Value> inputs, outputs, columns, inBounds;
+  Value sliceY;
+  std::vector<SmallVector<Value>> elementValues;
+};
+
+} // namespace
+
+LogicalResult mlir::norm::buildRowKernel(FusedOp op, const RowLayout &layout,
+                                         int64_t n, int64_t rowsPerBlock,
+                                         gpu::GPUFuncOp func) {
+  return FusedKernelBuilder(op, layout, n, rowsPerBlock).build(func);
+}
