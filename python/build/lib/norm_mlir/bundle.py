@@ -1,0 +1,133 @@
+"""Kernel bundles: the PTX and manifest written by norm-compile.
+
+Nothing here imports MLIR or torch: a bundle is plain JSON plus PTX text. The
+manifest format is described in docs/bundle.md.
+"""
+
+import json
+import os
+
+
+class BundleError(ValueError):
+    """A malformed bundle, or tensors that do not fit a bundle's signature."""
+
+
+def evaluate(expr, m):
+    """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]})."""
+    if isinstance(expr, int):
+        return expr
+    if expr == "M":
+        return m
+    if isinstance(expr, dict) and "ceildiv" in expr:
+        a, b = (evaluate(e, m) for e in expr["ceildiv"])
+        if b <= 0:
+            raise BundleError(f"division by {b} in size expression {expr}")
+        return -(-a // b)
+    raise BundleError(f"unknown size expression {expr!r}")
+
+
+DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
+
+
+class Function:
+    """One compiled function of a bundle: its signature and launch list."""
+
+    def __init__(self, desc):
+        try:
+            self.name = desc["function"]
+            self.arguments = desc["arguments"]
+            self.buffers = {b["name"]: b for b in desc["buffers"]}
+            self.results = desc["results"]
+            self.launches = desc["launches"]
+        except KeyError as missing:
+            raise BundleError(f"manifest function lacks {missing}") from None
+        for launch in self.launches:
+            for p in launch["params"]:
+                if p["buffer"] not in self.buffers and not any(
+                        a["name"] == p["buffer"] for a in self.arguments):
+                    raise BundleError(
+                        f"launch of {launch['kernel']} names unknown buffer {p['buffer']}")
+
+    def bind_rows(self, shapes):
+        """Checks argument shapes (lists of ints) and returns M.
+
+        Every "M" in the signature must be the same number; static sizes must
+        match exactly.
+        """
+        if len(shapes) != len(self.arguments):
+            raise BundleError(
+                f"{self.name} takes {len(self.arguments)} arguments, got {len(shapes)}")
+        m = None
+        for arg, shape in zip(self.arguments, shapes):
+            want = arg["shape"]
+            if len(shape) != len(want):
+                raise BundleError(
+                    f"{self.name}: argument {arg['name']} must have rank {len(want)}, "
+                    f"got shape {list(shape)}")
+            for d, (got, exp) in enumerate(zip(shape, want)):
+                if exp == "M":
+                    if m is None:
+                        m = got
+                    elif got != m:
+                        raise BundleError(
+                            f"{self.name}: argument {arg['name']} has {got} rows, "
+                            f"but another argument has {m}")
+                elif got != exp:
+                    raise BundleError(
+                        f"{self.name}: argument {arg['name']} dimension {d} must be "
+                        f"{exp}, got {got}")
+        if m is None:
+            m = 0
+        return m
+
+    def buffer_shape(self, name, m):
+        return [evaluate(e, m) for e in self.buffers[name]["shape"]]
+
+    def grid(self, launch, m):
+        """(x, y) grid size of a launch for M = m."""
+        return evaluate(launch["grid"], m), evaluate(launch.get("grid_y", 1), m)
+
+
+class Bundle:
+    """A loaded bundle: manifest plus PTX text."""
+
+    def __init__(self, manifest, ptx):
+        if manifest.get("format") != "norm-kernel-bundle":
+            raise BundleError("not a norm kernel bundle manifest")
+        if manifest.get("version") != 1:
+            raise BundleError(f"unsupported bundle version {manifest.get('version')}")
+        self.target = manifest.get("target", "sm_90")
+        self.ptx = ptx
+        self.functions = {f["function"]: Function(f) for f in manifest["functions"]}
+
+    def function(self, name=None):
+        if name is None:
+            if len(self.functions) != 1:
+                raise BundleError(
+                    f"bundle has {len(self.functions)} functions; name one of "
+                    f"{sorted(self.functions)}")
+            return next(iter(self.functions.values()))
+        if name not in self.functions:
+            raise BundleError(f"bundle has no function {name!r}; it has {sorted(self.functions)}")
+        return self.functions[name]
+
+
+def load_bundle(directory):
+    """Reads <directory>/manifest.json and the PTX it names."""
+    path = os.path.join(directory, "manifest.json")
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except FileNotFoundError:
+        raise BundleError(f"no manifest.json in {directory}") from None
+    except json.JSONDecodeError as e:
+        raise BundleError(f"{path}: invalid JSON: {e}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != "norm-kernel-bundle":
+        raise BundleError(f"{path} is not a norm kernel bundle manifest")
+    ptx_path = os.path.join(directory, manifest.get("ptx", "kernels.ptx"))
+    try:
+        with open(ptx_path) as f:
+            ptx = f.read()
+    except FileNotFoundError:
+        raise BundleError(f"bundle PTX {ptx_path} is missing") from None
+    return Bundle(manifest, ptx)

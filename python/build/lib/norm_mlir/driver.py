@@ -1,0 +1,91 @@
+"""A small ctypes binding of the CUDA driver API: load PTX, launch kernels.
+
+Only libcuda is needed (no toolkit, no MLIR, no cuda-python): the bundle
+runtime must work wherever a driver and PyTorch are installed. It uses the
+current context, which PyTorch creates on first CUDA use.
+"""
+
+import ctypes
+import ctypes.util
+
+
+class CudaError(RuntimeError):
+    pass
+
+
+_lib = None
+
+
+def _driver():
+    global _lib
+    if _lib is None:
+        for name in ("libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")):
+            if not name:
+                continue
+            try:
+                _lib = ctypes.CDLL(name)
+                break
+            except OSError:
+                continue
+        if _lib is None:
+            raise CudaError("the CUDA driver (libcuda.so.1) is not available on this machine")
+    return _lib
+
+
+def _check(result, what):
+    if result != 0:
+        name = ctypes.c_char_p()
+        message = ctypes.c_char_p()
+        lib = _driver()
+        lib.cuGetErrorName(result, ctypes.byref(name))
+        lib.cuGetErrorString(result, ctypes.byref(message))
+        raise CudaError(f"{what} failed: {(name.value or b'?').decode()} "
+                        f"({(message.value or b'').decode()})")
+
+
+class Module:
+    """A loaded PTX module of the current context."""
+
+    def __init__(self, ptx):
+        lib = _driver()
+        _check(lib.cuInit(0), "cuInit")
+        context = ctypes.c_void_p()
+        _check(lib.cuCtxGetCurrent(ctypes.byref(context)), "cuCtxGetCurrent")
+        if not context.value:
+            raise CudaError("no current CUDA context: initialize CUDA (e.g. torch.cuda.init()) first")
+        self._module = ctypes.c_void_p()
+        # JIT log buffer so ptxas errors are reported, not just an error code.
+        log_size = 1 << 14
+        log = ctypes.create_string_buffer(log_size)
+        CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 5, 6
+        options = (ctypes.c_int * 2)(CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+        values = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p).value, log_size)
+        data = ptx.encode() + b"\0"
+        result = lib.cuModuleLoadDataEx(ctypes.byref(self._module), data, 2, options, values)
+        if result != 0:
+            detail = log.value.decode(errors="replace")
+            try:
+                _check(result, "cuModuleLoadDataEx")
+            except CudaError as e:
+                raise CudaError(f"{e}\n{detail}") from None
+        self._functions = {}
+
+    def function(self, name):
+        if name not in self._functions:
+            f = ctypes.c_void_p()
+            _check(_driver().cuModuleGetFunction(ctypes.byref(f), self._module, name.encode()),
+                   f"cuModuleGetFunction({name})")
+            self._functions[name] = f
+        return self._functions[name]
+
+    def launch(self, name, grid, block, params, stream=0, shared_bytes=0):
+        """grid: (x, y); params: list of ctypes scalars (kept alive by the
+        caller)."""
+        f = self.function(name)
+        grid_x, grid_y = grid
+        pointers = (ctypes.c_void_p * len(params))(
+            *[ctypes.cast(ctypes.byref(p), ctypes.c_void_p) for p in params])
+        _check(_driver().cuLaunchKernel(
+            f, ctypes.c_uint(grid_x), ctypes.c_uint(grid_y), 1, ctypes.c_uint(block), 1, 1,
+            ctypes.c_uint(shared_bytes), ctypes.c_void_p(stream), pointers, None),
+            f"cuLaunchKernel({name})")

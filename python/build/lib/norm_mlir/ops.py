@@ -1,0 +1,167 @@
+"""torch.library custom ops backed by norm kernels, with fake (meta)
+implementations and autograd, so they work in eager mode and inside
+torch.compile graphs.
+
+Ops (all take the normalized size from the last dimension of x):
+  norm_mlir::rms_norm(x, weight?, eps, offset) -> (y, rstd)
+  norm_mlir::rms_norm_backward(dy, x, rstd, weight?, offset) -> (dx, dw)
+  norm_mlir::layer_norm(x, weight?, bias?, eps) -> (y, mean, rstd)
+  norm_mlir::layer_norm_backward(dy, x, mean, rstd, weight?, has_bias) -> (dx, dw, db)
+dw/db are empty tensors when there is no weight/bias.
+"""
+
+import torch
+
+from .compiler import compile_program
+from .launcher import Launcher
+from .programs import op_program
+
+_launchers = {}
+
+
+def _chip(device):
+    major, minor = torch.cuda.get_device_capability(device)
+    return f"sm_{major}{minor}"
+
+
+def _launcher(kind, n, x, weight, **flags):
+    key = (kind, n, x.dtype, weight.dtype if weight is not None else None,
+           tuple(sorted(flags.items())), _chip(x.device))
+    if key not in _launchers:
+        program = op_program(kind, n, x.dtype,
+                             weight.dtype if weight is not None else None, **flags)
+        _launchers[key] = Launcher(compile_program(program, chip=key[-1]))
+    return _launchers[key]
+
+
+def _check(x, *params, name):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name}: x must be a torch.Tensor")
+    if x.dtype not in (torch.bfloat16, torch.float16, torch.float32):
+        raise TypeError(f"{name}: x must be bfloat16, float16 or float32, got {x.dtype}")
+    if not x.is_cuda:
+        raise ValueError(f"{name}: x must be on a CUDA device, got {x.device} "
+                         "(the modules fall back to torch.nn.functional off the GPU)")
+    if x.dim() < 1 or x.shape[-1] == 0:
+        raise ValueError(f"{name}: x must have a non-empty last dimension, got shape {tuple(x.shape)}")
+    for p in params:
+        if p is not None and (p.dim() != 1 or p.shape[0] != x.shape[-1]):
+            raise ValueError(f"{name}: weight/bias must have shape ({x.shape[-1]},), "
+                             f"got {tuple(p.shape)}")
+        if p is not None and p.device != x.device:
+            raise ValueError(f"{name}: weight/bias must be on {x.device}, got {p.device}")
+
+
+def _rows(t):
+    return t.contiguous().view(-1, t.shape[-1])
+
+
+@torch.library.custom_op("norm_mlir::rms_norm", mutates_args=())
+def rms_norm(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
+             offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    _check(x, weight, name="rms_norm")
+    n = x.shape[-1]
+    launcher = _launcher("rms_fwd", n, x, weight, eps=eps, offset=offset)
+    args = [_rows(x)] + ([weight.contiguous()] if weight is not None else [])
+    y, rstd = launcher(None, *args)
+    return y.view(x.shape), rstd.view(x.shape[:-1])
+
+
+@rms_norm.register_fake
+def _(x, weight, eps, offset):
+    return torch.empty_like(x), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+@torch.library.custom_op("norm_mlir::rms_norm_backward", mutates_args=())
+def rms_norm_backward(dy: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor,
+                      weight: torch.Tensor | None,
+                      offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    _check(x, weight, name="rms_norm_backward")
+    n = x.shape[-1]
+    launcher = _launcher("rms_bwd", n, x, weight, offset=offset)
+    args = [_rows(dy), _rows(x), rstd.contiguous().view(-1)]
+    if weight is not None:
+        args.append(weight.contiguous())
+    outs = launcher(None, *args)
+    dw = outs[1] if weight is not None else x.new_empty(0)
+    return outs[0].view(x.shape), dw
+
+
+@rms_norm_backward.register_fake
+def _(dy, x, rstd, weight, offset):
+    return torch.empty_like(x), (torch.empty_like(weight) if weight is not None
+                                 else x.new_empty(0))
+
+
+def _rms_setup(ctx, inputs, output):
+    x, weight, eps, offset = inputs
+    ctx.save_for_backward(x, weight, output[1])
+    ctx.offset = offset
+
+
+def _rms_backward(ctx, dy, drstd):
+    x, weight, rstd = ctx.saved_tensors
+    dx, dw = rms_norm_backward(dy.contiguous(), x, rstd, weight, ctx.offset)
+    return dx, (dw if weight is not None else None), None, None
+
+
+rms_norm.register_autograd(_rms_backward, setup_context=_rms_setup)
+
+
+@torch.library.custom_op("norm_mlir::layer_norm", mutates_args=())
+def layer_norm(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
+               eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    _check(x, weight, bias, name="layer_norm")
+    if bias is not None and weight is None:
+        raise ValueError("layer_norm: a bias needs a weight")
+    n = x.shape[-1]
+    launcher = _launcher("ln_fwd", n, x, weight, eps=eps, bias=bias is not None)
+    args = [_rows(x)] + [p.contiguous() for p in (weight, bias) if p is not None]
+    y, mean, rstd = launcher(None, *args)
+    return y.view(x.shape), mean.view(x.shape[:-1]), rstd.view(x.shape[:-1])
+
+
+@layer_norm.register_fake
+def _(x, weight, bias, eps):
+    stats = x.new_empty(x.shape[:-1], dtype=torch.float32)
+    return torch.empty_like(x), stats, torch.empty_like(stats)
+
+
+@torch.library.custom_op("norm_mlir::layer_norm_backward", mutates_args=())
+def layer_norm_backward(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
+                        rstd: torch.Tensor, weight: torch.Tensor | None,
+                        has_bias: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    _check(x, weight, name="layer_norm_backward")
+    n = x.shape[-1]
+    launcher = _launcher("ln_bwd", n, x, weight, bias=has_bias)
+    args = [_rows(dy), _rows(x), mean.contiguous().view(-1), rstd.contiguous().view(-1)]
+    if weight is not None:
+        args.append(weight.contiguous())
+    outs = list(launcher(None, *args))
+    dx = outs.pop(0).view(x.shape)
+    dw = outs.pop(0) if weight is not None else x.new_empty(0)
+    db = outs.pop(0) if has_bias else x.new_empty(0)
+    return dx, dw, db
+
+
+@layer_norm_backward.register_fake
+def _(dy, x, mean, rstd, weight, has_bias):
+    dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)
+    db = (torch.empty_like(weight) if (has_bias and weight is not None)
+          else x.new_empty(x.shape[-1]) if has_bias else x.new_empty(0))
+    return torch.empty_like(x), dw, db
+
+
+def _ln_setup(ctx, inputs, output):
+    x, weight, bias, eps = inputs
+    ctx.save_for_backward(x, weight, output[1], output[2])
+    ctx.has_bias = bias is not None
+
+
+def _ln_backward(ctx, dy, dmean, drstd):
+    x, weight, mean, rstd = ctx.saved_tensors
+    dx, dw, db = layer_norm_backward(dy.contiguous(), x, mean, rstd, weight, ctx.has_bias)
+    return (dx, dw if weight is not None else None, db if ctx.has_bias else None, None)
+
+
+layer_norm.register_autograd(_ln_backward, setup_context=_ln_setup)
