@@ -34,14 +34,19 @@ buffersOf(RewriterBase &rewriter, ValueRange values,
   return buffers;
 }
 
-struct FusedOpInterface
-    : public DstBufferizableOpInterfaceExternalModel<FusedOpInterface,
-                                                     FusedOp> {
+/// The upstream model for destination-style ops, except that the outputs
+/// of norm kernels are written without being read.
+template <typename ConcreteModel, typename OpTy>
+struct WriteOnlyInitsModel
+    : public DstBufferizableOpInterfaceExternalModel<ConcreteModel, OpTy> {
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &) const {
     return !cast<DestinationStyleOpInterface>(op).isDpsInit(&operand);
   }
+};
 
+struct FusedOpInterface
+    : public WriteOnlyInitsModel<FusedOpInterface, FusedOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
@@ -62,13 +67,7 @@ struct FusedOpInterface
 };
 
 struct CombineOpInterface
-    : public DstBufferizableOpInterfaceExternalModel<CombineOpInterface,
-                                                     CombineOp> {
-  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
-                              const AnalysisState &) const {
-    return !cast<DestinationStyleOpInterface>(op).isDpsInit(&operand);
-  }
-
+    : public WriteOnlyInitsModel<CombineOpInterface, CombineOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
