@@ -1,5 +1,5 @@
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16" --split-input-file | FileCheck %s
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=HEUR
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16" --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=HEUR
 // RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
@@ -55,4 +55,16 @@ func.func @attribute_wins(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 func.func @forward_untouched(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
   %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<16x64xf32> -> tensor<16x64xf32>, tensor<16xf32>
   return %y : tensor<16x64xf32>
+}
+
+// -----
+
+// A zero split size is an error at the reduction it was written on.
+func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
+  // expected-error @+1 {{'norm.split_size': split size must be a positive number of rows, got 0}}
+  %c = norm.reduce <col> <add> ins(%x : full tensor<10x32xf32>) {norm.split_size = 0 : i64} -> tensor<32xf32> {
+  ^bb0(%e: f32):
+    norm.yield %e : f32
+  }
+  return %c : tensor<32xf32>
 }
