@@ -4,6 +4,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${NORM_BUILD_DIR:-$root/build}/bin/norm-compile"
+opt="${NORM_BUILD_DIR:-$root/build}/bin/norm-opt"
 out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
 for example in "$root"/examples/*.mlir; do
   times=()
@@ -14,5 +15,14 @@ for example in "$root"/examples/*.mlir; do
     times+=("$(echo "$end - $start" | bc)")
   done
   median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 4p)
-  printf '%-22s %6.3f s (median of 7, norm IR -> PTX + manifest)\n' "$(basename "$example")" "$median"
+  printf '%-22s norm-compile %6.3f s (median of 7, norm IR -> PTX + manifest)\n' "$(basename "$example")" "$median"
+  times=()
+  for i in 1 2 3 4 5 6 7; do
+    start=$(date +%s.%N)
+    "$opt" "$example" --norm-to-ptx -o /dev/null
+    end=$(date +%s.%N)
+    times+=("$(echo "$end - $start" | bc)")
+  done
+  median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 4p)
+  printf '%-22s norm-opt     %6.3f s (median of 7, --norm-to-ptx)\n' "$(basename "$example")" "$median"
 done
