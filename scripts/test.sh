@@ -5,5 +5,17 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
-cd "${NORM_BUILD_DIR:-$root/build}"
+build="${NORM_BUILD_DIR:-$root/build}"
+
+# PyTorch for the Python package's CPU tests (custom ops, fake kernels,
+# torch.compile): its PyPI wheel brings ~3 GB of CUDA libraries, so it goes
+# into the build tree once (about 2-3 minutes). NORM_SKIP_TORCH=1 skips it;
+# if the install fails the torch tests are skipped with a reason.
+if [ "${NORM_SKIP_TORCH:-0}" != 1 ] && [ ! -d "$build/pydeps/torch" ]; then
+  echo "test: installing PyTorch and numpy into $build/pydeps for the Python tests"
+  python3 -m pip install -q --disable-pip-version-check --target "$build/pydeps" torch numpy \
+    || echo "test: PyTorch could not be installed; its tests will be skipped"
+fi
+
+cd "$build"
 ctest --output-on-failure -j "$(nproc)"

@@ -44,6 +44,32 @@ MLIR_CAPI_EXPORTED bool mlirNormCompile(const char *source,
 /// Frees the strings of `bundle`.
 MLIR_CAPI_EXPORTED void mlirNormBundleDestroy(MlirNormBundle *bundle);
 
+/// A norm program compiled for the host CPU (norm-to-cpu + ExecutionEngine).
+typedef struct MlirNormCpuProgram {
+  void *ptr;
+} MlirNormCpuProgram;
+
+/// Compiles `source` for the CPU. On failure returns false and sets
+/// `*diagnostics` (release with mlirNormStringDestroy); on success
+/// `*program` must be released with mlirNormCpuProgramDestroy.
+MLIR_CAPI_EXPORTED bool mlirNormCpuProgramCreate(const char *source,
+                                                 const char *sourceName,
+                                                 MlirNormCpuProgram *program,
+                                                 char **diagnostics);
+
+/// Runs `function` with `numArgs` memref descriptor pointers
+/// ({allocated, aligned, offset, sizes[rank], strides[rank]}); false with
+/// `*error` (release with mlirNormStringDestroy) when it cannot be called.
+MLIR_CAPI_EXPORTED bool mlirNormCpuProgramRun(MlirNormCpuProgram program,
+                                              const char *function,
+                                              void **descriptors,
+                                              intptr_t numArgs, char **error);
+
+MLIR_CAPI_EXPORTED void mlirNormCpuProgramDestroy(MlirNormCpuProgram program);
+
+/// Frees a string returned by this API.
+MLIR_CAPI_EXPORTED void mlirNormStringDestroy(char *string);
+
 /// The compiler version (part of cache keys).
 MLIR_CAPI_EXPORTED const char *mlirNormCompilerVersion(void);
 

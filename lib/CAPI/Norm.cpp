@@ -5,6 +5,7 @@
 #include "NormDialect/IR/NormDialect.h"
 #include "NormDialect/InitAllNorm.h"
 #include "NormDialect/Target/Compile.h"
+#include "NormDialect/Target/CpuJit.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
@@ -64,3 +65,38 @@ void mlirNormBundleDestroy(MlirNormBundle *bundle) {
 const char *mlirNormCompilerVersion(void) {
   return mlir::norm::compilerVersion();
 }
+
+bool mlirNormCpuProgramCreate(const char *source, const char *sourceName,
+                              MlirNormCpuProgram *program,
+                              char **diagnostics) {
+  std::string messages;
+  std::unique_ptr<mlir::norm::CpuJit> jit = mlir::norm::CpuJit::create(
+      source ? source : "", sourceName ? sourceName : "<source>", messages);
+  *diagnostics = nullptr;
+  program->ptr = nullptr;
+  if (!jit) {
+    *diagnostics = copyString(messages);
+    return false;
+  }
+  program->ptr = jit.release();
+  return true;
+}
+
+bool mlirNormCpuProgramRun(MlirNormCpuProgram program, const char *function,
+                           void **descriptors, intptr_t numArgs,
+                           char **error) {
+  *error = nullptr;
+  std::string message;
+  std::vector<void *> args(descriptors, descriptors + numArgs);
+  if (static_cast<mlir::norm::CpuJit *>(program.ptr)
+          ->invoke(function ? function : "", args, message))
+    return true;
+  *error = copyString(message);
+  return false;
+}
+
+void mlirNormCpuProgramDestroy(MlirNormCpuProgram program) {
+  delete static_cast<mlir::norm::CpuJit *>(program.ptr);
+}
+
+void mlirNormStringDestroy(char *string) { std::free(string); }

@@ -5,7 +5,12 @@
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/Transforms/Passes.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -62,7 +67,34 @@ void mlir::norm::buildNormToPTXPipeline(OpPassManager &pm,
   buildGPUToPTXPipeline(pm, options);
 }
 
+void mlir::norm::buildNormToCPUPipeline(OpPassManager &pm,
+                                        const NormToPTXOptions &options) {
+  pm.addPass(createNormDecompose());
+  pm.addPass(createNormFuseMixedOrder());
+  NormSplitReductionOptions split;
+  split.splitSize = options.splitSize;
+  split.numSMs = options.numSMs;
+  pm.addPass(createNormSplitReduction(split));
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createConvertNormToLoops());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::norm::registerNormPipelines() {
+  PassPipelineRegistration<NormToPTXOptions>(
+      "norm-to-cpu",
+      "Lower user-level norm IR to the LLVM dialect through CPU loops",
+      buildNormToCPUPipeline);
   PassPipelineRegistration<NormToPTXOptions>(
       "norm-to-gpu",
       "Lower user-level norm IR to gpu.module kernels and launches",

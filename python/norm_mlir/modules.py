@@ -1,8 +1,9 @@
 """Drop-in replacements for torch.nn.RMSNorm and torch.nn.LayerNorm.
 
 Same constructor arguments, parameters and state_dict keys. CUDA inputs run
-the norm kernels (through the custom ops in ops.py); inputs elsewhere fall back
-to torch.nn.functional, so a model keeps working on the CPU.
+the norm GPU kernels and CPU inputs the CPU lowering (both through the custom
+ops in ops.py); without a compiler for the CPU path, or on other devices, the
+modules fall back to torch.nn.functional so a model keeps working.
 """
 
 import math
@@ -11,7 +12,13 @@ import numbers
 import torch
 import torch.nn.functional as F
 
-from . import ops
+from . import compiler, ops
+
+
+def _runs_here(x):
+    """Whether the custom ops run `x`: CUDA tensors (bundles), or CPU tensors
+    when the compiler is available for the CPU lowering."""
+    return x.is_cuda or (x.device.type == "cpu" and compiler._library() is not None)
 
 
 def _shape(normalized_shape):
@@ -43,7 +50,7 @@ class RMSNorm(torch.nn.Module):
     def forward(self, x):
         eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
         k = len(self.normalized_shape)
-        if not x.is_cuda or tuple(x.shape[-k:]) != self.normalized_shape:
+        if not _runs_here(x) or tuple(x.shape[-k:]) != self.normalized_shape:
             return F.rms_norm(x, self.normalized_shape, self.weight, eps)
         n = math.prod(self.normalized_shape)
         w = self.weight.reshape(n) if self.weight is not None else None
@@ -85,7 +92,7 @@ class LayerNorm(torch.nn.Module):
 
     def forward(self, x):
         k = len(self.normalized_shape)
-        if not x.is_cuda or tuple(x.shape[-k:]) != self.normalized_shape:
+        if not _runs_here(x) or tuple(x.shape[-k:]) != self.normalized_shape:
             return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
         n = math.prod(self.normalized_shape)
         w = self.weight.reshape(n) if self.weight is not None else None

@@ -1,6 +1,8 @@
 """torch.library custom ops backed by norm kernels, with fake (meta)
 implementations and autograd, so they work in eager mode and inside
-torch.compile graphs.
+torch.compile graphs. CUDA tensors run the GPU kernels (bundles); CPU tensors
+run the same programs through the CPU lowering (norm_mlir.cpu), which needs
+the compiler (libNormCAPI.so).
 
 Ops (all take the normalized size from the last dimension of x):
   norm_mlir::rms_norm(x, weight?, eps, offset) -> (y, rstd)
@@ -34,22 +36,25 @@ def _launcher(kind, n, x, weight, **flags):
     return _launchers[key]
 
 
-def _check(x, *params, name):
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name}: x must be a torch.Tensor")
-    if x.dtype not in (torch.bfloat16, torch.float16, torch.float32):
-        raise TypeError(f"{name}: x must be bfloat16, float16 or float32, got {x.dtype}")
-    if not x.is_cuda:
-        raise ValueError(f"{name}: x must be on a CUDA device, got {x.device} "
-                         "(the modules fall back to torch.nn.functional off the GPU)")
-    if x.dim() < 1 or x.shape[-1] == 0:
-        raise ValueError(f"{name}: x must have a non-empty last dimension, got shape {tuple(x.shape)}")
+def _check_params(x, *params, name):
     for p in params:
         if p is not None and (p.dim() != 1 or p.shape[0] != x.shape[-1]):
             raise ValueError(f"{name}: weight/bias must have shape ({x.shape[-1]},), "
                              f"got {tuple(p.shape)}")
         if p is not None and p.device != x.device:
             raise ValueError(f"{name}: weight/bias must be on {x.device}, got {p.device}")
+
+
+def _check(x, *params, name):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name}: x must be a torch.Tensor")
+    if x.dtype not in (torch.bfloat16, torch.float16, torch.float32):
+        raise TypeError(f"{name}: x must be bfloat16, float16 or float32, got {x.dtype}")
+    if not x.is_cuda:
+        raise ValueError(f"{name}: x must be a CUDA or CPU tensor, got {x.device}")
+    if x.dim() < 1 or x.shape[-1] == 0:
+        raise ValueError(f"{name}: x must have a non-empty last dimension, got shape {tuple(x.shape)}")
+    _check_params(x, *params, name=name)
 
 
 def _rows(t):
@@ -165,3 +170,74 @@ def _ln_backward(ctx, dy, dmean, drstd):
 
 
 layer_norm.register_autograd(_ln_backward, setup_context=_ln_setup)
+
+
+# ---- CPU kernels: the CPU lowering of the same programs ---------------------
+
+_TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+
+
+def _numpy(t):
+    """A numpy view of a contiguous CPU tensor (bf16 as its uint16 bits)."""
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view("uint16")
+    return t.numpy()
+
+
+def _cpu_run(kind, x, weight, flags, inputs, outputs):
+    from . import cpu
+    if x.dtype not in _TYPE_NAMES:
+        raise TypeError(f"{kind}: x must be bfloat16, float16 or float32, got {x.dtype}")
+    _check_params(x, weight, name=kind)
+    program = cpu.op(kind, x.shape[-1], _TYPE_NAMES[x.dtype],
+                     _TYPE_NAMES[weight.dtype] if weight is not None else None, **flags)
+    program.run(kind, *[_numpy(t.contiguous()) for t in inputs],
+                *[_numpy(t) for t in outputs])
+
+
+@rms_norm.register_kernel("cpu")
+def _(x, weight, eps, offset):
+    rows = _rows(x)
+    y = torch.empty_like(rows)
+    rstd = x.new_empty(rows.shape[0], dtype=torch.float32)
+    _cpu_run("rms_fwd", x, weight, dict(eps=eps, offset=offset),
+             [rows] + ([weight] if weight is not None else []), [y, rstd])
+    return y.view(x.shape), rstd.view(x.shape[:-1])
+
+
+@rms_norm_backward.register_kernel("cpu")
+def _(dy, x, rstd, weight, offset):
+    rows = _rows(x)
+    dx = torch.empty_like(rows)
+    dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)
+    _cpu_run("rms_bwd", x, weight, dict(offset=offset),
+             [_rows(dy), rows, rstd.reshape(-1)] + ([weight] if weight is not None else []),
+             [dx] + ([dw] if weight is not None else []))
+    return dx.view(x.shape), dw
+
+
+@layer_norm.register_kernel("cpu")
+def _(x, weight, bias, eps):
+    if bias is not None and weight is None:
+        raise ValueError("layer_norm: a bias needs a weight")
+    rows = _rows(x)
+    y = torch.empty_like(rows)
+    mean = x.new_empty(rows.shape[0], dtype=torch.float32)
+    rstd = torch.empty_like(mean)
+    _cpu_run("ln_fwd", x, weight, dict(eps=eps, bias=bias is not None),
+             [rows] + [p for p in (weight, bias) if p is not None], [y, mean, rstd])
+    return y.view(x.shape), mean.view(x.shape[:-1]), rstd.view(x.shape[:-1])
+
+
+@layer_norm_backward.register_kernel("cpu")
+def _(dy, x, mean, rstd, weight, has_bias):
+    rows = _rows(x)
+    dx = torch.empty_like(rows)
+    dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)
+    db = (torch.empty_like(weight) if weight is not None else x.new_empty(x.shape[-1])) \
+        if has_bias else x.new_empty(0)
+    outputs = [dx] + ([dw] if weight is not None else []) + ([db] if has_bias else [])
+    _cpu_run("ln_bwd", x, weight, dict(bias=has_bias),
+             [_rows(dy), rows, mean.reshape(-1), rstd.reshape(-1)]
+             + ([weight] if weight is not None else []), outputs)
+    return dx.view(x.shape), dw, db

@@ -65,7 +65,13 @@ void buildGPUToPTXPipeline(OpPassManager &pm, const NormToPTXOptions &options);
 /// Both of the above: norm IR to PTX.
 void buildNormToPTXPipeline(OpPassManager &pm, const NormToPTXOptions &options);
 
-/// Registers `norm-to-gpu` and `norm-to-ptx` with the pass registry.
+/// User-level norm IR -> LLVM dialect for the CPU: decompose, fusion, split
+/// reduction, one-shot bufferization, convert-norm-to-loops, then the
+/// upstream lowering to LLVM. The numerical reference path.
+void buildNormToCPUPipeline(OpPassManager &pm, const NormToPTXOptions &options);
+
+/// Registers `norm-to-gpu`, `norm-to-ptx` and `norm-to-cpu` with the pass
+/// registry.
 void registerNormPipelines();
 
 } // namespace norm

@@ -1,0 +1,45 @@
+//===- CpuJit.h - run norm programs on the CPU ------------------*- C++ -*-===//
+//
+// Compiles a norm program through the CPU lowering (norm-to-cpu) and runs its
+// functions in-process with MLIR's ExecutionEngine: the numerical reference,
+// and the CPU path of the Python custom ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORMDIALECT_TARGET_CPUJIT_H
+#define NORMDIALECT_TARGET_CPUJIT_H
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+namespace norm {
+
+/// A norm program compiled for the host CPU.
+class CpuJit {
+public:
+  /// Compiles `source` (MLIR text, `sourceName` in diagnostics). Every public
+  /// function gets a C interface taking pointers to memref descriptors
+  /// (`{allocated, aligned, offset, sizes[rank], strides[rank]}`). Null with
+  /// located `diagnostics` on failure.
+  static std::unique_ptr<CpuJit> create(const std::string &source,
+                                        const std::string &sourceName,
+                                        std::string &diagnostics);
+  ~CpuJit();
+
+  /// Calls `function` with one memref descriptor pointer per argument.
+  /// False with `error` when the function does not exist.
+  bool invoke(const std::string &function,
+              const std::vector<void *> &descriptors, std::string &error);
+
+private:
+  CpuJit() = default;
+  std::unique_ptr<ExecutionEngine> engine;
+};
+
+} // namespace norm
+} // namespace mlir
+
+#endif // NORMDIALECT_TARGET_CPUJIT_H

@@ -1,0 +1,107 @@
+"""The CPU path of the Python package: norm programs compiled for this CPU
+through the C API and run on numpy arrays, against float64 references."""
+
+import numpy as np
+import pytest
+
+from norm_mlir import compiler
+
+pytestmark = pytest.mark.skipif(compiler._library() is None,
+                                reason="libNormCAPI.so is not built")
+
+from norm_mlir import cpu  # noqa: E402
+
+
+def to_bf16(a):
+    bits = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16(h):
+    return (h.astype(np.uint32) << 16).view(np.float32)
+
+
+def store(a, t):
+    return to_bf16(a) if t == "bf16" else np.ascontiguousarray(a, dtype=np.float32)
+
+
+def load(a, t):
+    return (from_bf16(a) if t == "bf16" else a).astype(np.float64)
+
+
+def poisoned(shape, t):
+    """NaN-filled output (bf16 NaN bits for uint16 storage): unwritten
+    elements fail the comparisons."""
+    if t == "bf16":
+        return np.full(shape, 0x7FC0, dtype=np.uint16)
+    return np.full(shape, np.nan, dtype=np.float32)
+
+
+def rel(out, ref):
+    assert np.all(np.isfinite(out))
+    return np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-30)
+
+
+@pytest.mark.parametrize("t", ["f32", "bf16"])
+@pytest.mark.parametrize("m,n", [(1, 64), (37, 100), (200, 24)])
+def test_forward_ops(t, m, n):
+    rng = np.random.default_rng(m * n)
+    x = store(rng.normal(size=(m, n)) * 2 + 0.5, t)
+    w = store(1 + 0.5 * rng.normal(size=n), t)
+    b = store(0.3 * rng.normal(size=n), t)
+    xd, wd, bd = load(x, t), load(w, t), load(b, t)
+    tol = 1e-2 if t == "bf16" else 1e-5
+    # RMSNorm
+    y = poisoned((m, n), t)
+    rstd = np.full(m, np.nan, dtype=np.float32)
+    cpu.op("rms_fwd", n, t, t, eps=1e-6, offset=0.0).run("rms_fwd", x, w, y, rstd)
+    r = 1 / np.sqrt((xd ** 2).mean(-1) + 1e-6)
+    assert rel(load(y, t), xd * r[:, None] * wd) < tol
+    assert rel(rstd.astype(np.float64), r) < 1e-5
+    # LayerNorm
+    mean = np.full(m, np.nan, dtype=np.float32)
+    cpu.op("ln_fwd", n, t, t, eps=1e-5, bias=True).run("ln_fwd", x, w, b, y, mean, rstd)
+    mu = xd.mean(-1)
+    r = 1 / np.sqrt(((xd - mu[:, None]) ** 2).mean(-1) + 1e-5)
+    assert rel(load(y, t), (xd - mu[:, None]) * r[:, None] * wd + bd) < tol
+    assert rel(mean.astype(np.float64), mu) < 1e-5
+
+
+@pytest.mark.parametrize("t", ["f32", "bf16"])
+def test_backward_ops(t):
+    m, n = 300, 48
+    rng = np.random.default_rng(7)
+    x, dy = store(rng.normal(size=(m, n)), t), store(rng.normal(size=(m, n)), t)
+    w = store(1 + 0.5 * rng.normal(size=n), t)
+    xd, dyd, wd = load(x, t), load(dy, t), load(w, t)
+    tol = 1e-2 if t == "bf16" else 1e-4
+    dx, dw, db = poisoned((m, n), t), poisoned(n, t), poisoned(n, t)
+    # RMSNorm backward
+    r = (1 / np.sqrt((xd ** 2).mean(-1) + 1e-6)).astype(np.float32)
+    cpu.op("rms_bwd", n, t, t, offset=0.0).run("rms_bwd", dy, x, r, w, dx, dw)
+    rd = r.astype(np.float64)[:, None]
+    g, xhat = dyd * wd, xd * rd
+    c = (g * xhat).mean(-1, keepdims=True)
+    assert rel(load(dx, t), rd * (g - xhat * c)) < tol
+    assert rel(load(dw, t), (dyd * xhat).sum(0)) < tol
+    # LayerNorm backward
+    mu = xd.mean(-1).astype(np.float32)
+    r = (1 / np.sqrt(((xd - mu[:, None]) ** 2).mean(-1) + 1e-5)).astype(np.float32)
+    cpu.op("ln_bwd", n, t, t, bias=True).run("ln_bwd", dy, x, mu, r, w, dx, dw, db)
+    rd, mud = r.astype(np.float64)[:, None], mu.astype(np.float64)[:, None]
+    xhat = (xd - mud) * rd
+    a = g.mean(-1, keepdims=True)
+    c = (g * xhat).mean(-1, keepdims=True)
+    assert rel(load(dx, t), rd * (g - a - xhat * c)) < tol
+    assert rel(load(dw, t), (dyd * xhat).sum(0)) < tol
+    assert rel(load(db, t), dyd.sum(0)) < tol
+
+
+def test_errors():
+    with pytest.raises(compiler.CompileError, match="error"):
+        cpu.CpuProgram("func.func @f() { norm.nope }")
+    p = cpu.op("rms_fwd", 16, "f32", None, eps=1e-6, offset=0.0)
+    with pytest.raises(RuntimeError, match="running nope failed"):
+        p.run("nope")
+    with pytest.raises(ValueError, match="C-contiguous"):
+        p.run("rms_fwd", np.zeros((4, 32), np.float32)[:, ::2])
