@@ -19,13 +19,19 @@
 using namespace mlir;
 using namespace mlir::norm;
 
-void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
-                                        const NormToPTXOptions &options) {
+/// The target-independent half: user ops to bufferized norm kernels. The
+/// row split of long rows is for GPUs (registers); the CPU loops do not need
+/// it.
+static void buildNormKernelPipeline(OpPassManager &pm,
+                                    const NormToPTXOptions &options,
+                                    bool splitLongRows) {
   pm.addPass(createNormDecompose());
   pm.addPass(createNormFuseMixedOrder());
-  NormSplitRowsOptions rows;
-  rows.registerBudget = options.registerBudget;
-  pm.addPass(createNormSplitRows(rows));
+  if (splitLongRows) {
+    NormSplitRowsOptions rows;
+    rows.registerBudget = options.registerBudget;
+    pm.addPass(createNormSplitRows(rows));
+  }
   NormSplitReductionOptions split;
   split.splitSize = options.splitSize;
   split.numSMs = options.numSMs;
@@ -37,6 +43,11 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+}
+
+void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
+                                        const NormToPTXOptions &options) {
+  buildNormKernelPipeline(pm, options, /*splitLongRows=*/true);
   ConvertNormToGPUOptions gpu;
   gpu.numSMs = options.numSMs;
   gpu.registerBudget = options.registerBudget;
@@ -69,17 +80,7 @@ void mlir::norm::buildNormToPTXPipeline(OpPassManager &pm,
 
 void mlir::norm::buildNormToCPUPipeline(OpPassManager &pm,
                                         const NormToPTXOptions &options) {
-  pm.addPass(createNormDecompose());
-  pm.addPass(createNormFuseMixedOrder());
-  NormSplitReductionOptions split;
-  split.splitSize = options.splitSize;
-  split.numSMs = options.numSMs;
-  pm.addPass(createNormSplitReduction(split));
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  buildNormKernelPipeline(pm, options, /*splitLongRows=*/false);
   pm.addPass(createConvertNormToLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

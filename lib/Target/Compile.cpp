@@ -2,22 +2,15 @@
 
 #include "NormDialect/Target/Compile.h"
 
-#include "NormDialect/InitAllNorm.h"
+#include "ProgramSource.h"
+
 #include "NormDialect/Target/KernelBundle.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
 
@@ -42,22 +35,9 @@ bool mlir::norm::compileToBundle(const std::string &source,
                                  const NormToPTXOptions &options,
                                  CompiledBundle &out,
                                  std::string &diagnostics) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  registerAllGPUToLLVMIRTranslations(registry);
-  registerAllNorm(registry);
-  MLIRContext context(registry);
-  context.disableMultithreading();
-
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
-  llvm::raw_string_ostream diagStream(diagnostics);
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
-
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  ProgramSource program(source, sourceName, diagnostics);
+  MLIRContext &context = program.getContext();
+  OwningOpRef<ModuleOp> module = program.parse();
   if (!module)
     return false;
   PassManager toGPU(&context);

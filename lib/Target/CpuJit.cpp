@@ -2,20 +2,14 @@
 
 #include "NormDialect/Target/CpuJit.h"
 
-#include "NormDialect/InitAllNorm.h"
+#include "ProgramSource.h"
+
 #include "NormDialect/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <mutex>
@@ -33,19 +27,9 @@ std::unique_ptr<CpuJit> CpuJit::create(const std::string &source,
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  registerAllNorm(registry);
-  MLIRContext context(registry);
-  context.disableMultithreading();
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
-  llvm::raw_string_ostream diagStream(diagnostics);
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagStream);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  ProgramSource program(source, sourceName, diagnostics);
+  MLIRContext &context = program.getContext();
+  OwningOpRef<ModuleOp> module = program.parse();
   if (!module)
     return nullptr;
   // Every public function is callable through its C interface.

@@ -1,0 +1,38 @@
+//===- ProgramSource.cpp - parsing norm programs for the drivers ----------===//
+
+#include "ProgramSource.h"
+
+#include "NormDialect/InitAllNorm.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+using namespace mlir::norm;
+
+static DialectRegistry everything() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registerAllGPUToLLVMIRTranslations(registry);
+  registerAllNorm(registry);
+  return registry;
+}
+
+ProgramSource::ProgramSource(const std::string &source,
+                             const std::string &sourceName,
+                             std::string &diagnostics)
+    : context(everything(), MLIRContext::Threading::DISABLED),
+      diagStream(diagnostics), handler(sourceMgr, &context, diagStream) {
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
+}
+
+OwningOpRef<ModuleOp> ProgramSource::parse() {
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
