@@ -76,18 +76,18 @@ class Launcher:
             if self.poison_outputs:
                 outputs[name].fill_(float("nan"))
         env.update(outputs)
-        if True:  # M = 0 still runs the combine kernels (dw = db = 0).
-            with torch.cuda.device(device):
-                self._ensure_module()
-                stream = torch.cuda.current_stream(device).cuda_stream
-                for launch in function.launches:
-                    grid = function.grid(launch, m)
-                    if grid[0] <= 0 or grid[1] <= 0:
-                        continue
-                    params = []
-                    for p in launch["params"]:
-                        params += _descriptor(env[p["buffer"]])
-                    self.module.launch(launch["kernel"], grid, launch["block"], params,
-                                       stream=stream, shared_bytes=launch.get("shared_bytes", 0))
-        results = tuple(env[r] for r in function.results)
-        return results
+        # Launches whose grid is empty are skipped; with M = 0 the combine
+        # kernels still run and write dw = db = 0.
+        with torch.cuda.device(device):
+            self._ensure_module()
+            stream = torch.cuda.current_stream(device).cuda_stream
+            for launch in function.launches:
+                grid = function.grid(launch, m)
+                if grid[0] <= 0 or grid[1] <= 0:
+                    continue
+                params = []
+                for p in launch["params"]:
+                    params += _descriptor(env[p["buffer"]])
+                self.module.launch(launch["kernel"], grid, launch["block"], params,
+                                   stream=stream, shared_bytes=launch.get("shared_bytes", 0))
+        return tuple(env[r] for r in function.results)
