@@ -15,6 +15,19 @@ import torch.nn.functional as F
 from . import compiler, ops
 
 
+def _param(shape, device, dtype):
+    return torch.nn.Parameter(torch.empty(shape, device=device, dtype=dtype))
+
+
+def _flat_size(module, x):
+    """N (the product of the normalized dimensions) when the custom ops run
+    `x`, else None (the caller falls back to torch.nn.functional)."""
+    k = len(module.normalized_shape)
+    if not _runs_here(x) or tuple(x.shape[-k:]) != module.normalized_shape:
+        return None
+    return math.prod(module.normalized_shape)
+
+
 def _runs_here(x):
     """Whether the custom ops run `x`: CUDA tensors (bundles), or CPU tensors
     when the compiler is available for the CPU lowering."""
@@ -28,7 +41,7 @@ def _shape(normalized_shape):
 
 
 class RMSNorm(torch.nn.Module):
-    """torch.nn.RMSNorm with norm kernels on CUDA."""
+    """torch.nn.RMSNorm running norm kernels (CUDA) or the CPU lowering."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True,
                  device=None, dtype=None):
@@ -37,8 +50,7 @@ class RMSNorm(torch.nn.Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = torch.nn.Parameter(
-                torch.empty(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = _param(self.normalized_shape, device, dtype)
         else:
             self.register_parameter("weight", None)
         self.reset_parameters()
@@ -49,12 +61,11 @@ class RMSNorm(torch.nn.Module):
 
     def forward(self, x):
         eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
-        k = len(self.normalized_shape)
-        if not _runs_here(x) or tuple(x.shape[-k:]) != self.normalized_shape:
+        n = _flat_size(self, x)
+        if n is None:
             return F.rms_norm(x, self.normalized_shape, self.weight, eps)
-        n = math.prod(self.normalized_shape)
         w = self.weight.reshape(n) if self.weight is not None else None
-        y, _ = ops.rms_norm(x.reshape(*x.shape[:-k], n), w, float(eps), 0.0)
+        y, _ = ops.rms_norm(x.reshape(-1, n), w, float(eps), 0.0)
         return y.reshape(x.shape)
 
     def extra_repr(self):
@@ -63,7 +74,7 @@ class RMSNorm(torch.nn.Module):
 
 
 class LayerNorm(torch.nn.Module):
-    """torch.nn.LayerNorm with norm kernels on CUDA."""
+    """torch.nn.LayerNorm running norm kernels (CUDA) or the CPU lowering."""
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True,
                  bias=True, device=None, dtype=None):
@@ -72,11 +83,9 @@ class LayerNorm(torch.nn.Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = torch.nn.Parameter(
-                torch.empty(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = _param(self.normalized_shape, device, dtype)
             if bias:
-                self.bias = torch.nn.Parameter(
-                    torch.empty(self.normalized_shape, device=device, dtype=dtype))
+                self.bias = _param(self.normalized_shape, device, dtype)
             else:
                 self.register_parameter("bias", None)
         else:
@@ -91,13 +100,12 @@ class LayerNorm(torch.nn.Module):
             torch.nn.init.zeros_(self.bias)
 
     def forward(self, x):
-        k = len(self.normalized_shape)
-        if not _runs_here(x) or tuple(x.shape[-k:]) != self.normalized_shape:
+        n = _flat_size(self, x)
+        if n is None:
             return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
-        n = math.prod(self.normalized_shape)
         w = self.weight.reshape(n) if self.weight is not None else None
         b = self.bias.reshape(n) if self.bias is not None else None
-        y, _, _ = ops.layer_norm(x.reshape(*x.shape[:-k], n), w, b, float(self.eps))
+        y, _, _ = ops.layer_norm(x.reshape(-1, n), w, b, float(self.eps))
         return y.reshape(x.shape)
 
     def extra_repr(self):
