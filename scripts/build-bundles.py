@@ -28,9 +28,11 @@ def variants():
     """(kind, dtype, n, variant, program kwargs)"""
     out = []
     for kind in KINDS:
-        for n in PUBLIC_N + [1000, 24]:
+        # 4097 and 32771: odd N (scalar accesses), in one block and over a
+        # cluster with a ragged last slice.
+        for n in PUBLIC_N + [1000, 24, 4097, 32771]:
             out.append((kind, "bf16", n, "", {}))
-        for n in [1000, 4096, 7168, 1024]:
+        for n in [1000, 4096, 7168, 1024, 32768]:
             out.append((kind, "f32", n, "", {}))
     out.append(("rms_fwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_bwd", "bf16", 4096, "noweight", {"weight": False}))

@@ -82,6 +82,44 @@ TEST(Tuning, LongRowsAreSliced) {
   EXPECT_EQ(stream.threads % 32, 0);
 }
 
+TEST(Tuning, LongRowsShareAClusterWhenOneFits) {
+  DeviceInfo h200;
+  // RMSNorm forward, N = 32K..128K bf16: 2, 4, 8 blocks of 512 threads, 32
+  // elements a thread (the budget of one operand).
+  for (auto [n, cluster] : {std::pair<int64_t, int64_t>{32768, 2},
+                            {65536, 4},
+                            {131072, 8}}) {
+    std::optional<RowLayout> layout = chooseClusterLayout(n, 2, 1, 0, h200);
+    ASSERT_TRUE(layout.has_value()) << n;
+    EXPECT_EQ(layout->clusterSize, cluster) << n;
+    EXPECT_EQ(layout->columnSlices, cluster) << n;
+    EXPECT_EQ(layout->sliceWidth() * cluster, n) << n;
+    EXPECT_LE(layout->elementsPerThread(), h200.registerBudget) << n;
+    EXPECT_LE(estimateRegisters(*layout, 2, 1, 0), 65536 / layout->threads);
+  }
+  // Backward (x and dy, one or two column outputs): twice the blocks.
+  EXPECT_EQ(chooseClusterLayout(32768, 2, 2, 1, h200)->clusterSize, 4);
+  EXPECT_EQ(chooseClusterLayout(131072, 2, 2, 2, h200)->clusterSize, 16);
+  EXPECT_EQ(chooseClusterLayout(16384, 2, 2, 2, h200)->clusterSize, 2);
+  // Within the portable size only, the largest backward does not fit.
+  DeviceInfo portable = h200;
+  portable.maxClusterSize = 8;
+  EXPECT_FALSE(chooseClusterLayout(131072, 2, 2, 1, portable).has_value());
+  EXPECT_FALSE(rowsFitOnChip(131072, 2, 2, 1, portable));
+  EXPECT_TRUE(rowsFitOnChip(131072, 2, 2, 1, h200));
+  // Clusters off: long rows do not fit on chip.
+  DeviceInfo noClusters = h200;
+  noClusters.maxClusterSize = 1;
+  EXPECT_FALSE(rowsFitOnChip(32768, 2, 1, 0, noClusters));
+  EXPECT_TRUE(rowsFitOnChip(4096, 2, 1, 0, noClusters));
+  // An odd N: slices of scalar chunks, the last one partly outside the row.
+  std::optional<RowLayout> odd = chooseClusterLayout(32771, 2, 1, 0, h200);
+  ASSERT_TRUE(odd.has_value());
+  EXPECT_EQ(odd->vectorWidth, 1);
+  EXPECT_GE(odd->sliceWidth() * odd->clusterSize, 32771);
+  EXPECT_LT(odd->sliceWidth() * (odd->clusterSize - 1), 32771);
+}
+
 TEST(Tuning, RegisterEstimate) {
   DeviceInfo h200;
   // RMSNorm forward, N = 4096 bf16: ptxas -v reported 93 registers.

@@ -105,9 +105,26 @@ struct ConvertNormToGPUPass
     int64_t elementBytes = traits.elementBytes;
     int64_t fullOperands = traits.fullOperands;
     bool hasRowReductions = traits.rowReductions > 0;
-    // A measured choice for this shape class, if the table has one.
+    bool onlyRowOutputs = llvm::all_of(op.getOutputRoles(), [](Attribute r) {
+      return cast<RoleAttr>(r).getValue() == Role::row;
+    });
+    // Rows with row reductions that one block cannot hold in registers:
+    // a statistics-only kernel streams them; any other kernel spreads each
+    // row over a thread block cluster (--norm-split-rows has already taken
+    // the statistics out of kernels no cluster holds).
+    bool longRows =
+        hasRowReductions &&
+        !rowsFitInRegisters(n, elementBytes, fullOperands,
+                            onlyRowOutputs ? 0 : traits.columnOutputs, device);
+    bool streaming = longRows && onlyRowOutputs;
+    std::optional<RowLayout> cluster;
+    if (longRows && !streaming)
+      cluster = chooseClusterLayout(n, elementBytes, fullOperands,
+                                    traits.columnOutputs, device);
+    // A measured choice for this shape class, if the table has one. The
+    // table measures row-resident kernels; long rows follow the rules.
     std::optional<TuningChoice> tuned;
-    if (!table.empty()) {
+    if (!table.empty() && !longRows) {
       tuned = table.lookup(TuningKey{n, elementBytes, fullOperands,
                                      traits.columnOutputs,
                                      traits.rowReductions});
@@ -117,18 +134,13 @@ struct ConvertNormToGPUPass
         op->setAttr("norm.num_stages",
                     OpBuilder(op).getI64IntegerAttr(tuned->numStages));
     }
-    bool onlyRowOutputs = llvm::all_of(op.getOutputRoles(), [](Attribute r) {
-      return cast<RoleAttr>(r).getValue() == Role::row;
-    });
-    // Three layouts: rows kept in registers (the mixed-order kernel); long
-    // rows of a statistics-only kernel streamed in chunks; kernels without
-    // row reductions cut into column slices when rows are long.
-    bool streaming =
-        hasRowReductions && onlyRowOutputs &&
-        !rowsFitInRegisters(n, elementBytes, fullOperands, /*columnOutputs=*/0,
-                            device);
+    // Four layouts: rows kept in registers (the mixed-order kernel); long
+    // rows over a cluster; long rows of a statistics-only kernel streamed
+    // in chunks; kernels without row reductions cut into column slices when
+    // rows are long.
     RowLayout layout =
         streaming ? chooseStreamingLayout(n, elementBytes, device)
+        : cluster ? *cluster
         : hasRowReductions
             ? chooseRowLayout(n, elementBytes, fullOperands, device,
                               /*allowRowGroups=*/!op.hasColumnOutputs())
@@ -190,6 +202,14 @@ struct ConvertNormToGPUPass
     if (layout.columnSlices > 1)
       func->setAttr("norm.column_slices",
                     OpBuilder(op).getI64IntegerAttr(layout.columnSlices));
+    if (layout.clusterSize > 1) {
+      // Grid y = the cluster's blocks: one cluster per row block, block y
+      // owning column slice y (PTX .reqnctapercluster 1, C, 1).
+      func.setKnownClusterSizeAttr(OpBuilder(op).getDenseI32ArrayAttr(
+          {1, static_cast<int32_t>(layout.clusterSize), 1}));
+      func->setAttr("norm.cluster_size",
+                    OpBuilder(op).getI64IntegerAttr(layout.clusterSize));
+    }
     if (streaming)
       func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
     if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
@@ -263,6 +283,12 @@ struct ConvertNormToGPUPass
     device.numSMs = numSMs;
     device.maxThreadsPerBlock = maxThreads;
     device.registerBudget = registerBudget;
+    device.maxClusterSize = maxClusterSize;
+    if (std::string error = validateClusterSize(maxClusterSize);
+        !error.empty()) {
+      module.emitError("convert-norm-to-gpu: ") << error;
+      return signalPassFailure();
+    }
     if (!tuningTable.empty()) {
       std::string error;
       if (!table.load(tuningTable, error)) {

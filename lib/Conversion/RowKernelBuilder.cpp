@@ -4,10 +4,13 @@
 // rows, over one warp of it): thread t owns vector chunks c of VW contiguous
 // elements at columns (c * T + t) * VW, loads them with 16-byte vector loads
 // (when N allows) and keeps them in registers while the body is evaluated for
-// every element it owns. norm.row_reduce becomes a per-thread combine followed
-// by gpu.all_reduce (warp shuffles + shared memory once lowered to NVVM) or,
-// with a warp per row, a shuffle butterfly; so the row's reductions and the
-// elementwise work that needs them share one read of the row. A block walks
+// every element it owns. norm.row_reduce becomes a per-thread combine, a
+// warp shuffle butterfly and, with several warps per row, one exchange of
+// warp totals through shared memory (one barrier; see blockReduce); so the
+// row's reductions and the elementwise work that needs them share one read
+// of the row. Rows too long for one block are spread over a thread block
+// cluster: block y of the cluster owns column slice y, and the block totals
+// are exchanged through distributed shared memory (clusterReduce). A block walks
 // `rowsPerBlock` consecutive rows (the split of column partials) and keeps
 // the column outputs' partial sums in f32 registers across them, writing one
 // partial row at the end: the mixed-order fusion with a deterministic split.
@@ -53,6 +56,8 @@ public:
 
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    if (failed(allocateReductionSlots(func)))
+      return failure();
     // With row groups (short rows), each warp of the block works on rows of
     // its own as a "virtual block": its lane is the thread index within the
     // row, and its partial row is bid * groups + warp.
@@ -65,6 +70,8 @@ public:
                                 indexConst(b, loc, layout.rowGroups)),
           warp);
     }
+    threadId = tid;
+    lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
     Value shapeSource;
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::full && !shapeSource)
@@ -136,6 +143,12 @@ public:
         });
     if (failed(status))
       return failure();
+    if (layout.clusterSize > 1 && reductionsPerRow > 0) {
+      // No block may exit while another block of its cluster can still read
+      // its shared memory (the last row's exchange).
+      NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+      NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    }
     loop->setAttr(kRowLoopAttr, b.getUnitAttr());
     if (Attribute stages = op->getAttr("norm.num_stages"))
       loop->setAttr("norm.num_stages", stages);
@@ -162,6 +175,145 @@ public:
   }
 
 private:
+  /// Shared memory for the reductions, as workgroup attributions of `func`:
+  /// warp totals [parity][reduction][warp] when several warps share a row,
+  /// block totals [parity][reduction] read by the other blocks of a cluster.
+  /// Buffers alternate with the row's parity: a buffer is written again
+  /// only two rows later, after every thread has passed a barrier that
+  /// follows its last read, so each exchange needs a single barrier.
+  LogicalResult allocateReductionSlots(gpu::GPUFuncOp func) {
+    for (auto reduce : body.getOps<RowReduceOp>()) {
+      if (!reduce.getValue().getType().isF32())
+        return reduce.emitOpError("the GPU lowering reduces f32 values only");
+      ++reductionsPerRow;
+    }
+    if (reductionsPerRow == 0)
+      return success();
+    MLIRContext *ctx = func.getContext();
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Type f32 = Float32Type::get(ctx);
+    if (layout.rowGroups == 1 && layout.threadsPerRow() > 32)
+      warpSlots = func.addWorkgroupAttribution(
+          MemRefType::get({2, reductionsPerRow, 32}, f32, AffineMap(),
+                          workgroup),
+          op.getLoc());
+    if (layout.clusterSize > 1)
+      clusterSlots = func.addWorkgroupAttribution(
+          MemRefType::get({2, reductionsPerRow}, f32, AffineMap(), workgroup),
+          op.getLoc());
+    return success();
+  }
+
+  /// Butterfly of xor shuffles over `width` lanes (a power of two): every
+  /// lane ends with the same, bitwise identical total.
+  Value warpReduce(OpBuilder &b, Location loc, Combiner combiner, Value v,
+                   int64_t width) {
+    for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
+      Value other = gpu::ShuffleOp::create(b, loc, v, offset, 32,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      v = combine(b, loc, combiner, v, other);
+    }
+    return v;
+  }
+
+  /// The row total of each thread's `partial` (reduction `index` of the row
+  /// body), identical in every thread of the row. Several warps: lane 0 of
+  /// each warp stores its warp's total, one barrier, and every warp reduces
+  /// the warp totals again with shuffles. gpu.all_reduce would do the same
+  /// with a second barrier and, since its shared buffer is reused by the
+  /// next reduction, a third one.
+  Value blockReduce(OpBuilder &b, Location loc, Combiner combiner,
+                    Value partial, int64_t index, Value parity) {
+    partial = warpReduce(b, loc, combiner, partial, 32);
+    if (!warpSlots)
+      return partial;
+    int64_t warps = layout.threadsPerRow() / 32;
+    Value warp = arith::DivUIOp::create(b, loc, threadId, indexConst(b, loc, 32));
+    Value slot = indexConst(b, loc, index);
+    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           lane, indexConst(b, loc, 0));
+    scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &tb, Location l) {
+      memref::StoreOp::create(tb, l, partial, warpSlots,
+                              ValueRange{parity, slot, warp});
+      scf::YieldOp::create(tb, l);
+    });
+    gpu::BarrierOp::create(b, loc);
+    if (llvm::isPowerOf2_64(warps)) {
+      // Each group of `warps` lanes holds every warp total once.
+      Value source = arith::RemUIOp::create(b, loc, lane,
+                                            indexConst(b, loc, warps));
+      Value v = memref::LoadOp::create(b, loc, warpSlots,
+                                       ValueRange{parity, slot, source});
+      return warpReduce(b, loc, combiner, v, warps);
+    }
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         lane, indexConst(b, loc, warps));
+    Value v = scf::IfOp::create(
+                  b, loc, inside,
+                  [&](OpBuilder &tb, Location l) {
+                    scf::YieldOp::create(
+                        tb, l,
+                        memref::LoadOp::create(tb, l, warpSlots,
+                                               ValueRange{parity, slot, lane})
+                            .getResult());
+                  },
+                  [&](OpBuilder &eb, Location l) {
+                    scf::YieldOp::create(eb, l,
+                                         combinerIdentity(eb, l, combiner));
+                  })
+                  .getResult(0);
+    return warpReduce(b, loc, combiner, v, 32);
+  }
+
+  /// The cluster-wide total of each block's `blockTotal`: thread 0 publishes
+  /// it in shared memory, a cluster barrier (release/acquire), then every
+  /// thread reads all blocks' totals through distributed shared memory
+  /// (mapa + ld.shared::cluster) and combines them in rank order, so every
+  /// block gets the bitwise identical total. Inline PTX because the
+  /// upstream NVVM ops work on LLVM pointers, which this gpu-level code
+  /// does not have yet.
+  Value clusterReduce(OpBuilder &b, Location loc, Combiner combiner,
+                      Value blockTotal, int64_t index, Value parity) {
+    Value slot = indexConst(b, loc, index);
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          threadId, indexConst(b, loc, 0));
+    scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
+      memref::StoreOp::create(tb, l, blockTotal, clusterSlots,
+                              ValueRange{parity, slot});
+      scf::YieldOp::create(tb, l);
+    });
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+        b, loc, clusterSlots);
+    Value offset = arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, parity,
+                                  indexConst(b, loc, reductionsPerRow)),
+            slot),
+        indexConst(b, loc, 4));
+    Value address = arith::IndexCastUIOp::create(
+        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offset));
+    Value total = combinerIdentity(b, loc, combiner);
+    for (int64_t rank = 0; rank < layout.clusterSize; ++rank) {
+      Value r = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(rank));
+      Value remote =
+          NVVM::InlinePtxOp::create(
+              b, loc, TypeRange{b.getF32Type()}, ValueRange{address, r},
+              ValueRange{},
+              "{ .reg .u64 peer; mapa.shared::cluster.u64 peer, $1, $2; "
+              "ld.shared::cluster.f32 $0, [peer]; }",
+              Value())
+              .getResult(0);
+      total = combine(b, loc, combiner, total, remote);
+    }
+    return total;
+  }
+
   /// Loads this thread's chunks of `memref` at `row` (a full value) or of a
   /// column value (row == null) and returns one scalar per element.
   SmallVector<Value> loadRow(OpBuilder &b, Location loc, Value memref,
@@ -268,6 +420,7 @@ private:
   LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
                         ValueRange accs, SmallVector<Value> &nextAccs) {
     int64_t elements = layout.elementsPerThread();
+    int64_t reductionIndex = 0;
     std::vector<IRMapping> mappings(elements);
     for (unsigned i = 0; i < inputs.size(); ++i) {
       Role role = op.getInputRole(i);
@@ -317,32 +470,14 @@ private:
           v = arith::SelectOp::create(b, loc, inside, v, identity);
         partial = combine(b, loc, combiner, partial, v);
       }
-      Value total;
-      if (layout.rowGroups > 1) {
-        // A row per warp: a butterfly of shuffles, no shared memory and no
-        // barrier.
-        for (int64_t offset = 16; offset >= 1; offset /= 2) {
-          Value other =
-              gpu::ShuffleOp::create(b, loc, partial, offset, 32,
-                                     gpu::ShuffleMode::XOR)
-                  .getShuffleResult();
-          partial = combine(b, loc, combiner, partial, other);
-        }
-        total = partial;
-      } else {
-        auto kind = combiner == Combiner::add
-                        ? gpu::AllReduceOperation::ADD
-                        : gpu::AllReduceOperation::MAXIMUMF;
-        total = gpu::AllReduceOp::create(
-            b, loc, partial,
-            gpu::AllReduceOperationAttr::get(b.getContext(), kind),
-            /*uniform=*/true);
-        // The upstream lowering leaves the result in shared memory that the
-        // next gpu.all_reduce (the next reduction, or the next row's) writes
-        // again: without this barrier a fast warp overwrites it while a slow
-        // one still reads it (compute-sanitizer racecheck found exactly that).
-        gpu::BarrierOp::create(b, loc);
-      }
+      // Buffers alternate with the row's parity (see allocateReductionSlots).
+      Value parity =
+          arith::AndIOp::create(b, loc, row, indexConst(b, loc, 1));
+      Value total = blockReduce(b, loc, combiner, partial, reductionIndex,
+                                parity);
+      if (layout.clusterSize > 1)
+        total = clusterReduce(b, loc, combiner, total, reductionIndex, parity);
+      ++reductionIndex;
       for (IRMapping &m : mappings)
         m.map(reduce.getResult(), total);
     }
@@ -388,6 +523,11 @@ private:
   int64_t rowsPerBlock;
   SmallVector<Value> inputs, outputs, columns, inBounds;
   Value sliceY;
+  /// Thread index within the row and lane within the warp.
+  Value threadId, lane;
+  /// Shared buffers of blockReduce and clusterReduce (null when unused).
+  Value warpSlots, clusterSlots;
+  int64_t reductionsPerRow = 0;
   std::vector<SmallVector<Value>> elementValues;
 };
 

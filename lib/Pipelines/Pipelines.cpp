@@ -30,6 +30,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   if (splitLongRows) {
     NormSplitRowsOptions rows;
     rows.registerBudget = options.registerBudget;
+    rows.maxClusterSize = options.maxClusterSize;
     pm.addPass(createNormSplitRows(rows));
   }
   NormSplitReductionOptions split;
@@ -53,6 +54,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.registerBudget = options.registerBudget;
   gpu.rowsPerBlock = options.rowsPerBlock;
   gpu.tuningTable = options.tuningTable;
+  gpu.maxClusterSize = options.maxClusterSize;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -161,8 +161,14 @@ private:
       block = attr.getInt();
     else
       return launch.emitError("bundle: kernel has no norm.block_size");
+    // Blocks per thread block cluster (PTX .reqnctapercluster); above 8 the
+    // runtime must allow a non-portable cluster size before launching.
+    int64_t cluster = 1;
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.cluster_size"))
+      cluster = attr.getInt();
     return json::Object{{"kernel", kernel.getName().str()},
                         {"block", block},
+                        {"cluster", cluster},
                         {"grid", std::move(*grid)},
                         {"grid_y", std::move(*gridY)},
                         {"shared_bytes", 0},

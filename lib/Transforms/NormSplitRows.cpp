@@ -39,9 +39,9 @@ struct NormSplitRowsPass
       return false;
     DeviceInfo device;
     device.registerBudget = registerBudget;
-    return !rowsFitInRegisters(traits.n, traits.elementBytes,
-                               traits.fullOperands, traits.columnOutputs,
-                               device);
+    device.maxClusterSize = maxClusterSize;
+    return !rowsFitOnChip(traits.n, traits.elementBytes, traits.fullOperands,
+                          traits.columnOutputs, device);
   }
 
   void split(IRRewriter &rewriter, FusedOp op) {
@@ -135,6 +135,11 @@ struct NormSplitRowsPass
       getOperation()->emitError("norm-split-rows: register-budget must be "
                                 "positive, got ")
           << static_cast<int64_t>(registerBudget);
+      return signalPassFailure();
+    }
+    if (std::string error = validateClusterSize(maxClusterSize);
+        !error.empty()) {
+      getOperation()->emitError("norm-split-rows: ") << error;
       return signalPassFailure();
     }
     SmallVector<FusedOp> candidates;

@@ -88,6 +88,55 @@ bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
                            columnOutputs) <= perThread;
 }
 
+std::optional<RowLayout>
+mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
+                                int64_t fullOperands, int64_t columnOutputs,
+                                const DeviceInfo &device) {
+  int64_t vectorWidth = chooseVectorWidth(n, elementBytes);
+  int64_t vectors = ceilDiv(n, vectorWidth);
+  int64_t perOperand = std::max<int64_t>(
+      8, device.registerBudget / std::max<int64_t>(1, fullOperands));
+  int64_t maxChunks = std::max<int64_t>(1, perOperand / vectorWidth);
+  // Fewest blocks first (each cluster barrier waits for the slowest block),
+  // then fewest threads that hold the slice: more work per thread means
+  // more loads in flight per instruction stream.
+  for (int64_t cluster = 2; cluster <= device.maxClusterSize; cluster *= 2) {
+    int64_t sliceVectors = ceilDiv(vectors, cluster);
+    for (int64_t threads = 256;
+         threads <= std::min<int64_t>(1024, device.maxThreadsPerBlock);
+         threads *= 2) {
+      int64_t chunks = ceilDiv(sliceVectors, threads);
+      if (chunks > maxChunks)
+        continue;
+      RowLayout layout;
+      layout.vectorWidth = vectorWidth;
+      layout.threads = threads;
+      layout.chunksPerThread = chunks;
+      layout.columnSlices = cluster;
+      layout.clusterSize = cluster;
+      int64_t perThread = std::min<int64_t>(255, 65536 / threads);
+      if (estimateRegisters(layout, elementBytes, fullOperands,
+                            columnOutputs) > perThread)
+        continue;
+      // Every slice must start inside the row.
+      if (layout.sliceWidth() * (cluster - 1) >= n)
+        continue;
+      return layout;
+    }
+  }
+  return std::nullopt;
+}
+
+bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
+                               int64_t fullOperands, int64_t columnOutputs,
+                               const DeviceInfo &device) {
+  return rowsFitInRegisters(n, elementBytes, fullOperands, columnOutputs,
+                            device) ||
+         chooseClusterLayout(n, elementBytes, fullOperands, columnOutputs,
+                             device)
+             .has_value();
+}
+
 int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
                                        const DeviceInfo &device) {
   (void)device;
@@ -129,6 +178,14 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   // Four vectors per thread per iteration: 64 bytes in flight per thread.
   layout.chunksPerThread = 4;
   return layout;
+}
+
+std::string mlir::norm::validateClusterSize(int64_t size) {
+  if (size < 1 || size > 16 || (size & (size - 1)) != 0)
+    return "max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold "
+           "at most 16 blocks), got " +
+           std::to_string(size);
+  return {};
 }
 
 std::string mlir::norm::validateSplitSize(int64_t split) {

@@ -78,6 +78,14 @@ class Module:
             self._functions[name] = f
         return self._functions[name]
 
+    def allow_large_cluster(self, name):
+        """Lets kernel `name` run in clusters of more than 8 blocks (the
+        portable limit; Hopper has 16)."""
+        CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+        _check(_driver().cuFuncSetAttribute(
+            self.function(name), CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+            f"cuFuncSetAttribute({name})")
+
     def launch(self, name, grid, block, params, stream=0, shared_bytes=0):
         """grid: (x, y); params: list of ctypes scalars (kept alive by the
         caller)."""

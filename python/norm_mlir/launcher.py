@@ -30,6 +30,7 @@ class Launcher:
         self.bundle = bundle
         self.module = None
         self.poison_outputs = poison_outputs
+        self._large_clusters = set()
 
     def _ensure_module(self):
         if self.module is None:
@@ -85,6 +86,9 @@ class Launcher:
                 grid = function.grid(launch, m)
                 if grid[0] <= 0 or grid[1] <= 0:
                     continue
+                if launch.get("cluster", 1) > 8 and launch["kernel"] not in self._large_clusters:
+                    self.module.allow_large_cluster(launch["kernel"])
+                    self._large_clusters.add(launch["kernel"])
                 params = []
                 for p in launch["params"]:
                     params += _descriptor(env[p["buffer"]])

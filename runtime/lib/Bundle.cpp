@@ -131,6 +131,8 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       launch.gridY = *gridY;
     if (const JsonValue *smem = l.get("shared_bytes"))
       launch.sharedBytes = smem->integer;
+    if (const JsonValue *cluster = l.get("cluster"))
+      launch.cluster = cluster->integer;
     for (const JsonValue &p : params->array) {
       const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank");
       if (!buffer || !buffer->isString() || !known.count(buffer->string) ||

@@ -19,6 +19,7 @@ struct Driver {
   decltype(&cuModuleUnload) moduleUnload = nullptr;
   decltype(&cuModuleGetFunction) moduleGetFunction = nullptr;
   decltype(&cuLaunchKernel) launchKernel = nullptr;
+  decltype(&cuFuncSetAttribute) funcSetAttribute = nullptr;
   decltype(&cuMemAlloc_v2) memAlloc = nullptr;
   decltype(&cuMemFree_v2) memFree = nullptr;
   decltype(&cuStreamSynchronize) streamSynchronize = nullptr;
@@ -56,6 +57,7 @@ struct Driver {
              sym(moduleUnload, "cuModuleUnload") &&
              sym(moduleGetFunction, "cuModuleGetFunction") &&
              sym(launchKernel, "cuLaunchKernel") &&
+             sym(funcSetAttribute, "cuFuncSetAttribute") &&
              sym(memAlloc, "cuMemAlloc_v2") && sym(memFree, "cuMemFree_v2") &&
              sym(streamSynchronize, "cuStreamSynchronize") &&
              sym(getErrorString, "cuGetErrorString") &&
@@ -192,6 +194,16 @@ bool Launcher::run(const std::string &functionName,
     if (!d.check(d.moduleGetFunction(&kernel, static_cast<CUmodule>(module),
                                      launch.kernel.c_str()),
                  "cuModuleGetFunction", error)) {
+      release();
+      return false;
+    }
+    // Clusters of more than 8 blocks (the portable limit) must be allowed
+    // per kernel; the cluster shape itself is compiled into the PTX.
+    if (launch.cluster > 8 &&
+        !d.check(d.funcSetAttribute(
+                     kernel, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                     1),
+                 "cuFuncSetAttribute", error)) {
       release();
       return false;
     }

@@ -1,14 +1,16 @@
 // RUN: norm-opt %s --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
 
 // The mixed-order kernel: 16-byte vector loads of the row, a block
-// reduction, dx stored with vector stores, column partials carried across
-// the block's rows and stored once per block.
+// reduction (warp shuffles, warp totals through shared memory buffers that
+// alternate with the row's parity, one barrier), dx stored with vector
+// stores, column partials carried across the block's rows and stored once
+// per block.
 // CHECK-LABEL: func @bwd
 // CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c64
 // CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256
 // CHECK: gpu.launch_func @norm_kernels::@norm_combine
 // CHECK-LABEL: gpu.module @norm_kernels
-// CHECK: gpu.func @norm_fused(%[[DY:arg[0-9]+]]: memref<?x4096xbf16>, %[[X:arg[0-9]+]]: memref<?x4096xbf16>, %[[DX:arg[0-9]+]]: memref<?x4096xbf16>, %[[P:arg[0-9]+]]: memref<?x4096xf32>) kernel
+// CHECK: gpu.func @norm_fused(%[[DY:arg[0-9]+]]: memref<?x4096xbf16>, %[[X:arg[0-9]+]]: memref<?x4096xbf16>, %[[DX:arg[0-9]+]]: memref<?x4096xbf16>, %[[P:arg[0-9]+]]: memref<?x4096xf32>) workgroup(%[[SLOTS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: norm.block_size = 256
 // CHECK-SAME: norm.rows_per_block = 64
 // CHECK-SAME: norm.vector_width = 8
@@ -16,9 +18,16 @@
 // CHECK: %[[ROWS:.+]]:{{[0-9]+}} = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
 // CHECK: vector.load %[[DY]][%[[ROW]], %{{.+}}] {alignment = 16 : i64, norm.prefetch} : memref<?x4096xbf16>, vector<8xbf16>
 // CHECK: vector.load %[[X]][%[[ROW]], %{{.+}}] {alignment = 16 : i64, norm.prefetch}
-// CHECK: gpu.all_reduce add %{{.+}} uniform {
-// CHECK-NEXT: } : (f32) -> f32
-// CHECK-NEXT: gpu.barrier
+// CHECK: %[[PARITY:.+]] = arith.andi %[[ROW]], %c1
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.+}}, %[[SLOTS]][%[[PARITY]], %c0{{.*}}, %{{.+}}]
+// CHECK: gpu.barrier
+// CHECK: %[[SRC:.+]] = arith.remui %{{.+}}, %c8
+// CHECK-NEXT: memref.load %[[SLOTS]][%[[PARITY]], %c0{{.*}}, %[[SRC]]]
+// CHECK-COUNT-3: gpu.shuffle xor
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: gpu.all_reduce
 // CHECK: vector.store %{{.+}}, %[[DX]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x4096xbf16>, vector<8xbf16>
 // CHECK: scf.yield
 // CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {{.+}} : memref<?x4096xf32>, vector<8xf32>
@@ -52,13 +61,51 @@ func.func @bwd(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %dx: memref<?x
 // CHECK: %[[WARP:.+]] = arith.divui %{{.+}}, %c32
 // CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c32
 // CHECK-COUNT-5: gpu.shuffle xor
-// CHECK-NOT: gpu.all_reduce
+// CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x256xbf16>) outs(%y : full memref<?x256xbf16>, %r : row memref<?xf32>) {
   ^bb0(%a: bf16):
     %af = arith.extf %a : bf16 to f32
     %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t, %s : bf16, f32
+  }
+  return
+}
+
+// -----
+
+// Rows of 32768 bf16 do not fit one block: a cluster of 2 blocks (grid y)
+// each keeps a 16384-column slice in registers; block totals are exchanged
+// through distributed shared memory behind a cluster barrier, summed in
+// rank order; a last cluster barrier keeps shared memory alive until every
+// block has read it. Only slice 0 writes the row output.
+// CHECK-LABEL: func @cluster_rows
+// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c2{{.*}}, %{{.+}}) threads in (%c512
+// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[BLOCKS:.+]] : memref<2x1xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: known_cluster_size = array<i32: 1, 2, 1>
+// CHECK-SAME: norm.cluster_size = 2
+// CHECK-SAME: norm.column_slices = 2
+// CHECK: %[[SLICE:.+]] = gpu.block_id y
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.+}}, %[[BLOCKS]]
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: %[[BASE:.+]] = memref.extract_aligned_pointer_as_index %[[BLOCKS]]
+// CHECK-COUNT-2: nvvm.inline_ptx "{ .reg .u64 peer; mapa.shared::cluster.u64 peer, $1, $2; ld.shared::cluster.f32 $0, [peer]; }"
+// CHECK: arith.cmpi eq, %[[SLICE]], %c0
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: gpu.return
+func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: memref<?xf32>) {
+  norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>, %r : row memref<?xf32>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
     %d = arith.mulf %af, %s : f32
     %t = arith.truncf %d : f32 to bf16
     norm.yield %t, %s : bf16, f32

@@ -14,6 +14,18 @@
 // RUN: norm-compile %norm_src/examples/layer_norm_bwd.mlir -o %t/ln_bwd --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd/kernels.ptx -o %t/ln_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
+// Long rows spread over thread block clusters (2 blocks for the forward at
+// N = 32768, 16 for the LayerNorm backward at N = 131072): the cluster shape
+// is compiled in, totals cross blocks through mapa + ld.shared::cluster.
+// RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_long/kernels.ptx -o %t/rms_fwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=VEC < %t/rms_fwd_long/kernels.ptx
+// RUN: FileCheck %s --check-prefix=CLUSTER2 < %t/rms_fwd_long/kernels.ptx
+// RUN: norm-compile %S/Inputs/layer_norm_bwd_long.mlir -o %t/ln_bwd_long --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_long/kernels.ptx -o %t/ln_bwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
+// RUN: FileCheck %s --check-prefix=CLUSTER16 < %t/ln_bwd_long/kernels.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST16 < %t/ln_bwd_long/manifest.json
 
 // PTXAS: Compiling entry function 'norm_fused
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill
@@ -24,3 +36,12 @@
 // VEC: .entry norm_fused
 // VEC: ld.global.v4.b32
 // VEC: st.global.v4.b32
+
+// CLUSTER2: .reqnctapercluster 1, 2, 1
+// CLUSTER2: barrier.cluster.arrive.aligned
+// CLUSTER2: barrier.cluster.wait.aligned
+// CLUSTER2: mapa.shared::cluster.u64
+// CLUSTER2: ld.shared::cluster.f32
+// CLUSTER16: .reqnctapercluster 1, 16, 1
+// CLUSTER16: mapa.shared::cluster.u64
+// MANIFEST16: "cluster": 16

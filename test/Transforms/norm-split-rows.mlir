@@ -1,11 +1,22 @@
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=8" --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows --split-input-file | FileCheck %s --check-prefix=CLUSTER
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="always=true" --split-input-file | FileCheck %s --check-prefix=ALWAYS
 // RUN: not norm-opt %s --norm-split-rows="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: error: norm-split-rows: register-budget must be positive, got 0
+// RUN: not norm-opt %s --norm-split-rows="max-cluster-size=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 
-// Rows of 131072 bf16 do not fit in registers: the row reduction moves to a
-// statistics kernel whose result the backward kernel reads as a row input.
+// BAD: error: norm-split-rows: register-budget must be positive, got 0
+// BADCLUSTER: error: norm-split-rows: max-cluster-size must be 1, 2, 4, 8 or 16
+
+// Rows of 131072 bf16 do not fit in registers, nor (x and dy) over a
+// portable cluster of 8 blocks: the row reduction moves to a statistics
+// kernel whose result the backward kernel reads as a row input. A cluster
+// of 16 blocks holds them: one kernel.
+// CLUSTER-LABEL: func @long_rows
+// CLUSTER-COUNT-1: norm.fused
+// CLUSTER: norm.row_reduce
+// CLUSTER-NOT: norm.fused
+// CLUSTER: return
 // CHECK-LABEL: func @long_rows
 // CHECK-SAME: (%[[DY:.+]]: tensor<?x131072xbf16>, %[[X:.+]]: tensor<?x131072xbf16>, %[[R:.+]]: tensor<?xf32>, %[[W:.+]]: tensor<131072xbf16>)
 // CHECK: %[[STATS:.+]] = norm.fused ins (%[[DY]] : full tensor<?x131072xbf16>, %[[X]] : full tensor<?x131072xbf16>, %[[R]] : row tensor<?xf32>, %[[W]] : col tensor<131072xbf16>) outs (%{{.+}} : row tensor<?xf32>)

@@ -25,11 +25,18 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Outlines every bufferized `norm.fused` and `norm.combine` op into a
     `gpu.func` in a `gpu.module` and replaces it with `gpu.launch_func`.
     Kernels spread one row over a thread block: 16-byte vector loads and
-    stores, row reductions through `gpu.all_reduce` (warp shuffles, then
-    shared memory), column outputs accumulated in registers across the rows
+    stores, row reductions through warp shuffles and one exchange of warp
+    totals in shared memory (a single barrier), column outputs accumulated in registers across the rows
     of a block and written as one f32 partial row per block. The launch
     configuration is recorded on each gpu.func as `norm.*` attributes (block
-    size, rows per block, grid rule) for the kernel bundle.
+    size, rows per block, grid rule, cluster size) for the kernel bundle.
+
+    Rows too long for one block's registers are spread over a thread block
+    cluster of up to `max-cluster-size` blocks (`chooseClusterLayout`): each
+    block keeps one column slice in registers, and the block totals of each
+    row reduction are exchanged through distributed shared memory, so the
+    row is still read once (the upstream `gpu.all_reduce` has no cluster
+    scope, hence our own reduction).
   }];
   let options = [
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
@@ -41,6 +48,9 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
            "Measured tuning table (tuning/<device>.json) consulted before the "
            "analytic rules">,
+    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
+           "Most blocks of a thread block cluster sharing a long row (1: no "
+           "clusters; 1, 2, 4, 8 or 16)">,
     Option<"rowsPerBlock", "rows-per-block", "int64_t", /*default=*/"0",
            "Rows a block walks in kernels without column outputs (0: tuning "
            "rule; a kernel's norm.rows_per_block attribute wins)">,

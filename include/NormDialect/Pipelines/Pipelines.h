@@ -46,6 +46,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       *this, "tuning-table",
       llvm::cl::desc("Measured tuning table (tuning/<device>.json)"),
       llvm::cl::init("")};
+  Option<int64_t> maxClusterSize{
+      *this, "max-cluster-size",
+      llvm::cl::desc("Most blocks of a thread block cluster sharing a long "
+                     "row (1: no clusters, long rows are split)"),
+      llvm::cl::init(16)};
   Option<int64_t> numSMs{*this, "num-sms",
                          llvm::cl::desc("Multiprocessors of the target"),
                          llvm::cl::init(132)};

@@ -65,8 +65,9 @@ def NormSplitRows : Pass<"norm-split-rows"> {
   let summary = "Split long-row kernels into a row-statistics kernel and the rest";
   let description = [{
     The row direction of split reduction. A `norm.fused` kernel whose rows do
-    not fit in registers (`rowsFitInRegisters`, NormDialect/Tuning/Tuning.h)
-    becomes two kernels: one computing every `norm.row_reduce` of the body as
+    not fit on chip (`rowsFitOnChip`, NormDialect/Tuning/Tuning.h: neither in
+    one block's registers nor spread over a thread block cluster of at most
+    `max-cluster-size` blocks) becomes two kernels: one computing every `norm.row_reduce` of the body as
     a `row` output (it streams the row in chunks, so no row has to fit
     anywhere), and the original kernel reading those statistics as `row`
     inputs instead of reducing. The second kernel has no row reduction left,
@@ -78,6 +79,9 @@ def NormSplitRows : Pass<"norm-split-rows"> {
            "Split every kernel with row reductions, whatever N is">,
     Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
            "Elements of all full operands a thread may keep in registers">,
+    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
+           "Most blocks of a cluster the GPU lowering may spread a row over "
+           "(1: no clusters)">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

@@ -26,6 +26,10 @@ struct DeviceInfo {
   /// registers while a row is processed. About 32 f32 values keeps kernels
   /// far from spilling with room for column accumulators.
   int64_t registerBudget = 32;
+  /// Largest thread block cluster a kernel may use to share a row (1: no
+  /// clusters). Hopper guarantees 8; 16 is a non-portable size the runtime
+  /// enables per kernel (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
+  int64_t maxClusterSize = 16;
 };
 
 /// Rows per partial sum for a split column reduction over an M x N space.
@@ -51,6 +55,10 @@ struct RowLayout {
   /// Rows a block works on at once: with more than one, each warp owns its
   /// own rows (short rows; reductions are warp shuffles only).
   int64_t rowGroups = 1;
+  /// Blocks of a thread block cluster that share one row, each owning one
+  /// column slice (columnSlices == clusterSize, grid y); row reductions are
+  /// combined through distributed shared memory. 1: no cluster.
+  int64_t clusterSize = 1;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -93,6 +101,26 @@ int64_t estimateRegisters(const RowLayout &layout, int64_t elementBytes,
 bool rowsFitInRegisters(int64_t n, int64_t elementBytes, int64_t fullOperands,
                         int64_t columnOutputs, const DeviceInfo &device);
 
+/// Layout of a kernel with row reductions whose rows do not fit one block's
+/// registers: the smallest thread block cluster (at most
+/// device.maxClusterSize blocks) whose blocks each keep one column slice of
+/// the row in registers within the register budget, with 256-1024 threads
+/// and the estimated registers within the register file (one block per SM
+/// at worst). So a long row is read once, as in the row-resident layout,
+/// instead of twice (statistics kernel + rest). std::nullopt when no
+/// cluster holds the row.
+std::optional<RowLayout> chooseClusterLayout(int64_t n, int64_t elementBytes,
+                                             int64_t fullOperands,
+                                             int64_t columnOutputs,
+                                             const DeviceInfo &device);
+
+/// True when rows with row reductions stay on chip on the GPU: in one
+/// block's registers or spread over a cluster (chooseClusterLayout). When
+/// false, --norm-split-rows moves the row statistics into a kernel of their
+/// own.
+bool rowsFitOnChip(int64_t n, int64_t elementBytes, int64_t fullOperands,
+                   int64_t columnOutputs, const DeviceInfo &device);
+
 /// Rows a block of a kernel without column outputs processes in sequence
 /// (grid = ceil(M / rows)): more than one lets --norm-pipeline prefetch the
 /// next row while the current one is reduced.
@@ -109,6 +137,10 @@ RowLayout chooseSlicedLayout(int64_t n, int64_t elementBytes,
 /// loop iteration, unrolled for loads in flight).
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device);
+
+/// Returns an empty string when `size` is a usable largest cluster size (1,
+/// 2, 4, 8 or 16 blocks), else why not.
+std::string validateClusterSize(int64_t size);
 
 /// Returns an empty string when `split` is a usable split size, else why not.
 std::string validateSplitSize(int64_t split);

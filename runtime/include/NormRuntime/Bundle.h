@@ -49,6 +49,9 @@ struct LaunchDesc {
   /// Grid y (column slices); 1 when absent.
   JsonValue gridY;
   int64_t sharedBytes = 0;
+  /// Blocks per thread block cluster (compiled into the PTX; above 8 the
+  /// launcher allows the non-portable size).
+  int64_t cluster = 1;
   /// Buffer names and ranks of the kernel's memref parameters.
   std::vector<std::pair<std::string, int64_t>> params;
 };

@@ -1,0 +1,5 @@
+// RMSNorm forward over rows too long for one block, bf16, N = 32768, any number of rows.
+func.func @rms_fwd(%x: tensor<?x32768xbf16>, %w: tensor<32768xbf16>) -> (tensor<?x32768xbf16>, tensor<?xf32>) {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<32768xbf16>) {epsilon = 9.99999999999999955e-07 : f64} : tensor<?x32768xbf16> -> tensor<?x32768xbf16>, tensor<?xf32>
+  return %y, %rstd : tensor<?x32768xbf16>, tensor<?xf32>
+}
