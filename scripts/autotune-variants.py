@@ -26,7 +26,19 @@ KEYS = {"rms_fwd": dict(full_operands=1, column_outputs=0, row_reductions=1),
         "ln_bwd": dict(full_operands=2, column_outputs=2, row_reductions=2)}
 
 
-def knobs(kind, split_sweep=False):
+LONG_SIZES = [32768, 65536, 131072]
+
+
+def knobs(kind, split_sweep=False, long_rows=False):
+    if long_rows:
+        # Rows too long for one block: cluster size (1 = the split-rows path),
+        # register budget (slice per block), rows per cluster (forward) or
+        # split (backward), pipeline depth.
+        if kind.endswith("fwd"):
+            return [dict(max_cluster_size=c, register_budget=b, num_stages=s, rows_per_block=r)
+                    for c, b, s, r in itertools.product((1, 16), (32, 64), (2, 3), (2, 4, 8, 16))]
+        return [dict(max_cluster_size=c, register_budget=b, num_stages=s, split_size=sp)
+                for c, b, s, sp in itertools.product((1, 8, 16), (32, 64), (2, 3), (16, 32, 64))]
     if split_sweep:
         # Split size of the backward's column partials (rows per partial);
         # the other knobs come from the committed table.
@@ -42,7 +54,16 @@ def compile_variant(kind, n, k):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(program_text(kind, n, "bf16", eps=1e-6))
         src = f.name
-    if "split_size" in k:
+    if "max_cluster_size" in k:
+        name = f"{kind}_{n}_" + "_".join(f"{key}{v}" for key, v in sorted(k.items()))
+        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
+               f"--max-cluster-size={k['max_cluster_size']}",
+               f"--register-budget={k['register_budget']}", f"--num-stages={k['num_stages']}"]
+        if "rows_per_block" in k:
+            cmd.append(f"--rows-per-block={k['rows_per_block']}")
+        if "split_size" in k:
+            cmd.append(f"--split-size={k['split_size']}")
+    elif "split_size" in k:
         name = f"{kind}_{n}_split{k['split_size']}"
         cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
                f"--split-size={k['split_size']}"]
@@ -59,14 +80,17 @@ def compile_variant(kind, n, k):
 def main():
     global OUT
     split_sweep = "--split" in sys.argv
+    long_rows = "--long" in sys.argv
     if split_sweep:
         OUT = os.path.join(ROOT, ".out", "tune-split")
+    if long_rows:
+        OUT = os.path.join(ROOT, ".out", "tune-long")
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in KEYS:
-            for n in SIZES:
-                for k in knobs(kind, split_sweep):
+            for n in (LONG_SIZES if long_rows else SIZES):
+                for k in knobs(kind, split_sweep, long_rows):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
         for kind, n, k, fut in jobs:
             name, rc, err = fut.result()

@@ -84,8 +84,8 @@ TEST(Tuning, LongRowsAreSliced) {
 
 TEST(Tuning, LongRowsShareAClusterWhenOneFits) {
   DeviceInfo h200;
-  // RMSNorm forward, N = 32K..128K bf16: 2, 4, 8 blocks of 512 threads, 32
-  // elements a thread (the budget of one operand).
+  // RMSNorm forward, N = 32K..128K bf16: 2, 4, 8 blocks of 256 threads, 64
+  // elements a thread (twice the budget of one operand: one block per SM).
   for (auto [n, cluster] : {std::pair<int64_t, int64_t>{32768, 2},
                             {65536, 4},
                             {131072, 8}}) {
@@ -94,7 +94,8 @@ TEST(Tuning, LongRowsShareAClusterWhenOneFits) {
     EXPECT_EQ(layout->clusterSize, cluster) << n;
     EXPECT_EQ(layout->columnSlices, cluster) << n;
     EXPECT_EQ(layout->sliceWidth() * cluster, n) << n;
-    EXPECT_LE(layout->elementsPerThread(), h200.registerBudget) << n;
+    EXPECT_EQ(layout->threads, 256) << n;
+    EXPECT_LE(layout->elementsPerThread(), 2 * h200.registerBudget) << n;
     EXPECT_LE(estimateRegisters(*layout, 2, 1, 0), 65536 / layout->threads);
   }
   // Backward (x and dy, one or two column outputs): twice the blocks.
@@ -120,6 +121,13 @@ TEST(Tuning, LongRowsShareAClusterWhenOneFits) {
   EXPECT_LT(odd->sliceWidth() * (odd->clusterSize - 1), 32771);
 }
 
+TEST(Tuning, SplitSizeOfClusterKernels) {
+  DeviceInfo h200;
+  EXPECT_EQ(chooseSplitSize(std::nullopt, 4096, h200), 64);
+  EXPECT_EQ(chooseSplitSize(std::nullopt, 131072, h200, true), 32);
+  EXPECT_EQ(chooseSplitSize(20, 131072, h200, true), 20);
+}
+
 TEST(Tuning, RegisterEstimate) {
   DeviceInfo h200;
   // RMSNorm forward, N = 4096 bf16: ptxas -v reported 93 registers.
@@ -134,7 +142,10 @@ TEST(Tuning, RowsPerBlock) {
   DeviceInfo h200;
   EXPECT_EQ(chooseRowsPerBlock(1024, 2, h200), 8);
   EXPECT_EQ(chooseRowsPerBlock(8192, 2, h200), 4);
-  EXPECT_EQ(chooseRowsPerBlock(131072, 2, h200), 2);
+  EXPECT_EQ(chooseRowsPerBlock(16384, 2, h200), 2);
+  // Rows over clusters walk more rows (measured).
+  EXPECT_EQ(chooseRowsPerBlock(32768, 2, h200), 16);
+  EXPECT_EQ(chooseRowsPerBlock(131072, 2, h200), 8);
 }
 
 TEST(Tuning, RowLayoutCoversLongRows) {

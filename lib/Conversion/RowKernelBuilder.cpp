@@ -10,7 +10,8 @@
 // row's reductions and the elementwise work that needs them share one read
 // of the row. Rows too long for one block are spread over a thread block
 // cluster: block y of the cluster owns column slice y, and the block totals
-// are exchanged through distributed shared memory (clusterReduce). A block walks
+// are pushed to every block of the cluster through distributed shared
+// memory (st.async completing on an mbarrier; clusterReduce). A block walks
 // `rowsPerBlock` consecutive rows (the split of column partials) and keeps
 // the column outputs' partial sums in f32 registers across them, writing one
 // partial row at the end: the mixed-order fusion with a deterministic split.
@@ -81,8 +82,7 @@ public:
         shapeSource = outputs[i];
     Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
     int64_t split = rowsPerBlock;
-    Value rowBegin =
-        arith::MulIOp::create(b, loc, bid, indexConst(b, loc, split));
+    rowBegin = arith::MulIOp::create(b, loc, bid, indexConst(b, loc, split));
     Value rowEnd = arith::MinUIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, split)),
@@ -124,6 +124,8 @@ public:
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::col)
         elementValues[i] = loadRow(b, loc, inputs[i], /*row=*/Value());
+    if (layout.clusterSize > 1 && reductionsPerRow > 0)
+      initClusterBarriers(b, loc);
 
     // Column accumulators, flattened [output][chunk][lane].
     SmallVector<Value> initAccs;
@@ -144,8 +146,8 @@ public:
     if (failed(status))
       return failure();
     if (layout.clusterSize > 1 && reductionsPerRow > 0) {
-      // No block may exit while another block of its cluster can still read
-      // its shared memory (the last row's exchange).
+      // No block exits while a st.async of its cluster may still be on its
+      // way to it (the last row's exchange).
       NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
       NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
     }
@@ -198,11 +200,54 @@ private:
           MemRefType::get({2, reductionsPerRow, 32}, f32, AffineMap(),
                           workgroup),
           op.getLoc());
-    if (layout.clusterSize > 1)
+    if (layout.clusterSize > 1) {
       clusterSlots = func.addWorkgroupAttribution(
-          MemRefType::get({2, reductionsPerRow}, f32, AffineMap(), workgroup),
+          MemRefType::get({2, reductionsPerRow, layout.clusterSize}, f32,
+                          AffineMap(), workgroup),
           op.getLoc());
+      clusterBarriers = func.addWorkgroupAttribution(
+          MemRefType::get({2, reductionsPerRow}, IntegerType::get(ctx, 64),
+                          AffineMap(), workgroup),
+          op.getLoc());
+    }
     return success();
+  }
+
+  /// Shared-window address (i64) of element `index` of a workgroup memref.
+  Value sharedAddress(OpBuilder &b, Location loc, Value memref,
+                      Value linearIndex, int64_t elementBytes) {
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value offset = arith::MulIOp::create(b, loc, linearIndex,
+                                         indexConst(b, loc, elementBytes));
+    return arith::IndexCastUIOp::create(
+        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offset));
+  }
+
+  void inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
+                 StringRef ptx) {
+    NVVM::InlinePtxOp::create(b, loc, TypeRange{}, operands, ValueRange{}, ptx,
+                              Value());
+  }
+
+  /// Before the first row of a cluster kernel: thread 0 initializes the
+  /// mbarriers (one arrival each: its own expect-tx), makes them visible to
+  /// the cluster, and a cluster barrier keeps peers from pushing into a
+  /// block whose barriers are not initialized yet.
+  void initClusterBarriers(OpBuilder &b, Location loc) {
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          threadId, indexConst(b, loc, 0));
+    scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
+      for (int64_t i = 0; i < 2 * reductionsPerRow; ++i)
+        inlinePtx(tb, l,
+                  sharedAddress(tb, l, clusterBarriers, indexConst(tb, l, i),
+                                8),
+                  "mbarrier.init.shared::cta.b64 [$0], 1;");
+      inlinePtx(tb, l, {}, "fence.mbarrier_init.release.cluster;");
+      scf::YieldOp::create(tb, l);
+    });
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   }
 
   /// Butterfly of xor shuffles over `width` lanes (a power of two): every
@@ -267,49 +312,71 @@ private:
     return warpReduce(b, loc, combiner, v, 32);
   }
 
-  /// The cluster-wide total of each block's `blockTotal`: thread 0 publishes
-  /// it in shared memory, a cluster barrier (release/acquire), then every
-  /// thread reads all blocks' totals through distributed shared memory
-  /// (mapa + ld.shared::cluster) and combines them in rank order, so every
-  /// block gets the bitwise identical total. Inline PTX because the
-  /// upstream NVVM ops work on LLVM pointers, which this gpu-level code
-  /// does not have yet.
+  /// The cluster-wide total of each block's `blockTotal` (reduction `index`
+  /// of local row `localRow`). Thread 0 pushes the total into slot [its
+  /// rank] of every block's buffer with st.async, which completes bytes on
+  /// the receiving block's mbarrier; every thread waits on its own block's
+  /// mbarrier, then combines the C slots in rank order, so every block gets
+  /// the bitwise identical total. Unlike a cluster barrier (whose release
+  /// semantics would wait for the next row's prefetched loads to land), no
+  /// thread waits for anything but the C totals. Buffers and barriers
+  /// alternate with the local row's parity: a block pushes row i + 2 only
+  /// after it received every block's row i + 1 total, which each block
+  /// sends after a block barrier that follows its reads of row i. Inline
+  /// PTX because st.async has no NVVM op, and the mbarrier ops of nvgpu
+  /// would need their own barrier groups outside this buffer.
   Value clusterReduce(OpBuilder &b, Location loc, Combiner combiner,
-                      Value blockTotal, int64_t index, Value parity) {
-    Value slot = indexConst(b, loc, index);
+                      Value blockTotal, int64_t index, Value localRow) {
+    int64_t c = layout.clusterSize;
+    Value one = indexConst(b, loc, 1);
+    Value buffer = arith::AndIOp::create(b, loc, localRow, one);
+    Value phase = arith::IndexCastUIOp::create(
+        b, loc, b.getI32Type(),
+        arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, localRow, one), one));
+    // Linear index of [buffer][index] in the barrier array.
+    Value pair = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, buffer,
+                              indexConst(b, loc, reductionsPerRow)),
+        indexConst(b, loc, index));
+    Value barrier = sharedAddress(b, loc, clusterBarriers, pair, 8);
     Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           threadId, indexConst(b, loc, 0));
     scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
-      memref::StoreOp::create(tb, l, blockTotal, clusterSlots,
-                              ValueRange{parity, slot});
+      Value bytes =
+          arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(4 * c));
+      inlinePtx(tb, l, {barrier, bytes},
+                "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
+                "state, [$0], $1; }");
+      Value mySlot = sharedAddress(
+          tb, l, clusterSlots,
+          arith::AddIOp::create(
+              tb, l, arith::MulIOp::create(tb, l, pair, indexConst(tb, l, c)),
+              sliceY),
+          4);
+      for (int64_t rank = 0; rank < c; ++rank) {
+        Value r = arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(rank));
+        inlinePtx(tb, l, {mySlot, barrier, r, blockTotal},
+                  "{ .reg .u64 slot, bar; "
+                  "mapa.shared::cluster.u64 slot, $0, $2; "
+                  "mapa.shared::cluster.u64 bar, $1, $2; "
+                  "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 "
+                  "[slot], $3, [bar]; }");
+      }
       scf::YieldOp::create(tb, l);
     });
-    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-        b, loc, clusterSlots);
-    Value offset = arith::MulIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, parity,
-                                  indexConst(b, loc, reductionsPerRow)),
-            slot),
-        indexConst(b, loc, 4));
-    Value address = arith::IndexCastUIOp::create(
-        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offset));
+    inlinePtx(b, loc, {barrier, phase},
+              "{ .reg .pred done; waitTotals: "
+              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
+              "@!done bra waitTotals; }");
     Value total = combinerIdentity(b, loc, combiner);
-    for (int64_t rank = 0; rank < layout.clusterSize; ++rank) {
-      Value r = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(rank));
-      Value remote =
-          NVVM::InlinePtxOp::create(
-              b, loc, TypeRange{b.getF32Type()}, ValueRange{address, r},
-              ValueRange{},
-              "{ .reg .u64 peer; mapa.shared::cluster.u64 peer, $1, $2; "
-              "ld.shared::cluster.f32 $0, [peer]; }",
-              Value())
-              .getResult(0);
-      total = combine(b, loc, combiner, total, remote);
+    for (int64_t rank = 0; rank < c; ++rank) {
+      Value v = memref::LoadOp::create(
+          b, loc, clusterSlots,
+          ValueRange{buffer, indexConst(b, loc, index),
+                     indexConst(b, loc, rank)});
+      total = combine(b, loc, combiner, total, v);
     }
     return total;
   }
@@ -476,7 +543,9 @@ private:
       Value total = blockReduce(b, loc, combiner, partial, reductionIndex,
                                 parity);
       if (layout.clusterSize > 1)
-        total = clusterReduce(b, loc, combiner, total, reductionIndex, parity);
+        total = clusterReduce(
+            b, loc, combiner, total, reductionIndex,
+            arith::SubIOp::create(b, loc, row, rowBegin).getResult());
       ++reductionIndex;
       for (IRMapping &m : mappings)
         m.map(reduce.getResult(), total);
@@ -526,7 +595,9 @@ private:
   /// Thread index within the row and lane within the warp.
   Value threadId, lane;
   /// Shared buffers of blockReduce and clusterReduce (null when unused).
-  Value warpSlots, clusterSlots;
+  Value warpSlots, clusterSlots, clusterBarriers;
+  /// First row of this (virtual) block.
+  Value rowBegin;
   int64_t reductionsPerRow = 0;
   std::vector<SmallVector<Value>> elementValues;
 };

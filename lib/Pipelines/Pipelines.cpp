@@ -19,6 +19,17 @@
 using namespace mlir;
 using namespace mlir::norm;
 
+/// Thread block clusters exist from sm_90 (Hopper) on; older chips get the
+/// split-rows path for long rows.
+static int64_t clusterLimit(const NormToPTXOptions &options) {
+  StringRef chip = options.chip;
+  unsigned version = 0;
+  if (chip.consume_front("sm_") && !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
+      version >= 90)
+    return options.maxClusterSize;
+  return 1;
+}
+
 /// The target-independent half: user ops to bufferized norm kernels. The
 /// row split of long rows is for GPUs (registers); the CPU loops do not need
 /// it.
@@ -30,12 +41,14 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   if (splitLongRows) {
     NormSplitRowsOptions rows;
     rows.registerBudget = options.registerBudget;
-    rows.maxClusterSize = options.maxClusterSize;
+    rows.maxClusterSize = clusterLimit(options);
     pm.addPass(createNormSplitRows(rows));
   }
   NormSplitReductionOptions split;
   split.splitSize = options.splitSize;
   split.numSMs = options.numSMs;
+  split.registerBudget = options.registerBudget;
+  split.maxClusterSize = splitLongRows ? clusterLimit(options) : 1;
   pm.addPass(createNormSplitReduction(split));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -54,7 +67,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.registerBudget = options.registerBudget;
   gpu.rowsPerBlock = options.rowsPerBlock;
   gpu.tuningTable = options.tuningTable;
-  gpu.maxClusterSize = options.maxClusterSize;
+  gpu.maxClusterSize = clusterLimit(options);
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -11,6 +11,7 @@
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Utils/KernelBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -45,9 +46,18 @@ struct NormSplitReductionPass
       return splitSize.getValue();
     DeviceInfo device;
     device.numSMs = numSMs;
+    device.registerBudget = registerBudget;
+    device.maxClusterSize = maxClusterSize;
+    KernelTraits traits = describeKernel(op);
+    bool overCluster =
+        !ShapedType::isDynamic(n) &&
+        !rowsFitInRegisters(n, traits.elementBytes, traits.fullOperands,
+                            traits.columnOutputs, device) &&
+        chooseClusterLayout(n, traits.elementBytes, traits.fullOperands,
+                            traits.columnOutputs, device);
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt
                                                     : std::optional(m),
-                           n, device);
+                           n, device, overCluster);
   }
 
   LogicalResult split(IRRewriter &rewriter, FusedOp op) {

@@ -9,7 +9,8 @@ using namespace mlir::norm;
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
-                                    const DeviceInfo &device) {
+                                    const DeviceInfo &device,
+                                    bool rowsOverCluster) {
   (void)n;
   (void)device;
   // Measured on the H200 (bench/autotune.py split sweep, 2026-11-29, RMSNorm
@@ -19,10 +20,16 @@ int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
   // overlap) and of 128/256 by up to 2x (too few blocks, hence too few warps
   // per SM to hide latency). Bundles have a dynamic M, so the rule cannot
   // depend on it beyond never exceeding it.
-  constexpr int64_t kMeasuredBest = 64;
+  //
+  // Rows over a cluster (N = 32K..128K, bench/autotune.py long-row sweep,
+  // 2026-11-29): 32 was fastest or within 3% for both backwards at every N
+  // (e.g. LayerNorm, N = 131072: 2.53 TB/s vs 2.40 at 64 and 2.24 at 16).
+  // Those kernels run one block per SM; twice the clusters balance the
+  // waves better than longer row walks.
+  int64_t best = rowsOverCluster ? 32 : 64;
   if (!m)
-    return kMeasuredBest;
-  return std::max<int64_t>(1, std::min<int64_t>(kMeasuredBest, *m));
+    return best;
+  return std::max<int64_t>(1, std::min<int64_t>(best, *m));
 }
 
 int64_t mlir::norm::chooseVectorWidth(int64_t n, int64_t elementBytes) {
@@ -94,8 +101,14 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device) {
   int64_t vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, vectorWidth);
+  // Twice the register budget: a cluster kernel runs one block per SM, so
+  // registers up to the file's share per thread cost no occupancy, and
+  // fewer threads with more elements each reduce faster. Measured on the
+  // H200 (long-row sweep, 2026-11-29): LayerNorm backward at N = 131072
+  // 2.53 TB/s with 2x the budget vs < 2.0 with 1x; LayerNorm forward +1-6%;
+  // RMSNorm within 3%.
   int64_t perOperand = std::max<int64_t>(
-      8, device.registerBudget / std::max<int64_t>(1, fullOperands));
+      8, 2 * device.registerBudget / std::max<int64_t>(1, fullOperands));
   int64_t maxChunks = std::max<int64_t>(1, perOperand / vectorWidth);
   // Fewest blocks first (each cluster barrier waits for the slowest block),
   // then fewest threads that hold the slice: more work per thread means
@@ -148,7 +161,13 @@ int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
     return 8;
   if (rowBytes <= 16384)
     return 4;
-  return 2;
+  if (rowBytes <= 32768)
+    return 2;
+  // Rows spread over clusters (one block per SM): the row walk is what
+  // overlaps the next row's loads with the cluster exchange. Measured on
+  // the H200 (long-row sweep, 2026-11-29): 16 rows at N = 32768 bf16 (3.49
+  // TB/s vs 3.37 at 8 and 2.4 at 2), 8 at N = 65536 and 131072.
+  return rowBytes <= 65536 ? 16 : 8;
 }
 
 RowLayout mlir::norm::chooseSlicedLayout(int64_t n, int64_t elementBytes,

@@ -78,24 +78,31 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // -----
 
 // Rows of 32768 bf16 do not fit one block: a cluster of 2 blocks (grid y)
-// each keeps a 16384-column slice in registers; block totals are exchanged
-// through distributed shared memory behind a cluster barrier, summed in
-// rank order; a last cluster barrier keeps shared memory alive until every
-// block has read it. Only slice 0 writes the row output.
+// each keeps a 16384-column slice in registers. Thread 0 of each block
+// pushes the block total into every block's slot [rank] with st.async,
+// completing bytes on the receiver's mbarrier (expect-tx: 2 x 4 bytes);
+// every thread waits on its own mbarrier and sums the slots in rank order.
+// Cluster barriers only after the mbarrier initialization and before exit.
+// Only slice 0 writes the row output.
 // CHECK-LABEL: func @cluster_rows
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c2{{.*}}, %{{.+}}) threads in (%c512
-// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[BLOCKS:.+]] : memref<2x1xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c2{{.*}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1x2xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_cluster_size = array<i32: 1, 2, 1>
 // CHECK-SAME: norm.cluster_size = 2
 // CHECK-SAME: norm.column_slices = 2
 // CHECK: %[[SLICE:.+]] = gpu.block_id y
-// CHECK: scf.for
-// CHECK: gpu.barrier
-// CHECK: memref.store %{{.+}}, %[[BLOCKS]]
+// CHECK-COUNT-2: mbarrier.init.shared::cta.b64
+// CHECK: fence.mbarrier_init.release.cluster
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK: %[[BASE:.+]] = memref.extract_aligned_pointer_as_index %[[BLOCKS]]
-// CHECK-COUNT-2: nvvm.inline_ptx "{ .reg .u64 peer; mapa.shared::cluster.u64 peer, $1, $2; ld.shared::cluster.f32 $0, [peer]; }"
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK-NOT: nvvm.cluster.arrive
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], $1; }" ro(%[[BAR:.+]], %c8_i32
+// CHECK-COUNT-2: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra waitTotals; }" ro(%[[BAR]],
+// CHECK: memref.load %[[TOTALS]][%{{.+}}, %c0{{.*}}, %c0{{.*}}]
+// CHECK: memref.load %[[TOTALS]][%{{.+}}, %c0{{.*}}, %c1{{.*}}]
 // CHECK: arith.cmpi eq, %[[SLICE]], %c0
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}

@@ -3,7 +3,7 @@
 // RUN: norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
 // CHECK: llvm.func @rms_fwd
-// CHECK: gpu.binary @norm_kernels {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx80">
+// CHECK: gpu.binary @norm_kernels {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx81">
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry norm_fused
 // CHECK-SAME: ld.global.v4.b32

@@ -16,7 +16,8 @@
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
 // Long rows spread over thread block clusters (2 blocks for the forward at
 // N = 32768, 16 for the LayerNorm backward at N = 131072): the cluster shape
-// is compiled in, totals cross blocks through mapa + ld.shared::cluster.
+// is compiled in, block totals are pushed to the other blocks with st.async
+// completing on mbarriers.
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_long/kernels.ptx -o %t/rms_fwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/rms_fwd_long/kernels.ptx
@@ -37,11 +38,15 @@
 // VEC: ld.global.v4.b32
 // VEC: st.global.v4.b32
 
+// CLUSTER2: .version 8.1
 // CLUSTER2: .reqnctapercluster 1, 2, 1
+// CLUSTER2: mbarrier.init.shared::cta.b64
 // CLUSTER2: barrier.cluster.arrive.aligned
 // CLUSTER2: barrier.cluster.wait.aligned
+// CLUSTER2: mbarrier.arrive.expect_tx.shared::cta.b64
 // CLUSTER2: mapa.shared::cluster.u64
-// CLUSTER2: ld.shared::cluster.f32
+// CLUSTER2: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
+// CLUSTER2: mbarrier.try_wait.parity.shared::cta.b64
 // CLUSTER16: .reqnctapercluster 1, 16, 1
-// CLUSTER16: mapa.shared::cluster.u64
+// CLUSTER16-COUNT-16: st.async.shared::cluster
 // MANIFEST16: "cluster": 16

@@ -31,7 +31,7 @@ static cl::opt<std::string> outputDir("o", cl::desc("Bundle directory"),
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
                                  cl::init("sm_90"));
 static cl::opt<std::string> features("features", cl::desc("PTX features"),
-                                     cl::init("+ptx80"));
+                                     cl::init("+ptx81"));
 static cl::opt<int> optLevel("opt-level", cl::desc("LLVM opt level"),
                              cl::init(3));
 static cl::opt<int64_t> splitSize("split-size",
@@ -50,6 +50,11 @@ static cl::opt<int64_t> numStages("num-stages",
 static cl::opt<int64_t> rowsPerBlock(
     "rows-per-block", cl::desc("Rows per block without a split (0: tuning)"),
     cl::init(0));
+static cl::opt<int64_t> maxClusterSize(
+    "max-cluster-size",
+    cl::desc("Most blocks of a thread block cluster sharing a long row (1: "
+             "no clusters)"),
+    cl::init(16));
 static cl::opt<std::string> tuningTable(
     "tuning-table",
     cl::desc("Measured tuning table (default: $NORM_TUNING_TABLE, else the "
@@ -155,6 +160,7 @@ int main(int argc, char **argv) {
   options.registerBudget = registerBudget;
   options.numStages = numStages;
   options.rowsPerBlock = rowsPerBlock;
+  options.maxClusterSize = maxClusterSize;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;

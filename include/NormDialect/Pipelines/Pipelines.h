@@ -20,8 +20,8 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
                            llvm::cl::desc("Target GPU (PTX .target)"),
                            llvm::cl::init("sm_90")};
   Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features, e.g. +ptx80"),
-                               llvm::cl::init("+ptx80")};
+                               llvm::cl::desc("PTX features, e.g. +ptx81"),
+                               llvm::cl::init("+ptx81")};
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("LLVM optimization level (0-3)"),
                        llvm::cl::init(3)};

@@ -49,13 +49,19 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     sums the partials in a fixed order. No atomics: results are bitwise
     reproducible. `S` comes from the kernel's `norm.split_size` attribute if
     present, else from the `split-size` option, else from
-    `chooseSplitSize` (NormDialect/Transforms/Tuning.h).
+    `chooseSplitSize` (NormDialect/Tuning/Tuning.h), which also needs to
+    know whether the GPU lowering will spread the kernel's rows over a
+    thread block cluster (hence the register budget and cluster options).
   }];
   let options = [
     Option<"splitSize", "split-size", "int64_t", /*default=*/"0",
            "Rows per partial sum (0: let the heuristic choose)">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Multiprocessor count the heuristic targets">,
+    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
+           "Elements of all full operands a thread keeps in registers">,
+    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
+           "Most blocks of a cluster the GPU lowering may spread a row over">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];

@@ -38,8 +38,11 @@ struct DeviceInfo {
 /// partial row, so the split trades grid size (warps per SM) against
 /// workspace traffic and the combine; the constant is measured (see the
 /// definition).
+/// `rowsOverCluster`: the kernel's rows are spread over a thread block
+/// cluster (chooseClusterLayout), which measured best with smaller splits.
 int64_t chooseSplitSize(std::optional<int64_t> m, int64_t n,
-                        const DeviceInfo &device);
+                        const DeviceInfo &device,
+                        bool rowsOverCluster = false);
 
 /// How one row (or a column slice of it) is spread over a thread block.
 struct RowLayout {
