@@ -29,6 +29,17 @@ TEST(Tuning, ValidateSplitSize) {
   EXPECT_NE(validateSplitSize(-3).find("-3"), std::string::npos);
 }
 
+TEST(Tuning, RowLayoutAvoidsIdleThreads) {
+  DeviceInfo h200;
+  // 640 vectors of 8 bf16: 160 threads x 4 chunks, not 256 x 3.
+  RowLayout n5120 = chooseRowLayout(5120, 2, 1, h200);
+  EXPECT_EQ(n5120.threads, 160);
+  EXPECT_EQ(n5120.chunksPerThread, 4);
+  RowLayout n7168 = chooseRowLayout(7168, 2, 2, h200);
+  EXPECT_EQ(n7168.threads * n7168.elementsPerThread(), 7168);
+  EXPECT_EQ(chooseRowLayout(4096, 2, 1, h200).threads, 128);
+}
+
 TEST(Tuning, RowLayoutUses16ByteVectors) {
   DeviceInfo h200;
   RowLayout bf16 = chooseRowLayout(4096, 2, 1, h200);
@@ -58,8 +69,16 @@ TEST(Tuning, ShortRowsGetAWarpEach) {
   // Within the budget only: N = 2048 (64 elements a lane) is not.
   EXPECT_EQ(chooseRowLayout(2048, 2, 1, h200, true).rowGroups, 1);
   EXPECT_EQ(chooseRowLayout(4096, 2, 1, h200, true).rowGroups, 1);
-  // Kernels with split column outputs keep a block per row.
+  // Not asked for: a block per row.
   EXPECT_EQ(chooseRowLayout(1024, 2, 1, h200, false).rowGroups, 1);
+  // The backward (x, dy; column outputs) within twice the budget: N = 1024
+  // bf16 yes, 2048 no; their partials must fit static shared memory.
+  EXPECT_EQ(chooseRowLayout(1024, 2, 2, h200, true, 2).rowGroups, 4);
+  EXPECT_EQ(chooseRowLayout(1024, 2, 2, h200, true, 2).chunksPerThread, 4);
+  EXPECT_EQ(chooseRowLayout(2048, 2, 2, h200, true, 1).rowGroups, 1);
+  DeviceInfo roomy = h200;
+  roomy.registerBudget = 64;
+  EXPECT_EQ(chooseRowLayout(2048, 2, 2, roomy, true, 2).rowGroups, 1);
 }
 
 TEST(Tuning, LongRowsAreSliced) {

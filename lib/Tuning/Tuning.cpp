@@ -43,7 +43,8 @@ int64_t mlir::norm::chooseVectorWidth(int64_t n, int64_t elementBytes) {
 RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
                                       int64_t fullOperands,
                                       const DeviceInfo &device,
-                                      bool allowRowGroups) {
+                                      bool allowRowGroups,
+                                      int64_t columnOutputs) {
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
@@ -54,20 +55,48 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   // Short rows: a warp per row when a warp can hold it within the budget
   // (block-wide reductions and barriers per short row cost more than warp
   // shuffles). Measured on the H200: with twice the budget (N = 2048 bf16)
-  // the forward fell from 3.7 to 1.8 TB/s.
-  if (allowRowGroups && ceilDiv(vectors, 32) <= maxChunks) {
-    layout.rowGroups = 4;
-    layout.threads = 128;
-    layout.chunksPerThread = ceilDiv(vectors, 32);
+  // the forward fell from 3.7 to 1.8 TB/s. The backward (column outputs)
+  // walks many rows per warp and has no other way to more loads in flight
+  // than elements per lane: twice the budget, within the registers of a
+  // thread.
+  int64_t warpChunks = ceilDiv(vectors, 32);
+  if (allowRowGroups &&
+      warpChunks <= (columnOutputs > 0 ? 2 : 1) * maxChunks) {
+    RowLayout groups;
+    groups.vectorWidth = layout.vectorWidth;
+    groups.rowGroups = 4;
+    groups.threads = 128;
+    groups.chunksPerThread = warpChunks;
+    // The warps' column partials meet in static shared memory (48 KB).
+    int64_t partialBytes = groups.rowGroups * groups.sliceWidth() * 4 *
+                           columnOutputs;
+    if (columnOutputs == 0 ||
+        (estimateRegisters(groups, elementBytes, fullOperands,
+                           columnOutputs) <= 255 &&
+         partialBytes <= 48 * 1024))
+      return groups;
+  }
+  // The most chunks per thread within the budget whose thread count (a
+  // multiple of 32) still reaches 128 threads, or covers the row with fewer:
+  // ILP per thread first, enough warps per block second, and no thread
+  // count rounded up to a power of two, which would leave threads idle or
+  // guarded (N = 5120 bf16: 160 threads x 4 chunks, not 256 x 3 with the
+  // last chunk out of the row for most threads).
+  int64_t wanted = std::min<int64_t>(128, warpsOfWork);
+  int64_t limit = std::min<int64_t>(device.maxThreadsPerBlock, 1024);
+  for (int64_t chunks = maxChunks; chunks >= 1; --chunks) {
+    int64_t threads = ceilDiv(ceilDiv(vectors, chunks), 32) * 32;
+    if (threads > limit)
+      break;
+    if (threads < wanted && chunks > 1)
+      continue;
+    layout.threads = threads;
+    layout.chunksPerThread = ceilDiv(vectors, threads);
     return layout;
   }
-  // Start at 128 threads (enough loads in flight per block), grow until the
-  // row fits the budget.
-  int64_t threads = std::min<int64_t>(128, warpsOfWork);
-  while (threads < device.maxThreadsPerBlock &&
-         ceilDiv(vectors, threads) > maxChunks)
-    threads *= 2;
-  layout.threads = std::min(threads, std::max<int64_t>(32, warpsOfWork));
+  // Over the budget even at the largest block: take the largest block
+  // (rowsFitInRegisters() reports that such rows do not fit).
+  layout.threads = std::max<int64_t>(32, std::min(limit, warpsOfWork));
   layout.chunksPerThread = ceilDiv(vectors, layout.threads);
   return layout;
 }

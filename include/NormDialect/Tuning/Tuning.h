@@ -79,15 +79,18 @@ struct RowLayout {
 int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
 
 /// Layout of a kernel that keeps whole rows in registers (it has row
-/// reductions): threads grow with N until each thread holds at most the
-/// register budget shared by `fullOperands` operands. May exceed the budget
-/// at the 1024-thread limit; rowsFitInRegisters() says when. With
-/// `allowRowGroups`, rows a warp can hold within the budget get a warp each
-/// (rowGroups = 4 warps). Kernels with split column outputs do not allow
-/// it: their split already sized the grid in blocks.
+/// reductions): the most vector chunks per thread within the register budget
+/// shared by `fullOperands` operands whose thread count (a multiple of 32)
+/// still reaches 128. May exceed the budget at the 1024-thread limit;
+/// rowsFitInRegisters() says when. With `allowRowGroups`, rows a warp can
+/// hold get a warp each (rowGroups = 4 warps): within the budget without
+/// column outputs, within twice the budget with `columnOutputs` (the warps
+/// then share the block's split; their column partials meet in shared
+/// memory).
 RowLayout chooseRowLayout(int64_t n, int64_t elementBytes,
                           int64_t fullOperands, const DeviceInfo &device,
-                          bool allowRowGroups = false);
+                          bool allowRowGroups = false,
+                          int64_t columnOutputs = 0);
 
 /// Registers a thread of a row-resident kernel needs, estimated from its
 /// layout: the loaded elements (two bf16/f16 per register), their f32
