@@ -143,7 +143,7 @@ struct ConvertNormToGPUPass
         : cluster ? *cluster
         : hasRowReductions
             ? chooseRowLayout(n, elementBytes, fullOperands, device,
-                              /*allowRowGroups=*/true, traits.columnOutputs)
+                              /*allowRowGroups=*/!op.hasColumnOutputs())
             : chooseSlicedLayout(n, elementBytes, fullOperands, device);
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
@@ -217,12 +217,9 @@ struct ConvertNormToGPUPass
       return failure();
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
-    // Warps of a block with column outputs share the block's split; without
-    // them each warp walks `split` rows of its own.
-    int64_t rowsPerLaunchBlock =
-        op.hasColumnOutputs() ? split : split * layout.rowGroups;
     Value grid = arith::CeilDivUIOp::create(
-        b, op.getLoc(), rows, indexConst(b, op.getLoc(), rowsPerLaunchBlock));
+        b, op.getLoc(), rows,
+        indexConst(b, op.getLoc(), split * layout.rowGroups));
     launch(op, func, grid, layout.threads, operands,
            indexConst(b, op.getLoc(), layout.columnSlices));
     return success();

@@ -60,24 +60,16 @@ public:
     if (failed(allocateReductionSlots(func)))
       return failure();
     // With row groups (short rows), each warp of the block works on rows of
-    // its own: its lane is the thread index within the row. Without column
-    // outputs each warp is a "virtual block" of `rowsPerBlock` rows, bid *
-    // groups + warp. With column outputs the warps share the block's split
-    // (warp w takes the w-th part of its rows) and their column partials
-    // are summed in shared memory into the block's one partial row (see
-    // storeWarpPartials), so the workspace and the grid stay those of the
-    // split.
-    Value warp, blockId = bid;
-    bool warpsShareSplit = layout.rowGroups > 1 && op.hasColumnOutputs();
+    // its own as a "virtual block": its lane is the thread index within the
+    // row, and its partial row is bid * groups + warp.
     if (layout.rowGroups > 1) {
-      warp = arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+      Value warp = arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, 32));
       tid = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
-      if (!warpsShareSplit)
-        bid = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, bid,
-                                  indexConst(b, loc, layout.rowGroups)),
-            warp);
+      bid = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, bid,
+                                indexConst(b, loc, layout.rowGroups)),
+          warp);
     }
     threadId = tid;
     lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
@@ -91,22 +83,11 @@ public:
     Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
     int64_t split = rowsPerBlock;
     rowBegin = arith::MulIOp::create(b, loc, bid, indexConst(b, loc, split));
-    Value blockRowBegin = rowBegin;
     Value rowEnd = arith::MinUIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, split)),
         rows);
-    if (warpsShareSplit) {
-      int64_t perWarp = (split + layout.rowGroups - 1) / layout.rowGroups;
-      Value warpBegin = arith::AddIOp::create(
-          b, loc, rowBegin,
-          arith::MulIOp::create(b, loc, warp, indexConst(b, loc, perWarp)));
-      rowBegin = arith::MinUIOp::create(b, loc, warpBegin, rowEnd);
-      rowEnd = arith::MinUIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, perWarp)),
-          rowEnd);
-    }
+
 
     // Column offsets and bounds of this thread's chunks. With column slices
     // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
@@ -175,12 +156,6 @@ public:
     if (Attribute stages = op->getAttr("norm.num_stages"))
       loop->setAttr("norm.num_stages", stages);
 
-    if (warpsShareSplit) {
-      storeWarpPartials(b, loc, func, loop.getResults(), warp, blockId,
-                        blockRowBegin, rows);
-      gpu::ReturnOp::create(b, loc);
-      return success();
-    }
     // One partial row per (virtual) block for every column output; a row
     // group past the last row has no partial row to write.
     Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
@@ -203,82 +178,6 @@ public:
   }
 
 private:
-  /// Row groups with column outputs: every warp stores its column partials
-  /// into shared memory [output][warp][column], one barrier, then the block
-  /// sums the warps' values in warp order (bitwise reproducible) and writes
-  /// its partial row `blockId`, thread t owning vector chunks t, t + T, ...
-  void storeWarpPartials(OpBuilder &b, Location loc, gpu::GPUFuncOp func,
-                         ValueRange accs, Value warp, Value blockId,
-                         Value blockRowBegin, Value rows) {
-    int64_t groups = layout.rowGroups;
-    int64_t outputsCount = 0;
-    for (unsigned k = 0; k < outputs.size(); ++k)
-      outputsCount += op.getOutputRole(k) == Role::col;
-    int64_t width = layout.sliceWidth();
-    Value partials = func.addWorkgroupAttribution(
-        MemRefType::get({outputsCount, groups, width}, b.getF32Type(),
-                        AffineMap(),
-                        gpu::AddressSpaceAttr::get(
-                            b.getContext(), gpu::AddressSpace::Workgroup)),
-        loc);
-    int64_t elements = layout.elementsPerThread();
-    for (int64_t k = 0; k < outputsCount; ++k)
-      for (int64_t e = 0; e < elements; ++e) {
-        Value col = arith::AddIOp::create(
-            b, loc, columns[e / layout.vectorWidth],
-            indexConst(b, loc, e % layout.vectorWidth));
-        memref::StoreOp::create(b, loc, accs[k * elements + e], partials,
-                                ValueRange{indexConst(b, loc, k), warp, col});
-      }
-    gpu::BarrierOp::create(b, loc);
-    Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          blockRowBegin, rows);
-    scf::IfOp::create(b, loc, hasRows, [&](OpBuilder &tb, Location l) {
-      Value tid = gpu::ThreadIdOp::create(tb, l, gpu::Dimension::x);
-      int64_t threads = layout.threads;
-      int64_t vw = layout.vectorWidth;
-      int64_t k = 0;
-      for (unsigned o = 0; o < outputs.size(); ++o) {
-        if (op.getOutputRole(o) != Role::col)
-          continue;
-        auto type = cast<MemRefType>(outputs[o].getType());
-        auto vecType = VectorType::get({vw}, type.getElementType());
-        for (int64_t base = 0; base < n; base += threads * vw) {
-          Value col = arith::AddIOp::create(
-              tb, l, indexConst(tb, l, base),
-              arith::MulIOp::create(tb, l, tid, indexConst(tb, l, vw)));
-          Value inside = arith::CmpIOp::create(
-              tb, l, arith::CmpIPredicate::ult, col, indexConst(tb, l, n));
-          scf::IfOp::create(tb, l, inside, [&](OpBuilder &ib, Location il) {
-            SmallVector<Value> sums;
-            for (int64_t v = 0; v < vw; ++v) {
-              Value c = arith::AddIOp::create(ib, il, col,
-                                              indexConst(ib, il, v));
-              Value sum;
-              for (int64_t w = 0; w < groups; ++w) {
-                Value x = memref::LoadOp::create(
-                    ib, il, partials,
-                    ValueRange{indexConst(ib, il, k), indexConst(ib, il, w),
-                               c});
-                sum = sum ? arith::AddFOp::create(ib, il, sum, x).getResult()
-                          : x;
-              }
-              sums.push_back(roundTo(ib, il, sum, type.getElementType()));
-            }
-            Value vec = vector::FromElementsOp::create(ib, il, vecType, sums);
-            vector::StoreOp::create(
-                ib, il, vec, outputs[o], ValueRange{blockId, col},
-                /*nontemporal=*/false,
-                ib.getI64IntegerAttr(vw * type.getElementTypeBitWidth() / 8));
-            scf::YieldOp::create(ib, il);
-          });
-        }
-        ++k;
-      }
-      scf::YieldOp::create(tb, l);
-    });
-  }
-
   /// Shared memory for the reductions, as workgroup attributions of `func`:
   /// warp totals [parity][reduction][warp] when several warps share a row,
   /// block totals [parity][reduction] read by the other blocks of a cluster.

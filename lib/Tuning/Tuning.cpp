@@ -43,8 +43,7 @@ int64_t mlir::norm::chooseVectorWidth(int64_t n, int64_t elementBytes) {
 RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
                                       int64_t fullOperands,
                                       const DeviceInfo &device,
-                                      bool allowRowGroups,
-                                      int64_t columnOutputs) {
+                                      bool allowRowGroups) {
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
@@ -55,26 +54,12 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   // Short rows: a warp per row when a warp can hold it within the budget
   // (block-wide reductions and barriers per short row cost more than warp
   // shuffles). Measured on the H200: with twice the budget (N = 2048 bf16)
-  // the forward fell from 3.7 to 1.8 TB/s. The backward (column outputs)
-  // walks many rows per warp and has no other way to more loads in flight
-  // than elements per lane: twice the budget, within the registers of a
-  // thread.
-  int64_t warpChunks = ceilDiv(vectors, 32);
-  if (allowRowGroups &&
-      warpChunks <= (columnOutputs > 0 ? 2 : 1) * maxChunks) {
-    RowLayout groups;
-    groups.vectorWidth = layout.vectorWidth;
-    groups.rowGroups = 4;
-    groups.threads = 128;
-    groups.chunksPerThread = warpChunks;
-    // The warps' column partials meet in static shared memory (48 KB).
-    int64_t partialBytes = groups.rowGroups * groups.sliceWidth() * 4 *
-                           columnOutputs;
-    if (columnOutputs == 0 ||
-        (estimateRegisters(groups, elementBytes, fullOperands,
-                           columnOutputs) <= 255 &&
-         partialBytes <= 48 * 1024))
-      return groups;
+  // the forward fell from 3.7 to 1.8 TB/s.
+  if (allowRowGroups && ceilDiv(vectors, 32) <= maxChunks) {
+    layout.rowGroups = 4;
+    layout.threads = 128;
+    layout.chunksPerThread = ceilDiv(vectors, 32);
+    return layout;
   }
   // The most chunks per thread within the budget whose thread count (a
   // multiple of 32) still reaches 128 threads, or covers the row with fewer:
