@@ -264,53 +264,63 @@ private:
     return v;
   }
 
-  /// The row total of each thread's `partial` (reduction `index` of the row
-  /// body), identical in every thread of the row. Several warps: lane 0 of
-  /// each warp stores its warp's total, one barrier, and every warp reduces
-  /// the warp totals again with shuffles. gpu.all_reduce would do the same
-  /// with a second barrier and, since its shared buffer is reused by the
-  /// next reduction, a third one.
-  Value blockReduce(OpBuilder &b, Location loc, Combiner combiner,
-                    Value partial, int64_t index, Value parity) {
-    partial = warpReduce(b, loc, combiner, partial, 32);
+  /// The row totals of each thread's `partials` (reductions `indices` of the
+  /// row body, with `combiners`), identical in every thread of the row.
+  /// Several warps: lane 0 of each warp stores its warp's totals, one
+  /// barrier for the whole batch, and every warp reduces the warp totals
+  /// again with shuffles. gpu.all_reduce would take two barriers per value
+  /// and, since its shared buffer is reused by the next reduction, a third.
+  SmallVector<Value> blockReduce(OpBuilder &b, Location loc,
+                                 ArrayRef<Combiner> combiners,
+                                 SmallVector<Value> partials,
+                                 ArrayRef<int64_t> indices, Value parity) {
+    for (size_t i = 0; i < partials.size(); ++i)
+      partials[i] = warpReduce(b, loc, combiners[i], partials[i], 32);
     if (!warpSlots)
-      return partial;
+      return partials;
     int64_t warps = layout.threadsPerRow() / 32;
     Value warp = arith::DivUIOp::create(b, loc, threadId, indexConst(b, loc, 32));
-    Value slot = indexConst(b, loc, index);
     Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            lane, indexConst(b, loc, 0));
     scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &tb, Location l) {
-      memref::StoreOp::create(tb, l, partial, warpSlots,
-                              ValueRange{parity, slot, warp});
+      for (auto [partial, index] : llvm::zip(partials, indices))
+        memref::StoreOp::create(
+            tb, l, partial, warpSlots,
+            ValueRange{parity, indexConst(tb, l, index), warp});
       scf::YieldOp::create(tb, l);
     });
     gpu::BarrierOp::create(b, loc);
-    if (llvm::isPowerOf2_64(warps)) {
-      // Each group of `warps` lanes holds every warp total once.
-      Value source = arith::RemUIOp::create(b, loc, lane,
-                                            indexConst(b, loc, warps));
-      Value v = memref::LoadOp::create(b, loc, warpSlots,
-                                       ValueRange{parity, slot, source});
-      return warpReduce(b, loc, combiner, v, warps);
+    SmallVector<Value> totals;
+    for (auto [combiner, index] : llvm::zip(combiners, indices)) {
+      Value slot = indexConst(b, loc, index);
+      if (llvm::isPowerOf2_64(warps)) {
+        // Each group of `warps` lanes holds every warp total once.
+        Value source = arith::RemUIOp::create(b, loc, lane,
+                                              indexConst(b, loc, warps));
+        Value v = memref::LoadOp::create(b, loc, warpSlots,
+                                         ValueRange{parity, slot, source});
+        totals.push_back(warpReduce(b, loc, combiner, v, warps));
+        continue;
+      }
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           lane, indexConst(b, loc, warps));
+      Value v =
+          scf::IfOp::create(
+              b, loc, inside,
+              [&](OpBuilder &tb, Location l) {
+                scf::YieldOp::create(
+                    tb, l,
+                    memref::LoadOp::create(tb, l, warpSlots,
+                                           ValueRange{parity, slot, lane})
+                        .getResult());
+              },
+              [&](OpBuilder &eb, Location l) {
+                scf::YieldOp::create(eb, l, combinerIdentity(eb, l, combiner));
+              })
+              .getResult(0);
+      totals.push_back(warpReduce(b, loc, combiner, v, 32));
     }
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         lane, indexConst(b, loc, warps));
-    Value v = scf::IfOp::create(
-                  b, loc, inside,
-                  [&](OpBuilder &tb, Location l) {
-                    scf::YieldOp::create(
-                        tb, l,
-                        memref::LoadOp::create(tb, l, warpSlots,
-                                               ValueRange{parity, slot, lane})
-                            .getResult());
-                  },
-                  [&](OpBuilder &eb, Location l) {
-                    scf::YieldOp::create(eb, l,
-                                         combinerIdentity(eb, l, combiner));
-                  })
-                  .getResult(0);
-    return warpReduce(b, loc, combiner, v, 32);
+    return totals;
   }
 
   /// The cluster-wide total of each block's `blockTotal` (reduction `index`
@@ -326,8 +336,10 @@ private:
   /// sends after a block barrier that follows its reads of row i. Inline
   /// PTX because st.async has no NVVM op, and the mbarrier ops of nvgpu
   /// would need their own barrier groups outside this buffer.
-  Value clusterReduce(OpBuilder &b, Location loc, Combiner combiner,
-                      Value blockTotal, int64_t index, Value localRow) {
+  SmallVector<Value> clusterReduce(OpBuilder &b, Location loc,
+                                   ArrayRef<Combiner> combiners,
+                                   ArrayRef<Value> blockTotals,
+                                   ArrayRef<int64_t> indices, Value localRow) {
     int64_t c = layout.clusterSize;
     Value one = indexConst(b, loc, 1);
     Value buffer = arith::AndIOp::create(b, loc, localRow, one);
@@ -335,51 +347,63 @@ private:
         b, loc, b.getI32Type(),
         arith::AndIOp::create(
             b, loc, arith::ShRUIOp::create(b, loc, localRow, one), one));
-    // Linear index of [buffer][index] in the barrier array.
-    Value pair = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, buffer,
-                              indexConst(b, loc, reductionsPerRow)),
-        indexConst(b, loc, index));
-    Value barrier = sharedAddress(b, loc, clusterBarriers, pair, 8);
+    // Linear index of [buffer][index] in the barrier array, per value.
+    SmallVector<Value> pairs, barriers;
+    for (int64_t index : indices) {
+      pairs.push_back(arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, buffer,
+                                indexConst(b, loc, reductionsPerRow)),
+          indexConst(b, loc, index)));
+      barriers.push_back(sharedAddress(b, loc, clusterBarriers, pairs.back(), 8));
+    }
     Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           threadId, indexConst(b, loc, 0));
     scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
       Value bytes =
           arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(4 * c));
-      inlinePtx(tb, l, {barrier, bytes},
-                "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
-                "state, [$0], $1; }");
-      Value mySlot = sharedAddress(
-          tb, l, clusterSlots,
-          arith::AddIOp::create(
-              tb, l, arith::MulIOp::create(tb, l, pair, indexConst(tb, l, c)),
-              sliceY),
-          4);
-      for (int64_t rank = 0; rank < c; ++rank) {
-        Value r = arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(rank));
-        inlinePtx(tb, l, {mySlot, barrier, r, blockTotal},
-                  "{ .reg .u64 slot, bar; "
-                  "mapa.shared::cluster.u64 slot, $0, $2; "
-                  "mapa.shared::cluster.u64 bar, $1, $2; "
-                  "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 "
-                  "[slot], $3, [bar]; }");
+      for (auto [pair, barrier, total] :
+           llvm::zip(pairs, barriers, blockTotals)) {
+        inlinePtx(tb, l, {barrier, bytes},
+                  "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
+                  "state, [$0], $1; }");
+        Value mySlot = sharedAddress(
+            tb, l, clusterSlots,
+            arith::AddIOp::create(
+                tb, l, arith::MulIOp::create(tb, l, pair, indexConst(tb, l, c)),
+                sliceY),
+            4);
+        for (int64_t rank = 0; rank < c; ++rank) {
+          Value r =
+              arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(rank));
+          inlinePtx(tb, l, {mySlot, barrier, r, total},
+                    "{ .reg .u64 slot, bar; "
+                    "mapa.shared::cluster.u64 slot, $0, $2; "
+                    "mapa.shared::cluster.u64 bar, $1, $2; "
+                    "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 "
+                    "[slot], $3, [bar]; }");
+        }
       }
       scf::YieldOp::create(tb, l);
     });
-    inlinePtx(b, loc, {barrier, phase},
-              "{ .reg .pred done; waitTotals: "
-              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-              "@!done bra waitTotals; }");
-    Value total = combinerIdentity(b, loc, combiner);
-    for (int64_t rank = 0; rank < c; ++rank) {
-      Value v = memref::LoadOp::create(
-          b, loc, clusterSlots,
-          ValueRange{buffer, indexConst(b, loc, index),
-                     indexConst(b, loc, rank)});
-      total = combine(b, loc, combiner, total, v);
+    SmallVector<Value> totals;
+    for (auto [combiner, barrier, index] :
+         llvm::zip(combiners, barriers, indices)) {
+      inlinePtx(b, loc, {barrier, phase},
+                "{ .reg .pred done; waitTotals: "
+                "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
+                "@!done bra waitTotals; }");
+      Value total = combinerIdentity(b, loc, combiner);
+      for (int64_t rank = 0; rank < c; ++rank) {
+        Value v = memref::LoadOp::create(
+            b, loc, clusterSlots,
+            ValueRange{buffer, indexConst(b, loc, index),
+                       indexConst(b, loc, rank)});
+        total = combine(b, loc, combiner, total, v);
+      }
+      totals.push_back(total);
     }
-    return total;
+    return totals;
   }
 
   /// Loads this thread's chunks of `memref` at `row` (a full value) or of a
@@ -488,7 +512,6 @@ private:
   LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
                         ValueRange accs, SmallVector<Value> &nextAccs) {
     int64_t elements = layout.elementsPerThread();
-    int64_t reductionIndex = 0;
     std::vector<IRMapping> mappings(elements);
     for (unsigned i = 0; i < inputs.size(); ++i) {
       Role role = op.getInputRole(i);
@@ -506,50 +529,80 @@ private:
       for (int64_t e = 0; e < elements; ++e)
         mappings[e].map(arg, scalars[e]);
     }
+    // Reductions that do not depend on each other (LayerNorm backward's two
+    // sums) share one exchange: ops are emitted by level (the number of
+    // reductions on their longest dependency chain), and the reductions of
+    // a level are reduced together after the elementwise ops of that level.
+    DenseMap<Operation *, int64_t> levels;
+    int64_t maxLevel = 0;
     for (Operation &bodyOp : body.without_terminator()) {
-      // An op whose operands are the same for every owned element (it is
-      // row-uniform, like rstd from a row sum) is emitted once.
-      bool uniform = llvm::all_of(bodyOp.getOperands(), [&](Value v) {
-        Value first = mappings[0].lookupOrDefault(v);
-        return llvm::all_of(mappings, [&](IRMapping &m) {
-          return m.lookupOrDefault(v) == first;
+      int64_t level = 0;
+      for (Value v : bodyOp.getOperands())
+        if (Operation *def = v.getDefiningOp(); def && levels.count(def))
+          level = std::max(level, levels[def] + (isa<RowReduceOp>(def) ? 1 : 0));
+      levels[&bodyOp] = level;
+      maxLevel = std::max(maxLevel, level);
+    }
+    int64_t reductionIndex = 0;
+    for (int64_t level = 0; level <= maxLevel; ++level) {
+      SmallVector<RowReduceOp> batch;
+      for (Operation &bodyOp : body.without_terminator()) {
+        if (levels[&bodyOp] != level)
+          continue;
+        if (auto reduce = dyn_cast<RowReduceOp>(bodyOp)) {
+          batch.push_back(reduce);
+          continue;
+        }
+        // An op whose operands are the same for every owned element (it is
+        // row-uniform, like rstd from a row sum) is emitted once.
+        bool uniform = llvm::all_of(bodyOp.getOperands(), [&](Value v) {
+          Value first = mappings[0].lookupOrDefault(v);
+          return llvm::all_of(mappings, [&](IRMapping &m) {
+            return m.lookupOrDefault(v) == first;
+          });
         });
-      });
-      if (uniform && !isa<RowReduceOp>(bodyOp)) {
-        std::vector<IRMapping> one(1, mappings[0]);
-        emitElementwise(b, loc, bodyOp, one);
-        for (IRMapping &m : llvm::drop_begin(mappings))
-          for (Value result : bodyOp.getResults())
-            m.map(result, one[0].lookup(result));
-        mappings[0] = std::move(one[0]);
-        continue;
-      }
-      auto reduce = dyn_cast<RowReduceOp>(bodyOp);
-      if (!reduce) {
+        if (uniform) {
+          std::vector<IRMapping> one(1, mappings[0]);
+          emitElementwise(b, loc, bodyOp, one);
+          for (IRMapping &m : llvm::drop_begin(mappings))
+            for (Value result : bodyOp.getResults())
+              m.map(result, one[0].lookup(result));
+          mappings[0] = std::move(one[0]);
+          continue;
+        }
         emitElementwise(b, loc, bodyOp, mappings);
-        continue;
       }
-      Combiner combiner = reduce.getCombiner();
-      Value identity = combinerIdentity(b, loc, combiner);
-      Value partial = identity;
-      for (int64_t e = 0; e < elements; ++e) {
-        Value v = mappings[e].lookup(reduce.getValue());
-        if (Value inside = inBounds[e / layout.vectorWidth])
-          v = arith::SelectOp::create(b, loc, inside, v, identity);
-        partial = combine(b, loc, combiner, partial, v);
+      if (batch.empty())
+        continue;
+      SmallVector<Combiner> combiners;
+      SmallVector<Value> partials;
+      SmallVector<int64_t> indices;
+      for (RowReduceOp reduce : batch) {
+        Combiner combiner = reduce.getCombiner();
+        Value identity = combinerIdentity(b, loc, combiner);
+        Value partial = identity;
+        for (int64_t e = 0; e < elements; ++e) {
+          Value v = mappings[e].lookup(reduce.getValue());
+          if (Value inside = inBounds[e / layout.vectorWidth])
+            v = arith::SelectOp::create(b, loc, inside, v, identity);
+          partial = combine(b, loc, combiner, partial, v);
+        }
+        combiners.push_back(combiner);
+        partials.push_back(partial);
+        indices.push_back(reductionIndex++);
       }
       // Buffers alternate with the row's parity (see allocateReductionSlots).
       Value parity =
           arith::AndIOp::create(b, loc, row, indexConst(b, loc, 1));
-      Value total = blockReduce(b, loc, combiner, partial, reductionIndex,
-                                parity);
+      SmallVector<Value> totals =
+          blockReduce(b, loc, combiners, partials, indices, parity);
       if (layout.clusterSize > 1)
-        total = clusterReduce(
-            b, loc, combiner, total, reductionIndex,
+        totals = clusterReduce(
+            b, loc, combiners, totals, indices,
             arith::SubIOp::create(b, loc, row, rowBegin).getResult());
-      ++reductionIndex;
-      for (IRMapping &m : mappings)
-        m.map(reduce.getResult(), total);
+      for (auto [reduce, total] : llvm::zip(batch, totals))
+        for (IRMapping &m : mappings)
+          m.map(reduce.getResult(), total);
     }
     auto yield = cast<YieldOp>(body.getTerminator());
     unsigned accIndex = 0;

@@ -21,7 +21,7 @@
 // CHECK: %[[PARITY:.+]] = arith.andi %[[ROW]], %c1
 // CHECK-COUNT-5: gpu.shuffle xor
 // CHECK: scf.if
-// CHECK-NEXT: memref.store %{{.+}}, %[[SLOTS]][%[[PARITY]], %c0{{.*}}, %{{.+}}]
+// CHECK: memref.store %{{.+}}, %[[SLOTS]][%[[PARITY]], %c0{{.*}}, %{{.+}}]
 // CHECK: gpu.barrier
 // CHECK: %[[SRC:.+]] = arith.remui %{{.+}}, %c8
 // CHECK-NEXT: memref.load %[[SLOTS]][%[[PARITY]], %c0{{.*}}, %[[SRC]]]
@@ -116,6 +116,48 @@ func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: 
     %d = arith.mulf %af, %s : f32
     %t = arith.truncf %d : f32 to bf16
     norm.yield %t, %s : bf16, f32
+  }
+  return
+}
+
+// -----
+
+// Two row reductions that do not depend on each other (LayerNorm
+// backward's sums) share one exchange: both warp totals are stored, one
+// barrier, both are reduced again. A reduction that depends on another
+// (LayerNorm forward's variance after the mean) gets an exchange of its own.
+// CHECK-LABEL: func @independent_sums
+// CHECK: gpu.func @norm_fused
+// CHECK: scf.for
+// CHECK-COUNT-10: gpu.shuffle xor
+// CHECK: memref.store %{{.+}}, %[[S:arg[0-9]+]][%{{.+}}, %c0{{.*}}, %{{.+}}] : memref<2x2x32xf32
+// CHECK: memref.store %{{.+}}, %[[S]][%{{.+}}, %c1{{.*}}, %{{.+}}] : memref<2x2x32xf32
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+// CHECK: gpu.func @norm_fused_0
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: gpu.return
+func.func @independent_sums(%x: memref<?x4096xf32>, %y: memref<?x4096xf32>, %z: memref<?x4096xf32>) {
+  norm.fused ins(%x : full memref<?x4096xf32>) outs(%y : full memref<?x4096xf32>) {
+  ^bb0(%a: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s1 = norm.row_reduce <add> %a : f32
+    %s2 = norm.row_reduce <add> %sq : f32
+    %t = arith.mulf %s1, %s2 : f32
+    %d = arith.mulf %a, %t : f32
+    norm.yield %d : f32
+  }
+  norm.fused ins(%x : full memref<?x4096xf32>) outs(%z : full memref<?x4096xf32>) {
+  ^bb0(%a: f32):
+    %s1 = norm.row_reduce <add> %a : f32
+    %c = arith.subf %a, %s1 : f32
+    %sq = arith.mulf %c, %c : f32
+    %s2 = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %c, %s2 : f32
+    norm.yield %d : f32
   }
   return
 }

@@ -15,7 +15,7 @@
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd/kernels.ptx -o %t/ln_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
 // Long rows spread over thread block clusters (2 blocks for the forward at
-// N = 32768, 16 for the LayerNorm backward at N = 131072): the cluster shape
+// N = 32768, 16 for the LayerNorm backward at N = 65536): the cluster shape
 // is compiled in, block totals are pushed to the other blocks with st.async
 // completing on mbarriers.
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long --quiet
