@@ -2,6 +2,10 @@
 """Compiles the autotuner's candidates (run here, where MLIR is): for each
 shape class (op kind x N), one bundle per setting of the tuning knobs, into
 .out/tune/, with an index.json that bench/autotune.py (run on the GPU) reads.
+
+  scripts/autotune-variants.py [--kinds=ln_bwd,...]   row-resident classes
+  scripts/autotune-variants.py --split                split sizes
+  scripts/autotune-variants.py --long [--kinds=...]   rows over clusters
 """
 
 import concurrent.futures
@@ -26,7 +30,7 @@ KEYS = {"rms_fwd": dict(full_operands=1, column_outputs=0, row_reductions=1),
         "ln_bwd": dict(full_operands=2, column_outputs=2, row_reductions=2)}
 
 
-LONG_SIZES = [32768, 65536, 131072]
+LONG_SIZES = [16384, 32768, 65536, 131072]
 
 
 def knobs(kind, split_sweep=False, long_rows=False):
@@ -38,7 +42,7 @@ def knobs(kind, split_sweep=False, long_rows=False):
             return [dict(max_cluster_size=c, register_budget=b, num_stages=s, rows_per_block=r)
                     for c, b, s, r in itertools.product((1, 16), (32, 64), (2, 3), (2, 4, 8, 16))]
         return [dict(max_cluster_size=c, register_budget=b, num_stages=s, split_size=sp)
-                for c, b, s, sp in itertools.product((1, 8, 16), (32, 64), (2, 3), (16, 32, 64))]
+                for c, b, s, sp in itertools.product((1, 16), (32, 48, 64), (1, 2), (32, 64))]
     if split_sweep:
         # Split size of the backward's column partials (rows per partial);
         # the other knobs come from the committed table.
@@ -81,6 +85,9 @@ def main():
     global OUT
     split_sweep = "--split" in sys.argv
     long_rows = "--long" in sys.argv
+    # --kinds=ln_bwd,rms_bwd: only these kinds.
+    kinds = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--kinds=")),
+                 list(KEYS))
     if split_sweep:
         OUT = os.path.join(ROOT, ".out", "tune-split")
     if long_rows:
@@ -88,7 +95,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        for kind in KEYS:
+        for kind in kinds:
             for n in (LONG_SIZES if long_rows else SIZES):
                 for k in knobs(kind, split_sweep, long_rows):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
