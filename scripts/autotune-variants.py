@@ -49,7 +49,7 @@ def knobs(kind, split_sweep=False, long_rows=False):
         return [dict(split_size=s) for s in (32, 64, 128, 256)] if kind.endswith("bwd") else []
     if kind.endswith("fwd"):
         return [dict(register_budget=b, num_stages=s, rows_per_block=r)
-                for b, s, r in itertools.product((16, 32), (2, 3), (2, 4, 8))]
+                for b, s, r in itertools.product((8, 16, 32), (2, 3), (2, 4, 8))]
     return [dict(register_budget=b, num_stages=s, rows_per_block=0)
             for b, s in itertools.product((16, 32, 48), (1, 2, 3))]
 
