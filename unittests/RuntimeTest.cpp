@@ -14,10 +14,11 @@ using namespace norm::runtime;
 namespace {
 
 /// Compiles examples/<name>.mlir with norm-compile into a temporary bundle.
-std::string compileExample(const std::string &name) {
+std::string compileExample(const std::string &name,
+                           const std::string &dir = "examples") {
   std::string out = testing::TempDir() + "/runtime_" + name;
   std::string cmd = std::string(NORM_COMPILE_PATH) + " " + NORM_SOURCE_DIR +
-                    "/examples/" + name + ".mlir -o " + out + " --quiet";
+                    "/" + dir + "/" + name + ".mlir -o " + out + " --quiet";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return out;
 }
@@ -87,6 +88,25 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   EXPECT_FALSE(f->bindRows({dy, x, rstd}, rows, error));
   EXPECT_NE(error.find("takes 4 tensors, got 3"), std::string::npos) << error;
   EXPECT_FALSE(bundle->function("nope", error));
+}
+
+TEST(Bundle, ReadsClusterLaunches) {
+  // LayerNorm backward at N = 65536: the main kernel runs in clusters of 16
+  // blocks (grid y), which the launcher must allow before launching.
+  std::string dir =
+      compileExample("layer_norm_bwd_long", "test/Target/Inputs");
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  const Function *f = bundle->function("", error);
+  ASSERT_TRUE(f) << error;
+  ASSERT_FALSE(f->launches.empty());
+  const LaunchDesc &main = f->launches[0];
+  EXPECT_EQ(main.kernel, "norm_fused");
+  EXPECT_EQ(main.cluster, 16);
+  EXPECT_EQ(evaluate(main.gridY, 1000), 16);
+  for (size_t i = 1; i < f->launches.size(); ++i)
+    EXPECT_EQ(f->launches[i].cluster, 1) << f->launches[i].kernel;
 }
 
 TEST(Bundle, RejectsBrokenBundles) {

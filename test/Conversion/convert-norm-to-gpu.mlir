@@ -1,4 +1,6 @@
 // RUN: norm-opt %s --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// BADCLUSTER: error: convert-norm-to-gpu: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 32
 
 // The mixed-order kernel: 16-byte vector loads of the row, a block
 // reduction (warp shuffles, warp totals through shared memory buffers that

@@ -27,6 +27,9 @@
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=CLUSTER16 < %t/ln_bwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST16 < %t/ln_bwd_long/manifest.json
+// Before Hopper there are no clusters: long rows take the split-rows path.
+// RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/sm80_long --quiet --chip=sm_80 --features=+ptx75
+// RUN: FileCheck %s --check-prefix=SM80 < %t/sm80_long/kernels.ptx
 
 // PTXAS: Compiling entry function 'norm_fused
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill
@@ -50,3 +53,6 @@
 // CLUSTER16: .reqnctapercluster 1, 16, 1
 // CLUSTER16-COUNT-16: st.async.shared::cluster
 // MANIFEST16: "cluster": 16
+// SM80: .target sm_80
+// SM80-NOT: reqnctapercluster
+// SM80-NOT: mapa
