@@ -64,7 +64,8 @@ def main():
         entries.append({k: best[k] for k in ("n", "element_bytes", "full_operands",
                                              "column_outputs", "row_reductions",
                                              "register_budget", "num_stages",
-                                             "rows_per_block")}
+                                             "rows_per_block", "min_blocks_per_sm")
+                        if k in best}
                        | {"measured_tbps": round(best_tbps, 3), "kind": kind})
     table = {"device": torch.cuda.get_device_name(), "chip": "sm_90",
              "note": "written by bench/autotune.py; knobs of the fastest candidate per class",

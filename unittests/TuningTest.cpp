@@ -196,12 +196,14 @@ TEST(TuningTable, LoadsAndRejects) {
     std::FILE *f = std::fopen(path.c_str(), "w");
     std::fputs(R"({"device": "test", "entries": [{"n": 1024, "element_bytes": 2,
       "full_operands": 1, "column_outputs": 0, "row_reductions": 1,
-      "register_budget": 32, "rows_per_block": 8, "num_stages": 3}]})", f);
+      "register_budget": 32, "rows_per_block": 8, "num_stages": 3,
+      "min_blocks_per_sm": 2}]})", f);
     std::fclose(f);
   }
   TuningTable table;
   ASSERT_TRUE(table.load(path, error)) << error;
   EXPECT_EQ(table.lookup({1024, 2, 1, 0, 1})->numStages, 3);
+  EXPECT_EQ(table.lookup({1024, 2, 1, 0, 1})->minBlocksPerSM, 2);
   EXPECT_FALSE(table.load(path + ".missing", error));
   EXPECT_NE(error.find("cannot read"), std::string::npos);
   {

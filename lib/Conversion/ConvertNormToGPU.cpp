@@ -212,6 +212,13 @@ struct ConvertNormToGPUPass
     }
     if (streaming)
       func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
+    // Blocks per SM the registers must allow: the option, else the table.
+    int64_t minBlocks = minBlocksPerSM > 0 ? minBlocksPerSM.getValue()
+                        : tuned             ? tuned->minBlocksPerSM
+                                            : 0;
+    if (minBlocks > 0 && layout.clusterSize == 1)
+      func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
+                                         static_cast<int32_t>(minBlocks)));
     if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
                          : buildRowKernel(op, layout, n, split, func)))
       return failure();
@@ -284,6 +291,12 @@ struct ConvertNormToGPUPass
     device.maxThreadsPerBlock = maxThreads;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
+    if (minBlocksPerSM < 0 || minBlocksPerSM > 32) {
+      module.emitError("convert-norm-to-gpu: min-blocks-per-sm must be 0 (no "
+                       "limit) to 32, got ")
+          << static_cast<int64_t>(minBlocksPerSM);
+      return signalPassFailure();
+    }
     if (std::string error = validateClusterSize(maxClusterSize);
         !error.empty()) {
       module.emitError("convert-norm-to-gpu: ") << error;

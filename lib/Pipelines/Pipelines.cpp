@@ -68,6 +68,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.rowsPerBlock = options.rowsPerBlock;
   gpu.tuningTable = options.tuningTable;
   gpu.maxClusterSize = clusterLimit(options);
+  gpu.minBlocksPerSM = options.minBlocksPerSM;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

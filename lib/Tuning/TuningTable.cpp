@@ -36,7 +36,7 @@ bool TuningTable::load(const std::string &path, std::string &error) {
     TuningKey key{field("n"), field("element_bytes"), field("full_operands"),
                   field("column_outputs"), field("row_reductions")};
     TuningChoice choice{field("register_budget"), field("rows_per_block"),
-                        field("num_stages")};
+                        field("num_stages"), field("min_blocks_per_sm")};
     if (key.n <= 0 || key.elementBytes <= 0) {
       error = path + ": an entry needs positive n and element_bytes";
       return false;

@@ -1,11 +1,14 @@
 // A measured tuning table overrides the analytic rules for its shape class.
 // RUN: norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/tuning.json" | FileCheck %s
 // RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not norm-opt %s --convert-norm-to-gpu="min-blocks-per-sm=-1" 2>&1 | FileCheck %s --check-prefix=BADBLOCKS
+// BADBLOCKS: error: convert-norm-to-gpu: min-blocks-per-sm must be 0 (no limit) to 32, got -1
 
 // CHECK-LABEL: func @fwd
 // CHECK: arith.ceildivui %{{.+}}, %c3
 // CHECK: gpu.func @norm_fused
 // CHECK-SAME: norm.rows_per_block = 3
+// CHECK-SAME: nvvm.minctasm = 2 : i32
 // CHECK: scf.for
 // CHECK: norm.num_stages = 3
 // MISSING: error: convert-norm-to-gpu: cannot read tuning table {{.*}}missing.json

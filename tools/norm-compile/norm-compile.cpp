@@ -55,6 +55,11 @@ static cl::opt<int64_t> maxClusterSize(
     cl::desc("Most blocks of a thread block cluster sharing a long row (1: "
              "no clusters)"),
     cl::init(16));
+static cl::opt<int64_t> minBlocksPerSM(
+    "min-blocks-per-sm",
+    cl::desc("Blocks per SM the register allocation of row kernels must "
+             "allow (0: ptxas chooses)"),
+    cl::init(0));
 static cl::opt<std::string> tuningTable(
     "tuning-table",
     cl::desc("Measured tuning table (default: $NORM_TUNING_TABLE, else the "
@@ -161,6 +166,7 @@ int main(int argc, char **argv) {
   options.numStages = numStages;
   options.rowsPerBlock = rowsPerBlock;
   options.maxClusterSize = maxClusterSize;
+  options.minBlocksPerSM = minBlocksPerSM;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;

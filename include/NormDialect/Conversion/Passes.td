@@ -48,6 +48,9 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
            "Measured tuning table (tuning/<device>.json) consulted before the "
            "analytic rules">,
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
+           "Blocks per SM the register allocation of row kernels must allow "
+           "(PTX .minnctapersm; 0: let ptxas choose)">,
     Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
            "Most blocks of a thread block cluster sharing a long row (1: no "
            "clusters; 1, 2, 4, 8 or 16)">,

@@ -51,6 +51,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Most blocks of a thread block cluster sharing a long "
                      "row (1: no clusters, long rows are split)"),
       llvm::cl::init(16)};
+  Option<int64_t> minBlocksPerSM{
+      *this, "min-blocks-per-sm",
+      llvm::cl::desc("Blocks per SM the register allocation of row kernels "
+                     "must allow (0: ptxas chooses)"),
+      llvm::cl::init(0)};
   Option<int64_t> numSMs{*this, "num-sms",
                          llvm::cl::desc("Multiprocessors of the target"),
                          llvm::cl::init(132)};

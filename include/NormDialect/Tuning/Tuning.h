@@ -171,6 +171,10 @@ struct TuningChoice {
   int64_t registerBudget = 0;
   int64_t rowsPerBlock = 0;
   int64_t numStages = 0;
+  /// Blocks per SM the register allocation must allow (PTX .minnctapersm):
+  /// trades a few spilled registers for twice the warps where registers
+  /// alone limit a kernel to one block per SM.
+  int64_t minBlocksPerSM = 0;
 };
 
 /// Measured choices (tuning/<device>.json, written by bench/autotune.py).
