@@ -6,7 +6,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${NORM_BUILD_DIR:-$root/build}/bin/norm-compile"
 opt="${NORM_BUILD_DIR:-$root/build}/bin/norm-opt"
 out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
-for example in "$root"/examples/*.mlir; do
+# The examples, and long rows spread over clusters (test/Target/Inputs).
+for example in "$root"/examples/*.mlir "$root"/test/Target/Inputs/*_long.mlir; do
   times=()
   for i in 1 2 3 4 5 6 7; do
     start=$(date +%s.%N)

@@ -2,8 +2,8 @@
 //
 // Implements --norm-pipeline on top of upstream scf::pipelineForLoop: the
 // schedule puts the row's loads (norm.prefetch) in stage 0 and the rest in
-// the last stage; predication wraps prologue/epilogue ops in scf.if on the
-// iteration existing.
+// the last stage; predication wraps the prologue/epilogue ops that touch
+// memory or may have undefined behavior in scf.if on the iteration existing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_NORMPIPELINE
@@ -24,8 +25,14 @@ using namespace mlir;
 namespace {
 
 /// Wraps `op` in `scf.if %pred`, yielding poison when the iteration does not
-/// exist (its results are then never used).
+/// exist (its results are then never used). Pure, speculatable ops (the
+/// arithmetic of a row) run unguarded: their results are unused when the
+/// iteration does not exist, and hundreds of one-op scf.if regions only
+/// slow the canonicalizer (measured: 0.14 of 0.27 s for a LayerNorm
+/// forward) and the code.
 Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
+  if (isPure(op))
+    return op;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
