@@ -86,8 +86,9 @@ struct ConvertNormToGPUPass
     if (op.getNumResults() != 0)
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
     if (op.hasColumnOutputs() && !op.getRowsPerPartial())
-      return op.emitOpError("column outputs need a split on the GPU: run "
-                            "--norm-split-reduction before convert-norm-to-gpu");
+      return op.emitOpError(
+          "column outputs need a split on the GPU: run "
+          "--norm-split-reduction before convert-norm-to-gpu");
     auto source = cast<MemRefType>(op.getShapeSource().getType());
     int64_t n = source.getDimSize(1);
     if (ShapedType::isDynamic(n))
@@ -125,9 +126,9 @@ struct ConvertNormToGPUPass
     // table measures row-resident kernels; long rows follow the rules.
     std::optional<TuningChoice> tuned;
     if (!table.empty() && !longRows) {
-      tuned = table.lookup(TuningKey{n, elementBytes, fullOperands,
-                                     traits.columnOutputs,
-                                     traits.rowReductions});
+      tuned =
+          table.lookup(TuningKey{n, elementBytes, fullOperands,
+                                 traits.columnOutputs, traits.rowReductions});
       if (tuned && tuned->registerBudget > 0)
         device.registerBudget = tuned->registerBudget;
       if (tuned && tuned->numStages > 0 && !op->hasAttr("norm.num_stages"))
@@ -147,8 +148,8 @@ struct ConvertNormToGPUPass
             : chooseSlicedLayout(n, elementBytes, fullOperands, device);
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
-    auto func = createKernel(gpuModule, op, "norm_fused", operands,
-                             layout.threads);
+    auto func =
+        createKernel(gpuModule, op, "norm_fused", operands, layout.threads);
     // Rows per block: the split of column partials; else the kernel's
     // norm.rows_per_block, the pass option, or the tuning rule.
     int64_t split = 1;
@@ -214,8 +215,8 @@ struct ConvertNormToGPUPass
       func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
     // Blocks per SM the registers must allow: the option, else the table.
     int64_t minBlocks = minBlocksPerSM > 0 ? minBlocksPerSM.getValue()
-                        : tuned             ? tuned->minBlocksPerSM
-                                            : 0;
+                        : tuned            ? tuned->minBlocksPerSM
+                                           : 0;
     if (minBlocks > 0 && layout.clusterSize == 1)
       func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
                                          static_cast<int32_t>(minBlocks)));
@@ -260,7 +261,8 @@ struct ConvertNormToGPUPass
           tb, l, indexConst(tb, l, 0), numPartials, indexConst(tb, l, 1),
           ValueRange{zero},
           [&](OpBuilder &fb, Location fl, Value p, ValueRange acc) {
-            Value v = memref::LoadOp::create(fb, fl, partials, ValueRange{p, col});
+            Value v =
+                memref::LoadOp::create(fb, fl, partials, ValueRange{p, col});
             scf::YieldOp::create(
                 fb, fl, ValueRange{arith::AddFOp::create(fb, fl, acc[0], v)});
           });
@@ -319,9 +321,8 @@ struct ConvertNormToGPUPass
     gpu::GPUModuleOp gpuModule = getOrCreateGPUModule(module);
     for (Operation *op : kernels) {
       LogicalResult result =
-          isa<FusedOp>(op)
-              ? convertFused(gpuModule, cast<FusedOp>(op), device)
-              : convertCombine(gpuModule, cast<CombineOp>(op));
+          isa<FusedOp>(op) ? convertFused(gpuModule, cast<FusedOp>(op), device)
+                           : convertCombine(gpuModule, cast<CombineOp>(op));
       if (failed(result))
         return signalPassFailure();
     }

@@ -6,12 +6,12 @@
 // (when N allows) and keeps them in registers while the body is evaluated for
 // every element it owns. norm.row_reduce becomes a per-thread combine, a
 // warp shuffle butterfly and, with several warps per row, one exchange of
-// warp totals through shared memory (one barrier; see blockReduce); so the
+// warp totals through shared memory (one barrier; RowReductions.cpp); so the
 // row's reductions and the elementwise work that needs them share one read
 // of the row. Rows too long for one block are spread over a thread block
 // cluster: block y of the cluster owns column slice y, and the block totals
 // are pushed to every block of the cluster through distributed shared
-// memory (st.async completing on an mbarrier; clusterReduce). A block walks
+// memory (st.async completing on an mbarrier). A block walks
 // `rowsPerBlock` consecutive rows (the split of column partials) and keeps
 // the column outputs' partial sums in f32 registers across them, writing one
 // partial row at the end: the mixed-order fusion with a deterministic split.
@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelBuilders.h"
+#include "RowReductions.h"
 
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Utils/KernelBody.h"
@@ -57,8 +58,14 @@ public:
 
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    if (failed(allocateReductionSlots(func)))
-      return failure();
+    int64_t reductionsPerRow = 0;
+    for (auto reduce : body.getOps<RowReduceOp>()) {
+      if (!reduce.getValue().getType().isF32())
+        return reduce.emitOpError("the GPU lowering reduces f32 values only");
+      ++reductionsPerRow;
+    }
+    reductions.emplace(layout, reductionsPerRow);
+    reductions->allocate(func, op.getLoc());
     // With row groups (short rows), each warp of the block works on rows of
     // its own as a "virtual block": its lane is the thread index within the
     // row, and its partial row is bid * groups + warp.
@@ -71,8 +78,7 @@ public:
                                 indexConst(b, loc, layout.rowGroups)),
           warp);
     }
-    threadId = tid;
-    lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+    Value lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
     Value shapeSource;
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::full && !shapeSource)
@@ -87,7 +93,6 @@ public:
         b, loc,
         arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, split)),
         rows);
-
 
     // Column offsets and bounds of this thread's chunks. With column slices
     // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
@@ -108,16 +113,14 @@ public:
         col = arith::AddIOp::create(b, loc, sliceBase, col);
       columns.push_back(col);
       // Chunks that every thread owns inside the row need no guard.
-      bool alwaysInside =
-          layout.columnSlices > 1
-              ? slicesExact
-              : (c + 1) * rowThreads * layout.vectorWidth <= n;
-      inBounds.push_back(alwaysInside
-                             ? Value()
-                             : arith::CmpIOp::create(
-                                   b, loc, arith::CmpIPredicate::ult, col,
-                                   indexConst(b, loc, n))
-                                   .getResult());
+      bool alwaysInside = layout.columnSlices > 1
+                              ? slicesExact
+                              : (c + 1) * rowThreads * layout.vectorWidth <= n;
+      inBounds.push_back(alwaysInside ? Value()
+                                      : arith::CmpIOp::create(
+                                            b, loc, arith::CmpIPredicate::ult,
+                                            col, indexConst(b, loc, n))
+                                            .getResult());
     }
 
     // Column inputs are the same for every row: load them once.
@@ -125,8 +128,9 @@ public:
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::col)
         elementValues[i] = loadRow(b, loc, inputs[i], /*row=*/Value());
+    reductions->setThread(tid, lane, sliceY);
     if (layout.clusterSize > 1 && reductionsPerRow > 0)
-      initClusterBarriers(b, loc);
+      reductions->initClusterBarriers(b, loc);
 
     // Column accumulators, flattened [output][chunk][lane].
     SmallVector<Value> initAccs;
@@ -146,12 +150,7 @@ public:
         });
     if (failed(status))
       return failure();
-    if (layout.clusterSize > 1 && reductionsPerRow > 0) {
-      // No block exits while a st.async of its cluster may still be on its
-      // way to it (the last row's exchange).
-      NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
-      NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
-    }
+    reductions->finishCluster(b, loc);
     loop->setAttr(kRowLoopAttr, b.getUnitAttr());
     if (Attribute stages = op->getAttr("norm.num_stages"))
       loop->setAttr("norm.num_stages", stages);
@@ -178,234 +177,6 @@ public:
   }
 
 private:
-  /// Shared memory for the reductions, as workgroup attributions of `func`:
-  /// warp totals [parity][reduction][warp] when several warps share a row,
-  /// block totals [parity][reduction] read by the other blocks of a cluster.
-  /// Buffers alternate with the row's parity: a buffer is written again
-  /// only two rows later, after every thread has passed a barrier that
-  /// follows its last read, so each exchange needs a single barrier.
-  LogicalResult allocateReductionSlots(gpu::GPUFuncOp func) {
-    for (auto reduce : body.getOps<RowReduceOp>()) {
-      if (!reduce.getValue().getType().isF32())
-        return reduce.emitOpError("the GPU lowering reduces f32 values only");
-      ++reductionsPerRow;
-    }
-    if (reductionsPerRow == 0)
-      return success();
-    MLIRContext *ctx = func.getContext();
-    auto workgroup =
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    Type f32 = Float32Type::get(ctx);
-    if (layout.rowGroups == 1 && layout.threadsPerRow() > 32)
-      warpSlots = func.addWorkgroupAttribution(
-          MemRefType::get({2, reductionsPerRow, 32}, f32, AffineMap(),
-                          workgroup),
-          op.getLoc());
-    if (layout.clusterSize > 1) {
-      clusterSlots = func.addWorkgroupAttribution(
-          MemRefType::get({2, reductionsPerRow, layout.clusterSize}, f32,
-                          AffineMap(), workgroup),
-          op.getLoc());
-      clusterBarriers = func.addWorkgroupAttribution(
-          MemRefType::get({2, reductionsPerRow}, IntegerType::get(ctx, 64),
-                          AffineMap(), workgroup),
-          op.getLoc());
-    }
-    return success();
-  }
-
-  /// Shared-window address (i64) of element `index` of a workgroup memref.
-  Value sharedAddress(OpBuilder &b, Location loc, Value memref,
-                      Value linearIndex, int64_t elementBytes) {
-    Value base =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    Value offset = arith::MulIOp::create(b, loc, linearIndex,
-                                         indexConst(b, loc, elementBytes));
-    return arith::IndexCastUIOp::create(
-        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offset));
-  }
-
-  void inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
-                 StringRef ptx) {
-    NVVM::InlinePtxOp::create(b, loc, TypeRange{}, operands, ValueRange{}, ptx,
-                              Value());
-  }
-
-  /// Before the first row of a cluster kernel: thread 0 initializes the
-  /// mbarriers (one arrival each: its own expect-tx), makes them visible to
-  /// the cluster, and a cluster barrier keeps peers from pushing into a
-  /// block whose barriers are not initialized yet.
-  void initClusterBarriers(OpBuilder &b, Location loc) {
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          threadId, indexConst(b, loc, 0));
-    scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
-      for (int64_t i = 0; i < 2 * reductionsPerRow; ++i)
-        inlinePtx(tb, l,
-                  sharedAddress(tb, l, clusterBarriers, indexConst(tb, l, i),
-                                8),
-                  "mbarrier.init.shared::cta.b64 [$0], 1;");
-      inlinePtx(tb, l, {}, "fence.mbarrier_init.release.cluster;");
-      scf::YieldOp::create(tb, l);
-    });
-    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
-  }
-
-  /// Butterfly of xor shuffles over `width` lanes (a power of two): every
-  /// lane ends with the same, bitwise identical total.
-  Value warpReduce(OpBuilder &b, Location loc, Combiner combiner, Value v,
-                   int64_t width) {
-    for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
-      Value other = gpu::ShuffleOp::create(b, loc, v, offset, 32,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      v = combine(b, loc, combiner, v, other);
-    }
-    return v;
-  }
-
-  /// The row totals of each thread's `partials` (reductions `indices` of the
-  /// row body, with `combiners`), identical in every thread of the row.
-  /// Several warps: lane 0 of each warp stores its warp's totals, one
-  /// barrier for the whole batch, and every warp reduces the warp totals
-  /// again with shuffles. gpu.all_reduce would take two barriers per value
-  /// and, since its shared buffer is reused by the next reduction, a third.
-  SmallVector<Value> blockReduce(OpBuilder &b, Location loc,
-                                 ArrayRef<Combiner> combiners,
-                                 SmallVector<Value> partials,
-                                 ArrayRef<int64_t> indices, Value parity) {
-    for (size_t i = 0; i < partials.size(); ++i)
-      partials[i] = warpReduce(b, loc, combiners[i], partials[i], 32);
-    if (!warpSlots)
-      return partials;
-    int64_t warps = layout.threadsPerRow() / 32;
-    Value warp = arith::DivUIOp::create(b, loc, threadId, indexConst(b, loc, 32));
-    Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           lane, indexConst(b, loc, 0));
-    scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &tb, Location l) {
-      for (auto [partial, index] : llvm::zip(partials, indices))
-        memref::StoreOp::create(
-            tb, l, partial, warpSlots,
-            ValueRange{parity, indexConst(tb, l, index), warp});
-      scf::YieldOp::create(tb, l);
-    });
-    gpu::BarrierOp::create(b, loc);
-    SmallVector<Value> totals;
-    for (auto [combiner, index] : llvm::zip(combiners, indices)) {
-      Value slot = indexConst(b, loc, index);
-      if (llvm::isPowerOf2_64(warps)) {
-        // Each group of `warps` lanes holds every warp total once.
-        Value source = arith::RemUIOp::create(b, loc, lane,
-                                              indexConst(b, loc, warps));
-        Value v = memref::LoadOp::create(b, loc, warpSlots,
-                                         ValueRange{parity, slot, source});
-        totals.push_back(warpReduce(b, loc, combiner, v, warps));
-        continue;
-      }
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           lane, indexConst(b, loc, warps));
-      Value v =
-          scf::IfOp::create(
-              b, loc, inside,
-              [&](OpBuilder &tb, Location l) {
-                scf::YieldOp::create(
-                    tb, l,
-                    memref::LoadOp::create(tb, l, warpSlots,
-                                           ValueRange{parity, slot, lane})
-                        .getResult());
-              },
-              [&](OpBuilder &eb, Location l) {
-                scf::YieldOp::create(eb, l, combinerIdentity(eb, l, combiner));
-              })
-              .getResult(0);
-      totals.push_back(warpReduce(b, loc, combiner, v, 32));
-    }
-    return totals;
-  }
-
-  /// The cluster-wide total of each block's `blockTotal` (reduction `index`
-  /// of local row `localRow`). Thread 0 pushes the total into slot [its
-  /// rank] of every block's buffer with st.async, which completes bytes on
-  /// the receiving block's mbarrier; every thread waits on its own block's
-  /// mbarrier, then combines the C slots in rank order, so every block gets
-  /// the bitwise identical total. Unlike a cluster barrier (whose release
-  /// semantics would wait for the next row's prefetched loads to land), no
-  /// thread waits for anything but the C totals. Buffers and barriers
-  /// alternate with the local row's parity: a block pushes row i + 2 only
-  /// after it received every block's row i + 1 total, which each block
-  /// sends after a block barrier that follows its reads of row i. Inline
-  /// PTX because st.async has no NVVM op, and the mbarrier ops of nvgpu
-  /// would need their own barrier groups outside this buffer.
-  SmallVector<Value> clusterReduce(OpBuilder &b, Location loc,
-                                   ArrayRef<Combiner> combiners,
-                                   ArrayRef<Value> blockTotals,
-                                   ArrayRef<int64_t> indices, Value localRow) {
-    int64_t c = layout.clusterSize;
-    Value one = indexConst(b, loc, 1);
-    Value buffer = arith::AndIOp::create(b, loc, localRow, one);
-    Value phase = arith::IndexCastUIOp::create(
-        b, loc, b.getI32Type(),
-        arith::AndIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, localRow, one), one));
-    // Linear index of [buffer][index] in the barrier array, per value.
-    SmallVector<Value> pairs, barriers;
-    for (int64_t index : indices) {
-      pairs.push_back(arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, buffer,
-                                indexConst(b, loc, reductionsPerRow)),
-          indexConst(b, loc, index)));
-      barriers.push_back(sharedAddress(b, loc, clusterBarriers, pairs.back(), 8));
-    }
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          threadId, indexConst(b, loc, 0));
-    scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
-      Value bytes =
-          arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(4 * c));
-      for (auto [pair, barrier, total] :
-           llvm::zip(pairs, barriers, blockTotals)) {
-        inlinePtx(tb, l, {barrier, bytes},
-                  "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
-                  "state, [$0], $1; }");
-        Value mySlot = sharedAddress(
-            tb, l, clusterSlots,
-            arith::AddIOp::create(
-                tb, l, arith::MulIOp::create(tb, l, pair, indexConst(tb, l, c)),
-                sliceY),
-            4);
-        for (int64_t rank = 0; rank < c; ++rank) {
-          Value r =
-              arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(rank));
-          inlinePtx(tb, l, {mySlot, barrier, r, total},
-                    "{ .reg .u64 slot, bar; "
-                    "mapa.shared::cluster.u64 slot, $0, $2; "
-                    "mapa.shared::cluster.u64 bar, $1, $2; "
-                    "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 "
-                    "[slot], $3, [bar]; }");
-        }
-      }
-      scf::YieldOp::create(tb, l);
-    });
-    SmallVector<Value> totals;
-    for (auto [combiner, barrier, index] :
-         llvm::zip(combiners, barriers, indices)) {
-      inlinePtx(b, loc, {barrier, phase},
-                "{ .reg .pred done; waitTotals: "
-                "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-                "@!done bra waitTotals; }");
-      Value total = combinerIdentity(b, loc, combiner);
-      for (int64_t rank = 0; rank < c; ++rank) {
-        Value v = memref::LoadOp::create(
-            b, loc, clusterSlots,
-            ValueRange{buffer, indexConst(b, loc, index),
-                       indexConst(b, loc, rank)});
-        total = combine(b, loc, combiner, total, v);
-      }
-      totals.push_back(total);
-    }
-    return totals;
-  }
-
   /// Loads this thread's chunks of `memref` at `row` (a full value) or of a
   /// column value (row == null) and returns one scalar per element.
   SmallVector<Value> loadRow(OpBuilder &b, Location loc, Value memref,
@@ -492,11 +263,10 @@ private:
       // exact form costs nothing measurable.
       for (IRMapping &m : mappings) {
         Value x = m.lookup(rsqrt.getOperand());
-        Value root =
-            NVVM::InlinePtxOp::create(b, loc, TypeRange{x.getType()},
-                                      ValueRange{x}, ValueRange{},
-                                      "sqrt.rn.f32 $0, $1;", Value())
-                .getResult(0);
+        Value root = NVVM::InlinePtxOp::create(b, loc, TypeRange{x.getType()},
+                                               ValueRange{x}, ValueRange{},
+                                               "sqrt.rn.f32 $0, $1;", Value())
+                         .getResult(0);
         Value one =
             arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
         m.map(rsqrt.getResult(), arith::DivFOp::create(b, loc, one, root));
@@ -539,7 +309,8 @@ private:
       int64_t level = 0;
       for (Value v : bodyOp.getOperands())
         if (Operation *def = v.getDefiningOp(); def && levels.count(def))
-          level = std::max(level, levels[def] + (isa<RowReduceOp>(def) ? 1 : 0));
+          level =
+              std::max(level, levels[def] + (isa<RowReduceOp>(def) ? 1 : 0));
       levels[&bodyOp] = level;
       maxLevel = std::max(maxLevel, level);
     }
@@ -591,15 +362,8 @@ private:
         partials.push_back(partial);
         indices.push_back(reductionIndex++);
       }
-      // Buffers alternate with the row's parity (see allocateReductionSlots).
-      Value parity =
-          arith::AndIOp::create(b, loc, row, indexConst(b, loc, 1));
-      SmallVector<Value> totals =
-          blockReduce(b, loc, combiners, partials, indices, parity);
-      if (layout.clusterSize > 1)
-        totals = clusterReduce(
-            b, loc, combiners, totals, indices,
-            arith::SubIOp::create(b, loc, row, rowBegin).getResult());
+      SmallVector<Value> totals = reductions->reduce(
+          b, loc, combiners, partials, indices, row, rowBegin);
       for (auto [reduce, total] : llvm::zip(batch, totals))
         for (IRMapping &m : mappings)
           m.map(reduce.getResult(), total);
@@ -646,10 +410,8 @@ private:
   int64_t rowsPerBlock;
   SmallVector<Value> inputs, outputs, columns, inBounds;
   Value sliceY;
-  /// Thread index within the row and lane within the warp.
-  Value threadId, lane;
-  /// Shared buffers of blockReduce and clusterReduce (null when unused).
-  Value warpSlots, clusterSlots, clusterBarriers;
+  /// The row reductions' code and shared memory.
+  std::optional<RowReductions> reductions;
   /// First row of this (virtual) block.
   Value rowBegin;
   int64_t reductionsPerRow = 0;

@@ -10,8 +10,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -24,7 +24,8 @@ using namespace mlir::norm;
 static int64_t clusterLimit(const NormToPTXOptions &options) {
   StringRef chip = options.chip;
   unsigned version = 0;
-  if (chip.consume_front("sm_") && !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
+  if (chip.consume_front("sm_") &&
+      !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
       version >= 90)
     return options.maxClusterSize;
   return 1;

@@ -91,10 +91,10 @@ struct NormSplitReductionPass
                                         rewriter.getF32Type());
       outputs[i] = tensor::EmptyOp::create(rewriter, loc, type, dims);
     }
-    auto splitOp = FusedOp::create(
-        rewriter, loc, TypeRange(ValueRange(outputs)), op.getInputs(),
-        op.getRoles(), outputs, op.getOutputRoles(),
-        rewriter.getI64IntegerAttr(*s));
+    auto splitOp =
+        FusedOp::create(rewriter, loc, TypeRange(ValueRange(outputs)),
+                        op.getInputs(), op.getRoles(), outputs,
+                        op.getOutputRoles(), rewriter.getI64IntegerAttr(*s));
     rewriter.inlineRegionBefore(op.getBody(), splitOp.getBody(),
                                 splitOp.getBody().end());
     SmallVector<Value> replacements;
@@ -104,10 +104,10 @@ struct NormSplitReductionPass
         continue;
       }
       Value init = op.getOutputs()[i];
-      replacements.push_back(
-          CombineOp::create(rewriter, loc, TypeRange{init.getType()}, result,
-                            init)
-              .getResult()[0]);
+      replacements.push_back(CombineOp::create(rewriter, loc,
+                                               TypeRange{init.getType()},
+                                               result, init)
+                                 .getResult()[0]);
     }
     rewriter.replaceOp(op, replacements);
     return success();

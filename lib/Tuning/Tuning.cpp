@@ -96,8 +96,7 @@ int64_t mlir::norm::estimateRegisters(const RowLayout &layout,
 }
 
 bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
-                                    int64_t fullOperands,
-                                    int64_t columnOutputs,
+                                    int64_t fullOperands, int64_t columnOutputs,
                                     const DeviceInfo &device) {
   RowLayout layout = chooseRowLayout(n, elementBytes, fullOperands, device);
   int64_t perOperand = std::max<int64_t>(
@@ -105,8 +104,8 @@ bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
   int64_t perThread = std::min<int64_t>(255, 65536 / layout.threads);
   return layout.elementsPerThread() <=
              std::max(perOperand, layout.vectorWidth) &&
-         estimateRegisters(layout, elementBytes, fullOperands,
-                           columnOutputs) <= perThread;
+         estimateRegisters(layout, elementBytes, fullOperands, columnOutputs) <=
+             perThread;
 }
 
 std::optional<RowLayout>

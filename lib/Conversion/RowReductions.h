@@ -1,0 +1,80 @@
+//===- RowReductions.h - row reductions of row kernels ------*- C++ -*-===//
+//
+// Private to lib/Conversion: the code a row kernel (RowKernelBuilder.cpp)
+// emits for norm.row_reduce, from warp shuffles to the exchange of block
+// totals across a thread block cluster, and the shared memory it needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_ROWREDUCTIONS_H
+#define LIB_CONVERSION_ROWREDUCTIONS_H
+
+#include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Tuning/Tuning.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::norm {
+
+/// Emits the row reductions of one kernel with layout `layout` and
+/// `reductionsPerRow` norm.row_reduce ops per row. Every total is the same
+/// bitwise in every thread of the row (and every block of a cluster), and
+/// does not depend on timing: reductions are deterministic.
+class RowReductions {
+public:
+  RowReductions(const RowLayout &layout, int64_t reductionsPerRow)
+      : layout(layout), reductionsPerRow(reductionsPerRow) {}
+
+  /// Adds the shared buffers the reductions need to `func` as workgroup
+  /// attributions (none for a warp per row).
+  void allocate(gpu::GPUFuncOp func, Location loc);
+
+  /// The calling thread: its index within the row, its lane, and (in a
+  /// cluster) its block's rank, the column slice it owns.
+  void setThread(Value threadInRow, Value laneInWarp, Value rank) {
+    threadId = threadInRow;
+    lane = laneInWarp;
+    clusterRank = rank;
+  }
+
+  /// Before the first row of a cluster kernel (see the definition).
+  void initClusterBarriers(OpBuilder &b, Location loc);
+
+  /// The totals of `partials` (one per thread and reduction `indices[i]`
+  /// of the row body, combined with `combiners[i]`) over row `row` of a
+  /// block whose first row is `firstRow`: all values in one exchange.
+  SmallVector<Value> reduce(OpBuilder &b, Location loc,
+                            ArrayRef<Combiner> combiners,
+                            SmallVector<Value> partials,
+                            ArrayRef<int64_t> indices, Value row,
+                            Value firstRow);
+
+  /// After the last row of a cluster kernel: no block exits while a total
+  /// of its cluster may still be on its way to it.
+  void finishCluster(OpBuilder &b, Location loc);
+
+private:
+  Value sharedAddress(OpBuilder &b, Location loc, Value memref,
+                      Value linearIndex, int64_t elementBytes);
+  Value warpReduce(OpBuilder &b, Location loc, Combiner combiner, Value v,
+                   int64_t width);
+  SmallVector<Value> blockReduce(OpBuilder &b, Location loc,
+                                 ArrayRef<Combiner> combiners,
+                                 SmallVector<Value> partials,
+                                 ArrayRef<int64_t> indices, Value parity);
+  SmallVector<Value> clusterReduce(OpBuilder &b, Location loc,
+                                   ArrayRef<Combiner> combiners,
+                                   ArrayRef<Value> blockTotals,
+                                   ArrayRef<int64_t> indices, Value localRow);
+
+  RowLayout layout;
+  int64_t reductionsPerRow;
+  Value threadId, lane, clusterRank;
+  /// Shared buffers (null when unused): warp totals, block totals received
+  /// from the cluster, and the mbarriers they complete on.
+  Value warpSlots, clusterSlots, clusterBarriers;
+};
+
+} // namespace mlir::norm
+
+#endif // LIB_CONVERSION_ROWREDUCTIONS_H
