@@ -1,5 +1,6 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=HEUR
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-cluster-size=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCLUSTER
 // RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
@@ -67,4 +68,22 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
     norm.yield %e : f32
   }
   return %c : tensor<32xf32>
+}
+
+// -----
+
+// Rows of 65536 bf16 (x and dy) are spread over thread block clusters on the
+// GPU, which measured best with half the split (32); without clusters the
+// usual 64; an explicit split size wins either way.
+// CHECK-LABEL: func @cluster_rows
+// CHECK: rows_per_partial = 16
+// HEUR-LABEL: func @cluster_rows
+// HEUR: arith.ceildivui %{{.+}}, %c32
+// HEUR: rows_per_partial = 32
+// NOCLUSTER-LABEL: func @cluster_rows
+// NOCLUSTER: rows_per_partial = 64
+func.func @cluster_rows(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %r: tensor<?xf32>, %w: tensor<65536xbf16>) -> (tensor<?x65536xbf16>, tensor<65536xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<65536xbf16>)
+      : tensor<?x65536xbf16>, tensor<?x65536xbf16>, tensor<?xf32> -> tensor<?x65536xbf16>, tensor<65536xbf16>
+  return %dx, %dw : tensor<?x65536xbf16>, tensor<65536xbf16>
 }
