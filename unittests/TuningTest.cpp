@@ -97,9 +97,8 @@ TEST(Tuning, LongRowsShareAClusterWhenOneFits) {
   DeviceInfo h200;
   // RMSNorm forward, N = 32K..128K bf16: 2, 4, 8 blocks of 256 threads, 64
   // elements a thread (twice the budget of one operand: one block per SM).
-  for (auto [n, cluster] : {std::pair<int64_t, int64_t>{32768, 2},
-                            {65536, 4},
-                            {131072, 8}}) {
+  for (auto [n, cluster] :
+       {std::pair<int64_t, int64_t>{32768, 2}, {65536, 4}, {131072, 8}}) {
     std::optional<RowLayout> layout = chooseClusterLayout(n, 2, 1, 0, h200);
     ASSERT_TRUE(layout.has_value()) << n;
     EXPECT_EQ(layout->clusterSize, cluster) << n;
@@ -141,6 +140,53 @@ TEST(Tuning, SplitSizeOfClusterKernels) {
   EXPECT_EQ(chooseSplitSize(std::nullopt, 4096, h200), 64);
   EXPECT_EQ(chooseSplitSize(std::nullopt, 131072, h200, true), 32);
   EXPECT_EQ(chooseSplitSize(20, 131072, h200, true), 20);
+}
+
+TEST(Tuning, PlanPicksTheLayoutKind) {
+  DeviceInfo h200;
+  KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
+  KernelPlan plan = planKernel(rmsFwd, h200, nullptr);
+  EXPECT_EQ(plan.kind, KernelPlan::Kind::RowResident);
+  EXPECT_EQ(plan.rowsPerBlock, chooseRowsPerBlock(4096, 2, h200));
+  EXPECT_EQ(plan.numStages, 0);
+  // Short forward rows: a warp each; the backward (column outputs) keeps a
+  // block per row.
+  EXPECT_EQ(
+      planKernel({1024, 2, 1, 0, 1, false}, h200, nullptr).layout.rowGroups, 4);
+  EXPECT_EQ(
+      planKernel({1024, 2, 2, 1, 1, false}, h200, nullptr).layout.rowGroups, 1);
+  // Long rows: a cluster, unless the kernel only computes statistics.
+  KernelPlan longBwd = planKernel({65536, 2, 2, 1, 1, false}, h200, nullptr);
+  EXPECT_EQ(longBwd.kind, KernelPlan::Kind::Cluster);
+  EXPECT_EQ(longBwd.layout.clusterSize, 8);
+  EXPECT_EQ(planKernel({131072, 2, 2, 0, 1, true}, h200, nullptr).kind,
+            KernelPlan::Kind::Streaming);
+  // No row reductions: column slices.
+  KernelPlan sliced = planKernel({131072, 2, 2, 1, 0, false}, h200, nullptr);
+  EXPECT_EQ(sliced.kind, KernelPlan::Kind::Sliced);
+  EXPECT_GT(sliced.layout.columnSlices, 1);
+}
+
+TEST(Tuning, PlanAppliesTheTableToRowResidentKernelsOnly) {
+  DeviceInfo h200;
+  TuningTable table;
+  table.add({8192, 2, 1, 0, 2}, {16, 8, 2, 2});
+  table.add({32768, 2, 1, 0, 1}, {64, 3, 3, 2});
+  KernelPlan lnFwd = planKernel({8192, 2, 1, 0, 2, false}, h200, &table);
+  EXPECT_EQ(lnFwd.rowsPerBlock, 8);
+  EXPECT_EQ(lnFwd.numStages, 2);
+  EXPECT_EQ(lnFwd.minBlocksPerSM, 2);
+  // Budget 16: two chunks of 8 a thread, 512 threads.
+  EXPECT_EQ(lnFwd.layout.threads, 512);
+  // Entries of another class do not apply; the nearest N of the same class
+  // does.
+  EXPECT_EQ(planKernel({8192, 2, 2, 1, 1, false}, h200, &table).numStages, 0);
+  EXPECT_EQ(planKernel({8192, 2, 1, 0, 1, false}, h200, &table).numStages, 3);
+  // Rows over a cluster follow the rules even with an entry of their class.
+  KernelPlan clustered = planKernel({32768, 2, 1, 0, 1, false}, h200, &table);
+  EXPECT_EQ(clustered.kind, KernelPlan::Kind::Cluster);
+  EXPECT_EQ(clustered.numStages, 0);
+  EXPECT_EQ(clustered.rowsPerBlock, 16);
 }
 
 TEST(Tuning, RegisterEstimate) {
@@ -197,7 +243,8 @@ TEST(TuningTable, LoadsAndRejects) {
     std::fputs(R"({"device": "test", "entries": [{"n": 1024, "element_bytes": 2,
       "full_operands": 1, "column_outputs": 0, "row_reductions": 1,
       "register_budget": 32, "rows_per_block": 8, "num_stages": 3,
-      "min_blocks_per_sm": 2}]})", f);
+      "min_blocks_per_sm": 2}]})",
+               f);
     std::fclose(f);
   }
   TuningTable table;

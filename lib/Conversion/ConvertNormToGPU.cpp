@@ -103,49 +103,22 @@ struct ConvertNormToGPUPass
                               "identity-layout-map");
     }
     KernelTraits traits = describeKernel(op);
-    int64_t elementBytes = traits.elementBytes;
-    int64_t fullOperands = traits.fullOperands;
-    bool hasRowReductions = traits.rowReductions > 0;
-    bool onlyRowOutputs = llvm::all_of(op.getOutputRoles(), [](Attribute r) {
+    KernelShape shape;
+    shape.n = n;
+    shape.elementBytes = traits.elementBytes;
+    shape.fullOperands = traits.fullOperands;
+    shape.columnOutputs = traits.columnOutputs;
+    shape.rowReductions = traits.rowReductions;
+    shape.onlyRowOutputs = llvm::all_of(op.getOutputRoles(), [](Attribute r) {
       return cast<RoleAttr>(r).getValue() == Role::row;
     });
-    // Rows with row reductions that one block cannot hold in registers:
-    // a statistics-only kernel streams them; any other kernel spreads each
-    // row over a thread block cluster (--norm-split-rows has already taken
-    // the statistics out of kernels no cluster holds).
-    bool longRows =
-        hasRowReductions &&
-        !rowsFitInRegisters(n, elementBytes, fullOperands,
-                            onlyRowOutputs ? 0 : traits.columnOutputs, device);
-    bool streaming = longRows && onlyRowOutputs;
-    std::optional<RowLayout> cluster;
-    if (longRows && !streaming)
-      cluster = chooseClusterLayout(n, elementBytes, fullOperands,
-                                    traits.columnOutputs, device);
-    // A measured choice for this shape class, if the table has one. The
-    // table measures row-resident kernels; long rows follow the rules.
-    std::optional<TuningChoice> tuned;
-    if (!table.empty() && !longRows) {
-      tuned =
-          table.lookup(TuningKey{n, elementBytes, fullOperands,
-                                 traits.columnOutputs, traits.rowReductions});
-      if (tuned && tuned->registerBudget > 0)
-        device.registerBudget = tuned->registerBudget;
-      if (tuned && tuned->numStages > 0 && !op->hasAttr("norm.num_stages"))
-        op->setAttr("norm.num_stages",
-                    OpBuilder(op).getI64IntegerAttr(tuned->numStages));
-    }
-    // Four layouts: rows kept in registers (the mixed-order kernel); long
-    // rows over a cluster; long rows of a statistics-only kernel streamed
-    // in chunks; kernels without row reductions cut into column slices when
-    // rows are long.
-    RowLayout layout =
-        streaming ? chooseStreamingLayout(n, elementBytes, device)
-        : cluster ? *cluster
-        : hasRowReductions
-            ? chooseRowLayout(n, elementBytes, fullOperands, device,
-                              /*allowRowGroups=*/!op.hasColumnOutputs())
-            : chooseSlicedLayout(n, elementBytes, fullOperands, device);
+    // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
+    KernelPlan plan = planKernel(shape, device, &table);
+    const RowLayout &layout = plan.layout;
+    bool streaming = plan.kind == KernelPlan::Kind::Streaming;
+    if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
+      op->setAttr("norm.num_stages",
+                  OpBuilder(op).getI64IntegerAttr(plan.numStages));
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func =
@@ -158,10 +131,7 @@ struct ConvertNormToGPUPass
     else if (auto attr = op->getAttrOfType<IntegerAttr>("norm.rows_per_block"))
       split = attr.getInt();
     else if (!streaming)
-      split = rowsPerBlock > 0 ? rowsPerBlock.getValue()
-              : tuned && tuned->rowsPerBlock > 0
-                  ? tuned->rowsPerBlock
-                  : chooseRowsPerBlock(n, elementBytes, device);
+      split = rowsPerBlock > 0 ? rowsPerBlock.getValue() : plan.rowsPerBlock;
     if (split <= 0)
       return op.emitOpError("rows per block must be positive, got ") << split;
     func->setAttr("norm.rows_per_block",
@@ -214,9 +184,8 @@ struct ConvertNormToGPUPass
     if (streaming)
       func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
     // Blocks per SM the registers must allow: the option, else the table.
-    int64_t minBlocks = minBlocksPerSM > 0 ? minBlocksPerSM.getValue()
-                        : tuned            ? tuned->minBlocksPerSM
-                                           : 0;
+    int64_t minBlocks =
+        minBlocksPerSM > 0 ? minBlocksPerSM.getValue() : plan.minBlocksPerSM;
     if (minBlocks > 0 && layout.clusterSize == 1)
       func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
                                          static_cast<int32_t>(minBlocks)));

@@ -231,3 +231,53 @@ std::string mlir::norm::validateSplitSize(int64_t split) {
            std::to_string(split);
   return {};
 }
+
+KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
+                                  const TuningTable *table) {
+  int64_t n = shape.n, elementBytes = shape.elementBytes;
+  int64_t fullOperands = shape.fullOperands;
+  bool hasRowReductions = shape.rowReductions > 0;
+  KernelPlan plan;
+  // Rows with row reductions that one block cannot hold in registers: a
+  // statistics-only kernel streams them; any other kernel spreads each row
+  // over a cluster (--norm-split-rows has already taken the statistics out
+  // of kernels no cluster holds).
+  bool longRows = hasRowReductions &&
+                  !rowsFitInRegisters(
+                      n, elementBytes, fullOperands,
+                      shape.onlyRowOutputs ? 0 : shape.columnOutputs, device);
+  bool streaming = longRows && shape.onlyRowOutputs;
+  std::optional<RowLayout> cluster;
+  if (longRows && !streaming)
+    cluster = chooseClusterLayout(n, elementBytes, fullOperands,
+                                  shape.columnOutputs, device);
+  std::optional<TuningChoice> tuned;
+  if (table && !table->empty() && !longRows) {
+    tuned = table->lookup(TuningKey{n, elementBytes, fullOperands,
+                                    shape.columnOutputs, shape.rowReductions});
+    if (tuned && tuned->registerBudget > 0)
+      device.registerBudget = tuned->registerBudget;
+  }
+  if (streaming) {
+    plan.kind = KernelPlan::Kind::Streaming;
+    plan.layout = chooseStreamingLayout(n, elementBytes, device);
+  } else if (cluster) {
+    plan.kind = KernelPlan::Kind::Cluster;
+    plan.layout = *cluster;
+  } else if (hasRowReductions) {
+    plan.layout = chooseRowLayout(n, elementBytes, fullOperands, device,
+                                  /*allowRowGroups=*/shape.columnOutputs == 0);
+  } else {
+    plan.kind = KernelPlan::Kind::Sliced;
+    plan.layout = chooseSlicedLayout(n, elementBytes, fullOperands, device);
+  }
+  if (!streaming)
+    plan.rowsPerBlock = tuned && tuned->rowsPerBlock > 0
+                            ? tuned->rowsPerBlock
+                            : chooseRowsPerBlock(n, elementBytes, device);
+  if (tuned) {
+    plan.numStages = tuned->numStages;
+    plan.minBlocksPerSM = tuned->minBlocksPerSM;
+  }
+  return plan;
+}

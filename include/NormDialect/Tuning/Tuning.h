@@ -41,8 +41,7 @@ struct DeviceInfo {
 /// `rowsOverCluster`: the kernel's rows are spread over a thread block
 /// cluster (chooseClusterLayout), which measured best with smaller splits.
 int64_t chooseSplitSize(std::optional<int64_t> m, int64_t n,
-                        const DeviceInfo &device,
-                        bool rowsOverCluster = false);
+                        const DeviceInfo &device, bool rowsOverCluster = false);
 
 /// How one row (or a column slice of it) is spread over a thread block.
 struct RowLayout {
@@ -89,8 +88,8 @@ int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
 /// budget, partials summed in shared memory) ran at 2.49 TB/s (RMSNorm)
 /// and 1.86 (LayerNorm) against 2.91 and 2.32 for a block per row: the
 /// registers cost more occupancy than the barriers they save.
-RowLayout chooseRowLayout(int64_t n, int64_t elementBytes,
-                          int64_t fullOperands, const DeviceInfo &device,
+RowLayout chooseRowLayout(int64_t n, int64_t elementBytes, int64_t fullOperands,
+                          const DeviceInfo &device,
                           bool allowRowGroups = false);
 
 /// Registers a thread of a row-resident kernel needs, estimated from its
@@ -194,6 +193,55 @@ public:
 private:
   std::vector<std::pair<TuningKey, TuningChoice>> entries;
 };
+
+/// What the layout decision needs to know about one norm.fused kernel.
+struct KernelShape {
+  /// Normalized size (static).
+  int64_t n = 0;
+  /// Widest activation element.
+  int64_t elementBytes = 2;
+  /// Full (M x N) inputs.
+  int64_t fullOperands = 1;
+  /// Column-reduction outputs (dW, dB).
+  int64_t columnOutputs = 0;
+  /// norm.row_reduce ops per row.
+  int64_t rowReductions = 1;
+  /// Every output is a row output (a statistics kernel).
+  bool onlyRowOutputs = false;
+};
+
+/// How a kernel is generated and launched.
+struct KernelPlan {
+  enum class Kind {
+    /// Rows (or, with a warp per row, several rows) held in one block's
+    /// registers.
+    RowResident,
+    /// A row spread over a thread block cluster (layout.clusterSize).
+    Cluster,
+    /// A statistics-only kernel streaming rows too long for registers.
+    Streaming,
+    /// No row reductions: rows cut into independent column slices.
+    Sliced,
+  };
+  Kind kind = Kind::RowResident;
+  RowLayout layout;
+  /// Rows a block walks when the kernel has no split (the tuning table's,
+  /// else chooseRowsPerBlock; 0 for streaming kernels, which walk one).
+  int64_t rowsPerBlock = 0;
+  /// Pipeline depth from the tuning table (0: the pass option).
+  int64_t numStages = 0;
+  /// Blocks per SM the registers must allow (0: no constraint).
+  int64_t minBlocksPerSM = 0;
+};
+
+/// The layout decision of convert-norm-to-gpu: rows too long for one block
+/// go to a cluster (chooseClusterLayout) unless the kernel only computes
+/// statistics (streamed); kernels without row reductions are sliced; the
+/// rest keep rows in registers, with the measured `table` (may be null or
+/// empty) overriding budget, rows per block, stages and blocks per SM for
+/// its shape class. The table measures row-resident kernels only.
+KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
+                      const TuningTable *table);
 
 } // namespace mlir::norm
 
