@@ -23,11 +23,13 @@ using namespace mlir;
 using namespace mlir::norm;
 
 /// Shared memory for the reductions, as workgroup attributions of `func`:
-/// warp totals [parity][reduction][warp] when several warps share a row,
-/// block totals [parity][reduction] read by the other blocks of a cluster.
-/// Buffers alternate with the row's parity: a buffer is written again
-/// only two rows later, after every thread has passed a barrier that
-/// follows its last read, so each exchange needs a single barrier.
+/// warp totals [parity][reduction][warp] when several warps share a row;
+/// in a cluster, block totals [parity][reduction][rank] that every block of
+/// the cluster pushes here, and the mbarriers [parity][reduction] their
+/// bytes complete on. Buffers alternate with the row's parity: a buffer is
+/// written again only two rows later, after every thread has passed a
+/// barrier that follows its last read, so each exchange needs a single
+/// barrier.
 void RowReductions::allocate(gpu::GPUFuncOp func, Location loc) {
   if (reductionsPerRow == 0)
     return;
