@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 using namespace norm::runtime;
 
@@ -107,6 +108,19 @@ TEST(Bundle, ReadsClusterLaunches) {
   EXPECT_EQ(evaluate(main.gridY, 1000), 16);
   for (size_t i = 1; i < f->launches.size(); ++i)
     EXPECT_EQ(f->launches[i].cluster, 1) << f->launches[i].kernel;
+
+  // A manifest asking for an impossible cluster is rejected when loaded.
+  std::string bad = testing::TempDir() + "/bad_cluster_bundle";
+  std::system(("rm -rf " + bad + " && cp -r " + dir + " " + bad).c_str());
+  std::ifstream in(bad + "/manifest.json");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  size_t at = text.find("\"cluster\": 16");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"cluster\": 16").size(), "\"cluster\": 32");
+  std::ofstream(bad + "/manifest.json") << text;
+  EXPECT_FALSE(Bundle::load(bad, error));
+  EXPECT_NE(error.find("bad cluster size"), std::string::npos) << error;
 }
 
 TEST(Bundle, RejectsBrokenBundles) {

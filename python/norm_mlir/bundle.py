@@ -42,6 +42,10 @@ class Function:
         except KeyError as missing:
             raise BundleError(f"manifest function lacks {missing}") from None
         for launch in self.launches:
+            cluster = launch.get("cluster", 1)
+            if not isinstance(cluster, int) or not 1 <= cluster <= 16:
+                raise BundleError(f"launch of {launch.get('kernel')} has a bad cluster size "
+                                  f"{cluster!r} (1 to 16 blocks)")
             for p in launch["params"]:
                 if p["buffer"] not in self.buffers and not any(
                         a["name"] == p["buffer"] for a in self.arguments):

@@ -96,3 +96,22 @@ def test_program_text_rejects_bad_arguments():
 def test_every_program_compiles(tmp_path, kind, dtype):
     bundle = compile_bundle(tmp_path, kind, n=1000, dtype=dtype)
     assert ".entry norm_fused" in bundle.ptx
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_long_rows_launch_in_clusters(tmp_path):
+    # Rows of 65536 bf16 (RMSNorm forward) are spread over clusters of 4
+    # blocks: grid y is the cluster, compiled into the PTX.
+    bundle = compile_bundle(tmp_path, "rms_fwd", n=65536)
+    f = bundle.function()
+    main = f.launches[0]
+    assert main["cluster"] == 4
+    assert f.grid(main, 100)[1] == 4
+    assert ".reqnctapercluster 1, 4, 1" in bundle.ptx
+    # A manifest asking for an impossible cluster is rejected on load.
+    manifest = tmp_path / "rms_fwd" / "manifest.json"
+    desc = json.loads(manifest.read_text())
+    desc["functions"][0]["launches"][0]["cluster"] = 32
+    manifest.write_text(json.dumps(desc))
+    with pytest.raises(BundleError, match="bad cluster size 32"):
+        load_bundle(str(tmp_path / "rms_fwd"))

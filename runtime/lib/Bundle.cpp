@@ -131,8 +131,16 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       launch.gridY = *gridY;
     if (const JsonValue *smem = l.get("shared_bytes"))
       launch.sharedBytes = smem->integer;
-    if (const JsonValue *cluster = l.get("cluster"))
+    if (const JsonValue *cluster = l.get("cluster")) {
+      // Hopper clusters hold 1 to 16 blocks along y (grid_y is the cluster).
+      if (!cluster->isInteger() || cluster->integer < 1 ||
+          cluster->integer > 16) {
+        error = "manifest: launch of " + launch.kernel +
+                " has a bad cluster size (1 to 16 blocks)";
+        return false;
+      }
       launch.cluster = cluster->integer;
+    }
     for (const JsonValue &p : params->array) {
       const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank");
       if (!buffer || !buffer->isString() || !known.count(buffer->string) ||
