@@ -47,11 +47,13 @@ def knobs(kind, split_sweep=False, long_rows=False):
         # Split size of the backward's column partials (rows per partial);
         # the other knobs come from the committed table.
         return [dict(split_size=s) for s in (32, 64, 128, 256)] if kind.endswith("bwd") else []
+    # min_blocks_per_sm = 2 caps registers so two blocks fit an SM (a few
+    # spills for twice the warps; see bench/NOTES.md).
     if kind.endswith("fwd"):
-        return [dict(register_budget=b, num_stages=s, rows_per_block=r)
-                for b, s, r in itertools.product((8, 16, 32), (2, 3), (2, 4, 8))]
-    return [dict(register_budget=b, num_stages=s, rows_per_block=0)
-            for b, s in itertools.product((16, 32, 48), (1, 2, 3))]
+        return [dict(register_budget=b, num_stages=s, rows_per_block=r, min_blocks_per_sm=m)
+                for b, s, r, m in itertools.product((8, 16, 32), (2, 3), (2, 4, 8), (0, 2))]
+    return [dict(register_budget=b, num_stages=s, rows_per_block=0, min_blocks_per_sm=m)
+            for b, s, m in itertools.product((16, 32, 48), (1, 2, 3), (0, 2))]
 
 
 def compile_variant(kind, n, k):
@@ -72,10 +74,12 @@ def compile_variant(kind, n, k):
         cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
                f"--split-size={k['split_size']}"]
     else:
-        name = f"{kind}_{n}_b{k['register_budget']}_s{k['num_stages']}_r{k['rows_per_block']}"
+        name = (f"{kind}_{n}_b{k['register_budget']}_s{k['num_stages']}_r{k['rows_per_block']}"
+                f"_m{k['min_blocks_per_sm']}")
         cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
                f"--register-budget={k['register_budget']}", f"--num-stages={k['num_stages']}",
-               f"--rows-per-block={k['rows_per_block']}"]
+               f"--rows-per-block={k['rows_per_block']}",
+               f"--min-blocks-per-sm={k['min_blocks_per_sm']}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     os.unlink(src)
     return name, r.returncode, r.stderr
