@@ -40,16 +40,23 @@ def variants():
     out.append(("rms_bwd", "bf16", 4096, "gemma", {"offset": 1.0}))
     out.append(("ln_fwd", "bf16", 4096, "nobias", {"bias": False}))
     out.append(("ln_bwd", "bf16", 4096, "nobias", {"bias": False}))
+    # Rows staged in shared memory by bulk copies (--shared-stages).
+    for kind in KINDS:
+        for n in (2048, 4096):
+            out.append((kind, "bf16", n, "staged", {"flags": ["--shared-stages=2"]}))
+    out.append(("rms_fwd", "bf16", 5120, "staged", {"flags": ["--shared-stages=3"]}))
     return out
 
 
 def compile_one(compiler, outdir, kind, dtype, n, variant, kwargs):
     name = bundle_name(kind, dtype, n, variant)
+    kwargs = dict(kwargs)
+    flags = kwargs.pop("flags", [])
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(program_text(kind, n, dtype, eps=1e-6, **kwargs))
         path = f.name
     try:
-        r = subprocess.run([compiler, path, "-o", os.path.join(outdir, name), "--quiet"],
+        r = subprocess.run([compiler, path, "-o", os.path.join(outdir, name), "--quiet", *flags],
                            capture_output=True, text=True)
         return name, r.returncode, r.stderr
     finally:

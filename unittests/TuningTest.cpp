@@ -189,6 +189,33 @@ TEST(Tuning, PlanAppliesTheTableToRowResidentKernelsOnly) {
   EXPECT_EQ(clustered.rowsPerBlock, 16);
 }
 
+TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
+  DeviceInfo h200;
+  KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
+  RowLayout block = chooseRowLayout(4096, 2, 1, h200);
+  EXPECT_EQ(chooseSharedStages(rmsFwd, block, h200, 3), 3);
+  EXPECT_EQ(chooseSharedStages(rmsFwd, block, h200, 0), 0);
+  // 3 x 16 KB rows at N = 8192 leave no room next to the reductions.
+  KernelShape wide{8192, 2, 1, 0, 1, false};
+  RowLayout wideBlock = chooseRowLayout(8192, 2, 1, h200);
+  EXPECT_EQ(chooseSharedStages(wide, wideBlock, h200, 3), 0);
+  EXPECT_EQ(chooseSharedStages(wide, wideBlock, h200, 2), 2);
+  // A warp per row has no block barrier to order the reuse of a stage.
+  KernelShape shortRows{1024, 2, 1, 0, 1, false};
+  EXPECT_EQ(chooseSharedStages(shortRows,
+                               chooseRowLayout(1024, 2, 1, h200, true), h200,
+                               2),
+            0);
+  // Odd N: rows are not whole 16-byte vectors.
+  KernelShape odd{4097, 2, 1, 0, 1, false};
+  EXPECT_EQ(chooseSharedStages(odd, chooseRowLayout(4097, 2, 1, h200), h200,
+                               2),
+            0);
+  // The plan asks for it.
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 2).layout.sharedStages, 2);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).layout.sharedStages, 0);
+}
+
 TEST(Tuning, RegisterEstimate) {
   DeviceInfo h200;
   // RMSNorm forward, N = 4096 bf16: ptxas -v reported 93 registers.

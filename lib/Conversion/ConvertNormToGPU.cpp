@@ -113,7 +113,7 @@ struct ConvertNormToGPUPass
       return cast<RoleAttr>(r).getValue() == Role::row;
     });
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
-    KernelPlan plan = planKernel(shape, device, &table);
+    KernelPlan plan = planKernel(shape, device, &table, sharedStages);
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
@@ -183,6 +183,9 @@ struct ConvertNormToGPUPass
     }
     if (streaming)
       func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
+    if (layout.sharedStages > 0)
+      func->setAttr("norm.shared_stages",
+                    OpBuilder(op).getI64IntegerAttr(layout.sharedStages));
     // Blocks per SM the registers must allow: the option, else the table.
     int64_t minBlocks =
         minBlocksPerSM > 0 ? minBlocksPerSM.getValue() : plan.minBlocksPerSM;
@@ -262,6 +265,12 @@ struct ConvertNormToGPUPass
     device.maxThreadsPerBlock = maxThreads;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
+    if (sharedStages < 0 || sharedStages > 4) {
+      module.emitError("convert-norm-to-gpu: shared-stages must be 0 (off) "
+                       "to 4, got ")
+          << static_cast<int64_t>(sharedStages);
+      return signalPassFailure();
+    }
     if (minBlocksPerSM < 0 || minBlocksPerSM > 32) {
       module.emitError("convert-norm-to-gpu: min-blocks-per-sm must be 0 (no "
                        "limit) to 32, got ")

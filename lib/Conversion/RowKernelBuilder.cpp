@@ -21,6 +21,7 @@
 
 #include "GPUKernelBuilders.h"
 #include "RowReductions.h"
+#include "RowStaging.h"
 
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Utils/KernelBody.h"
@@ -131,6 +132,24 @@ public:
     reductions->setThread(tid, lane, sliceY);
     if (layout.clusterSize > 1 && reductionsPerRow > 0)
       reductions->initClusterBarriers(b, loc);
+    if (layout.sharedStages > 0) {
+      // Rows staged in shared memory: the first stages - 1 rows are issued
+      // before the loop, each iteration issues one more (RowStaging.cpp).
+      SmallVector<Value> full;
+      for (unsigned i = 0; i < numInputs; ++i)
+        if (op.getInputRole(i) == Role::full)
+          full.push_back(inputs[i]);
+      staging.emplace(layout, n, layout.sharedStages);
+      staging->allocate(func, loc, full);
+      staging->init(b, loc, tid);
+      for (int64_t k = 0; k + 1 < layout.sharedStages; ++k) {
+        Value local = indexConst(b, loc, k);
+        staging->issue(b, loc, tid,
+                       arith::AddIOp::create(b, loc, rowBegin, local), local,
+                       rowEnd);
+      }
+      stagingRowEnd = rowEnd;
+    }
 
     // Column accumulators, flattened [output][chunk][lane].
     SmallVector<Value> initAccs;
@@ -151,7 +170,10 @@ public:
     if (failed(status))
       return failure();
     reductions->finishCluster(b, loc);
-    loop->setAttr(kRowLoopAttr, b.getUnitAttr());
+    // Staged rows are already pipelined; otherwise --norm-pipeline
+    // prefetches the next row into registers.
+    if (!staging)
+      loop->setAttr(kRowLoopAttr, b.getUnitAttr());
     if (Attribute stages = op->getAttr("norm.num_stages"))
       loop->setAttr("norm.num_stages", stages);
 
@@ -222,6 +244,41 @@ private:
     return scalars;
   }
 
+  /// Reads this thread's chunks of a staged row from shared memory (stage
+  /// `stage` of `buffer`, a memref of VW-vectors).
+  SmallVector<Value> loadStaged(OpBuilder &b, Location loc, Value buffer,
+                                Value stage) {
+    auto vecType =
+        cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
+    SmallVector<Value> scalars;
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      Value vector = arith::DivUIOp::create(
+          b, loc, columns[c], indexConst(b, loc, layout.vectorWidth));
+      auto load = [&](OpBuilder &lb, Location l) -> Value {
+        return memref::LoadOp::create(lb, l, buffer, ValueRange{stage, vector});
+      };
+      Value vec =
+          !inBounds[c]
+              ? load(b, loc)
+              : scf::IfOp::create(
+                    b, loc, inBounds[c],
+                    [&](OpBuilder &tb, Location l) {
+                      scf::YieldOp::create(tb, l, load(tb, l));
+                    },
+                    [&](OpBuilder &eb, Location l) {
+                      scf::YieldOp::create(
+                          eb, l,
+                          arith::ConstantOp::create(eb, l,
+                                                    eb.getZeroAttr(vecType))
+                              .getResult());
+                    })
+                    .getResult(0);
+      for (int64_t v = 0; v < layout.vectorWidth; ++v)
+        scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
+    }
+    return scalars;
+  }
+
   /// Stores one value per owned element into row `row` of `memref`.
   void storeRow(OpBuilder &b, Location loc, Value memref, Value row,
                 ArrayRef<Value> lanes) {
@@ -283,6 +340,18 @@ private:
                         ValueRange accs, SmallVector<Value> &nextAccs) {
     int64_t elements = layout.elementsPerThread();
     std::vector<IRMapping> mappings(elements);
+    // Staged rows: issue the row stages - 1 ahead into the stage the
+    // previous row was read from, then wait for this row's stage.
+    Value stage;
+    if (staging) {
+      Value local = arith::SubIOp::create(b, loc, row, rowBegin);
+      Value ahead = indexConst(b, loc, layout.sharedStages - 1);
+      staging->issue(b, loc, tid, arith::AddIOp::create(b, loc, row, ahead),
+                     arith::AddIOp::create(b, loc, local, ahead),
+                     stagingRowEnd);
+      stage = staging->wait(b, loc, local);
+    }
+    unsigned fullIndex = 0;
     for (unsigned i = 0; i < inputs.size(); ++i) {
       Role role = op.getInputRole(i);
       BlockArgument arg = body.getArgument(i);
@@ -293,9 +362,10 @@ private:
           m.map(arg, scalar);
         continue;
       }
-      SmallVector<Value> scalars = role == Role::col
-                                       ? elementValues[i]
-                                       : loadRow(b, loc, inputs[i], row);
+      SmallVector<Value> scalars =
+          role == Role::col ? elementValues[i]
+          : staging ? loadStaged(b, loc, staging->buffer(fullIndex++), stage)
+                    : loadRow(b, loc, inputs[i], row);
       for (int64_t e = 0; e < elements; ++e)
         mappings[e].map(arg, scalars[e]);
     }
@@ -412,6 +482,10 @@ private:
   Value sliceY;
   /// The row reductions' code and shared memory.
   std::optional<RowReductions> reductions;
+  /// Rows staged in shared memory (layout.sharedStages > 0), and the end of
+  /// this block's rows.
+  std::optional<RowStaging> staging;
+  Value stagingRowEnd;
   /// First row of this (virtual) block.
   Value rowBegin;
   int64_t reductionsPerRow = 0;

@@ -70,6 +70,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.tuningTable = options.tuningTable;
   gpu.maxClusterSize = clusterLimit(options);
   gpu.minBlocksPerSM = options.minBlocksPerSM;
+  gpu.sharedStages = options.sharedStages;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

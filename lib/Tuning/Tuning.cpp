@@ -232,8 +232,23 @@ std::string mlir::norm::validateSplitSize(int64_t split) {
   return {};
 }
 
+int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
+                                       const RowLayout &layout,
+                                       const DeviceInfo &device,
+                                       int64_t requested) {
+  if (requested <= 0 || shape.rowReductions == 0 || layout.rowGroups != 1 ||
+      layout.clusterSize != 1 || layout.threadsPerRow() <= 32 ||
+      layout.vectorWidth * shape.elementBytes != 16 ||
+      shape.n % layout.vectorWidth != 0)
+    return 0;
+  // Leave 1 KB for the reductions' buffers.
+  int64_t bytes = requested * shape.fullOperands * shape.n * shape.elementBytes;
+  return bytes + 1024 <= device.sharedMemoryPerBlock ? requested : 0;
+}
+
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
-                                  const TuningTable *table) {
+                                  const TuningTable *table,
+                                  int64_t sharedStages) {
   int64_t n = shape.n, elementBytes = shape.elementBytes;
   int64_t fullOperands = shape.fullOperands;
   bool hasRowReductions = shape.rowReductions > 0;
@@ -267,6 +282,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   } else if (hasRowReductions) {
     plan.layout = chooseRowLayout(n, elementBytes, fullOperands, device,
                                   /*allowRowGroups=*/shape.columnOutputs == 0);
+    plan.layout.sharedStages =
+        chooseSharedStages(shape, plan.layout, device, sharedStages);
   } else {
     plan.kind = KernelPlan::Kind::Sliced;
     plan.layout = chooseSlicedLayout(n, elementBytes, fullOperands, device);

@@ -1,5 +1,8 @@
 // RUN: norm-opt %s --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
 // RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
+// BADSTAGES: error: convert-norm-to-gpu: shared-stages must be 0 (off) to 4, got 5
 // BADCLUSTER: error: convert-norm-to-gpu: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 32
 
 // The mixed-order kernel: 16-byte vector loads of the row, a block
@@ -36,6 +39,28 @@
 // CHECK: gpu.return
 // CHECK: gpu.func @norm_combine
 // CHECK-SAME: norm.cols_per_block = 256
+// With shared-stages=2, thread 0 copies whole rows of dy and x into shared
+// memory with bulk copies one row ahead (the first before the loop), each
+// row completing on its stage's mbarrier; the row loop waits on it and
+// reads the row from shared memory; no register prefetch (no norm.row_loop).
+// STAGED-LABEL: func @bwd
+// STAGED: gpu.func @norm_fused({{.+}}) workgroup(%{{.+}} : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[SDY:.+]] : memref<2x512xvector<8xbf16>, #gpu.address_space<workgroup>>, %[[SX:.+]] : memref<2x512xvector<8xbf16>, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2xi64, #gpu.address_space<workgroup>>) kernel
+// STAGED-SAME: norm.shared_stages = 2
+// STAGED-COUNT-2: mbarrier.init.shared::cta.b64
+// STAGED: fence.mbarrier_init.release.cluster
+// STAGED: gpu.barrier
+// STAGED: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], $1; }" ro(%{{.+}}, %c16384_i32
+// STAGED-COUNT-2: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// STAGED: %[[ROWS:.+]]:16 = scf.for
+// STAGED: fence.proxy.async.shared::cta
+// STAGED: mbarrier.arrive.expect_tx
+// STAGED-COUNT-2: cp.async.bulk.shared::cluster.global
+// STAGED: mbarrier.try_wait.parity.shared::cta.b64
+// STAGED: memref.load %[[SDY]][%[[STAGE:.+]], %{{.+}}] : memref<2x512xvector<8xbf16>
+// STAGED: memref.load %[[SX]][%[[STAGE]], %{{.+}}]
+// STAGED: gpu.barrier
+// STAGED-NOT: norm.row_loop
+// STAGED: gpu.func @norm_combine
 func.func @bwd(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %dx: memref<?x4096xbf16>, %p: memref<?x4096xf32>, %dw: memref<4096xbf16>) {
   norm.fused ins(%dy : full memref<?x4096xbf16>, %x : full memref<?x4096xbf16>) outs(%dx : full memref<?x4096xbf16>, %p : col memref<?x4096xf32>) attributes {rows_per_partial = 64 : i64} {
   ^bb0(%a: bf16, %b: bf16):

@@ -27,6 +27,11 @@
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=CLUSTER16 < %t/ln_bwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST16 < %t/ln_bwd_long/manifest.json
+// Rows staged in shared memory by bulk copies (experimental option): ptxas
+// accepts the copies and barriers, no spills.
+// RUN: norm-compile %norm_src/examples/layer_norm_fwd.mlir -o %t/ln_fwd_staged --quiet --shared-stages=3
+// RUN: %ptxas -arch=sm_90 -v %t/ln_fwd_staged/kernels.ptx -o %t/ln_fwd_staged.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=STAGED < %t/ln_fwd_staged/kernels.ptx
 // Before Hopper there are no clusters: long rows take the split-rows path.
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/sm80_long --quiet --chip=sm_80 --features=+ptx75
 // RUN: FileCheck %s --check-prefix=SM80 < %t/sm80_long/kernels.ptx
@@ -56,3 +61,7 @@
 // SM80: .target sm_80
 // SM80-NOT: reqnctapercluster
 // SM80-NOT: mapa
+// STAGED: .shared .align 16 .b8
+// STAGED: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// STAGED: mbarrier.try_wait.parity.shared::cta.b64
+// STAGED: ld.shared.v4.b32

@@ -55,6 +55,11 @@ static cl::opt<int64_t> maxClusterSize(
     cl::desc("Most blocks of a thread block cluster sharing a long row (1: "
              "no clusters)"),
     cl::init(16));
+static cl::opt<int64_t> sharedStages(
+    "shared-stages",
+    cl::desc("Rows staged ahead in shared memory by bulk copies (0: register "
+             "prefetch; experimental)"),
+    cl::init(0));
 static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
@@ -167,6 +172,7 @@ int main(int argc, char **argv) {
   options.rowsPerBlock = rowsPerBlock;
   options.maxClusterSize = maxClusterSize;
   options.minBlocksPerSM = minBlocksPerSM;
+  options.sharedStages = sharedStages;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;

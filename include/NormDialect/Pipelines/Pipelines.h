@@ -51,6 +51,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Most blocks of a thread block cluster sharing a long "
                      "row (1: no clusters, long rows are split)"),
       llvm::cl::init(16)};
+  Option<int64_t> sharedStages{
+      *this, "shared-stages",
+      llvm::cl::desc("Rows staged ahead in shared memory by bulk copies (0: "
+                     "register prefetch; experimental)"),
+      llvm::cl::init(0)};
   Option<int64_t> minBlocksPerSM{
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "

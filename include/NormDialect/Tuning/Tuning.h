@@ -26,6 +26,9 @@ struct DeviceInfo {
   /// registers while a row is processed. About 32 f32 values keeps kernels
   /// far from spilling with room for column accumulators.
   int64_t registerBudget = 32;
+  /// Static shared memory a block may use (bytes); larger needs an opt-in
+  /// at launch.
+  int64_t sharedMemoryPerBlock = 48 * 1024;
   /// Largest thread block cluster a kernel may use to share a row (1: no
   /// clusters). Hopper guarantees 8; 16 is a non-portable size the runtime
   /// enables per kernel (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
@@ -61,6 +64,10 @@ struct RowLayout {
   /// column slice (columnSlices == clusterSize, grid y); row reductions are
   /// combined through distributed shared memory. 1: no cluster.
   int64_t clusterSize = 1;
+  /// Rows of the full inputs staged in shared memory ahead of use by the
+  /// bulk copy engine (0: the next row is prefetched into registers by
+  /// --norm-pipeline instead).
+  int64_t sharedStages = 0;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -240,8 +247,20 @@ struct KernelPlan {
 /// rest keep rows in registers, with the measured `table` (may be null or
 /// empty) overriding budget, rows per block, stages and blocks per SM for
 /// its shape class. The table measures row-resident kernels only.
+/// `sharedStages` > 0 asks for rows staged in shared memory that many rows
+/// deep (see chooseSharedStages); 0 keeps the register prefetch.
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
-                      const TuningTable *table);
+                      const TuningTable *table, int64_t sharedStages = 0);
+
+/// How many rows of a row-resident kernel's full inputs to stage in shared
+/// memory when `requested` are asked for: 0 unless the kernel keeps one row
+/// per block (no warp per row, no cluster) with a block-wide reduction per
+/// row (whose barrier orders the reuse of a stage), rows are whole 16-byte
+/// vectors (bulk copies move 16-byte multiples from 16-byte aligned rows),
+/// and `requested` stages of every full input fit the static shared memory
+/// next to the reductions' buffers.
+int64_t chooseSharedStages(const KernelShape &shape, const RowLayout &layout,
+                           const DeviceInfo &device, int64_t requested);
 
 } // namespace mlir::norm
 
