@@ -266,11 +266,10 @@ private:
                       scf::YieldOp::create(tb, l, load(tb, l));
                     },
                     [&](OpBuilder &eb, Location l) {
-                      scf::YieldOp::create(
-                          eb, l,
-                          arith::ConstantOp::create(eb, l,
-                                                    eb.getZeroAttr(vecType))
-                              .getResult());
+                      scf::YieldOp::create(eb, l,
+                                           arith::ConstantOp::create(
+                                               eb, l, eb.getZeroAttr(vecType))
+                                               .getResult());
                     })
                     .getResult(0);
       for (int64_t v = 0; v < layout.vectorWidth; ++v)

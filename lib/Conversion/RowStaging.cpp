@@ -91,17 +91,17 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
   Value go = arith::AndIOp::create(b, loc, isFirst, exists);
   scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
     Value stage = stageOf(tb, l, localRow);
-    Value barrier = addressOf(
-        tb, l, barriers,
-        arith::MulIOp::create(tb, l, stage, indexConst(tb, l, 8)));
+    Value barrier =
+        addressOf(tb, l, barriers,
+                  arith::MulIOp::create(tb, l, stage, indexConst(tb, l, 8)));
     int64_t total = 0;
     for (int64_t bytes : rowBytes)
       total += bytes;
     // The stage was last read through the generic proxy (row i - 1).
     inlinePtx(tb, l, {}, "fence.proxy.async.shared::cta;");
     inlinePtx(tb, l,
-              {barrier, arith::ConstantOp::create(
-                            tb, l, tb.getI32IntegerAttr(total))},
+              {barrier,
+               arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(total))},
               "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
               "state, [$0], $1; }");
     for (auto [source, buffer, bytes] : llvm::zip(sources, buffers, rowBytes)) {
@@ -111,7 +111,8 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
       Value src = addressOf(
           tb, l, source,
           arith::MulIOp::create(tb, l, row, indexConst(tb, l, bytes)));
-      Value size = arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(bytes));
+      Value size =
+          arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(bytes));
       inlinePtx(tb, l, {dst, src, size, barrier},
                 "{ .reg .u64 global; cvta.to.global.u64 global, $1; "
                 "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
@@ -123,8 +124,9 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
 
 Value RowStaging::wait(OpBuilder &b, Location loc, Value localRow) {
   Value stage = stageOf(b, loc, localRow);
-  Value barrier = addressOf(
-      b, loc, barriers, arith::MulIOp::create(b, loc, stage, indexConst(b, loc, 8)));
+  Value barrier =
+      addressOf(b, loc, barriers,
+                arith::MulIOp::create(b, loc, stage, indexConst(b, loc, 8)));
   Value phase = arith::IndexCastUIOp::create(
       b, loc, b.getI32Type(),
       arith::AndIOp::create(
