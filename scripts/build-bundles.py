@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Compiles the bundles the GPU check and the benchmark need into .out/bundles.
 
-Usage: scripts/build-bundles.py [--set check|bench|all] [--jobs 2]
+Usage: scripts/build-bundles.py [--out DIR] [--jobs 2]
+       scripts/build-bundles.py --bench-only --flags=--shared-stages=2 --out .out/staged
 Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
+--bench-only builds the plain bf16 bundles of the public N only, and
+--flags passes extra norm-compile options to every bundle: an A/B directory
+for bench/bench.py --bundles.
 """
 
 import argparse
@@ -68,11 +72,22 @@ def main():
     p.add_argument("--out", default=os.path.join(ROOT, ".out", "bundles"))
     p.add_argument("--compiler", default=os.path.join(ROOT, "build", "bin", "norm-compile"))
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    p.add_argument("--bench-only", action="store_true",
+                   help="only the plain bf16 bundles of the public N")
+    p.add_argument("--flags", default="",
+                   help="extra norm-compile options for every bundle (space separated)")
     args = p.parse_args()
+    wanted = variants()
+    if args.bench_only:
+        wanted = [v for v in wanted if v[1] == "bf16" and not v[3] and v[2] in PUBLIC_N]
+    extra = args.flags.split()
+    if extra:
+        wanted = [(kind, dtype, n, variant, {**kwargs, "flags": kwargs.get("flags", []) + extra})
+                  for kind, dtype, n, variant, kwargs in wanted]
     os.makedirs(args.out, exist_ok=True)
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(compile_one, args.compiler, args.out, *v) for v in variants()]
+        futures = [pool.submit(compile_one, args.compiler, args.out, *v) for v in wanted]
         for fut in futures:
             name, rc, err = fut.result()
             if rc:
