@@ -103,7 +103,10 @@ RowLayout chooseRowLayout(int64_t n, int64_t elementBytes, int64_t fullOperands,
 /// layout: the loaded elements (two bf16/f16 per register), their f32
 /// values and one temporary each, the f32 column accumulators, and about 32
 /// for addresses and indices. Checked against ptxas -v in the unit tests'
-/// comments; it errs high.
+/// comments: it errs high for the RMSNorm kernels but low for the LayerNorm
+/// backward, which keeps xhat and dy * w live across its reductions (255
+/// registers and spills at 32 elements a thread where it says 192), so
+/// chooseClusterLayout counts column outputs twice.
 int64_t estimateRegisters(const RowLayout &layout, int64_t elementBytes,
                           int64_t fullOperands, int64_t columnOutputs);
 
