@@ -15,6 +15,7 @@ gaps between them inside the graph.
 """
 
 import argparse
+import glob
 import datetime
 import json
 import math
@@ -202,6 +203,19 @@ def main():
     results["copy_ceiling_tbps"] = max(results_ceiling_start, ceiling_end) / 1e12
     print(f"copy ceiling at start {results_ceiling_start / 1e12:.2f} TB/s, at end "
           f"{ceiling_end / 1e12:.2f} TB/s")
+    # The compiler does not run here (no MLIR on the GPU machine): its time
+    # from user-level IR to PTX is measured on the development machine by
+    # bench/compile_time.sh; the newest result is printed and recorded with
+    # the kernel numbers.
+    compile_times = sorted(glob.glob(os.path.join(ROOT, "bench", "results",
+                                                  "compile-time-*.txt")))
+    if compile_times:
+        with open(compile_times[-1]) as f:
+            text = f.read()
+        print(f"\ncompile time, IR to PTX ({os.path.basename(compile_times[-1])}, "
+              f"development machine):\n{text.rstrip()}")
+        results["compile_time"] = {"source": os.path.basename(compile_times[-1]),
+                                   "lines": text.splitlines()}
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump(results, f, indent=1)
