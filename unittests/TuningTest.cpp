@@ -211,6 +211,15 @@ TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
   EXPECT_EQ(chooseSharedStages(odd, chooseRowLayout(4097, 2, 1, h200), h200,
                                2),
             0);
+  // Mixed activations: f32 dy sets the vector width, but bf16 rows of N =
+  // 1004 are not 16-byte multiples.
+  KernelShape mixed{1004, 4, 2, 1, 1, false, /*narrowestInputBytes=*/2};
+  EXPECT_EQ(chooseSharedStages(mixed, chooseRowLayout(1004, 4, 2, h200), h200,
+                               2),
+            0);
+  KernelShape f32{1004, 4, 2, 1, 1, false};
+  EXPECT_EQ(
+      chooseSharedStages(f32, chooseRowLayout(1004, 4, 2, h200), h200, 2), 2);
   // The plan asks for it.
   EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 2).layout.sharedStages, 2);
   EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).layout.sharedStages, 0);

@@ -102,26 +102,9 @@ struct ConvertNormToGPUPass
                               "function-boundary-type-conversion="
                               "identity-layout-map");
     }
-    KernelTraits traits = describeKernel(op);
-    KernelShape shape;
-    shape.n = n;
-    shape.elementBytes = traits.elementBytes;
-    shape.fullOperands = traits.fullOperands;
-    shape.columnOutputs = traits.columnOutputs;
-    shape.rowReductions = traits.rowReductions;
-    shape.onlyRowOutputs = llvm::all_of(op.getOutputRoles(), [](Attribute r) {
-      return cast<RoleAttr>(r).getValue() == Role::row;
-    });
+    KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan = planKernel(shape, device, &table, sharedStages);
-    // Bulk copies move whole 16-byte multiples: every full input's rows
-    // must be, not only the widest one's (mixed activation types).
-    for (auto [i, input] : llvm::enumerate(op.getInputs()))
-      if (op.getInputRole(i) == Role::full &&
-          n * cast<MemRefType>(input.getType()).getElementTypeBitWidth() / 8 %
-                  16 !=
-              0)
-        plan.layout.sharedStages = 0;
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))

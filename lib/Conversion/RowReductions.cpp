@@ -11,6 +11,7 @@
 #include "RowReductions.h"
 
 #include "GPUKernelBuilders.h"
+#include "PtxBuilders.h"
 
 #include "NormDialect/Utils/KernelBody.h"
 
@@ -53,22 +54,6 @@ void RowReductions::allocate(gpu::GPUFuncOp func, Location loc) {
   }
 }
 
-/// Shared-window address (i64) of element `index` of a workgroup memref.
-Value RowReductions::sharedAddress(OpBuilder &b, Location loc, Value memref,
-                                   Value linearIndex, int64_t elementBytes) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value offset = arith::MulIOp::create(b, loc, linearIndex,
-                                       indexConst(b, loc, elementBytes));
-  return arith::IndexCastUIOp::create(
-      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offset));
-}
-
-static void inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
-                      StringRef ptx) {
-  NVVM::InlinePtxOp::create(b, loc, TypeRange{}, operands, ValueRange{}, ptx,
-                            Value());
-}
-
 /// Before the first row of a cluster kernel: thread 0 initializes the
 /// mbarriers (one arrival each: its own expect-tx), makes them visible to
 /// the cluster, and a cluster barrier keeps peers from pushing into a
@@ -78,10 +63,10 @@ void RowReductions::initClusterBarriers(OpBuilder &b, Location loc) {
                                         threadId, indexConst(b, loc, 0));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
     for (int64_t i = 0; i < 2 * reductionsPerRow; ++i)
-      inlinePtx(tb, l,
-                sharedAddress(tb, l, clusterBarriers, indexConst(tb, l, i), 8),
-                "mbarrier.init.shared::cta.b64 [$0], 1;");
-    inlinePtx(tb, l, {}, "fence.mbarrier_init.release.cluster;");
+      emitMbarrierInit(
+          tb, l,
+          elementAddress(tb, l, clusterBarriers, indexConst(tb, l, i), 8));
+    emitInlinePtx(tb, l, {}, "fence.mbarrier_init.release.cluster;");
     scf::YieldOp::create(tb, l);
   });
   NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
@@ -194,7 +179,8 @@ SmallVector<Value> RowReductions::clusterReduce(OpBuilder &b, Location loc,
         arith::MulIOp::create(b, loc, buffer,
                               indexConst(b, loc, reductionsPerRow)),
         indexConst(b, loc, index)));
-    barriers.push_back(sharedAddress(b, loc, clusterBarriers, pairs.back(), 8));
+    barriers.push_back(
+        elementAddress(b, loc, clusterBarriers, pairs.back(), 8));
   }
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         threadId, indexConst(b, loc, 0));
@@ -202,10 +188,11 @@ SmallVector<Value> RowReductions::clusterReduce(OpBuilder &b, Location loc,
     Value bytes = arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(4 * c));
     for (auto [pair, barrier, total] :
          llvm::zip(pairs, barriers, blockTotals)) {
-      inlinePtx(tb, l, {barrier, bytes},
-                "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
-                "state, [$0], $1; }");
-      Value mySlot = sharedAddress(
+      emitInlinePtx(
+          tb, l, {barrier, bytes},
+          "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
+          "state, [$0], $1; }");
+      Value mySlot = elementAddress(
           tb, l, clusterSlots,
           arith::AddIOp::create(
               tb, l, arith::MulIOp::create(tb, l, pair, indexConst(tb, l, c)),
@@ -213,12 +200,13 @@ SmallVector<Value> RowReductions::clusterReduce(OpBuilder &b, Location loc,
           4);
       for (int64_t rank = 0; rank < c; ++rank) {
         Value r = arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(rank));
-        inlinePtx(tb, l, {mySlot, barrier, r, total},
-                  "{ .reg .u64 slot, bar; "
-                  "mapa.shared::cluster.u64 slot, $0, $2; "
-                  "mapa.shared::cluster.u64 bar, $1, $2; "
-                  "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 "
-                  "[slot], $3, [bar]; }");
+        emitInlinePtx(
+            tb, l, {mySlot, barrier, r, total},
+            "{ .reg .u64 slot, bar; "
+            "mapa.shared::cluster.u64 slot, $0, $2; "
+            "mapa.shared::cluster.u64 bar, $1, $2; "
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 "
+            "[slot], $3, [bar]; }");
       }
     }
     scf::YieldOp::create(tb, l);
@@ -226,10 +214,10 @@ SmallVector<Value> RowReductions::clusterReduce(OpBuilder &b, Location loc,
   SmallVector<Value> totals;
   for (auto [combiner, barrier, index] :
        llvm::zip(combiners, barriers, indices)) {
-    inlinePtx(b, loc, {barrier, phase},
-              "{ .reg .pred done; waitTotals: "
-              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-              "@!done bra waitTotals; }");
+    emitInlinePtx(b, loc, {barrier, phase},
+                  "{ .reg .pred done; waitTotals: "
+                  "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
+                  "@!done bra waitTotals; }");
     Value total = combinerIdentity(b, loc, combiner);
     for (int64_t rank = 0; rank < c; ++rank) {
       Value v =

@@ -54,8 +54,6 @@ public:
   void finishCluster(OpBuilder &b, Location loc);
 
 private:
-  Value sharedAddress(OpBuilder &b, Location loc, Value memref,
-                      Value linearIndex, int64_t elementBytes);
   Value warpReduce(OpBuilder &b, Location loc, Combiner combiner, Value v,
                    int64_t width);
   SmallVector<Value> blockReduce(OpBuilder &b, Location loc,

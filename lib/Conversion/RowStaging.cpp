@@ -20,6 +20,7 @@
 #include "RowStaging.h"
 
 #include "GPUKernelBuilders.h"
+#include "PtxBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -28,20 +29,6 @@
 
 using namespace mlir;
 using namespace mlir::norm;
-
-static void inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
-                      StringRef ptx) {
-  NVVM::InlinePtxOp::create(b, loc, TypeRange{}, operands, ValueRange{}, ptx,
-                            Value());
-}
-
-/// Address (i64) of `memref`'s aligned pointer plus `byteOffset`.
-static Value addressOf(OpBuilder &b, Location loc, Value memref,
-                       Value byteOffset) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  return arith::IndexCastUIOp::create(
-      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, byteOffset));
-}
 
 void RowStaging::allocate(gpu::GPUFuncOp func, Location loc,
                           ArrayRef<Value> fullInputs) {
@@ -53,6 +40,7 @@ void RowStaging::allocate(gpu::GPUFuncOp func, Location loc,
     Type element = cast<MemRefType>(input.getType()).getElementType();
     sources.push_back(input);
     rowBytes.push_back(n * element.getIntOrFloatBitWidth() / 8);
+    bytesPerRow += rowBytes.back();
     buffers.push_back(func.addWorkgroupAttribution(
         MemRefType::get({stages, n / vw}, VectorType::get({vw}, element),
                         AffineMap(), workgroup),
@@ -69,10 +57,10 @@ void RowStaging::init(OpBuilder &b, Location loc, Value threadId) {
                                         threadId, indexConst(b, loc, 0));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
     for (int64_t s = 0; s < stages; ++s)
-      inlinePtx(tb, l, addressOf(tb, l, barriers, indexConst(tb, l, 8 * s)),
-                "mbarrier.init.shared::cta.b64 [$0], 1;");
+      emitMbarrierInit(
+          tb, l, elementAddress(tb, l, barriers, indexConst(tb, l, s), 8));
     // Visible to the bulk copy engine (async proxy) before its first use.
-    inlinePtx(tb, l, {}, "fence.mbarrier_init.release.cluster;");
+    emitInlinePtx(tb, l, {}, "fence.mbarrier_init.release.cluster;");
     scf::YieldOp::create(tb, l);
   });
   gpu::BarrierOp::create(b, loc);
@@ -91,32 +79,22 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
   Value go = arith::AndIOp::create(b, loc, isFirst, exists);
   scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
     Value stage = stageOf(tb, l, localRow);
-    Value barrier =
-        addressOf(tb, l, barriers,
-                  arith::MulIOp::create(tb, l, stage, indexConst(tb, l, 8)));
-    int64_t total = 0;
-    for (int64_t bytes : rowBytes)
-      total += bytes;
+    Value barrier = elementAddress(tb, l, barriers, stage, 8);
     // The stage was last read through the generic proxy (row i - 1).
-    inlinePtx(tb, l, {}, "fence.proxy.async.shared::cta;");
-    inlinePtx(tb, l,
-              {barrier,
-               arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(total))},
-              "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
-              "state, [$0], $1; }");
+    emitInlinePtx(tb, l, {}, "fence.proxy.async.shared::cta;");
+    emitArriveExpectTx(
+        tb, l, barrier,
+        arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(bytesPerRow)));
     for (auto [source, buffer, bytes] : llvm::zip(sources, buffers, rowBytes)) {
-      Value dst = addressOf(
-          tb, l, buffer,
-          arith::MulIOp::create(tb, l, stage, indexConst(tb, l, bytes)));
-      Value src = addressOf(
-          tb, l, source,
-          arith::MulIOp::create(tb, l, row, indexConst(tb, l, bytes)));
+      Value dst = elementAddress(tb, l, buffer, stage, bytes);
+      Value src = elementAddress(tb, l, source, row, bytes);
       Value size =
           arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(bytes));
-      inlinePtx(tb, l, {dst, src, size, barrier},
-                "{ .reg .u64 global; cvta.to.global.u64 global, $1; "
-                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
-                "bytes [$0], [global], $2, [$3]; }");
+      emitInlinePtx(
+          tb, l, {dst, src, size, barrier},
+          "{ .reg .u64 global; cvta.to.global.u64 global, $1; "
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+          "bytes [$0], [global], $2, [$3]; }");
     }
     scf::YieldOp::create(tb, l);
   });
@@ -124,18 +102,16 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
 
 Value RowStaging::wait(OpBuilder &b, Location loc, Value localRow) {
   Value stage = stageOf(b, loc, localRow);
-  Value barrier =
-      addressOf(b, loc, barriers,
-                arith::MulIOp::create(b, loc, stage, indexConst(b, loc, 8)));
+  Value barrier = elementAddress(b, loc, barriers, stage, 8);
   Value phase = arith::IndexCastUIOp::create(
       b, loc, b.getI32Type(),
       arith::AndIOp::create(
           b, loc,
           arith::DivUIOp::create(b, loc, localRow, indexConst(b, loc, stages)),
           indexConst(b, loc, 1)));
-  inlinePtx(b, loc, {barrier, phase},
-            "{ .reg .pred done; waitRow: "
-            "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-            "@!done bra waitRow; }");
+  emitInlinePtx(b, loc, {barrier, phase},
+                "{ .reg .pred done; waitRow: "
+                "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
+                "@!done bra waitRow; }");
   return stage;
 }

@@ -50,7 +50,10 @@ private:
   RowLayout layout;
   int64_t n, stages;
   SmallVector<Value> sources, buffers;
+  /// Bytes of one row of each input, and of all of them (what a stage's
+  /// mbarrier expects).
   SmallVector<int64_t> rowBytes;
+  int64_t bytesPerRow = 0;
   Value barriers;
 };
 

@@ -48,13 +48,10 @@ struct NormSplitReductionPass
     device.numSMs = numSMs;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
-    KernelTraits traits = describeKernel(op);
-    bool overCluster =
-        !ShapedType::isDynamic(n) &&
-        !rowsFitInRegisters(n, traits.elementBytes, traits.fullOperands,
-                            traits.columnOutputs, device) &&
-        chooseClusterLayout(n, traits.elementBytes, traits.fullOperands,
-                            traits.columnOutputs, device);
+    KernelShape shape = describeKernel(op);
+    bool overCluster = !ShapedType::isDynamic(shape.n) &&
+                       planKernel(shape, device, /*table=*/nullptr).kind ==
+                           KernelPlan::Kind::Cluster;
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt
                                                     : std::optional(m),
                            n, device, overCluster);
@@ -123,6 +120,17 @@ struct NormSplitReductionPass
       getOperation()->emitError(
           "norm-split-reduction: num-sms must be positive, got ")
           << static_cast<int64_t>(numSMs);
+      return signalPassFailure();
+    }
+    if (registerBudget <= 0) {
+      getOperation()->emitError(
+          "norm-split-reduction: register-budget must be positive, got ")
+          << static_cast<int64_t>(registerBudget);
+      return signalPassFailure();
+    }
+    if (std::string error = validateClusterSize(maxClusterSize);
+        !error.empty()) {
+      getOperation()->emitError("norm-split-reduction: ") << error;
       return signalPassFailure();
     }
     SmallVector<FusedOp> candidates;

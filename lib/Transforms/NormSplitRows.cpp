@@ -34,7 +34,7 @@ struct NormSplitRowsPass
   bool needsSplit(FusedOp op) {
     if (always)
       return true;
-    KernelTraits traits = describeKernel(op);
+    KernelShape traits = describeKernel(op);
     if (ShapedType::isDynamic(traits.n))
       return false;
     DeviceInfo device;

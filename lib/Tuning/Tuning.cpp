@@ -8,6 +8,17 @@ using namespace mlir::norm;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Elements of one full operand a thread may keep in registers: `budget`
+/// shared by the full operands, at least 8.
+static int64_t elementsPerOperand(int64_t budget, int64_t fullOperands) {
+  return std::max<int64_t>(8, budget / std::max<int64_t>(1, fullOperands));
+}
+
+/// Vector chunks of `vectorWidth` within `elements`, at least one.
+static int64_t chunksWithin(int64_t elements, int64_t vectorWidth) {
+  return std::max<int64_t>(1, elements / vectorWidth);
+}
+
 int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
                                     const DeviceInfo &device,
                                     bool rowsOverCluster) {
@@ -47,9 +58,9 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
-  int64_t perOperand = std::max<int64_t>(
-      8, device.registerBudget / std::max<int64_t>(1, fullOperands));
-  int64_t maxChunks = std::max<int64_t>(1, perOperand / layout.vectorWidth);
+  int64_t maxChunks =
+      chunksWithin(elementsPerOperand(device.registerBudget, fullOperands),
+                   layout.vectorWidth);
   int64_t warpsOfWork = ceilDiv(vectors, 32) * 32;
   // Short rows: a warp per row when a warp can hold it within the budget
   // (block-wide reductions and barriers per short row cost more than warp
@@ -99,8 +110,7 @@ bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
                                     int64_t fullOperands, int64_t columnOutputs,
                                     const DeviceInfo &device) {
   RowLayout layout = chooseRowLayout(n, elementBytes, fullOperands, device);
-  int64_t perOperand = std::max<int64_t>(
-      8, device.registerBudget / std::max<int64_t>(1, fullOperands));
+  int64_t perOperand = elementsPerOperand(device.registerBudget, fullOperands);
   int64_t perThread = std::min<int64_t>(255, 65536 / layout.threads);
   return layout.elementsPerThread() <=
              std::max(perOperand, layout.vectorWidth) &&
@@ -120,12 +130,11 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
   // H200 (long-row sweep, 2026-11-29): LayerNorm backward at N = 131072
   // 2.53 TB/s with 2x the budget vs < 2.0 with 1x; LayerNorm forward +1-6%;
   // RMSNorm within 3%.
-  int64_t perOperand = std::max<int64_t>(
-      8, 2 * device.registerBudget / std::max<int64_t>(1, fullOperands));
-  int64_t maxChunks = std::max<int64_t>(1, perOperand / vectorWidth);
-  // Fewest blocks first (each cluster barrier waits for the slowest block),
-  // then fewest threads that hold the slice: more work per thread means
-  // more loads in flight per instruction stream.
+  int64_t maxChunks = chunksWithin(
+      elementsPerOperand(2 * device.registerBudget, fullOperands), vectorWidth);
+  // Fewest blocks first (each exchange of block totals waits for the slowest
+  // block), then fewest threads that hold the slice: more work per thread
+  // means more loads in flight per instruction stream.
   for (int64_t cluster = 2; cluster <= device.maxClusterSize; cluster *= 2) {
     int64_t sliceVectors = ceilDiv(vectors, cluster);
     for (int64_t threads = 256;
@@ -198,11 +207,10 @@ RowLayout mlir::norm::chooseSlicedLayout(int64_t n, int64_t elementBytes,
     return chooseRowLayout(n, elementBytes, fullOperands, device);
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);
-  int64_t perOperand = std::max<int64_t>(
-      8, device.registerBudget / std::max<int64_t>(1, fullOperands));
   layout.threads = 256;
   layout.chunksPerThread =
-      std::max<int64_t>(1, perOperand / layout.vectorWidth);
+      chunksWithin(elementsPerOperand(device.registerBudget, fullOperands),
+                   layout.vectorWidth);
   layout.columnSlices = ceilDiv(n, layout.sliceWidth());
   return layout;
 }
@@ -240,6 +248,11 @@ int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
       layout.clusterSize != 1 || layout.threadsPerRow() <= 32 ||
       layout.vectorWidth * shape.elementBytes != 16 ||
       shape.n % layout.vectorWidth != 0)
+    return 0;
+  // Bulk copies move 16-byte multiples: the narrowest input's rows too.
+  int64_t narrowest = shape.narrowestInputBytes > 0 ? shape.narrowestInputBytes
+                                                    : shape.elementBytes;
+  if (shape.n * narrowest % 16 != 0)
     return 0;
   // Leave 1 KB for the reductions' buffers.
   int64_t bytes = requested * shape.fullOperands * shape.n * shape.elementBytes;

@@ -88,10 +88,14 @@ Value mlir::norm::roundTo(OpBuilder &builder, Location loc, Value value,
   return arith::TruncFOp::create(builder, loc, type, value);
 }
 
-KernelTraits mlir::norm::describeKernel(FusedOp op) {
-  KernelTraits traits{cast<ShapedType>(op.getShapeSource().getType())
-                          .getDimSize(1),
-                      1, 0, 0, 0};
+KernelShape mlir::norm::describeKernel(FusedOp op) {
+  KernelShape traits{
+      cast<ShapedType>(op.getShapeSource().getType()).getDimSize(1),
+      1,
+      0,
+      0,
+      0,
+      /*onlyRowOutputs=*/true};
   auto bytes = [](Value v) {
     return static_cast<int64_t>(
         cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
@@ -100,12 +104,18 @@ KernelTraits mlir::norm::describeKernel(FusedOp op) {
     if (op.getInputRole(i) == Role::full) {
       ++traits.fullOperands;
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));
+      traits.narrowestInputBytes =
+          traits.narrowestInputBytes > 0
+              ? std::min(traits.narrowestInputBytes, bytes(v))
+              : bytes(v);
     }
   for (auto [i, v] : llvm::enumerate(op.getOutputs())) {
     if (op.getOutputRole(i) == Role::full)
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));
     if (op.getOutputRole(i) == Role::col)
       ++traits.columnOutputs;
+    if (op.getOutputRole(i) != Role::row)
+      traits.onlyRowOutputs = false;
   }
   auto reduces = op.getBody().front().getOps<RowReduceOp>();
   traits.rowReductions = std::distance(reduces.begin(), reduces.end());

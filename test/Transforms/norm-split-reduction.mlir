@@ -4,7 +4,12 @@
 // RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
+// RUN: not norm-opt %s --norm-split-reduction="max-cluster-size=5" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// RUN: not norm-opt %s --norm-split-reduction="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
+
 // NEG: error: norm-split-reduction: split size must be a positive number of rows, got -4
+// BADCLUSTER: error: norm-split-reduction: max-cluster-size must be 1, 2, 4, 8 or 16
+// BADBUDGET: error: norm-split-reduction: register-budget must be positive, got 0
 // BADOPT: for the --split-size option: 'abc' value invalid for long argument
 
 // Dynamic M: ceil(M / 16) partial rows, then a combine into dw.

@@ -204,13 +204,16 @@ private:
   std::vector<std::pair<TuningKey, TuningChoice>> entries;
 };
 
-/// What the layout decision needs to know about one norm.fused kernel.
+/// What the tuning rules need to know about one norm.fused kernel (built
+/// from IR by describeKernel, NormDialect/Utils/KernelBody.h); its first
+/// five fields are those of its TuningKey.
 struct KernelShape {
-  /// Normalized size (static).
+  /// Normalized size.
   int64_t n = 0;
-  /// Widest activation element.
+  /// Widest activation element (full inputs and outputs; the f32 column
+  /// partials do not count).
   int64_t elementBytes = 2;
-  /// Full (M x N) inputs.
+  /// Full (M x N) inputs the kernel reads.
   int64_t fullOperands = 1;
   /// Column-reduction outputs (dW, dB).
   int64_t columnOutputs = 0;
@@ -218,6 +221,8 @@ struct KernelShape {
   int64_t rowReductions = 1;
   /// Every output is a row output (a statistics kernel).
   bool onlyRowOutputs = false;
+  /// Narrowest element of the full inputs (0: elementBytes).
+  int64_t narrowestInputBytes = 0;
 };
 
 /// How a kernel is generated and launched.

@@ -11,28 +11,14 @@
 #define NORMDIALECT_UTILS_KERNELBODY_H
 
 #include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Tuning/Tuning.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::norm {
 
-/// What the tuning rules (NormDialect/Tuning/Tuning.h) need to know about a
-/// norm.fused kernel; its fields are those of a TuningKey.
-struct KernelTraits {
-  /// The normalized size (ShapedType::kDynamic when not static).
-  int64_t n;
-  /// Widest element of the activations (full inputs and outputs; the f32
-  /// column partials do not count).
-  int64_t elementBytes;
-  /// Full (M x N) inputs the kernel reads.
-  int64_t fullOperands;
-  /// Outputs that are column reductions.
-  int64_t columnOutputs;
-  /// norm.row_reduce ops in the body.
-  int64_t rowReductions;
-};
-
-/// Describes `op` for the tuning rules; works on tensors and memrefs.
-KernelTraits describeKernel(FusedOp op);
+/// Describes `op` for the tuning rules (n is ShapedType::kDynamic when N is
+/// not static); works on tensors and memrefs.
+KernelShape describeKernel(FusedOp op);
 
 /// Clones, in body order, every op of `body` that `targets` depend on and that
 /// `mapping` does not already map. Block arguments and norm.row_reduce

@@ -1,0 +1,36 @@
+//===- PtxBuilders.h - inline PTX for GPU kernel bodies ------*- C++ -*-===//
+//
+// Private to lib/Conversion: what the row kernels need from PTX that the
+// upstream NVVM ops do not offer at this level (memrefs, before the LLVM
+// lowering): shared-window addresses of memref elements and the mbarrier
+// operations that bulk copies and st.async complete on. Shared by
+// RowReductions.cpp (cluster exchange) and RowStaging.cpp (row staging).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_PTXBUILDERS_H
+#define LIB_CONVERSION_PTXBUILDERS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::norm {
+
+/// Emits `ptx` (operands $0, $1, ... are `operands`) with no results.
+void emitInlinePtx(OpBuilder &b, Location loc, ValueRange operands,
+                   StringRef ptx);
+
+/// Address (i64) of element `index` of a contiguous `memref` whose elements
+/// are `elementBytes` wide: a shared-window address for workgroup memory, a
+/// generic one for global memory.
+Value elementAddress(OpBuilder &b, Location loc, Value memref, Value index,
+                     int64_t elementBytes);
+
+/// mbarrier.init with one expected arrival (the thread that arms it).
+void emitMbarrierInit(OpBuilder &b, Location loc, Value barrier);
+
+/// Arrives on `barrier` and expects `bytes` (i32) more to complete on it.
+void emitArriveExpectTx(OpBuilder &b, Location loc, Value barrier, Value bytes);
+
+} // namespace mlir::norm
+
+#endif // LIB_CONVERSION_PTXBUILDERS_H
