@@ -6,6 +6,9 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
   scripts/autotune-variants.py [--kinds=ln_bwd,...]   row-resident classes
   scripts/autotune-variants.py --split                split sizes
   scripts/autotune-variants.py --long [--kinds=...]   rows over clusters
+  scripts/autotune-variants.py --staged [--kinds=...] rows staged in shared
+      memory (depth x budget x rows per block) against the committed table's
+      register-prefetch knobs
 """
 
 import concurrent.futures
@@ -31,9 +34,38 @@ KEYS = {"rms_fwd": dict(full_operands=1, column_outputs=0, row_reductions=1),
 
 
 LONG_SIZES = [16384, 32768, 65536, 131072]
+# Staging depends on the row's bytes, not only its power of two: the model
+# widths between 4096 and 8192 get classes of their own.
+STAGED_SIZES = [1024, 2048, 4096, 5120, 7168, 8192, 16384]
+TABLE = os.path.join(ROOT, "tuning", "h200.json")
 
 
-def knobs(kind, split_sweep=False, long_rows=False):
+def table_knobs(kind, n):
+    """The committed table's knobs for (kind, n): its entry of the same
+    class nearest in N (as TuningTable::lookup), or {}."""
+    with open(TABLE) as f:
+        entries = [e for e in json.load(f)["entries"] if e.get("kind") == kind]
+    if not entries:
+        return {}
+    import math
+    best = min(entries, key=lambda e: abs(math.log(e["n"] / n)))
+    return {k: best.get(k, 0) for k in ("register_budget", "num_stages", "rows_per_block",
+                                        "min_blocks_per_sm")}
+
+
+def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0):
+    if staged:
+        # The committed register-prefetch knobs, and rows staged 2-4 deep
+        # with each register budget (threads per row) and, for the forward,
+        # rows per block (the walk the stages pipeline).
+        base = [dict(table_knobs(kind, n), shared_stages=0, table=1)]
+        if kind.endswith("fwd"):
+            return base + [dict(register_budget=b, num_stages=0, rows_per_block=r,
+                                min_blocks_per_sm=0, shared_stages=d)
+                           for d, b, r in itertools.product((2, 3, 4), (16, 32), (4, 8, 16))]
+        return base + [dict(register_budget=b, num_stages=0, rows_per_block=0,
+                            min_blocks_per_sm=0, shared_stages=d)
+                       for d, b in itertools.product((2, 3, 4), (16, 32, 48))]
     if long_rows:
         # Rows too long for one block: cluster size (1 = the split-rows path),
         # register budget (slice per block), rows per cluster (forward) or
@@ -60,7 +92,19 @@ def compile_variant(kind, n, k):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(program_text(kind, n, "bf16", eps=1e-6))
         src = f.name
-    if "max_cluster_size" in k:
+    if "shared_stages" in k:
+        if k.get("table"):
+            name = f"{kind}_{n}_table_d0"
+            cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
+                   f"--tuning-table={TABLE}", "--shared-stages=0"]
+        else:
+            name = (f"{kind}_{n}_b{k['register_budget']}_r{k['rows_per_block']}"
+                    f"_d{k['shared_stages']}")
+            cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
+                   f"--register-budget={k['register_budget']}",
+                   f"--rows-per-block={k['rows_per_block']}",
+                   f"--shared-stages={k['shared_stages']}"]
+    elif "max_cluster_size" in k:
         name = f"{kind}_{n}_" + "_".join(f"{key}{v}" for key, v in sorted(k.items()))
         cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
                f"--max-cluster-size={k['max_cluster_size']}",
@@ -89,6 +133,7 @@ def main():
     global OUT
     split_sweep = "--split" in sys.argv
     long_rows = "--long" in sys.argv
+    staged = "--staged" in sys.argv
     # --kinds=ln_bwd,rms_bwd: only these kinds.
     kinds = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--kinds=")),
                  list(KEYS))
@@ -96,18 +141,22 @@ def main():
         OUT = os.path.join(ROOT, ".out", "tune-split")
     if long_rows:
         OUT = os.path.join(ROOT, ".out", "tune-long")
+    if staged:
+        OUT = os.path.join(ROOT, ".out", "tune-staged")
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in kinds:
-            for n in (LONG_SIZES if long_rows else SIZES):
-                for k in knobs(kind, split_sweep, long_rows):
+            sizes = LONG_SIZES if long_rows else STAGED_SIZES if staged else SIZES
+            for n in sizes:
+                for k in knobs(kind, split_sweep, long_rows, staged, n):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
         for kind, n, k, fut in jobs:
             name, rc, err = fut.result()
             if rc:
                 print(f"FAILED {name}: {err}", file=sys.stderr)
                 continue
+            k = {key: v for key, v in k.items() if key != "table"}
             index.append(dict(bundle=name, kind=kind, n=n, element_bytes=2,
                               **KEYS[kind], **{"register_budget": 0, "num_stages": 0,
                                                "rows_per_block": 0, **k}))

@@ -193,13 +193,22 @@ TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
   DeviceInfo h200;
   KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
   RowLayout block = chooseRowLayout(4096, 2, 1, h200);
+  EXPECT_EQ(stagedBytes(rmsFwd, block, 3), 3 * 8192);
   EXPECT_EQ(chooseSharedStages(rmsFwd, block, h200, 3), 3);
   EXPECT_EQ(chooseSharedStages(rmsFwd, block, h200, 0), 0);
-  // 3 x 16 KB rows at N = 8192 leave no room next to the reductions.
-  KernelShape wide{8192, 2, 1, 0, 1, false};
-  RowLayout wideBlock = chooseRowLayout(8192, 2, 1, h200);
-  EXPECT_EQ(chooseSharedStages(wide, wideBlock, h200, 3), 0);
-  EXPECT_EQ(chooseSharedStages(wide, wideBlock, h200, 2), 2);
+  // Dynamic shared memory holds 4 x 32 KB rows (N = 16384) but not 4 rows
+  // of two inputs at N = 16384 (256 KB > 227 KB).
+  KernelShape wide{16384, 2, 1, 0, 1, false};
+  RowLayout wideBlock = chooseRowLayout(16384, 2, 1, h200);
+  EXPECT_EQ(chooseSharedStages(wide, wideBlock, h200, 4), 4);
+  KernelShape wideBwd{16384, 2, 2, 1, 1, false};
+  RowLayout wideBwdBlock = chooseRowLayout(16384, 2, 2, h200);
+  EXPECT_EQ(chooseSharedStages(wideBwd, wideBwdBlock, h200, 4), 0);
+  EXPECT_EQ(chooseSharedStages(wideBwd, wideBwdBlock, h200, 3), 3);
+  // A smaller device limit is respected.
+  DeviceInfo small = h200;
+  small.sharedMemoryPerBlock = 48 * 1024;
+  EXPECT_EQ(chooseSharedStages(wide, wideBlock, small, 2), 0);
   // A warp per row has no block barrier to order the reuse of a stage.
   KernelShape shortRows{1024, 2, 1, 0, 1, false};
   EXPECT_EQ(chooseSharedStages(shortRows,
@@ -220,9 +229,59 @@ TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
   KernelShape f32{1004, 4, 2, 1, 1, false};
   EXPECT_EQ(
       chooseSharedStages(f32, chooseRowLayout(1004, 4, 2, h200), h200, 2), 2);
-  // The plan asks for it.
-  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 2).layout.sharedStages, 2);
-  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).layout.sharedStages, 0);
+}
+
+TEST(Tuning, ClusterBlocksStageTheirSlice) {
+  DeviceInfo h200;
+  KernelShape longRow{131072, 2, 1, 0, 1, false};
+  std::optional<RowLayout> cluster = chooseClusterLayout(131072, 2, 1, 0, h200);
+  ASSERT_TRUE(cluster.has_value());
+  EXPECT_EQ(stagedBytes(longRow, *cluster, 2), 2 * cluster->sliceWidth() * 2);
+  EXPECT_EQ(chooseSharedStages(longRow, *cluster, h200, 2), 2);
+}
+
+TEST(Tuning, SharedStagesFromRequestTableOrRule) {
+  DeviceInfo h200;
+  KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
+  // The request wins; -1 asks the table, then the rule (2 stages where two
+  // blocks still fit an SM).
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 3).layout.sharedStages, 3);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 0).layout.sharedStages, 0);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).layout.sharedStages, 2);
+  TuningTable table;
+  TuningChoice off;
+  off.sharedStages = 0;
+  table.add({4096, 2, 1, 0, 1}, off);
+  EXPECT_EQ(planKernel(rmsFwd, h200, &table).layout.sharedStages, 0);
+  TuningChoice deep;
+  deep.sharedStages = 3;
+  table.add({4096, 2, 1, 0, 1}, deep);
+  EXPECT_EQ(planKernel(rmsFwd, h200, &table).layout.sharedStages, 3);
+  // An entry without a depth leaves it to the rule.
+  table.add({4096, 2, 1, 0, 1}, TuningChoice{});
+  EXPECT_EQ(planKernel(rmsFwd, h200, &table).layout.sharedStages, 2);
+  // The rule stages rows of up to 16 KB per input (measured slower above)
+  // and keeps two blocks per SM.
+  KernelShape wideFwd{16384, 2, 1, 0, 1, false};
+  EXPECT_EQ(defaultSharedStages(wideFwd, chooseRowLayout(16384, 2, 1, h200),
+                                h200),
+            0);
+  KernelShape f32Fwd{4096, 4, 1, 0, 1, false};
+  EXPECT_EQ(
+      defaultSharedStages(f32Fwd, chooseRowLayout(4096, 4, 1, h200), h200), 2);
+  DeviceInfo smallSM = h200;
+  smallSM.sharedMemoryPerSM = 64 * 1024;
+  KernelShape bwd8K{8192, 2, 2, 1, 1, false};
+  EXPECT_EQ(defaultSharedStages(bwd8K, chooseRowLayout(8192, 2, 2, h200),
+                                smallSM),
+            0);
+  EXPECT_EQ(
+      defaultSharedStages(bwd8K, chooseRowLayout(8192, 2, 2, h200), h200), 2);
+  // Rows over a cluster keep the register prefetch unless asked.
+  KernelShape longRow{131072, 2, 1, 0, 1, false};
+  RowLayout cluster = *chooseClusterLayout(131072, 2, 1, 0, h200);
+  EXPECT_EQ(defaultSharedStages(longRow, cluster, h200), 0);
+  EXPECT_EQ(planKernel(longRow, h200, nullptr, 2).layout.sharedStages, 2);
 }
 
 TEST(Tuning, RegisterEstimate) {
@@ -279,7 +338,9 @@ TEST(TuningTable, LoadsAndRejects) {
     std::fputs(R"({"device": "test", "entries": [{"n": 1024, "element_bytes": 2,
       "full_operands": 1, "column_outputs": 0, "row_reductions": 1,
       "register_budget": 32, "rows_per_block": 8, "num_stages": 3,
-      "min_blocks_per_sm": 2}]})",
+      "min_blocks_per_sm": 2, "shared_stages": 0},
+      {"n": 2048, "element_bytes": 2, "full_operands": 1, "column_outputs": 0,
+      "row_reductions": 1}]})",
                f);
     std::fclose(f);
   }
@@ -287,6 +348,9 @@ TEST(TuningTable, LoadsAndRejects) {
   ASSERT_TRUE(table.load(path, error)) << error;
   EXPECT_EQ(table.lookup({1024, 2, 1, 0, 1})->numStages, 3);
   EXPECT_EQ(table.lookup({1024, 2, 1, 0, 1})->minBlocksPerSM, 2);
+  // 0 (measured: no staging) differs from an absent depth (the rule).
+  EXPECT_EQ(table.lookup({1024, 2, 1, 0, 1})->sharedStages, 0);
+  EXPECT_EQ(table.lookup({2048, 2, 1, 0, 1})->sharedStages, -1);
   EXPECT_FALSE(table.load(path + ".missing", error));
   EXPECT_NE(error.find("cannot read"), std::string::npos);
   {
@@ -296,5 +360,14 @@ TEST(TuningTable, LoadsAndRejects) {
   }
   EXPECT_FALSE(TuningTable().load(path, error));
   EXPECT_NE(error.find("positive n"), std::string::npos) << error;
+  {
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "shared_stages": 9}]})",
+               f);
+    std::fclose(f);
+  }
+  EXPECT_FALSE(TuningTable().load(path, error));
+  EXPECT_NE(error.find("shared_stages"), std::string::npos) << error;
 }
 } // namespace

@@ -74,10 +74,17 @@ struct ConvertNormToGPUPass
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value one = indexConst(b, loc, 1);
+    // Rows staged in shared memory live in dynamic shared memory, whose
+    // size the launch provides.
+    Value dynamicShared;
+    if (auto bytes =
+            func->getAttrOfType<IntegerAttr>("norm.dynamic_shared_bytes"))
+      dynamicShared = arith::ConstantOp::create(
+          b, loc, b.getI32IntegerAttr(static_cast<int32_t>(bytes.getInt())));
     gpu::LaunchFuncOp::create(
         b, loc, func, gpu::KernelDim3{gridX, gridY ? gridY : one, one},
         gpu::KernelDim3{indexConst(b, loc, blockSize), one, one},
-        /*dynamicSharedMemorySize=*/Value(), operands);
+        dynamicShared, operands);
     op->erase();
   }
 
@@ -256,9 +263,9 @@ struct ConvertNormToGPUPass
     device.maxThreadsPerBlock = maxThreads;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
-    if (sharedStages < 0 || sharedStages > 4) {
-      module.emitError("convert-norm-to-gpu: shared-stages must be 0 (off) "
-                       "to 4, got ")
+    if (sharedStages < -1 || sharedStages > 4) {
+      module.emitError("convert-norm-to-gpu: shared-stages must be -1 (the "
+                       "tuning table, else the rule), 0 (off) or 1 to 4, got ")
           << static_cast<int64_t>(sharedStages);
       return signalPassFailure();
     }

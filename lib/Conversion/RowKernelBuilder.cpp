@@ -139,8 +139,8 @@ public:
       for (unsigned i = 0; i < numInputs; ++i)
         if (op.getInputRole(i) == Role::full)
           full.push_back(inputs[i]);
-      staging.emplace(layout, n, layout.sharedStages);
-      staging->allocate(func, loc, full);
+      staging.emplace(layout, n, layout.sharedStages, sliceBase);
+      staging->allocate(b, func, loc, full);
       staging->init(b, loc, tid);
       for (int64_t k = 0; k + 1 < layout.sharedStages; ++k) {
         Value local = indexConst(b, loc, k);
@@ -252,8 +252,7 @@ private:
         cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
     SmallVector<Value> scalars;
     for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-      Value vector = arith::DivUIOp::create(
-          b, loc, columns[c], indexConst(b, loc, layout.vectorWidth));
+      Value vector = staging->vectorIndex(b, loc, columns[c]);
       auto load = [&](OpBuilder &lb, Location l) -> Value {
         return memref::LoadOp::create(lb, l, buffer, ValueRange{stage, vector});
       };

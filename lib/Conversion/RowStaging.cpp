@@ -1,6 +1,7 @@
 //===- RowStaging.cpp - rows staged in shared memory ----------------------===//
 //
-// Protocol, per block (one row at a time, rows rowBegin, rowBegin + 1, ...):
+// Protocol, per block (one row at a time, rows rowBegin, rowBegin + 1, ...;
+// a block of a cluster stages only its column slice of each row):
 // thread 0 issues the bulk copies of local row i into stage i % S, arming
 // that stage's mbarrier with the bytes to expect; every thread waits on the
 // mbarrier (parity (i / S) & 1) before reading the row from shared memory.
@@ -10,6 +11,9 @@
 // kernel with a block-wide reduction per row (convert-norm-to-gpu's plan
 // checks). The copies are asynchronous-proxy writes into memory the threads
 // read through the generic proxy, hence fence.proxy.async before reuse.
+// The stages live in dynamic shared memory (gpu.dynamic_shared_memory):
+// rows of 16K bf16 elements and more need over the 48 KB of static shared
+// memory a kernel may declare.
 //
 // Not built on scf::pipelineForLoop: the copies are issued by one thread,
 // into buffers whose reuse is ordered by the kernel's own reduction
@@ -30,22 +34,42 @@
 using namespace mlir;
 using namespace mlir::norm;
 
-void RowStaging::allocate(gpu::GPUFuncOp func, Location loc,
+void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
                           ArrayRef<Value> fullInputs) {
   MLIRContext *ctx = func.getContext();
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  // Dynamic shared memory is an external, zero-sized shared array (PTX
+  // `.extern .shared .b8 name[]`). Not gpu.dynamic_shared_memory: its NVVM
+  // lowering (LLVM 22) gives the array internal linkage, which the NVPTX
+  // backend demotes to a one-byte static variable inside the kernel.
+  auto bytesType = MemRefType::get({0}, b.getI8Type(), AffineMap(), workgroup);
+  auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
+  constexpr llvm::StringLiteral name = "norm_dynamic_shared";
+  if (!gpuModule.lookupSymbol(name)) {
+    OpBuilder mb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    memref::GlobalOp::create(mb, loc, name, mb.getStringAttr("public"),
+                             bytesType, Attribute(), /*constant=*/false,
+                             mb.getI64IntegerAttr(16));
+  }
+  Value dynamic = memref::GetGlobalOp::create(b, loc, bytesType, name);
   int64_t vw = layout.vectorWidth;
+  int64_t offset = 0;
   for (Value input : fullInputs) {
     Type element = cast<MemRefType>(input.getType()).getElementType();
     sources.push_back(input);
-    rowBytes.push_back(n * element.getIntOrFloatBitWidth() / 8);
-    bytesPerRow += rowBytes.back();
-    buffers.push_back(func.addWorkgroupAttribution(
-        MemRefType::get({stages, n / vw}, VectorType::get({vw}, element),
-                        AffineMap(), workgroup),
-        loc));
+    elementBytes.push_back(element.getIntOrFloatBitWidth() / 8);
+    // Stage sizes are 16-byte multiples (chooseSharedStages), so every
+    // buffer stays 16-byte aligned for the bulk copies.
+    buffers.push_back(memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({stages, stageElements / vw},
+                        VectorType::get({vw}, element), AffineMap(),
+                        workgroup),
+        dynamic, indexConst(b, loc, offset), ValueRange{}));
+    offset += stages * stageElements * elementBytes.back();
   }
+  func->setAttr("norm.dynamic_shared_bytes", b.getI64IntegerAttr(offset));
   barriers = func.addWorkgroupAttribution(
       MemRefType::get({stages}, IntegerType::get(ctx, 64), AffineMap(),
                       workgroup),
@@ -70,6 +94,23 @@ Value RowStaging::stageOf(OpBuilder &b, Location loc, Value localRow) {
   return arith::RemUIOp::create(b, loc, localRow, indexConst(b, loc, stages));
 }
 
+Value RowStaging::vectorIndex(OpBuilder &b, Location loc, Value column) const {
+  Value local = sliceBase ? arith::SubIOp::create(b, loc, column, sliceBase)
+                          : column;
+  return arith::DivUIOp::create(b, loc, local,
+                                indexConst(b, loc, layout.vectorWidth));
+}
+
+Value RowStaging::stagedElements(OpBuilder &b, Location loc) {
+  // The last slice of a cluster ends with the row.
+  Value elements = indexConst(b, loc, stageElements);
+  if (sliceBase && n % stageElements != 0)
+    elements = arith::MinUIOp::create(
+        b, loc, elements,
+        arith::SubIOp::create(b, loc, indexConst(b, loc, n), sliceBase));
+  return elements;
+}
+
 void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
                        Value localRow, Value rowEnd) {
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -80,16 +121,31 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
   scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
     Value stage = stageOf(tb, l, localRow);
     Value barrier = elementAddress(tb, l, barriers, stage, 8);
+    Value elements = stagedElements(tb, l);
+    // Folded: whole rows (and slices of clusters whose slices divide N)
+    // have constant sizes.
+    auto toI32 = [&](Value index) {
+      return tb.createOrFold<arith::IndexCastUIOp>(l, tb.getI32Type(), index);
+    };
+    auto times = [&](Value index, int64_t factor) {
+      return tb.createOrFold<arith::MulIOp>(l, index,
+                                            indexConst(tb, l, factor));
+    };
     // The stage was last read through the generic proxy (row i - 1).
     emitInlinePtx(tb, l, {}, "fence.proxy.async.shared::cta;");
-    emitArriveExpectTx(
-        tb, l, barrier,
-        arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(bytesPerRow)));
-    for (auto [source, buffer, bytes] : llvm::zip(sources, buffers, rowBytes)) {
-      Value dst = elementAddress(tb, l, buffer, stage, bytes);
-      Value src = elementAddress(tb, l, source, row, bytes);
-      Value size =
-          arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(bytes));
+    int64_t perElement = 0;
+    for (int64_t bytes : elementBytes)
+      perElement += bytes;
+    emitArriveExpectTx(tb, l, barrier, toI32(times(elements, perElement)));
+    // First element of the staged part of the row.
+    Value first = arith::MulIOp::create(tb, l, row, indexConst(tb, l, n));
+    if (sliceBase)
+      first = arith::AddIOp::create(tb, l, first, sliceBase);
+    for (auto [source, buffer, bytes] :
+         llvm::zip(sources, buffers, elementBytes)) {
+      Value dst = elementAddress(tb, l, buffer, stage, stageElements * bytes);
+      Value src = elementAddress(tb, l, source, first, bytes);
+      Value size = toI32(times(elements, bytes));
       emitInlinePtx(
           tb, l, {dst, src, size, barrier},
           "{ .reg .u64 global; cvta.to.global.u64 global, $1; "

@@ -20,13 +20,22 @@ namespace mlir::norm {
 /// Shared-memory stages for the full inputs of one row kernel.
 class RowStaging {
 public:
-  /// `stages` rows in flight per input; rows of `n` elements.
-  RowStaging(const RowLayout &layout, int64_t n, int64_t stages)
-      : layout(layout), n(n), stages(stages) {}
+  /// `stages` rows in flight per input; rows of `n` elements. A block of a
+  /// cluster (layout.clusterSize > 1) stages only its column slice, which
+  /// starts at column `sliceBase`.
+  RowStaging(const RowLayout &layout, int64_t n, int64_t stages,
+             Value sliceBase)
+      : layout(layout), n(n), stages(stages),
+        stageElements(std::min(n, layout.sliceWidth())),
+        sliceBase(sliceBase) {}
 
-  /// Adds one stage buffer per input in `fullInputs` (memrefs M x N) and
-  /// the mbarriers to `func`.
-  void allocate(gpu::GPUFuncOp func, Location loc, ArrayRef<Value> fullInputs);
+  /// Carves one stage buffer per input in `fullInputs` (memrefs M x N) out
+  /// of the kernel's dynamic shared memory (at `b`, the kernel's entry) and
+  /// adds the mbarriers to `func`. Sets `norm.dynamic_shared_bytes` on
+  /// `func`: the launch must provide that much (above 48 KB the runtime
+  /// opts the kernel in first).
+  void allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
+                ArrayRef<Value> fullInputs);
 
   /// Thread 0 initializes the mbarriers; a block barrier publishes them.
   void init(OpBuilder &b, Location loc, Value threadId);
@@ -40,20 +49,29 @@ public:
   /// its stage index.
   Value wait(OpBuilder &b, Location loc, Value localRow);
 
-  /// The stage buffer of `fullInputs[index]`: memref<stages x N/VW x
-  /// vector<VW x T>> in shared memory (vectors keep it 16-byte aligned).
+  /// The stage buffer of `fullInputs[index]`: memref<stages x W/VW x
+  /// vector<VW x T>> in shared memory (W: the row, or this block's slice).
   Value buffer(unsigned index) const { return buffers[index]; }
+
+  /// Index of the vector at global column `column` in a stage buffer.
+  Value vectorIndex(OpBuilder &b, Location loc, Value column) const;
 
 private:
   Value stageOf(OpBuilder &b, Location loc, Value localRow);
 
+  /// Elements of one input a stage receives for one row: stageElements,
+  /// fewer for the last slice of a cluster when it ends with the row.
+  Value stagedElements(OpBuilder &b, Location loc);
+
   RowLayout layout;
   int64_t n, stages;
+  /// Elements of one input a stage holds (N, or the slice width).
+  int64_t stageElements;
+  /// First column of this block's slice (null: the whole row).
+  Value sliceBase;
   SmallVector<Value> sources, buffers;
-  /// Bytes of one row of each input, and of all of them (what a stage's
-  /// mbarrier expects).
-  SmallVector<int64_t> rowBytes;
-  int64_t bytesPerRow = 0;
+  /// Bytes of one element of each input.
+  SmallVector<int64_t> elementBytes;
   Value barriers;
 };
 

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -166,12 +167,21 @@ private:
     int64_t cluster = 1;
     if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.cluster_size"))
       cluster = attr.getInt();
+    // Dynamic shared memory (rows staged by bulk copies): a constant.
+    int64_t sharedBytes = 0;
+    if (Value size = launch.getDynamicSharedMemorySize()) {
+      IntegerAttr constant;
+      if (!matchPattern(size, m_Constant(&constant)))
+        return launch.emitError("bundle: dynamic shared memory size must be "
+                                "a constant");
+      sharedBytes = constant.getInt();
+    }
     return json::Object{{"kernel", kernel.getName().str()},
                         {"block", block},
                         {"cluster", cluster},
                         {"grid", std::move(*grid)},
                         {"grid_y", std::move(*gridY)},
-                        {"shared_bytes", 0},
+                        {"shared_bytes", sharedBytes},
                         {"params", std::move(params)}};
   }
 

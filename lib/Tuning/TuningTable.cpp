@@ -30,13 +30,18 @@ bool TuningTable::load(const std::string &path, std::string &error) {
   }
   for (const llvm::json::Value &v : *list) {
     const llvm::json::Object *e = v.getAsObject();
-    auto field = [&](const char *name) -> int64_t {
-      return e ? e->getInteger(name).value_or(0) : 0;
+    auto field = [&](const char *name, int64_t unset = 0) -> int64_t {
+      return e ? e->getInteger(name).value_or(unset) : unset;
     };
     TuningKey key{field("n"), field("element_bytes"), field("full_operands"),
                   field("column_outputs"), field("row_reductions")};
     TuningChoice choice{field("register_budget"), field("rows_per_block"),
-                        field("num_stages"), field("min_blocks_per_sm")};
+                        field("num_stages"), field("min_blocks_per_sm"),
+                        field("shared_stages", /*unset=*/-1)};
+    if (choice.sharedStages < -1 || choice.sharedStages > 4) {
+      error = path + ": shared_stages must be 0 to 4";
+      return false;
+    }
     if (key.n <= 0 || key.elementBytes <= 0) {
       error = path + ": an entry needs positive n and element_bytes";
       return false;

@@ -29,6 +29,10 @@ def evaluate(expr, m):
 DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
 
+# Most dynamic shared memory a launch may ask for (Hopper: 227 KB).
+MAX_SHARED_BYTES = 227 * 1024
+
+
 class Function:
     """One compiled function of a bundle: its signature and launch list."""
 
@@ -46,6 +50,10 @@ class Function:
             if not isinstance(cluster, int) or not 1 <= cluster <= 16:
                 raise BundleError(f"launch of {launch.get('kernel')} has a bad cluster size "
                                   f"{cluster!r} (1 to 16 blocks)")
+            shared = launch.get("shared_bytes", 0)
+            if not isinstance(shared, int) or not 0 <= shared <= MAX_SHARED_BYTES:
+                raise BundleError(f"launch of {launch.get('kernel')} has a bad shared_bytes "
+                                  f"{shared!r} (0 to {MAX_SHARED_BYTES})")
             for p in launch["params"]:
                 if p["buffer"] not in self.buffers and not any(
                         a["name"] == p["buffer"] for a in self.arguments):

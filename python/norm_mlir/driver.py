@@ -86,6 +86,14 @@ class Module:
             self.function(name), CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
             f"cuFuncSetAttribute({name})")
 
+    def allow_shared_bytes(self, name, nbytes):
+        """Lets kernel `name` use `nbytes` of dynamic shared memory (needed
+        once its static and dynamic shared memory exceed 48 KB)."""
+        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+        _check(_driver().cuFuncSetAttribute(
+            self.function(name), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes),
+            f"cuFuncSetAttribute({name})")
+
     def launch(self, name, grid, block, params, stream=0, shared_bytes=0):
         """grid: (x, y); params: list of ctypes scalars (kept alive by the
         caller)."""

@@ -31,6 +31,7 @@ class Launcher:
         self.module = None
         self.poison_outputs = poison_outputs
         self._large_clusters = set()
+        self._large_shared = set()
 
     def _ensure_module(self):
         if self.module is None:
@@ -89,6 +90,13 @@ class Launcher:
                 if launch.get("cluster", 1) > 8 and launch["kernel"] not in self._large_clusters:
                     self.module.allow_large_cluster(launch["kernel"])
                     self._large_clusters.add(launch["kernel"])
+                shared = launch.get("shared_bytes", 0)
+                # Static + dynamic shared memory above 48 KB needs the opt-in;
+                # any dynamic part gets it (its static buffers are not known
+                # here).
+                if shared > 0 and launch["kernel"] not in self._large_shared:
+                    self.module.allow_shared_bytes(launch["kernel"], shared)
+                    self._large_shared.add(launch["kernel"])
                 params = []
                 for p in launch["params"]:
                     params += _descriptor(env[p["buffer"]])

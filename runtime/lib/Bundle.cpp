@@ -129,8 +129,16 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
     launch.gridY.integer = 1;
     if (const JsonValue *gridY = l.get("grid_y"))
       launch.gridY = *gridY;
-    if (const JsonValue *smem = l.get("shared_bytes"))
+    if (const JsonValue *smem = l.get("shared_bytes")) {
+      // Dynamic shared memory: at most Hopper's 227 KB per block.
+      if (!smem->isInteger() || smem->integer < 0 ||
+          smem->integer > kMaxSharedBytes) {
+        error = "manifest: launch of " + launch.kernel +
+                " has a bad shared_bytes (0 to 232448)";
+        return false;
+      }
       launch.sharedBytes = smem->integer;
+    }
     if (const JsonValue *cluster = l.get("cluster")) {
       // Hopper clusters hold 1 to 16 blocks along y (grid_y is the cluster).
       if (!cluster->isInteger() || cluster->integer < 1 ||

@@ -207,6 +207,17 @@ bool Launcher::run(const std::string &functionName,
       release();
       return false;
     }
+    // Static and dynamic shared memory together above 48 KB need an opt-in
+    // for the dynamic part; opting in whenever there is a dynamic part
+    // covers kernels just under 48 KB of it plus their static buffers.
+    if (launch.sharedBytes > 0 &&
+        !d.check(d.funcSetAttribute(
+                     kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                     static_cast<int>(launch.sharedBytes)),
+                 "cuFuncSetAttribute", error)) {
+      release();
+      return false;
+    }
     // Memref descriptors: allocated ptr, aligned ptr, offset, sizes, strides.
     std::vector<int64_t> scalars;
     for (const auto &[name, rank] : launch.params) {

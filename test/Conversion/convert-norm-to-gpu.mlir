@@ -1,8 +1,9 @@
-// RUN: norm-opt %s --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// Register prefetch (shared-stages=0) and rows staged in shared memory.
+// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
 // RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
-// BADSTAGES: error: convert-norm-to-gpu: shared-stages must be 0 (off) to 4, got 5
+// BADSTAGES: error: convert-norm-to-gpu: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
 // BADCLUSTER: error: convert-norm-to-gpu: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 32
 
 // The mixed-order kernel: 16-byte vector loads of the row, a block
@@ -44,8 +45,14 @@
 // row completing on its stage's mbarrier; the row loop waits on it and
 // reads the row from shared memory; no register prefetch (no norm.row_loop).
 // STAGED-LABEL: func @bwd
-// STAGED: gpu.func @norm_fused({{.+}}) workgroup(%{{.+}} : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[SDY:.+]] : memref<2x512xvector<8xbf16>, #gpu.address_space<workgroup>>, %[[SX:.+]] : memref<2x512xvector<8xbf16>, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2xi64, #gpu.address_space<workgroup>>) kernel
+// STAGED: gpu.launch_func @norm_kernels::@norm_fused {{.+}} dynamic_shared_memory_size %c32768_i32
+// STAGED: memref.global "public" @norm_dynamic_shared : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 16 : i64}
+// STAGED: gpu.func @norm_fused({{.+}}) workgroup(%{{.+}} : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2xi64, #gpu.address_space<workgroup>>) kernel
+// STAGED-SAME: norm.dynamic_shared_bytes = 32768
 // STAGED-SAME: norm.shared_stages = 2
+// STAGED: %[[DYN:.+]] = memref.get_global @norm_dynamic_shared
+// STAGED: %[[SDY:.+]] = memref.view %[[DYN]][%c0{{.*}}][] : memref<0xi8, #gpu.address_space<workgroup>> to memref<2x512xvector<8xbf16>, #gpu.address_space<workgroup>>
+// STAGED: %[[SX:.+]] = memref.view %[[DYN]][%c16384{{.*}}][] : memref<0xi8, #gpu.address_space<workgroup>> to memref<2x512xvector<8xbf16>, #gpu.address_space<workgroup>>
 // STAGED-COUNT-2: mbarrier.init.shared::cta.b64
 // STAGED: fence.mbarrier_init.release.cluster
 // STAGED: gpu.barrier
@@ -134,6 +141,26 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK: gpu.return
+// Staged, each block of the cluster copies only its 16384-column slice:
+// 2 stages x 32 KB of dynamic shared memory (over the 48 KB of static shared
+// memory), from element row * 32768 + slice * 16384.
+// STAGED-LABEL: func @cluster_rows
+// STAGED: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c2{{.*}}, %{{.+}}) {{.+}} dynamic_shared_memory_size %c65536_i32
+// STAGED: gpu.func @norm_fused
+// STAGED-SAME: norm.cluster_size = 2
+// STAGED-SAME: norm.dynamic_shared_bytes = 65536
+// STAGED: %[[SLICE:.+]] = gpu.block_id y
+// STAGED: %[[BASE:.+]] = arith.muli %[[SLICE]], %c16384
+// STAGED: %[[SX:.+]] = memref.view %{{.+}}[%c0{{.*}}][] : memref<0xi8, #gpu.address_space<workgroup>> to memref<2x2048xvector<8xbf16>, #gpu.address_space<workgroup>>
+// STAGED: scf.for
+// STAGED: %[[FIRST:.+]] = arith.muli %{{.+}}, %c32768
+// STAGED: arith.addi %[[FIRST]], %[[BASE]]
+// STAGED: cp.async.bulk.shared::cluster.global
+// STAGED: mbarrier.try_wait.parity.shared::cta.b64
+// STAGED: %[[LOCAL:.+]] = arith.subi %{{.+}}, %[[BASE]]
+// STAGED: %[[VEC:.+]] = arith.divui %[[LOCAL]], %c8
+// STAGED: memref.load %[[SX]][%{{.+}}, %[[VEC]]]
+// STAGED: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
 func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>, %r : row memref<?xf32>) {
   ^bb0(%a: bf16):

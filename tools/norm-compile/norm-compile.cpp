@@ -58,8 +58,8 @@ static cl::opt<int64_t> maxClusterSize(
 static cl::opt<int64_t> sharedStages(
     "shared-stages",
     cl::desc("Rows staged ahead in shared memory by bulk copies (0: register "
-             "prefetch; experimental)"),
-    cl::init(0));
+             "prefetch; -1: the tuning table, else the rule)"),
+    cl::init(-1));
 static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
@@ -133,8 +133,12 @@ static void printFunction(const llvm::json::Object &f) {
          << (exprText(*launch->get("grid_y")) == "1"
                  ? ""
                  : " x " + exprText(*launch->get("grid_y")))
-         << ", "
-         << launch->getInteger("block").value_or(0) << ">>>(";
+         << ", " << launch->getInteger("block").value_or(0);
+      // Dynamic shared memory (rows staged by bulk copies), as in CUDA's
+      // <<<grid, block, bytes>>>.
+      if (int64_t shared = launch->getInteger("shared_bytes").value_or(0))
+        os << ", " << shared;
+      os << ">>>(";
       if (const auto *params = launch->getArray("params"))
         for (auto [i, p] : llvm::enumerate(*params))
           os << (i ? ", " : "")

@@ -48,11 +48,11 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
            "Measured tuning table (tuning/<device>.json) consulted before the "
            "analytic rules">,
-    Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"0",
+    Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
            "Rows of the full inputs staged ahead in shared memory by bulk "
            "copies (cp.async.bulk + mbarrier) where the kernel allows it; "
-           "0: prefetch the next row into registers (--norm-pipeline). "
-           "Experimental: not yet measured on a GPU">,
+           "0: prefetch the next row into registers (--norm-pipeline); -1: "
+           "the tuning table's depth, else the analytic rule">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Blocks per SM the register allocation of row kernels must allow "
            "(PTX .minnctapersm; 0: let ptxas choose)">,

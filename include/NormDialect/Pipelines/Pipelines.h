@@ -54,8 +54,8 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
   Option<int64_t> sharedStages{
       *this, "shared-stages",
       llvm::cl::desc("Rows staged ahead in shared memory by bulk copies (0: "
-                     "register prefetch; experimental)"),
-      llvm::cl::init(0)};
+                     "register prefetch; -1: tuning table, else the rule)"),
+      llvm::cl::init(-1)};
   Option<int64_t> minBlocksPerSM{
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "

@@ -26,9 +26,13 @@ struct DeviceInfo {
   /// registers while a row is processed. About 32 f32 values keeps kernels
   /// far from spilling with room for column accumulators.
   int64_t registerBudget = 32;
-  /// Static shared memory a block may use (bytes); larger needs an opt-in
-  /// at launch.
-  int64_t sharedMemoryPerBlock = 48 * 1024;
+  /// Shared memory one block may use (bytes): Hopper's opt-in limit for
+  /// dynamic shared memory, which the runtimes request at launch
+  /// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) above the 48 KB
+  /// every kernel gets.
+  int64_t sharedMemoryPerBlock = 227 * 1024;
+  /// Shared memory of one SM (bytes), shared by its resident blocks.
+  int64_t sharedMemoryPerSM = 228 * 1024;
   /// Largest thread block cluster a kernel may use to share a row (1: no
   /// clusters). Hopper guarantees 8; 16 is a non-portable size the runtime
   /// enables per kernel (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
@@ -64,8 +68,9 @@ struct RowLayout {
   /// column slice (columnSlices == clusterSize, grid y); row reductions are
   /// combined through distributed shared memory. 1: no cluster.
   int64_t clusterSize = 1;
-  /// Rows of the full inputs staged in shared memory ahead of use by the
-  /// bulk copy engine (0: the next row is prefetched into registers by
+  /// Rows of the full inputs (of a cluster kernel: this block's column
+  /// slice of them) staged in shared memory ahead of use by the bulk copy
+  /// engine (0: the next row is prefetched into registers by
   /// --norm-pipeline instead).
   int64_t sharedStages = 0;
 
@@ -184,6 +189,9 @@ struct TuningChoice {
   /// trades a few spilled registers for twice the warps where registers
   /// alone limit a kernel to one block per SM.
   int64_t minBlocksPerSM = 0;
+  /// Rows staged in shared memory (RowLayout::sharedStages); -1: not set
+  /// (the analytic rule), 0: measured best without staging.
+  int64_t sharedStages = -1;
 };
 
 /// Measured choices (tuning/<device>.json, written by bench/autotune.py).
@@ -255,20 +263,38 @@ struct KernelPlan {
 /// rest keep rows in registers, with the measured `table` (may be null or
 /// empty) overriding budget, rows per block, stages and blocks per SM for
 /// its shape class. The table measures row-resident kernels only.
-/// `sharedStages` > 0 asks for rows staged in shared memory that many rows
-/// deep (see chooseSharedStages); 0 keeps the register prefetch.
+/// `sharedStages` asks for rows staged in shared memory that many rows deep
+/// (see chooseSharedStages); 0 keeps the register prefetch; -1 (the default)
+/// takes the table's measured depth, else defaultSharedStages.
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
-                      const TuningTable *table, int64_t sharedStages = 0);
+                      const TuningTable *table, int64_t sharedStages = -1);
 
-/// How many rows of a row-resident kernel's full inputs to stage in shared
-/// memory when `requested` are asked for: 0 unless the kernel keeps one row
-/// per block (no warp per row, no cluster) with a block-wide reduction per
-/// row (whose barrier orders the reuse of a stage), rows are whole 16-byte
-/// vectors (bulk copies move 16-byte multiples from 16-byte aligned rows),
-/// and `requested` stages of every full input fit the static shared memory
-/// next to the reductions' buffers.
+/// Shared memory (bytes) that `stages` staged rows of a kernel's full inputs
+/// take: the whole row, or a cluster block's column slice, per input.
+int64_t stagedBytes(const KernelShape &shape, const RowLayout &layout,
+                    int64_t stages);
+
+/// How many rows of a kernel's full inputs to stage in shared memory when
+/// `requested` are asked for: 0 unless the kernel keeps one row per block
+/// (no warp per row) or one column slice per block of a cluster, with a
+/// block-wide reduction per row (whose barrier orders the reuse of a stage),
+/// rows are whole 16-byte vectors (bulk copies move 16-byte multiples from
+/// 16-byte aligned rows), and `requested` stages of every full input fit a
+/// block's shared memory next to the reductions' buffers.
 int64_t chooseSharedStages(const KernelShape &shape, const RowLayout &layout,
                            const DeviceInfo &device, int64_t requested);
+
+/// The analytic staging depth where the table has none: two stages (the
+/// next row lands while this one is reduced; the bulk copy engine keeps the
+/// whole row in flight with no registers) for rows a block keeps whole of
+/// at most 16 KB per input, when chooseSharedStages allows them and they
+/// leave room for two blocks per SM. Measured on the H200 (2026-11-29,
+/// bf16, 2 vs 0 stages): +6-28% for LayerNorm forward at N = 2048-8192,
+/// +14% for RMSNorm forward and +11-24% for both backwards at N = 5120,
+/// within 2% elsewhere at N <= 8192; -2 to -11% for longer rows and for
+/// rows over clusters (except the LayerNorm backward at N = 16K-32K, +10%).
+int64_t defaultSharedStages(const KernelShape &shape, const RowLayout &layout,
+                            const DeviceInfo &device);
 
 } // namespace mlir::norm
 

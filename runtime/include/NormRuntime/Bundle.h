@@ -41,6 +41,9 @@ struct BufferDesc {
   std::vector<JsonValue> shape;
 };
 
+/// Most dynamic shared memory a launch may ask for (Hopper: 227 KB).
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
+
 /// One kernel launch of a function.
 struct LaunchDesc {
   std::string kernel;
@@ -48,6 +51,9 @@ struct LaunchDesc {
   JsonValue grid;
   /// Grid y (column slices); 1 when absent.
   JsonValue gridY;
+  /// Dynamic shared memory of the launch (bytes); the launcher opts the
+  /// kernel in to that much (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES),
+  /// which kernels need once static and dynamic exceed 48 KB.
   int64_t sharedBytes = 0;
   /// Blocks per thread block cluster (compiled into the PTX; above 8 the
   /// launcher allows the non-portable size).
