@@ -7,8 +7,8 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
   scripts/autotune-variants.py --split                split sizes
   scripts/autotune-variants.py --long [--kinds=...]   rows over clusters
   scripts/autotune-variants.py --staged [--kinds=...] rows staged in shared
-      memory (depth x budget x rows per block) against the committed table's
-      register-prefetch knobs
+      memory (depth x budget x rows per block) against the register-prefetch
+      knobs of the committed table (or --baseline=TABLE)
 """
 
 import concurrent.futures
@@ -41,7 +41,7 @@ TABLE = os.path.join(ROOT, "tuning", "h200.json")
 
 
 def table_knobs(kind, n):
-    """The committed table's knobs for (kind, n): its entry of the same
+    """The baseline table's knobs for (kind, n): its entry of the same
     class nearest in N (as TuningTable::lookup), or {}."""
     with open(TABLE) as f:
         entries = [e for e in json.load(f)["entries"] if e.get("kind") == kind]
@@ -62,7 +62,7 @@ def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0):
         if kind.endswith("fwd"):
             return base + [dict(register_budget=b, num_stages=0, rows_per_block=r,
                                 min_blocks_per_sm=0, shared_stages=d)
-                           for d, b, r in itertools.product((2, 3, 4), (16, 32), (4, 8, 16))]
+                           for d, b, r in itertools.product((2, 3, 4), (16, 32), (2, 4, 8))]
         return base + [dict(register_budget=b, num_stages=0, rows_per_block=0,
                             min_blocks_per_sm=0, shared_stages=d)
                        for d, b in itertools.product((2, 3, 4), (16, 32, 48))]
@@ -134,6 +134,13 @@ def main():
     split_sweep = "--split" in sys.argv
     long_rows = "--long" in sys.argv
     staged = "--staged" in sys.argv
+    # --baseline=table.json: the register-prefetch knobs the staged
+    # candidates compete with (default: the committed table).
+    global TABLE
+    # --sizes=1024,7168: only these N.
+    only_sizes = next((set(map(int, a.split("=", 1)[1].split(","))) for a in sys.argv
+                       if a.startswith("--sizes=")), None)
+    TABLE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--baseline=")), TABLE)
     # --kinds=ln_bwd,rms_bwd: only these kinds.
     kinds = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--kinds=")),
                  list(KEYS))
@@ -148,6 +155,8 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in kinds:
             sizes = LONG_SIZES if long_rows else STAGED_SIZES if staged else SIZES
+            if only_sizes:
+                sizes = [n for n in sizes if n in only_sizes]
             for n in sizes:
                 for k in knobs(kind, split_sweep, long_rows, staged, n):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))

@@ -211,24 +211,21 @@ TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
   EXPECT_EQ(chooseSharedStages(wide, wideBlock, small, 2), 0);
   // A warp per row has no block barrier to order the reuse of a stage.
   KernelShape shortRows{1024, 2, 1, 0, 1, false};
-  EXPECT_EQ(chooseSharedStages(shortRows,
-                               chooseRowLayout(1024, 2, 1, h200, true), h200,
-                               2),
+  EXPECT_EQ(chooseSharedStages(
+                shortRows, chooseRowLayout(1024, 2, 1, h200, true), h200, 2),
             0);
   // Odd N: rows are not whole 16-byte vectors.
   KernelShape odd{4097, 2, 1, 0, 1, false};
-  EXPECT_EQ(chooseSharedStages(odd, chooseRowLayout(4097, 2, 1, h200), h200,
-                               2),
+  EXPECT_EQ(chooseSharedStages(odd, chooseRowLayout(4097, 2, 1, h200), h200, 2),
             0);
   // Mixed activations: f32 dy sets the vector width, but bf16 rows of N =
   // 1004 are not 16-byte multiples.
   KernelShape mixed{1004, 4, 2, 1, 1, false, /*narrowestInputBytes=*/2};
-  EXPECT_EQ(chooseSharedStages(mixed, chooseRowLayout(1004, 4, 2, h200), h200,
-                               2),
-            0);
-  KernelShape f32{1004, 4, 2, 1, 1, false};
   EXPECT_EQ(
-      chooseSharedStages(f32, chooseRowLayout(1004, 4, 2, h200), h200, 2), 2);
+      chooseSharedStages(mixed, chooseRowLayout(1004, 4, 2, h200), h200, 2), 0);
+  KernelShape f32{1004, 4, 2, 1, 1, false};
+  EXPECT_EQ(chooseSharedStages(f32, chooseRowLayout(1004, 4, 2, h200), h200, 2),
+            2);
 }
 
 TEST(Tuning, ClusterBlocksStageTheirSlice) {
@@ -263,20 +260,20 @@ TEST(Tuning, SharedStagesFromRequestTableOrRule) {
   // The rule stages rows of up to 16 KB per input (measured slower above)
   // and keeps two blocks per SM.
   KernelShape wideFwd{16384, 2, 1, 0, 1, false};
-  EXPECT_EQ(defaultSharedStages(wideFwd, chooseRowLayout(16384, 2, 1, h200),
-                                h200),
-            0);
+  EXPECT_EQ(
+      defaultSharedStages(wideFwd, chooseRowLayout(16384, 2, 1, h200), h200),
+      0);
   KernelShape f32Fwd{4096, 4, 1, 0, 1, false};
   EXPECT_EQ(
       defaultSharedStages(f32Fwd, chooseRowLayout(4096, 4, 1, h200), h200), 2);
   DeviceInfo smallSM = h200;
   smallSM.sharedMemoryPerSM = 64 * 1024;
   KernelShape bwd8K{8192, 2, 2, 1, 1, false};
-  EXPECT_EQ(defaultSharedStages(bwd8K, chooseRowLayout(8192, 2, 2, h200),
-                                smallSM),
-            0);
   EXPECT_EQ(
-      defaultSharedStages(bwd8K, chooseRowLayout(8192, 2, 2, h200), h200), 2);
+      defaultSharedStages(bwd8K, chooseRowLayout(8192, 2, 2, h200), smallSM),
+      0);
+  EXPECT_EQ(defaultSharedStages(bwd8K, chooseRowLayout(8192, 2, 2, h200), h200),
+            2);
   // Rows over a cluster keep the register prefetch unless asked.
   KernelShape longRow{131072, 2, 1, 0, 1, false};
   RowLayout cluster = *chooseClusterLayout(131072, 2, 1, 0, h200);

@@ -5,8 +5,9 @@
 // layout (NormDialect/Tuning/Tuning.h, overridden by a measured tuning table)
 // and one of two code generators (GPUKernelBuilders.h): rows kept in
 // registers (RowKernelBuilder.cpp) or, for statistics kernels over long rows,
-// streamed (StreamingKernelBuilder.cpp). A norm.combine kernel gives each
-// thread one column and sums the partial rows in order.
+// streamed (StreamingKernelBuilder.cpp). A norm.combine kernel sums the
+// partial rows of a block's columns in a fixed order with one warp per row
+// group (CombineKernelBuilder.cpp).
 //
 // Launch information for the kernel bundle is recorded on each gpu.func:
 // `norm.block_size`, and either `norm.rows_per_block` (grid = ceil(M / r))
@@ -83,8 +84,8 @@ struct ConvertNormToGPUPass
           b, loc, b.getI32IntegerAttr(static_cast<int32_t>(bytes.getInt())));
     gpu::LaunchFuncOp::create(
         b, loc, func, gpu::KernelDim3{gridX, gridY ? gridY : one, one},
-        gpu::KernelDim3{indexConst(b, loc, blockSize), one, one},
-        dynamicShared, operands);
+        gpu::KernelDim3{indexConst(b, loc, blockSize), one, one}, dynamicShared,
+        operands);
     op->erase();
   }
 
@@ -206,46 +207,19 @@ struct ConvertNormToGPUPass
   LogicalResult convertCombine(gpu::GPUModuleOp gpuModule, CombineOp op) {
     if (!op.getResult().empty())
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
-    const int64_t threads = 256;
     SmallVector<Value> operands = {op.getPartials(), op.getOutput()};
-    auto func = createKernel(gpuModule, op, "norm_combine", operands, threads);
+    auto func =
+        createKernel(gpuModule, op, "norm_combine", operands, kCombineThreads);
     func->setAttr("norm.cols_per_block",
-                  OpBuilder(op).getI64IntegerAttr(threads));
-    OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
-    Location loc = op.getLoc();
-    Value partials = func.getArgument(0), output = func.getArgument(1);
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    Value col = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, bid, indexConst(b, loc, threads)),
-        tid);
-    Value numPartials = memref::DimOp::create(b, loc, partials, 0);
-    Value cols = memref::DimOp::create(b, loc, partials, 1);
-    Type element = cast<MemRefType>(output.getType()).getElementType();
-    Value inside =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cols);
-    scf::IfOp::create(b, loc, inside, [&](OpBuilder &tb, Location l) {
-      Value zero = arith::ConstantOp::create(tb, l, tb.getF32FloatAttr(0.0));
-      // Fixed order over the partial rows: bitwise reproducible.
-      auto loop = scf::ForOp::create(
-          tb, l, indexConst(tb, l, 0), numPartials, indexConst(tb, l, 1),
-          ValueRange{zero},
-          [&](OpBuilder &fb, Location fl, Value p, ValueRange acc) {
-            Value v =
-                memref::LoadOp::create(fb, fl, partials, ValueRange{p, col});
-            scf::YieldOp::create(
-                fb, fl, ValueRange{arith::AddFOp::create(fb, fl, acc[0], v)});
-          });
-      memref::StoreOp::create(tb, l, roundTo(tb, l, loop.getResult(0), element),
-                              output, col);
-      scf::YieldOp::create(tb, l);
-    });
-    gpu::ReturnOp::create(b, loc);
+                  OpBuilder(op).getI64IntegerAttr(kCombineColumns));
+    if (failed(buildCombineKernel(op, func)))
+      return failure();
     OpBuilder hb(op);
+    Location loc = op.getLoc();
     Value hostCols = memref::DimOp::create(hb, loc, op.getPartials(), 1);
-    Value grid = arith::CeilDivUIOp::create(hb, loc, hostCols,
-                                            indexConst(hb, loc, threads));
-    launch(op, func, grid, threads, operands);
+    Value grid = arith::CeilDivUIOp::create(
+        hb, loc, hostCols, indexConst(hb, loc, kCombineColumns));
+    launch(op, func, grid, kCombineThreads, operands);
     return success();
   }
 

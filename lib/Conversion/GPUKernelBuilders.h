@@ -1,4 +1,5 @@
-//===- GPUKernelBuilders.h - kernel bodies of convert-norm-to-gpu -*- C++ -*-===//
+//===- GPUKernelBuilders.h - kernel bodies of convert-norm-to-gpu -*- C++
+//-*-===//
 //
 // Private to lib/Conversion: the two code generators convert-norm-to-gpu
 // chooses between for a norm.fused op (see ConvertNormToGPU.cpp).
@@ -30,6 +31,17 @@ inline Value indexConst(OpBuilder &b, Location loc, int64_t v) {
 /// in registers: see RowKernelBuilder.cpp.
 LogicalResult buildRowKernel(FusedOp op, const RowLayout &layout, int64_t n,
                              int64_t rowsPerBlock, gpu::GPUFuncOp func);
+
+/// Layout of norm.combine kernels: threads per block, columns a block owns
+/// (one per lane), and partial rows each thread has in flight
+/// (CombineKernelBuilder.cpp).
+constexpr int64_t kCombineThreads = 256;
+constexpr int64_t kCombineColumns = 32;
+constexpr int64_t kCombineUnroll = 8;
+
+/// Emits into `func` (arguments: partials, output) the kernel of a
+/// norm.combine: see CombineKernelBuilder.cpp.
+LogicalResult buildCombineKernel(CombineOp op, gpu::GPUFuncOp func);
 
 /// Emits into `func` a statistics-only kernel (row reductions, row outputs)
 /// that streams rows too long for registers: see StreamingKernelBuilder.cpp.

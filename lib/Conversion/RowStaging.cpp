@@ -64,8 +64,7 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
     buffers.push_back(memref::ViewOp::create(
         b, loc,
         MemRefType::get({stages, stageElements / vw},
-                        VectorType::get({vw}, element), AffineMap(),
-                        workgroup),
+                        VectorType::get({vw}, element), AffineMap(), workgroup),
         dynamic, indexConst(b, loc, offset), ValueRange{}));
     offset += stages * stageElements * elementBytes.back();
   }
@@ -95,8 +94,8 @@ Value RowStaging::stageOf(OpBuilder &b, Location loc, Value localRow) {
 }
 
 Value RowStaging::vectorIndex(OpBuilder &b, Location loc, Value column) const {
-  Value local = sliceBase ? arith::SubIOp::create(b, loc, column, sliceBase)
-                          : column;
+  Value local =
+      sliceBase ? arith::SubIOp::create(b, loc, column, sliceBase) : column;
   return arith::DivUIOp::create(b, loc, local,
                                 indexConst(b, loc, layout.vectorWidth));
 }

@@ -26,8 +26,7 @@ public:
   RowStaging(const RowLayout &layout, int64_t n, int64_t stages,
              Value sliceBase)
       : layout(layout), n(n), stages(stages),
-        stageElements(std::min(n, layout.sliceWidth())),
-        sliceBase(sliceBase) {}
+        stageElements(std::min(n, layout.sliceWidth())), sliceBase(sliceBase) {}
 
   /// Carves one stage buffer per input in `fullInputs` (memrefs M x N) out
   /// of the kernel's dynamic shared memory (at `b`, the kernel's entry) and

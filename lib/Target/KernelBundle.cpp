@@ -124,15 +124,17 @@ private:
       // A dim of an allocated buffer: look through to its size.
       if (auto alloc = dim.getSource().getDefiningOp<memref::AllocOp>())
         if (index)
-          return expression(alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(*index)]);
+          return expression(
+              alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(
+                  *index)]);
     }
     if (auto div = value.getDefiningOp<arith::CeilDivUIOp>()) {
       FailureOr<json::Value> lhs = expression(div.getLhs());
       FailureOr<json::Value> rhs = expression(div.getRhs());
       if (failed(lhs) || failed(rhs))
         return failure();
-      return json::Value(
-          json::Object{{"ceildiv", json::Array{std::move(*lhs), std::move(*rhs)}}});
+      return json::Value(json::Object{
+          {"ceildiv", json::Array{std::move(*lhs), std::move(*rhs)}}});
     }
     return mlir::emitError(value.getLoc(),
                            "bundle: cannot express this size in terms of M");
@@ -154,8 +156,8 @@ private:
       if (!type || !names.count(operand))
         return launch.emitError("bundle: kernel operands must be program "
                                 "arguments or allocated buffers");
-      params.push_back(json::Object{{"buffer", names[operand]},
-                                    {"rank", type.getRank()}});
+      params.push_back(
+          json::Object{{"buffer", names[operand]}, {"rank", type.getRank()}});
     }
     int64_t block = 0;
     if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.block_size"))
@@ -197,8 +199,7 @@ FailureOr<json::Object> mlir::norm::describeLaunches(Operation *op) {
   return Describer().run(func);
 }
 
-FailureOr<std::string> mlir::norm::extractPTX(ModuleOp module,
-                                             StringRef name) {
+FailureOr<std::string> mlir::norm::extractPTX(ModuleOp module, StringRef name) {
   auto binary = module.lookupSymbol<gpu::BinaryOp>(name);
   if (!binary)
     return module.emitError("bundle: no gpu.binary @") << name;

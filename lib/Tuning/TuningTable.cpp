@@ -12,8 +12,8 @@ using namespace mlir::norm;
 bool TuningTable::load(const std::string &path, std::string &error) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
-    error = "cannot read tuning table " + path + ": " +
-            buffer.getError().message();
+    error =
+        "cannot read tuning table " + path + ": " + buffer.getError().message();
     return false;
   }
   llvm::Expected<llvm::json::Value> parsed =
@@ -72,8 +72,8 @@ std::optional<TuningChoice> TuningTable::lookup(const TuningKey &key) const {
         k.columnOutputs != key.columnOutputs ||
         k.rowReductions != key.rowReductions)
       continue;
-    double distance = std::fabs(std::log(static_cast<double>(k.n) /
-                                         static_cast<double>(key.n)));
+    double distance = std::fabs(
+        std::log(static_cast<double>(k.n) / static_cast<double>(key.n)));
     if (!best || distance < bestDistance) {
       best = c;
       bestDistance = distance;

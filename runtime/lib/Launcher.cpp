@@ -119,9 +119,9 @@ bool Launcher::ensureModule(std::string &error) {
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
   CUmodule loaded = nullptr;
-  if (!d.check(d.moduleLoadDataEx(&loaded, bundle.ptx().c_str(), 2, options,
-                                  values),
-               "cuModuleLoadDataEx", error)) {
+  if (!d.check(
+          d.moduleLoadDataEx(&loaded, bundle.ptx().c_str(), 2, options, values),
+          "cuModuleLoadDataEx", error)) {
     error += std::string("\n") + log;
     return false;
   }
@@ -200,10 +200,10 @@ bool Launcher::run(const std::string &functionName,
     // Clusters of more than 8 blocks (the portable limit) must be allowed
     // per kernel; the cluster shape itself is compiled into the PTX.
     if (launch.cluster > 8 &&
-        !d.check(d.funcSetAttribute(
-                     kernel, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                     1),
-                 "cuFuncSetAttribute", error)) {
+        !d.check(
+            d.funcSetAttribute(
+                kernel, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+            "cuFuncSetAttribute", error)) {
       release();
       return false;
     }
@@ -312,17 +312,17 @@ bool norm::runtime::device::release(void *ptr, std::string &error) {
 bool norm::runtime::device::copyToDevice(void *dst, const void *src,
                                          int64_t bytes, std::string &error) {
   Driver *d = loadedDriver(error);
-  return d && d->check(d->memcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src,
-                                     bytes),
-                       "cuMemcpyHtoD", error);
+  return d &&
+         d->check(d->memcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes),
+                  "cuMemcpyHtoD", error);
 }
 
 bool norm::runtime::device::copyToHost(void *dst, const void *src,
                                        int64_t bytes, std::string &error) {
   Driver *d = loadedDriver(error);
-  return d && d->check(d->memcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src),
-                                     bytes),
-                       "cuMemcpyDtoH", error);
+  return d &&
+         d->check(d->memcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), bytes),
+                  "cuMemcpyDtoH", error);
 }
 
 bool norm::runtime::device::synchronize(std::string &error) {

@@ -38,8 +38,21 @@
 // CHECK: scf.yield
 // CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {{.+}} : memref<?x4096xf32>, vector<8xf32>
 // CHECK: gpu.return
-// CHECK: gpu.func @norm_combine
-// CHECK-SAME: norm.cols_per_block = 256
+// The combine: a block owns 32 columns (lane = column), its 8 warps are row
+// groups summing every 8th partial row with 8 accumulators (8 loads in
+// flight), warp totals meet in shared memory after one barrier and warp 0
+// adds them in group order: a fixed order, no atomics.
+// CHECK: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %[[DW:.+]]: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<8x32xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: norm.cols_per_block = 32
+// CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c32
+// CHECK: %[[GROUP:.+]] = arith.divui %{{.+}}, %c32
+// CHECK: %[[ROUNDS:.+]] = arith.ceildivui %{{.+}}, %c64
+// CHECK: %[[ACC:.+]]:8 = scf.for %{{.+}} = %{{.+}} to %[[ROUNDS]]
+// CHECK-COUNT-8: memref.load %[[PART]]
+// CHECK: memref.store %{{.+}}, %[[TOT]][%[[GROUP]], %[[LANE]]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[TOT]]
+// CHECK: memref.store %{{.+}}, %[[DW]]
 // With shared-stages=2, thread 0 copies whole rows of dy and x into shared
 // memory with bulk copies one row ahead (the first before the loop), each
 // row completing on its stage's mbarrier; the row loop waits on it and

@@ -13,10 +13,10 @@
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -24,8 +24,8 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<norm program>"),
-                                      cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<norm program>"), cl::Required);
 static cl::opt<std::string> outputDir("o", cl::desc("Bundle directory"),
                                       cl::value_desc("dir"), cl::Required);
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
@@ -47,9 +47,10 @@ static cl::opt<int64_t> registerBudget(
 static cl::opt<int64_t> numStages("num-stages",
                                   cl::desc("Software pipeline depth (1: off)"),
                                   cl::init(2));
-static cl::opt<int64_t> rowsPerBlock(
-    "rows-per-block", cl::desc("Rows per block without a split (0: tuning)"),
-    cl::init(0));
+static cl::opt<int64_t>
+    rowsPerBlock("rows-per-block",
+                 cl::desc("Rows per block without a split (0: tuning)"),
+                 cl::init(0));
 static cl::opt<int64_t> maxClusterSize(
     "max-cluster-size",
     cl::desc("Most blocks of a thread block cluster sharing a long row (1: "
@@ -128,8 +129,8 @@ static void printFunction(const llvm::json::Object &f) {
   if (const auto *launches = f.getArray("launches"))
     for (const auto &l : *launches) {
       const auto *launch = l.getAsObject();
-      os << "    launch " << launch->getString("kernel").value_or("?")
-         << " <<<" << exprText(*launch->get("grid"))
+      os << "    launch " << launch->getString("kernel").value_or("?") << " <<<"
+         << exprText(*launch->get("grid"))
          << (exprText(*launch->get("grid_y")) == "1"
                  ? ""
                  : " x " + exprText(*launch->get("grid_y")))
@@ -202,8 +203,8 @@ int main(int argc, char **argv) {
     llvm::outs() << bundle.ptx;
   if (!quiet) {
     const std::string &ptx = bundle.ptx;
-    llvm::outs() << "norm-compile: " << inputFile << " -> " << outputDir
-                 << " (" << chip << ")\n";
+    llvm::outs() << "norm-compile: " << inputFile << " -> " << outputDir << " ("
+                 << chip << ")\n";
     llvm::outs() << "  PTX: " << ptx.size() << " bytes, "
                  << countLines(ptx, ".entry") << " kernels, "
                  << countLines(ptx, "ld.global.v4") +
