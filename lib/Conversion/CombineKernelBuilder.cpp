@@ -63,12 +63,6 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
   const int64_t perRound = groups * kCombineUnroll;
   Value rounds = arith::CeilDivUIOp::create(b, loc, numPartials,
                                             indexConst(b, loc, perRound));
-  // Loads happen only when there is at least one partial row (rounds > 0)
-  // and N > 0 (a block exists), so the clamped indices are valid.
-  Value one = indexConst(b, loc, 1);
-  Value lastPartial = arith::SubIOp::create(b, loc, numPartials, one);
-  Value safeCol = arith::MinUIOp::create(
-      b, loc, col, arith::SubIOp::create(b, loc, cols, one));
   SmallVector<Value> init(kCombineUnroll, zero);
   auto loop = scf::ForOp::create(
       b, loc, indexConst(b, loc, 0), rounds, indexConst(b, loc, 1), init,
@@ -79,9 +73,6 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
             group);
         SmallVector<Value> next;
         for (int64_t j = 0; j < kCombineUnroll; ++j) {
-          // Branch-free: rows past the last partial (and columns past N)
-          // read a valid element (clamped index) and add zero instead, so
-          // the unrolled loads issue back to back.
           Value p = arith::AddIOp::create(lb, l, first,
                                           indexConst(lb, l, j * groups));
           Value exists = arith::AndIOp::create(
@@ -89,11 +80,23 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
               arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, p,
                                     numPartials),
               inside);
-          Value row = arith::MinUIOp::create(lb, l, p, lastPartial);
-          Value v =
-              memref::LoadOp::create(lb, l, partials, ValueRange{row, safeCol});
-          next.push_back(arith::AddFOp::create(
-              lb, l, accs[j], arith::SelectOp::create(lb, l, exists, v, zero)));
+          // The adds come after all loads of the round (the guards are
+          // branches around each load, not waits), so all of them are in
+          // flight at once.
+          Value v = scf::IfOp::create(
+                        lb, l, exists,
+                        [&](OpBuilder &tb, Location tl) {
+                          scf::YieldOp::create(
+                              tb, tl,
+                              memref::LoadOp::create(tb, tl, partials,
+                                                     ValueRange{p, col})
+                                  .getResult());
+                        },
+                        [&](OpBuilder &eb, Location el) {
+                          scf::YieldOp::create(eb, el, zero);
+                        })
+                        .getResult(0);
+          next.push_back(arith::AddFOp::create(lb, l, accs[j], v));
         }
         scf::YieldOp::create(lb, l, next);
       });
