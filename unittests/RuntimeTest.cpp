@@ -123,6 +123,38 @@ TEST(Bundle, ReadsClusterLaunches) {
   EXPECT_NE(error.find("bad cluster size"), std::string::npos) << error;
 }
 
+TEST(Bundle, ReadsDynamicSharedMemory) {
+  // LayerNorm forward at N = 4096 stages rows of x in shared memory (the
+  // tuning table's depth): the launch carries the dynamic shared memory,
+  // whole rows of 8 KB, declared as an extern shared array in the PTX.
+  std::string dir = compileExample("layer_norm_fwd");
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  const Function *f = bundle->function("", error);
+  ASSERT_TRUE(f) << error;
+  const LaunchDesc &main = f->launches[0];
+  EXPECT_GT(main.sharedBytes, 0);
+  EXPECT_EQ(main.sharedBytes % (4096 * 2), 0);
+  EXPECT_NE(bundle->ptx().find(".extern .shared .align 16 .b8"),
+            std::string::npos);
+
+  // More than Hopper's 227 KB is rejected when loaded.
+  std::string bad = testing::TempDir() + "/bad_shared_bundle";
+  std::system(("rm -rf " + bad + " && cp -r " + dir + " " + bad).c_str());
+  std::ifstream in(bad + "/manifest.json");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  std::string field =
+      "\"shared_bytes\": " + std::to_string(main.sharedBytes);
+  size_t at = text.find(field);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, field.size(), "\"shared_bytes\": 300000");
+  std::ofstream(bad + "/manifest.json") << text;
+  EXPECT_FALSE(Bundle::load(bad, error));
+  EXPECT_NE(error.find("bad shared_bytes"), std::string::npos) << error;
+}
+
 TEST(Bundle, RejectsBrokenBundles) {
   std::string error;
   EXPECT_FALSE(Bundle::load(testing::TempDir() + "/does-not-exist", error));

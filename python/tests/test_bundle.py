@@ -14,11 +14,11 @@ BUILD = os.environ.get("NORM_BUILD_DIR", os.path.join(ROOT, "build"))
 COMPILER = os.path.join(BUILD, "bin", "norm-compile")
 
 
-def compile_bundle(tmp_path, kind, n=256, dtype="bf16", **kwargs):
+def compile_bundle(tmp_path, kind, n=256, dtype="bf16", flags=(), **kwargs):
     src = tmp_path / f"{kind}.mlir"
     src.write_text(program_text(kind, n, dtype, **kwargs))
     out = tmp_path / kind
-    subprocess.run([COMPILER, str(src), "-o", str(out), "--quiet"], check=True)
+    subprocess.run([COMPILER, str(src), "-o", str(out), "--quiet", *flags], check=True)
     return load_bundle(str(out))
 
 
@@ -115,3 +115,25 @@ def test_long_rows_launch_in_clusters(tmp_path):
     manifest.write_text(json.dumps(desc))
     with pytest.raises(BundleError, match="bad cluster size 32"):
         load_bundle(str(tmp_path / "rms_fwd"))
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_staged_rows_carry_dynamic_shared_memory(tmp_path):
+    # Three rows of dy and x (N = 8192 bf16) staged in shared memory: 96 KB
+    # of dynamic shared memory, over the 48 KB a kernel gets without the
+    # opt-in the launcher performs.
+    bundle = compile_bundle(tmp_path, "rms_bwd", n=8192, flags=["--shared-stages=3"])
+    main = bundle.function().launches[0]
+    assert main["shared_bytes"] == 3 * 2 * 8192 * 2
+    assert ".extern .shared .align 16 .b8" in bundle.ptx
+    # Without staging there is none.
+    (tmp_path / "plain").mkdir()
+    plain = compile_bundle(tmp_path / "plain", "rms_bwd", n=8192, flags=["--shared-stages=0"])
+    assert plain.function().launches[0]["shared_bytes"] == 0
+    # More than the chip has is rejected on load.
+    manifest = tmp_path / "rms_bwd" / "manifest.json"
+    desc = json.loads(manifest.read_text())
+    desc["functions"][0]["launches"][0]["shared_bytes"] = 300000
+    manifest.write_text(json.dumps(desc))
+    with pytest.raises(BundleError, match="bad shared_bytes 300000"):
+        load_bundle(str(tmp_path / "rms_bwd"))
