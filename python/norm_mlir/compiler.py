@@ -1,9 +1,12 @@
 """Compiling norm programs to bundles, with an on-disk cache.
 
 Compilation goes through the C API (libNormCAPI.so, loaded with ctypes). The
-cache is keyed by the program text, the pipeline options, the compiler version
-and the target chip, so a directory of prebuilt bundles (NORM_MLIR_CACHE) lets
-a machine without MLIR run every program that was compiled for it elsewhere.
+cache is keyed by the program text, the pipeline options, the compiler version,
+the target chip and the tuning table, so a directory of prebuilt bundles
+(NORM_MLIR_CACHE) lets a machine without MLIR run every program that was
+compiled for it elsewhere. Where the compiler is at hand, an entry is only used
+if that very compiler built it (compiler_identity), so a rebuilt compiler never
+serves kernels of an older one.
 """
 
 import ctypes
@@ -29,31 +32,54 @@ class _Bundle(ctypes.Structure):
 
 
 _capi = None
+_identities = {}
 
 
-def _library():
-    """libNormCAPI.so: $NORM_CAPI_LIB, else the build tree of this checkout."""
-    global _capi
-    if _capi is not None:
-        return _capi
+def _library_path():
+    """Where libNormCAPI.so is: $NORM_CAPI_LIB, else the build tree of this
+    checkout; None when neither exists."""
     candidates = [os.environ.get("NORM_CAPI_LIB"),
                   os.path.join(os.environ.get("NORM_BUILD_DIR", os.path.join(_ROOT, "build")),
                                "lib", "libNormCAPI.so")]
-    for path in candidates:
-        if path and os.path.exists(path):
-            lib = ctypes.CDLL(path)
-            lib.mlirNormCompile.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                                            ctypes.c_char_p, ctypes.POINTER(_Bundle)]
-            lib.mlirNormCompile.restype = ctypes.c_bool
-            lib.mlirNormBundleDestroy.argtypes = [ctypes.POINTER(_Bundle)]
-            lib.mlirNormCompilerVersion.restype = ctypes.c_char_p
-            version = lib.mlirNormCompilerVersion().decode()
-            if version != COMPILER_VERSION:
-                raise CompileError(f"{path} is {version!r}, this package expects "
-                                   f"{COMPILER_VERSION!r}")
-            _capi = lib
-            return lib
-    return None
+    return next((p for p in candidates if p and os.path.exists(p)), None)
+
+
+def compiler_identity():
+    """A digest of the compiler library (None without one). The version
+    string only changes with releases; the digest changes with every
+    rebuild that changes the generated code, so cache entries built by an
+    older compiler are recompiled where a compiler is at hand."""
+    path = _library_path()
+    if path is None:
+        return None
+    stat = os.stat(path)
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    if key not in _identities:
+        with open(path, "rb") as f:
+            _identities[key] = hashlib.sha256(f.read()).hexdigest()[:32]
+    return _identities[key]
+
+
+def _library():
+    """libNormCAPI.so, loaded (see _library_path)."""
+    global _capi
+    if _capi is not None:
+        return _capi
+    path = _library_path()
+    if path is None:
+        return None
+    lib = ctypes.CDLL(path)
+    lib.mlirNormCompile.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                    ctypes.c_char_p, ctypes.POINTER(_Bundle)]
+    lib.mlirNormCompile.restype = ctypes.c_bool
+    lib.mlirNormBundleDestroy.argtypes = [ctypes.POINTER(_Bundle)]
+    lib.mlirNormCompilerVersion.restype = ctypes.c_char_p
+    version = lib.mlirNormCompilerVersion().decode()
+    if version != COMPILER_VERSION:
+        raise CompileError(f"{path} is {version!r}, this package expects "
+                           f"{COMPILER_VERSION!r}")
+    _capi = lib
+    return lib
 
 
 def cache_dir():
@@ -88,7 +114,13 @@ def compile_program(program, chip="sm_90", options=""):
     table_text = open(table).read() if table else ""
     directory = os.path.join(cache_dir(), cache_key(program, opts, chip, table_text))
     if os.path.exists(os.path.join(directory, "manifest.json")):
-        return load_bundle(directory)
+        # Served as is where no compiler exists (prebuilt bundles); with a
+        # compiler, only if that compiler built it.
+        identity = compiler_identity()
+        built_by = os.path.join(directory, "compiler-id")
+        if identity is None or (os.path.exists(built_by)
+                                and open(built_by).read().strip() == identity):
+            return load_bundle(directory)
     lib = _library()
     if lib is None:
         raise CompileError(
@@ -116,7 +148,9 @@ def compile_program(program, chip="sm_90", options=""):
         f.write(manifest)
     with open(os.path.join(tmp, "program.mlir"), "w") as f:
         f.write(program)
-    for name in ("kernels.ptx", "program.mlir", "manifest.json"):
+    with open(os.path.join(tmp, "compiler-id"), "w") as f:
+        f.write((compiler_identity() or "") + "\n")
+    for name in ("kernels.ptx", "program.mlir", "compiler-id", "manifest.json"):
         os.replace(os.path.join(tmp, name), os.path.join(directory, name))
     os.rmdir(tmp)
     return load_bundle(directory)

@@ -30,6 +30,26 @@ def test_compile_and_cache(tmp_path, monkeypatch):
         compile_program(op_program("rms_fwd", 128, "bf16", "bf16", eps=1e-5, offset=0.0))
 
 
+def test_cache_entries_of_another_compiler_are_rebuilt(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    program = op_program("rms_fwd", 128, "bf16", "bf16", eps=1e-6, offset=0.0)
+    bundle = compile_program(program)
+    (entry,) = os.listdir(tmp_path)
+    built_by = tmp_path / entry / "compiler-id"
+    assert built_by.read_text().strip() == compiler.compiler_identity()
+    # An entry written by another build of the compiler, with other kernels:
+    # this compiler rebuilds it instead of serving it.
+    built_by.write_text("another-build\n")
+    (tmp_path / entry / "kernels.ptx").write_text("// stale\n")
+    again = compile_program(program)
+    assert again.ptx == bundle.ptx
+    assert built_by.read_text().strip() == compiler.compiler_identity()
+    # Without a compiler (prebuilt bundles on a GPU machine) any entry is used.
+    built_by.write_text("another-build\n")
+    monkeypatch.setattr(compiler, "_library_path", lambda: None)
+    assert compile_program(program).ptx == bundle.ptx
+
+
 def test_cache_key_covers_program_options_and_chip():
     base = cache_key("p", "chip=sm_90", "sm_90")
     assert cache_key("q", "chip=sm_90", "sm_90") != base
