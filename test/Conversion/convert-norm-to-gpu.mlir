@@ -289,3 +289,34 @@ func.func @unsupported_body(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
   }
   return
 }
+
+// -----
+
+// Staged cluster slices of a row that the slices do not divide (N = 40000
+// over 4 blocks of 10240 columns): every block copies min(10240, 40000 -
+// slice base) elements, which is 9280 for the last, and expects as many
+// bytes on its stage's mbarrier.
+// STAGED-LABEL: func @ragged_cluster_rows
+// STAGED: gpu.func @norm_fused
+// STAGED-SAME: norm.cluster_size = 4
+// STAGED: %[[BASE:.+]] = arith.muli %{{.+}}, %c10240
+// STAGED: %[[REST:.+]] = arith.subi %c40000{{.*}}, %[[BASE]]
+// STAGED: %[[COUNT:.+]] = arith.minui %c10240{{.*}}, %[[REST]]
+// STAGED: %[[EXPECT:.+]] = arith.muli %[[COUNT]], %c2
+// STAGED: %[[TX:.+]] = arith.index_castui %[[EXPECT]] : index to i32
+// STAGED: mbarrier.arrive.expect_tx{{.+}}ro(%{{.+}}, %[[TX]] :
+// STAGED: %[[SIZE:.+]] = arith.muli %[[COUNT]], %c2
+// STAGED: %[[COPY:.+]] = arith.index_castui %[[SIZE]] : index to i32
+// STAGED: cp.async.bulk.shared::cluster.global{{.+}}ro(%{{.+}}, %{{.+}}, %[[COPY]],
+func.func @ragged_cluster_rows(%x: memref<?x40000xbf16>, %y: memref<?x40000xbf16>, %r: memref<?xf32>) {
+  norm.fused ins(%x : full memref<?x40000xbf16>) outs(%y : full memref<?x40000xbf16>, %r : row memref<?xf32>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t, %s : bf16, f32
+  }
+  return
+}
