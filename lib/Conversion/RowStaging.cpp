@@ -11,9 +11,9 @@
 // kernel with a block-wide reduction per row (convert-norm-to-gpu's plan
 // checks). The copies are asynchronous-proxy writes into memory the threads
 // read through the generic proxy, hence fence.proxy.async before reuse.
-// The stages live in dynamic shared memory (gpu.dynamic_shared_memory):
-// rows of 16K bf16 elements and more need over the 48 KB of static shared
-// memory a kernel may declare.
+// The stages live in dynamic shared memory (an extern shared array, see
+// allocate): 2-4 rows of 8K-16K bf16 elements need more than the 48 KB of
+// static shared memory a kernel may declare.
 //
 // Not built on scf::pipelineForLoop: the copies are issued by one thread,
 // into buffers whose reuse is ordered by the kernel's own reduction
