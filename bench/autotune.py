@@ -3,6 +3,10 @@
 scripts/autotune-variants.py on its shape class and writes the fastest knobs
 per class as a tuning table (tuning/h200.json format) that the compiler's
 tuning module reads (TuningTable in NormDialect/Tuning/Tuning.h).
+
+Each candidate is timed at three M (32M, 64M and 128M elements) and scored by
+the geometric mean; the log keeps every candidate's TB/s per M (--log-all) so
+that a choice depending on M shows up, and the table records the winner's.
 """
 
 import argparse
@@ -37,6 +41,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--candidates", default=os.path.join(ROOT, ".out", "tune"))
     p.add_argument("--out", default=os.path.join(os.environ.get("OUT", ROOT), "h200.json"))
+    p.add_argument("--log-all", action="store_true",
+                   help="print every candidate's TB/s at each M")
     p.add_argument("--merge", default="",
                    help="a table whose entries of classes not measured here are kept")
     args = p.parse_args()
@@ -66,6 +72,10 @@ def main():
                 t = time_graph(lambda: launcher(None, *args_by_m[mm]))
                 tbps.append(min_bytes(kind, mm, n) / t / 1e12)
             timed.append((math.exp(sum(map(math.log, tbps)) / len(tbps)), c))
+            c["_by_m"] = {str(mm): round(v, 3) for mm, v in zip(sizes, tbps)}
+            if args.log_all:
+                print(f"  {c['bundle']}: " + " ".join(f"M={mm} {v:.2f}" for mm, v in
+                                                       zip(sizes, tbps)), flush=True)
         timed.sort(key=lambda tc: -tc[0])
         best_tbps, best = timed[0]
         worst_tbps = timed[-1][0]
@@ -82,7 +92,8 @@ def main():
                                              "rows_per_block", "min_blocks_per_sm",
                                              "shared_stages")
                         if k in best}
-                       | {"measured_tbps": round(best_tbps, 3), "kind": kind})
+                       | {"measured_tbps": round(best_tbps, 3),
+                          "measured_tbps_by_m": best["_by_m"], "kind": kind})
     if args.merge:
         with open(args.merge) as f:
             old = json.load(f)["entries"]
