@@ -335,7 +335,8 @@ TEST(TuningTable, LoadsAndRejects) {
     std::fputs(R"({"device": "test", "entries": [{"n": 1024, "element_bytes": 2,
       "full_operands": 1, "column_outputs": 0, "row_reductions": 1,
       "register_budget": 32, "rows_per_block": 8, "num_stages": 3,
-      "min_blocks_per_sm": 2, "shared_stages": 0},
+      "min_blocks_per_sm": 2, "shared_stages": 0,
+      "measured_tbps_by_m": {"32768": 3.1}, "kind": "rms_fwd"},
       {"n": 2048, "element_bytes": 2, "full_operands": 1, "column_outputs": 0,
       "row_reductions": 1}]})",
                f);
