@@ -11,7 +11,9 @@ out="$build/bundles/$(basename "$example" .mlir)"
 "$build/bin/norm-compile" "$example" -o "$out"
 echo
 echo "== the mixed-order kernel after convert-norm-to-gpu (first lines) =="
-"$build/bin/norm-opt" "$example" --norm-to-gpu | sed -n '/gpu.func @norm_fused/,/scf.for/p' | head -20
+# The same tuning table norm-compile reads by default, so the IR shown is the
+# kernel in the bundle above.
+"$build/bin/norm-opt" "$example" --norm-to-gpu="tuning-table=$root/tuning/h200.json" | sed -n '/gpu.func @norm_fused/,/scf.for/p' | head -20
 echo
 echo "== PTX entry points and the first vector loads =="
 grep -E '^\.visible \.entry|ld\.global\.v4' "$out/kernels.ptx" | head -8
