@@ -14,6 +14,7 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
 import concurrent.futures
 import itertools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -47,7 +48,6 @@ def table_knobs(kind, n):
         entries = [e for e in json.load(f)["entries"] if e.get("kind") == kind]
     if not entries:
         return {}
-    import math
     best = min(entries, key=lambda e: abs(math.log(e["n"] / n)))
     return {k: best.get(k, 0) for k in ("register_budget", "num_stages", "rows_per_block",
                                         "min_blocks_per_sm")}

@@ -24,11 +24,27 @@ std::string compileExample(const std::string &name,
   return out;
 }
 
+/// Copies bundle `dir` to `copy` with the first `from` in its manifest
+/// replaced by `to`; false when the manifest has no `from`.
+bool copyWithEditedManifest(const std::string &dir, const std::string &copy,
+                            const std::string &from, const std::string &to) {
+  std::system(("rm -rf " + copy + " && cp -r " + dir + " " + copy).c_str());
+  std::ifstream in(copy + "/manifest.json");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  size_t at = text.find(from);
+  if (at == std::string::npos)
+    return false;
+  text.replace(at, from.size(), to);
+  std::ofstream(copy + "/manifest.json") << text;
+  return true;
+}
+
 TEST(Json, ParsesManifestSubset) {
   JsonValue v;
   std::string error;
-  ASSERT_TRUE(parseJson(R"({"a": [1, -2, "M", {"b": true}], "c": null})", v,
-                        error))
+  ASSERT_TRUE(
+      parseJson(R"({"a": [1, -2, "M", {"b": true}], "c": null})", v, error))
       << error;
   ASSERT_TRUE(v.isObject());
   const JsonValue *a = v.get("a");
@@ -80,8 +96,7 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   EXPECT_NE(error.find("must be bf16, got f32"), std::string::npos) << error;
   TensorRef wrongN{fake, DType::BF16, {10, 1024}};
   EXPECT_FALSE(f->bindRows({wrongN, x, rstd, w}, rows, error));
-  EXPECT_NE(error.find("dimension 1 must be 4096, got 1024"),
-            std::string::npos)
+  EXPECT_NE(error.find("dimension 1 must be 4096, got 1024"), std::string::npos)
       << error;
   TensorRef misaligned{fake + 2, DType::BF16, {10, 4096}};
   EXPECT_FALSE(f->bindRows({misaligned, x, rstd, w}, rows, error));
@@ -94,8 +109,7 @@ TEST(Bundle, LoadsAndChecksSignatures) {
 TEST(Bundle, ReadsClusterLaunches) {
   // LayerNorm backward at N = 65536: the main kernel runs in clusters of 16
   // blocks (grid y), which the launcher must allow before launching.
-  std::string dir =
-      compileExample("layer_norm_bwd_long", "test/Target/Inputs");
+  std::string dir = compileExample("layer_norm_bwd_long", "test/Target/Inputs");
   std::string error;
   auto bundle = Bundle::load(dir, error);
   ASSERT_TRUE(bundle) << error;
@@ -111,14 +125,8 @@ TEST(Bundle, ReadsClusterLaunches) {
 
   // A manifest asking for an impossible cluster is rejected when loaded.
   std::string bad = testing::TempDir() + "/bad_cluster_bundle";
-  std::system(("rm -rf " + bad + " && cp -r " + dir + " " + bad).c_str());
-  std::ifstream in(bad + "/manifest.json");
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  size_t at = text.find("\"cluster\": 16");
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, std::string("\"cluster\": 16").size(), "\"cluster\": 32");
-  std::ofstream(bad + "/manifest.json") << text;
+  ASSERT_TRUE(
+      copyWithEditedManifest(dir, bad, "\"cluster\": 16", "\"cluster\": 32"));
   EXPECT_FALSE(Bundle::load(bad, error));
   EXPECT_NE(error.find("bad cluster size"), std::string::npos) << error;
 }
@@ -141,16 +149,9 @@ TEST(Bundle, ReadsDynamicSharedMemory) {
 
   // More than Hopper's 227 KB is rejected when loaded.
   std::string bad = testing::TempDir() + "/bad_shared_bundle";
-  std::system(("rm -rf " + bad + " && cp -r " + dir + " " + bad).c_str());
-  std::ifstream in(bad + "/manifest.json");
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  std::string field =
-      "\"shared_bytes\": " + std::to_string(main.sharedBytes);
-  size_t at = text.find(field);
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, field.size(), "\"shared_bytes\": 300000");
-  std::ofstream(bad + "/manifest.json") << text;
+  ASSERT_TRUE(copyWithEditedManifest(
+      dir, bad, "\"shared_bytes\": " + std::to_string(main.sharedBytes),
+      "\"shared_bytes\": 300000"));
   EXPECT_FALSE(Bundle::load(bad, error));
   EXPECT_NE(error.find("bad shared_bytes"), std::string::npos) << error;
 }

@@ -78,8 +78,7 @@ struct ConvertNormToGPUPass
     // Rows staged in shared memory live in dynamic shared memory, whose
     // size the launch provides.
     Value dynamicShared;
-    if (auto bytes =
-            func->getAttrOfType<IntegerAttr>("norm.dynamic_shared_bytes"))
+    if (auto bytes = func->getAttrOfType<IntegerAttr>(kDynamicSharedBytesAttr))
       dynamicShared = arith::ConstantOp::create(
           b, loc, b.getI32IntegerAttr(static_cast<int32_t>(bytes.getInt())));
     gpu::LaunchFuncOp::create(

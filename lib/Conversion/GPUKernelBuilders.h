@@ -21,6 +21,10 @@ namespace mlir::norm {
 /// the row loop it pipelines (names shared with NormPipeline.cpp).
 constexpr llvm::StringLiteral kPrefetchAttr = "norm.prefetch";
 constexpr llvm::StringLiteral kRowLoopAttr = "norm.row_loop";
+/// Dynamic shared memory a kernel needs (set by RowStaging, read when the
+/// launch is created).
+constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
+    "norm.dynamic_shared_bytes";
 
 inline Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);

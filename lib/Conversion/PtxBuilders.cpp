@@ -36,3 +36,14 @@ void mlir::norm::emitArriveExpectTx(OpBuilder &b, Location loc, Value barrier,
                 "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
                 "state, [$0], $1; }");
 }
+
+void mlir::norm::emitMbarrierWaitParity(OpBuilder &b, Location loc,
+                                        Value barrier, Value phase,
+                                        StringRef label) {
+  emitInlinePtx(b, loc, {barrier, phase},
+                ("{ .reg .pred done; " + label +
+                 ": mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
+                 "@!done bra " +
+                 label + "; }")
+                    .str());
+}

@@ -31,6 +31,11 @@ void emitMbarrierInit(OpBuilder &b, Location loc, Value barrier);
 /// Arrives on `barrier` and expects `bytes` (i32) more to complete on it.
 void emitArriveExpectTx(OpBuilder &b, Location loc, Value barrier, Value bytes);
 
+/// Spins until the phase of `barrier` with parity `phase` (i32) completes.
+/// `label` names the loop (local to the emitted PTX block).
+void emitMbarrierWaitParity(OpBuilder &b, Location loc, Value barrier,
+                            Value phase, StringRef label);
+
 } // namespace mlir::norm
 
 #endif // LIB_CONVERSION_PTXBUILDERS_H

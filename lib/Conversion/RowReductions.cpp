@@ -188,10 +188,7 @@ SmallVector<Value> RowReductions::clusterReduce(OpBuilder &b, Location loc,
     Value bytes = arith::ConstantOp::create(tb, l, tb.getI32IntegerAttr(4 * c));
     for (auto [pair, barrier, total] :
          llvm::zip(pairs, barriers, blockTotals)) {
-      emitInlinePtx(
-          tb, l, {barrier, bytes},
-          "{ .reg .b64 state; mbarrier.arrive.expect_tx.shared::cta.b64 "
-          "state, [$0], $1; }");
+      emitArriveExpectTx(tb, l, barrier, bytes);
       Value mySlot = elementAddress(
           tb, l, clusterSlots,
           arith::AddIOp::create(
@@ -214,10 +211,7 @@ SmallVector<Value> RowReductions::clusterReduce(OpBuilder &b, Location loc,
   SmallVector<Value> totals;
   for (auto [combiner, barrier, index] :
        llvm::zip(combiners, barriers, indices)) {
-    emitInlinePtx(b, loc, {barrier, phase},
-                  "{ .reg .pred done; waitTotals: "
-                  "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-                  "@!done bra waitTotals; }");
+    emitMbarrierWaitParity(b, loc, barrier, phase, "waitTotals");
     Value total = combinerIdentity(b, loc, combiner);
     for (int64_t rank = 0; rank < c; ++rank) {
       Value v =

@@ -59,6 +59,7 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
     Type element = cast<MemRefType>(input.getType()).getElementType();
     sources.push_back(input);
     elementBytes.push_back(element.getIntOrFloatBitWidth() / 8);
+    bytesPerColumn += elementBytes.back();
     // Stage sizes are 16-byte multiples (chooseSharedStages), so every
     // buffer stays 16-byte aligned for the bulk copies.
     buffers.push_back(memref::ViewOp::create(
@@ -68,7 +69,7 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
         dynamic, indexConst(b, loc, offset), ValueRange{}));
     offset += stages * stageElements * elementBytes.back();
   }
-  func->setAttr("norm.dynamic_shared_bytes", b.getI64IntegerAttr(offset));
+  func->setAttr(kDynamicSharedBytesAttr, b.getI64IntegerAttr(offset));
   barriers = func.addWorkgroupAttribution(
       MemRefType::get({stages}, IntegerType::get(ctx, 64), AffineMap(),
                       workgroup),
@@ -132,10 +133,7 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
     };
     // The stage was last read through the generic proxy (row i - 1).
     emitInlinePtx(tb, l, {}, "fence.proxy.async.shared::cta;");
-    int64_t perElement = 0;
-    for (int64_t bytes : elementBytes)
-      perElement += bytes;
-    emitArriveExpectTx(tb, l, barrier, toI32(times(elements, perElement)));
+    emitArriveExpectTx(tb, l, barrier, toI32(times(elements, bytesPerColumn)));
     // First element of the staged part of the row.
     Value first = arith::MulIOp::create(tb, l, row, indexConst(tb, l, n));
     if (sliceBase)
@@ -164,9 +162,6 @@ Value RowStaging::wait(OpBuilder &b, Location loc, Value localRow) {
           b, loc,
           arith::DivUIOp::create(b, loc, localRow, indexConst(b, loc, stages)),
           indexConst(b, loc, 1)));
-  emitInlinePtx(b, loc, {barrier, phase},
-                "{ .reg .pred done; waitRow: "
-                "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
-                "@!done bra waitRow; }");
+  emitMbarrierWaitParity(b, loc, barrier, phase, "waitRow");
   return stage;
 }

@@ -69,8 +69,10 @@ private:
   /// First column of this block's slice (null: the whole row).
   Value sliceBase;
   SmallVector<Value> sources, buffers;
-  /// Bytes of one element of each input.
+  /// Bytes of one element of each input, and of all inputs together (what
+  /// a stage's mbarrier expects per staged column).
   SmallVector<int64_t> elementBytes;
+  int64_t bytesPerColumn = 0;
   Value barriers;
 };
 

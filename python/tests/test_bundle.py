@@ -22,6 +22,14 @@ def compile_bundle(tmp_path, kind, n=256, dtype="bf16", flags=(), **kwargs):
     return load_bundle(str(out))
 
 
+def set_main_launch_field(bundle_dir, key, value):
+    """Rewrites one field of the first launch in a bundle's manifest."""
+    manifest = bundle_dir / "manifest.json"
+    desc = json.loads(manifest.read_text())
+    desc["functions"][0]["launches"][0][key] = value
+    manifest.write_text(json.dumps(desc))
+
+
 def test_evaluate_expressions():
     assert evaluate(7, 100) == 7
     assert evaluate("M", 100) == 100
@@ -109,10 +117,7 @@ def test_long_rows_launch_in_clusters(tmp_path):
     assert f.grid(main, 100)[1] == 4
     assert ".reqnctapercluster 1, 4, 1" in bundle.ptx
     # A manifest asking for an impossible cluster is rejected on load.
-    manifest = tmp_path / "rms_fwd" / "manifest.json"
-    desc = json.loads(manifest.read_text())
-    desc["functions"][0]["launches"][0]["cluster"] = 32
-    manifest.write_text(json.dumps(desc))
+    set_main_launch_field(tmp_path / "rms_fwd", "cluster", 32)
     with pytest.raises(BundleError, match="bad cluster size 32"):
         load_bundle(str(tmp_path / "rms_fwd"))
 
@@ -131,9 +136,6 @@ def test_staged_rows_carry_dynamic_shared_memory(tmp_path):
     plain = compile_bundle(tmp_path / "plain", "rms_bwd", n=8192, flags=["--shared-stages=0"])
     assert plain.function().launches[0]["shared_bytes"] == 0
     # More than the chip has is rejected on load.
-    manifest = tmp_path / "rms_bwd" / "manifest.json"
-    desc = json.loads(manifest.read_text())
-    desc["functions"][0]["launches"][0]["shared_bytes"] = 300000
-    manifest.write_text(json.dumps(desc))
+    set_main_launch_field(tmp_path / "rms_bwd", "shared_bytes", 300000)
     with pytest.raises(BundleError, match="bad shared_bytes 300000"):
         load_bundle(str(tmp_path / "rms_bwd"))
