@@ -83,19 +83,12 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
           // The adds come after all loads of the round (the guards are
           // branches around each load, not waits), so all of them are in
           // flight at once.
-          Value v = scf::IfOp::create(
-                        lb, l, exists,
-                        [&](OpBuilder &tb, Location tl) {
-                          scf::YieldOp::create(
-                              tb, tl,
-                              memref::LoadOp::create(tb, tl, partials,
-                                                     ValueRange{p, col})
-                                  .getResult());
-                        },
-                        [&](OpBuilder &eb, Location el) {
-                          scf::YieldOp::create(eb, el, zero);
-                        })
-                        .getResult(0);
+          Value v = loadOrZero(
+              lb, l, exists, lb.getF32Type(), [&](OpBuilder &tb, Location tl) {
+                return memref::LoadOp::create(tb, tl, partials,
+                                              ValueRange{p, col})
+                    .getResult();
+              });
           next.push_back(arith::AddFOp::create(lb, l, accs[j], v));
         }
         scf::YieldOp::create(lb, l, next);

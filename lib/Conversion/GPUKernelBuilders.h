@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::norm {
 
@@ -28,6 +29,27 @@ constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
 
 inline Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// The value `load` emits where `inside` holds, else the zero of `type`: a
+/// branch around the load, so nothing outside a row (or buffer) is read.
+/// A null `inside` means always inside: the load is emitted unguarded.
+inline Value loadOrZero(OpBuilder &b, Location loc, Value inside, Type type,
+                        function_ref<Value(OpBuilder &, Location)> load) {
+  if (!inside)
+    return load(b, loc);
+  return scf::IfOp::create(
+             b, loc, inside,
+             [&](OpBuilder &tb, Location l) {
+               scf::YieldOp::create(tb, l, load(tb, l));
+             },
+             [&](OpBuilder &eb, Location l) {
+               scf::YieldOp::create(
+                   eb, l,
+                   arith::ConstantOp::create(eb, l, eb.getZeroAttr(type))
+                       .getResult());
+             })
+      .getResult(0);
 }
 
 /// Emits into `func` (arguments: the op's inputs, then its outputs) a kernel

@@ -219,22 +219,7 @@ private:
                                       /*nontemporal=*/false,
                                       lb.getI64IntegerAttr(alignment));
       };
-      Value vec;
-      if (!inBounds[c]) {
-        vec = load(b, loc);
-      } else {
-        vec = scf::IfOp::create(
-                  b, loc, inBounds[c],
-                  [&](OpBuilder &tb, Location l) {
-                    scf::YieldOp::create(tb, l, load(tb, l));
-                  },
-                  [&](OpBuilder &eb, Location l) {
-                    Value zeros = arith::ConstantOp::create(
-                        eb, l, eb.getZeroAttr(vecType));
-                    scf::YieldOp::create(eb, l, zeros);
-                  })
-                  .getResult(0);
-      }
+      Value vec = loadOrZero(b, loc, inBounds[c], vecType, load);
       // Loads of a row's data are what --norm-pipeline issues early.
       if (row)
         vec.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
@@ -256,21 +241,7 @@ private:
       auto load = [&](OpBuilder &lb, Location l) -> Value {
         return memref::LoadOp::create(lb, l, buffer, ValueRange{stage, vector});
       };
-      Value vec =
-          !inBounds[c]
-              ? load(b, loc)
-              : scf::IfOp::create(
-                    b, loc, inBounds[c],
-                    [&](OpBuilder &tb, Location l) {
-                      scf::YieldOp::create(tb, l, load(tb, l));
-                    },
-                    [&](OpBuilder &eb, Location l) {
-                      scf::YieldOp::create(eb, l,
-                                           arith::ConstantOp::create(
-                                               eb, l, eb.getZeroAttr(vecType))
-                                               .getResult());
-                    })
-                    .getResult(0);
+      Value vec = loadOrZero(b, loc, inBounds[c], vecType, load);
       for (int64_t v = 0; v < layout.vectorWidth; ++v)
         scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
     }

@@ -57,8 +57,8 @@ public:
           indexConst(b, loc, 1), ValueRange{identity},
           [&](OpBuilder &lb, Location l, Value it, ValueRange acc) {
             Value partial = acc[0];
-            Value base = arith::MulIOp::create(
-                lb, l, it, indexConst(lb, l, perIteration));
+            Value base = arith::MulIOp::create(lb, l, it,
+                                               indexConst(lb, l, perIteration));
             for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
               Value chunk = arith::AddIOp::create(
                   lb, l, indexConst(lb, l, c * layout.threads), tid);
@@ -67,17 +67,19 @@ public:
                   arith::MulIOp::create(lb, l, chunk,
                                         indexConst(lb, l, layout.vectorWidth)));
               Value inside =
-                  exact ? Value()
-                        : arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
-                                                col, indexConst(lb, l, n))
-                              .getResult();
+                  exact
+                      ? Value()
+                      : arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
+                                              col, indexConst(lb, l, n))
+                            .getResult();
               std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
               for (BlockArgument arg : used) {
                 unsigned i = arg.getArgNumber();
                 Value index[2] = {row, col};
-                ValueRange indices = op.getInputRole(i) == Role::full
-                                         ? ValueRange(index)
-                                         : ValueRange(ArrayRef(index).drop_front());
+                ValueRange indices =
+                    op.getInputRole(i) == Role::full
+                        ? ValueRange(index)
+                        : ValueRange(ArrayRef(index).drop_front());
                 SmallVector<Value> scalars =
                     loadVector(lb, l, inputs[i], indices, inside);
                 for (int64_t v = 0; v < layout.vectorWidth; ++v)
@@ -137,20 +139,7 @@ private:
                                     /*nontemporal=*/false,
                                     lb.getI64IntegerAttr(alignment));
     };
-    Value vec =
-        inside ? scf::IfOp::create(
-                     b, loc, inside,
-                     [&](OpBuilder &tb, Location l) {
-                       scf::YieldOp::create(tb, l, load(tb, l));
-                     },
-                     [&](OpBuilder &eb, Location l) {
-                       scf::YieldOp::create(
-                           eb, l,
-                           ValueRange{arith::ConstantOp::create(
-                               eb, l, eb.getZeroAttr(vecType))});
-                     })
-                     .getResult(0)
-               : load(b, loc);
+    Value vec = loadOrZero(b, loc, inside, vecType, load);
     SmallVector<Value> scalars;
     for (int64_t v = 0; v < layout.vectorWidth; ++v)
       scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
@@ -167,7 +156,6 @@ private:
 
 LogicalResult mlir::norm::buildStreamingKernel(FusedOp op,
                                                const RowLayout &layout,
-                                               int64_t n,
-                                               gpu::GPUFuncOp func) {
+                                               int64_t n, gpu::GPUFuncOp func) {
   return StreamingKernelBuilder(op, layout, n).build(func);
 }
