@@ -274,11 +274,42 @@ TEST(Tuning, SharedStagesFromRequestTableOrRule) {
       0);
   EXPECT_EQ(defaultSharedStages(bwd8K, chooseRowLayout(8192, 2, 2, h200), h200),
             2);
-  // Rows over a cluster keep the register prefetch unless asked.
+  // Rows over a cluster keep the register prefetch unless asked (or re-read,
+  // see ClustersWithTwoColumnOutputsRereadStagedRows).
   KernelShape longRow{131072, 2, 1, 0, 1, false};
   RowLayout cluster = *chooseClusterLayout(131072, 2, 1, 0, h200);
   EXPECT_EQ(defaultSharedStages(longRow, cluster, h200), 0);
   EXPECT_EQ(planKernel(longRow, h200, nullptr, 2).layout.sharedStages, 2);
+}
+
+TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
+  DeviceInfo h200;
+  // LayerNorm backward at N = 32768: dy and x over a cluster, weight in,
+  // dW and dB out. The rule stages three rows and re-reads them, with the
+  // weight's slice copied to shared memory once.
+  KernelShape lnBwd{32768, 2, 2, 2, 2, false};
+  lnBwd.columnInputBytes = 2;
+  KernelPlan plan = planKernel(lnBwd, h200, nullptr);
+  ASSERT_EQ(plan.kind, KernelPlan::Kind::Cluster);
+  EXPECT_EQ(plan.layout.sharedStages, 3);
+  EXPECT_TRUE(plan.layout.rereadStaged);
+  int64_t slice = plan.layout.sliceWidth();
+  EXPECT_EQ(stagedBytes(lnBwd, plan.layout, 3), (3 * 2 * 2 + 2) * slice);
+  // Asked not to stage, nothing is re-read.
+  EXPECT_FALSE(planKernel(lnBwd, h200, nullptr, 0).layout.rereadStaged);
+  // One column output (RMSNorm backward) keeps the register prefetch, and
+  // rows a block keeps whole are never re-read (measured slower).
+  KernelShape rmsBwd{32768, 2, 2, 1, 1, false};
+  rmsBwd.columnInputBytes = 2;
+  KernelPlan rms = planKernel(rmsBwd, h200, nullptr);
+  EXPECT_EQ(rms.layout.sharedStages, 0);
+  EXPECT_FALSE(rereadsStagedRows(rmsBwd, rms.layout));
+  EXPECT_EQ(stagedBytes(rmsBwd, rms.layout, 2),
+            2 * 2 * 2 * rms.layout.sliceWidth());
+  KernelShape lnBwd4K{4096, 2, 2, 2, 2, false};
+  KernelPlan whole = planKernel(lnBwd4K, h200, nullptr, 3);
+  EXPECT_EQ(whole.layout.sharedStages, 3);
+  EXPECT_FALSE(whole.layout.rereadStaged);
 }
 
 TEST(Tuning, RegisterEstimate) {

@@ -187,7 +187,7 @@ struct ConvertNormToGPUPass
     // Blocks per SM the registers must allow: the option, else the table.
     int64_t minBlocks =
         minBlocksPerSM > 0 ? minBlocksPerSM.getValue() : plan.minBlocksPerSM;
-    if (minBlocks > 0 && layout.clusterSize == 1)
+    if (minBlocks > 0)
       func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
                                          static_cast<int32_t>(minBlocks)));
     if (failed(streaming ? buildStreamingKernel(op, layout, n, func)

@@ -34,6 +34,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::norm;
 
@@ -59,7 +61,7 @@ public:
 
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    int64_t reductionsPerRow = 0;
+    reductionsPerRow = 0;
     for (auto reduce : body.getOps<RowReduceOp>()) {
       if (!reduce.getValue().getType().isF32())
         return reduce.emitOpError("the GPU lowering reduces f32 values only");
@@ -124,7 +126,9 @@ public:
                                             .getResult());
     }
 
-    // Column inputs are the same for every row: load them once.
+    // Column inputs are the same for every row: load them once, into
+    // registers, or with staged rows into shared memory, from where each
+    // row reads them again (registers then hold a few elements at a time).
     elementValues.assign(numInputs, {});
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::col)
@@ -135,12 +139,22 @@ public:
     if (layout.sharedStages > 0) {
       // Rows staged in shared memory: the first stages - 1 rows are issued
       // before the loop, each iteration issues one more (RowStaging.cpp).
-      SmallVector<Value> full;
-      for (unsigned i = 0; i < numInputs; ++i)
+      SmallVector<Value> full, column;
+      for (unsigned i = 0; i < numInputs; ++i) {
         if (op.getInputRole(i) == Role::full)
           full.push_back(inputs[i]);
+        if (op.getInputRole(i) == Role::col && layout.rereadStaged)
+          column.push_back(inputs[i]);
+      }
       staging.emplace(layout, n, layout.sharedStages, sliceBase);
-      staging->allocate(b, func, loc, full);
+      staging->allocate(b, func, loc, full, column);
+      unsigned columnIndex = 0;
+      for (unsigned i = 0; i < numInputs && layout.rereadStaged; ++i)
+        if (op.getInputRole(i) == Role::col) {
+          storeColumnCopy(b, loc, staging->columnBuffer(columnIndex++),
+                          elementValues[i]);
+          elementValues[i].clear();
+        }
       staging->init(b, loc, tid);
       for (int64_t k = 0; k + 1 < layout.sharedStages; ++k) {
         Value local = indexConst(b, loc, k);
@@ -230,7 +244,8 @@ private:
   }
 
   /// Reads this thread's chunks of a staged row from shared memory (stage
-  /// `stage` of `buffer`, a memref of VW-vectors).
+  /// `stage` of `buffer`, a memref of VW-vectors; without `stage`, of a
+  /// column input's copy).
   SmallVector<Value> loadStaged(OpBuilder &b, Location loc, Value buffer,
                                 Value stage) {
     auto vecType =
@@ -239,6 +254,8 @@ private:
     for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
       Value vector = staging->vectorIndex(b, loc, columns[c]);
       auto load = [&](OpBuilder &lb, Location l) -> Value {
+        if (!stage)
+          return memref::LoadOp::create(lb, l, buffer, ValueRange{vector});
         return memref::LoadOp::create(lb, l, buffer, ValueRange{stage, vector});
       };
       Value vec = loadOrZero(b, loc, inBounds[c], vecType, load);
@@ -246,6 +263,43 @@ private:
         scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
     }
     return scalars;
+  }
+
+  /// Writes this thread's elements `scalars` of a column input into its
+  /// shared-memory copy `buffer` (RowStaging::columnBuffer).
+  void storeColumnCopy(OpBuilder &b, Location loc, Value buffer,
+                       ArrayRef<Value> scalars) {
+    auto vecType =
+        cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      Value vec = vector::FromElementsOp::create(
+          b, loc, vecType,
+          scalars.slice(c * layout.vectorWidth, layout.vectorWidth));
+      Value index = staging->vectorIndex(b, loc, columns[c]);
+      auto store = [&](OpBuilder &sb, Location l) {
+        memref::StoreOp::create(sb, l, vec, buffer, index);
+      };
+      if (!inBounds[c]) {
+        store(b, loc);
+        continue;
+      }
+      scf::IfOp::create(b, loc, inBounds[c], [&](OpBuilder &tb, Location l) {
+        store(tb, l);
+        scf::YieldOp::create(tb, l);
+      });
+    }
+  }
+
+  /// This thread's elements of input `index`, a column input: kept in
+  /// registers, or read from its shared-memory copy.
+  SmallVector<Value> columnValues(OpBuilder &b, Location loc, unsigned index) {
+    if (!elementValues[index].empty())
+      return elementValues[index];
+    unsigned columnIndex = 0;
+    for (unsigned i = 0; i < index; ++i)
+      if (op.getInputRole(i) == Role::col)
+        ++columnIndex;
+    return loadStaged(b, loc, staging->columnBuffer(columnIndex), Value());
   }
 
   /// Stores one value per owned element into row `row` of `memref`.
@@ -303,6 +357,65 @@ private:
       b.clone(bodyOp, m);
   }
 
+  /// Replaces `mappings` after a row reduction of a staged row
+  /// (layout.rereadStaged): the staged inputs and the column inputs' copies
+  /// are read again from shared memory, and only values that are the same
+  /// for every element (row-uniform, such as earlier totals) carry over.
+  /// Per-element values from before the reduction are recomputed from the new
+  /// reads where later ops need them (rematerialize), so no element of the row
+  /// stays live in registers across the reduction's barrier (and a cluster's
+  /// wait for its peers): a few shared-memory loads and elementwise ops per
+  /// element buy the registers that would otherwise hold the whole row.
+  void rereadStaged(OpBuilder &b, Location loc, Value stage,
+                    std::vector<IRMapping> &mappings) {
+    std::vector<IRMapping> fresh(mappings.size());
+    unsigned fullIndex = 0;
+    for (unsigned i = 0; i < inputs.size(); ++i) {
+      BlockArgument arg = body.getArgument(i);
+      if (op.getInputRole(i) == Role::col) {
+        SmallVector<Value> scalars = columnValues(b, loc, i);
+        for (auto [now, scalar] : llvm::zip(fresh, scalars))
+          now.map(arg, scalar);
+        continue;
+      }
+      if (op.getInputRole(i) != Role::full) {
+        for (auto [old, now] : llvm::zip(mappings, fresh))
+          now.map(arg, old.lookup(arg));
+        continue;
+      }
+      SmallVector<Value> scalars =
+          loadStaged(b, loc, staging->buffer(fullIndex++), stage);
+      for (auto [now, scalar] : llvm::zip(fresh, scalars))
+        now.map(arg, scalar);
+    }
+    for (Operation &bodyOp : body.without_terminator())
+      for (Value result : bodyOp.getResults()) {
+        Value first = mappings[0].lookupOrNull(result);
+        if (!first || !llvm::all_of(mappings, [&](IRMapping &m) {
+              return m.lookupOrNull(result) == first;
+            }))
+          continue;
+        for (IRMapping &now : fresh)
+          now.map(result, first);
+      }
+    mappings = std::move(fresh);
+  }
+
+  /// Emits, in every mapping, the body ops computing whichever of `values`
+  /// the mappings lack (per-element values dropped by rereadStaged), after
+  /// what they need in turn.
+  void rematerialize(OpBuilder &b, Location loc, ValueRange values,
+                     std::vector<IRMapping> &mappings) {
+    for (Value v : values) {
+      Operation *def = v.getDefiningOp();
+      // Values from above the body are used as they are.
+      if (mappings[0].contains(v) || !def || def->getBlock() != &body)
+        continue;
+      rematerialize(b, loc, def->getOperands(), mappings);
+      emitElementwise(b, loc, *def, mappings);
+    }
+  }
+
   /// The body for one row: loads, evaluation per owned element with block
   /// reductions at norm.row_reduce, stores and column accumulation.
   LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
@@ -311,13 +424,23 @@ private:
     std::vector<IRMapping> mappings(elements);
     // Staged rows: issue the row stages - 1 ahead into the stage the
     // previous row was read from, then wait for this row's stage.
+    // A row that is read again after each reduction (rereadStaged) is
+    // issued after the row's first reduction barrier instead: the reads of
+    // row i - 1 end before it.
     Value stage;
+    std::function<void()> issueNext;
     if (staging) {
       Value local = arith::SubIOp::create(b, loc, row, rowBegin);
       Value ahead = indexConst(b, loc, layout.sharedStages - 1);
-      staging->issue(b, loc, tid, arith::AddIOp::create(b, loc, row, ahead),
-                     arith::AddIOp::create(b, loc, local, ahead),
-                     stagingRowEnd);
+      issueNext = [&, local, ahead] {
+        staging->issue(b, loc, tid, arith::AddIOp::create(b, loc, row, ahead),
+                       arith::AddIOp::create(b, loc, local, ahead),
+                       stagingRowEnd);
+      };
+      if (!layout.rereadStaged) {
+        issueNext();
+        issueNext = nullptr;
+      }
       stage = staging->wait(b, loc, local);
     }
     unsigned fullIndex = 0;
@@ -332,7 +455,7 @@ private:
         continue;
       }
       SmallVector<Value> scalars =
-          role == Role::col ? elementValues[i]
+          role == Role::col ? columnValues(b, loc, i)
           : staging ? loadStaged(b, loc, staging->buffer(fullIndex++), stage)
                     : loadRow(b, loc, inputs[i], row);
       for (int64_t e = 0; e < elements; ++e)
@@ -363,6 +486,7 @@ private:
           batch.push_back(reduce);
           continue;
         }
+        rematerialize(b, loc, bodyOp.getOperands(), mappings);
         // An op whose operands are the same for every owned element (it is
         // row-uniform, like rstd from a row sum) is emitted once.
         bool uniform = llvm::all_of(bodyOp.getOperands(), [&](Value v) {
@@ -388,6 +512,7 @@ private:
       SmallVector<Value> partials;
       SmallVector<int64_t> indices;
       for (RowReduceOp reduce : batch) {
+        rematerialize(b, loc, reduce.getValue(), mappings);
         Combiner combiner = reduce.getCombiner();
         Value identity = combinerIdentity(b, loc, combiner);
         Value partial = identity;
@@ -403,11 +528,18 @@ private:
       }
       SmallVector<Value> totals = reductions->reduce(
           b, loc, combiners, partials, indices, row, rowBegin);
+      if (issueNext) {
+        issueNext();
+        issueNext = nullptr;
+      }
+      if (staging && layout.rereadStaged)
+        rereadStaged(b, loc, stage, mappings);
       for (auto [reduce, total] : llvm::zip(batch, totals))
         for (IRMapping &m : mappings)
           m.map(reduce.getResult(), total);
     }
     auto yield = cast<YieldOp>(body.getTerminator());
+    rematerialize(b, loc, yield.getValues(), mappings);
     unsigned accIndex = 0;
     for (auto [k, value] : llvm::enumerate(yield.getValues())) {
       SmallVector<Value> lanes;

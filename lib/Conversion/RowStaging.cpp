@@ -35,7 +35,8 @@ using namespace mlir;
 using namespace mlir::norm;
 
 void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
-                          ArrayRef<Value> fullInputs) {
+                          ArrayRef<Value> fullInputs,
+                          ArrayRef<Value> columnInputs) {
   MLIRContext *ctx = func.getContext();
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -68,6 +69,17 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
                         VectorType::get({vw}, element), AffineMap(), workgroup),
         dynamic, indexConst(b, loc, offset), ValueRange{}));
     offset += stages * stageElements * elementBytes.back();
+  }
+  for (Value input : columnInputs) {
+    Type element = cast<MemRefType>(input.getType()).getElementType();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    columnBuffers.push_back(memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({stageElements / vw}, VectorType::get({vw}, element),
+                        AffineMap(), workgroup),
+        dynamic, indexConst(b, loc, offset), ValueRange{}));
+    // Keeps the next buffer 16-byte aligned.
+    offset += llvm::alignTo(stageElements * bytes, 16);
   }
   func->setAttr(kDynamicSharedBytesAttr, b.getI64IntegerAttr(offset));
   barriers = func.addWorkgroupAttribution(

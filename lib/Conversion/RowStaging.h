@@ -28,13 +28,14 @@ public:
       : layout(layout), n(n), stages(stages),
         stageElements(std::min(n, layout.sliceWidth())), sliceBase(sliceBase) {}
 
-  /// Carves one stage buffer per input in `fullInputs` (memrefs M x N) out
-  /// of the kernel's dynamic shared memory (at `b`, the kernel's entry) and
-  /// adds the mbarriers to `func`. Sets `norm.dynamic_shared_bytes` on
-  /// `func`: the launch must provide that much (above 48 KB the runtime
-  /// opts the kernel in first).
+  /// Carves one stage buffer per input in `fullInputs` (memrefs M x N) and
+  /// one row buffer per input in `columnInputs` (memrefs N) out of the
+  /// kernel's dynamic shared memory (at `b`, the kernel's entry) and adds
+  /// the mbarriers to `func`. Sets `norm.dynamic_shared_bytes` on `func`:
+  /// the launch must provide that much (above 48 KB the runtime opts the
+  /// kernel in first).
   void allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
-                ArrayRef<Value> fullInputs);
+                ArrayRef<Value> fullInputs, ArrayRef<Value> columnInputs);
 
   /// Thread 0 initializes the mbarriers; a block barrier publishes them.
   void init(OpBuilder &b, Location loc, Value threadId);
@@ -52,6 +53,11 @@ public:
   /// vector<VW x T>> in shared memory (W: the row, or this block's slice).
   Value buffer(unsigned index) const { return buffers[index]; }
 
+  /// The copy of `columnInputs[index]` (this block's columns of it):
+  /// memref<W/VW x vector<VW x T>> in shared memory. Each thread writes and
+  /// reads only its own vectors, so the copy needs no barrier.
+  Value columnBuffer(unsigned index) const { return columnBuffers[index]; }
+
   /// Index of the vector at global column `column` in a stage buffer.
   Value vectorIndex(OpBuilder &b, Location loc, Value column) const;
 
@@ -68,7 +74,7 @@ private:
   int64_t stageElements;
   /// First column of this block's slice (null: the whole row).
   Value sliceBase;
-  SmallVector<Value> sources, buffers;
+  SmallVector<Value> sources, buffers, columnBuffers;
   /// Bytes of one element of each input, and of all inputs together (what
   /// a stage's mbarrier expects per staged column).
   SmallVector<int64_t> elementBytes;

@@ -244,7 +244,15 @@ int64_t mlir::norm::stagedBytes(const KernelShape &shape,
                                 const RowLayout &layout, int64_t stages) {
   // A cluster block stages its column slice; a row-resident block the row.
   int64_t elements = std::min(shape.n, layout.sliceWidth());
-  return stages * shape.fullOperands * elements * shape.elementBytes;
+  int64_t columnCopy =
+      rereadsStagedRows(shape, layout) ? shape.columnInputBytes : 0;
+  return (stages * shape.fullOperands * shape.elementBytes + columnCopy) *
+         elements;
+}
+
+bool mlir::norm::rereadsStagedRows(const KernelShape &shape,
+                                   const RowLayout &layout) {
+  return layout.clusterSize > 1 && shape.columnOutputs >= 2;
 }
 
 int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
@@ -273,6 +281,10 @@ int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
 int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
                                         const RowLayout &layout,
                                         const DeviceInfo &device) {
+  if (rereadsStagedRows(shape, layout)) {
+    constexpr int64_t rereadStages = 3;
+    return chooseSharedStages(shape, layout, device, rereadStages);
+  }
   constexpr int64_t stages = 2;
   // Measured on the H200 (2026-11-29, bf16, 2 stages vs the register
   // prefetch): rows of 32 KB and more per input lost 2-11% (RMSNorm forward
@@ -331,6 +343,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.kind = KernelPlan::Kind::Cluster;
     plan.layout = *cluster;
     plan.layout.sharedStages = stagesFor(plan.layout);
+    plan.layout.rereadStaged =
+        plan.layout.sharedStages > 0 && rereadsStagedRows(shape, plan.layout);
   } else if (hasRowReductions) {
     plan.layout = chooseRowLayout(n, elementBytes, fullOperands, device,
                                   /*allowRowGroups=*/shape.columnOutputs == 0);

@@ -100,7 +100,9 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
     return static_cast<int64_t>(
         cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
   };
-  for (auto [i, v] : llvm::enumerate(op.getInputs()))
+  for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+    if (op.getInputRole(i) == Role::col)
+      traits.columnInputBytes += bytes(v);
     if (op.getInputRole(i) == Role::full) {
       ++traits.fullOperands;
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));
@@ -109,6 +111,7 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
               ? std::min(traits.narrowestInputBytes, bytes(v))
               : bytes(v);
     }
+  }
   for (auto [i, v] : llvm::enumerate(op.getOutputs())) {
     if (op.getOutputRole(i) == Role::full)
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));

@@ -189,6 +189,55 @@ func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: 
 
 // -----
 
+// A cluster kernel with two column outputs (the LayerNorm backward's shape)
+// re-reads its staged slices after the row reduction instead of keeping
+// them in registers: the weight's 4096-column slice is copied to shared
+// memory once (after the two inputs' 2 x 8 KB stages), the next row is issued only after the
+// reduction's barrier, and the elementwise ops after the reduction read dy,
+// x and w from shared memory again.
+// STAGED-LABEL: func @reread_cluster_rows
+// STAGED: gpu.func @norm_fused
+// STAGED-SAME: norm.cluster_size = 8
+// STAGED-SAME: norm.dynamic_shared_bytes = 40960
+// STAGED: %[[SDY:.+]] = memref.view %[[DYN:.+]][%c0{{.*}}][] : memref<0xi8, #gpu.address_space<workgroup>> to memref<2x512xvector<8xbf16>
+// STAGED: %[[SX:.+]] = memref.view %[[DYN]][%c16384{{.*}}][] : {{.+}} to memref<2x512xvector<8xbf16>
+// STAGED: %[[SW:.+]] = memref.view %[[DYN]][%c32768{{.*}}][] : {{.+}} to memref<512xvector<8xbf16>
+// STAGED: memref.store %{{.+}}, %[[SW]][%{{.+}}] : memref<512xvector<8xbf16>
+// STAGED: scf.for
+// STAGED: mbarrier.try_wait.parity.shared::cta.b64
+// STAGED: memref.load %[[SDY]][%[[STAGE:.+]], %{{.+}}]
+// STAGED: memref.load %[[SX]][%[[STAGE]], %{{.+}}]
+// STAGED: gpu.barrier
+// STAGED: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
+// STAGED: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra waitTotals;
+// STAGED: fence.proxy.async.shared::cta
+// STAGED: cp.async.bulk.shared::cluster.global
+// STAGED: memref.load %[[SDY]][%[[STAGE]], %{{.+}}]
+// STAGED: memref.load %[[SX]][%[[STAGE]], %{{.+}}]
+// STAGED: memref.load %[[SW]][%{{.+}}]
+// STAGED: vector.store
+func.func @reread_cluster_rows(%dy: memref<?x32768xbf16>, %x: memref<?x32768xbf16>, %w: memref<32768xbf16>, %dx: memref<?x32768xbf16>, %pw: memref<?x32768xf32>, %pb: memref<?x32768xf32>, %dw: memref<32768xbf16>, %db: memref<32768xbf16>) {
+  norm.fused ins(%dy : full memref<?x32768xbf16>, %x : full memref<?x32768xbf16>, %w : col memref<32768xbf16>) outs(%dx : full memref<?x32768xbf16>, %pw : col memref<?x32768xf32>, %pb : col memref<?x32768xf32>) attributes {rows_per_partial = 32 : i64} {
+  ^bb0(%g: bf16, %a: bf16, %v: bf16):
+    %gf = arith.extf %g : bf16 to f32
+    %af = arith.extf %a : bf16 to f32
+    %vf = arith.extf %v : bf16 to f32
+    %gw = arith.mulf %gf, %vf : f32
+    %m = arith.mulf %gw, %af : f32
+    %s = norm.row_reduce <add> %m : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.subf %gw, %d : f32
+    %t = arith.truncf %e : f32 to bf16
+    %gx = arith.mulf %gf, %af : f32
+    norm.yield %t, %gx, %gf : bf16, f32, f32
+  }
+  norm.combine ins(%pw : memref<?x32768xf32>) outs(%dw : memref<32768xbf16>)
+  norm.combine ins(%pb : memref<?x32768xf32>) outs(%db : memref<32768xbf16>)
+  return
+}
+
+// -----
+
 // Two row reductions that do not depend on each other (LayerNorm
 // backward's sums) share one exchange: both warp totals are stored, one
 // barrier, both are reduced again. A reduction that depends on another

@@ -73,6 +73,11 @@ struct RowLayout {
   /// engine (0: the next row is prefetched into registers by
   /// --norm-pipeline instead).
   int64_t sharedStages = 0;
+  /// Staged rows are read from shared memory again after each row
+  /// reduction, and the column inputs are kept there too, instead of
+  /// holding the row's elements in registers across the reduction
+  /// (rereadsStagedRows).
+  bool rereadStaged = false;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -231,6 +236,9 @@ struct KernelShape {
   bool onlyRowOutputs = false;
   /// Narrowest element of the full inputs (0: elementBytes).
   int64_t narrowestInputBytes = 0;
+  /// Bytes per column of the column inputs (weight, bias) together: a
+  /// staged kernel keeps one copy of them in shared memory.
+  int64_t columnInputBytes = 0;
 };
 
 /// How a kernel is generated and launched.
@@ -269,8 +277,22 @@ struct KernelPlan {
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table, int64_t sharedStages = -1);
 
+/// Whether a kernel with staged rows reads them from shared memory again
+/// after each row reduction (with its column inputs copied to shared
+/// memory once) rather than keeping them in registers: for the kernels
+/// over clusters with two column outputs (LayerNorm backward), whose xhat
+/// and dy * w otherwise stay live across both reductions (158-188
+/// registers, one block per SM; 73-105 re-read). Measured on the H200
+/// (2026-11-29, bf16, 3 staged rows re-read vs the register prefetch): +24
+/// to +26% at N = 16K-64K (4096x16384 2.16 -> 2.71 TB/s); elsewhere the
+/// extra shared-memory reads cost more than the registers save (RMSNorm
+/// backward over clusters -13% to +1%, staged rows a block keeps whole
+/// -3% to -17%, most in the LayerNorm forward).
+bool rereadsStagedRows(const KernelShape &shape, const RowLayout &layout);
+
 /// Shared memory (bytes) that `stages` staged rows of a kernel's full inputs
-/// take: the whole row, or a cluster block's column slice, per input.
+/// take, with one copy of its column inputs when it re-reads staged rows:
+/// the whole row, or a cluster block's column slice, per input.
 int64_t stagedBytes(const KernelShape &shape, const RowLayout &layout,
                     int64_t stages);
 
@@ -292,7 +314,8 @@ int64_t chooseSharedStages(const KernelShape &shape, const RowLayout &layout,
 /// bf16, 2 vs 0 stages): +6-28% for LayerNorm forward at N = 2048-8192,
 /// +14% for RMSNorm forward and +11-24% for both backwards at N = 5120,
 /// within 2% elsewhere at N <= 8192; -2 to -11% for longer rows and for
-/// rows over clusters (except the LayerNorm backward at N = 16K-32K, +10%).
+/// rows over clusters; those with two column outputs stage three rows and
+/// re-read them (rereadsStagedRows).
 int64_t defaultSharedStages(const KernelShape &shape, const RowLayout &layout,
                             const DeviceInfo &device);
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""A/B timing of bundle directories built with different compiler options.
+
+Times only norm's kernels (no anchors), every variant on the same inputs in
+one process, and prints TB/s per shape and variant with the geomean, the
+ratio of each variant to the first, and the copy ceiling of the same run.
+This is how a tuning rule or a codegen change is decided before it becomes
+the default; bench/bench.py then measures the default against the anchors.
+
+Usage (on the GPU):
+    python3 bench/ab.py --variants .out/bundles,.out/staged \\
+        [--ops rms_fwd,ln_bwd] [--shapes 2048x32768,512x131072] [--out F.json]
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import SHAPES, copy_ceiling, geomean, implementations, min_bytes, time_graph  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--variants", required=True,
+                   help="comma-separated bundle directories; the first is the baseline")
+    p.add_argument("--ops", default="rms_fwd,ln_fwd,rms_bwd,ln_bwd")
+    p.add_argument("--shapes", default="")
+    p.add_argument("--out", default="")
+    args = p.parse_args()
+    variants = [v for v in args.variants.split(",") if v]
+    shapes = SHAPES
+    if args.shapes:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    torch.cuda.init()
+    ceiling = copy_ceiling()
+    names = [os.path.basename(os.path.normpath(v)) for v in variants]
+    print(f"device: {torch.cuda.get_device_name()}  copy ceiling {ceiling / 1e12:.2f} TB/s")
+    results = {"copy_ceiling_tbps": ceiling / 1e12, "variants": variants, "ops": {}}
+    for op in args.ops.split(","):
+        print(f"\n{op}: TB/s per variant (ratio to {names[0]})")
+        print(f"{'shape':>14} " + " ".join(f"{n[-16:]:>16}" for n in names))
+        rows = []
+        for m, n in shapes:
+            nbytes = min_bytes(op, m, n)
+            row = {"m": m, "n": n}
+            for name, directory in zip(names, variants):
+                if not os.path.isdir(os.path.join(directory, f"{op}_bf16_{n}")):
+                    row[name] = None
+                    continue
+                fn = implementations(op, m, n, directory)["norm"]
+                row[name] = nbytes / time_graph(fn) / 1e12
+            rows.append(row)
+            base = row[names[0]]
+            cells = []
+            for name in names:
+                v = row[name]
+                cells.append(f"{'-':>16}" if v is None else
+                             f"{v:6.2f} ({v / base if base else float('nan'):5.2f}x)".rjust(16))
+            print(f"{m:>6}x{n:<7} " + " ".join(cells), flush=True)
+        means = {name: geomean([r[name] for r in rows]) for name in names}
+        print(f"{'geomean':>14} " + " ".join(
+            f"{means[nm]:6.2f} ({means[nm] / means[names[0]]:5.2f}x)".rjust(16) for nm in names))
+        results["ops"][op] = {"rows": rows, "geomean_tbps": means}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
