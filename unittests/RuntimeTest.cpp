@@ -65,6 +65,15 @@ TEST(Bundle, EvaluatesSizes) {
   EXPECT_EQ(evaluate(v, 0), 0);
   ASSERT_TRUE(parseJson(R"("N")", v, error));
   EXPECT_EQ(evaluate(v, 100), -1);
+  // A split's partial rows: ceil(M / min(ceil(M / 264), 64)).
+  ASSERT_TRUE(
+      parseJson(R"({"ceildiv": ["M", {"min": [{"ceildiv": ["M", 264]}, 64]}]})",
+                v, error));
+  EXPECT_EQ(evaluate(v, 4097), 257);
+  EXPECT_EQ(evaluate(v, 32768), 512);
+  EXPECT_EQ(evaluate(v, 3), 3);
+  ASSERT_TRUE(parseJson(R"({"min": ["M"]})", v, error));
+  EXPECT_EQ(evaluate(v, 100), -1);
 }
 
 TEST(Bundle, LoadsAndChecksSignatures) {

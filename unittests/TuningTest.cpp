@@ -312,6 +312,39 @@ TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
   EXPECT_FALSE(whole.layout.rereadStaged);
 }
 
+TEST(Tuning, MinPartialsFillOneWave) {
+  DeviceInfo h200;
+  // RMSNorm backward, N = 4096: 512 threads of ~64 registers, two blocks
+  // per SM -> 264 partial rows.
+  KernelShape rms4K{4096, 2, 2, 1, 1, false};
+  RowLayout rms4KLayout = planKernel(rms4K, h200, nullptr).layout;
+  EXPECT_EQ(estimateBlocksPerSM(rms4K, rms4KLayout, h200), 2);
+  EXPECT_EQ(chooseMinPartials(rms4K, rms4KLayout, h200), 264);
+  // N = 8192: 1024 threads fill an SM alone -> one block per SM.
+  KernelShape rms8K{8192, 2, 2, 1, 1, false};
+  RowLayout rms8KLayout = planKernel(rms8K, h200, nullptr).layout;
+  EXPECT_EQ(estimateBlocksPerSM(rms8K, rms8KLayout, h200), 1);
+  EXPECT_EQ(chooseMinPartials(rms8K, rms8KLayout, h200), 132);
+  // Staged shared memory limits blocks too: a forward at N = 4096 (128
+  // threads of ~112 registers: 4 blocks by registers) with 3 or 4 staged
+  // 8 KB rows on an SM of 64 KB.
+  KernelShape fwd4K{4096, 2, 1, 0, 1, false};
+  RowLayout staged = chooseRowLayout(4096, 2, 1, h200);
+  ASSERT_EQ(staged.threads, 128);
+  EXPECT_EQ(estimateBlocksPerSM(fwd4K, staged, h200), 4);
+  DeviceInfo smallSM = h200;
+  smallSM.sharedMemoryPerSM = 64 * 1024;
+  staged.sharedStages = 3;
+  EXPECT_EQ(estimateBlocksPerSM(fwd4K, staged, smallSM), 2);
+  staged.sharedStages = 4;
+  EXPECT_EQ(estimateBlocksPerSM(fwd4K, staged, smallSM), 1);
+  // Rows over clusters (and column slices) keep their split.
+  KernelShape longRow{65536, 2, 2, 1, 1, false};
+  KernelPlan cluster = planKernel(longRow, h200, nullptr);
+  ASSERT_EQ(cluster.layout.clusterSize, 8);
+  EXPECT_EQ(chooseMinPartials(longRow, cluster.layout, h200), 0);
+}
+
 TEST(Tuning, RegisterEstimate) {
   DeviceInfo h200;
   // RMSNorm forward, N = 4096 bf16: ptxas -v reported 93 registers.

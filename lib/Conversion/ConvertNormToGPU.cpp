@@ -190,14 +190,20 @@ struct ConvertNormToGPUPass
     if (minBlocks > 0)
       func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
                                          static_cast<int32_t>(minBlocks)));
-    if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
-                         : buildRowKernel(op, layout, n, split, func)))
+    int64_t minPartials = op.getMinPartials().value_or(0);
+    if (minPartials > 0 && layout.rowGroups != 1)
+      return op.emitOpError("min_partials needs a block per partial row");
+    if (failed(streaming
+                   ? buildStreamingKernel(op, layout, n, func)
+                   : buildRowKernel(op, layout, n, split, minPartials, func)))
       return failure();
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
-    Value grid = arith::CeilDivUIOp::create(
-        b, op.getLoc(), rows,
-        indexConst(b, op.getLoc(), split * layout.rowGroups));
+    // One block per partial row (of a split), else per `split` rows.
+    Value rowsPerBlock =
+        minPartials > 0 ? op.buildRowsPerPartial(b, op.getLoc(), rows)
+                        : indexConst(b, op.getLoc(), split * layout.rowGroups);
+    Value grid = arith::CeilDivUIOp::create(b, op.getLoc(), rows, rowsPerBlock);
     launch(op, func, grid, layout.threads, operands,
            indexConst(b, op.getLoc(), layout.columnSlices));
     return success();

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Utils/KernelBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -70,6 +70,7 @@ public:
     Value source = op.getShapeSource();
     Value rows = memref::DimOp::create(rewriter, loc, source, 0);
     Value cols = memref::DimOp::create(rewriter, loc, source, 1);
+    Value rowsPerPartial = op.buildRowsPerPartial(rewriter, loc, rows);
     auto yield = cast<YieldOp>(body.getTerminator());
 
     // Column accumulators: the partial buffer itself when split, else an f32
@@ -81,8 +82,8 @@ public:
       if (op.getRowsPerPartial()) {
         accumulators[i] = output;
       } else {
-        auto type = MemRefType::get({ShapedType::kDynamic},
-                                    rewriter.getF32Type());
+        auto type =
+            MemRefType::get({ShapedType::kDynamic}, rewriter.getF32Type());
         accumulators[i] =
             memref::AllocOp::create(rewriter, loc, type, ValueRange{cols});
       }
@@ -108,8 +109,8 @@ public:
             [&](OpBuilder &nb, Location, Value j, ValueRange acc) {
               IRMapping mapping = rowMapping;
               mapElements(nb, loc, i, j, {reduce.getValue()}, mapping);
-              if (failed(cloneBodySlice(nb, body, {reduce.getValue()},
-                                        mapping)))
+              if (failed(
+                      cloneBodySlice(nb, body, {reduce.getValue()}, mapping)))
                 status = failure();
               Value next = combine(nb, loc, combiner, acc[0],
                                    mapping.lookupOrDefault(reduce.getValue()));
@@ -133,9 +134,8 @@ public:
         return;
       // Full outputs and column accumulation.
       Value partial;
-      if (std::optional<int64_t> split = op.getRowsPerPartial())
-        partial = arith::DivUIOp::create(
-            b, loc, i, arith::ConstantIndexOp::create(b, loc, *split));
+      if (rowsPerPartial)
+        partial = arith::DivUIOp::create(b, loc, i, rowsPerPartial);
       forEach(b, loc, cols, [&](OpBuilder &nb, Value j) {
         IRMapping mapping = rowMapping;
         mapElements(nb, loc, i, j, perElement, mapping);
@@ -187,7 +187,8 @@ private:
       Value input = op.getInputs()[arg.getArgNumber()];
       Role role = op.getInputRole(arg.getArgNumber());
       if (role == Role::full)
-        mapping.map(arg, memref::LoadOp::create(b, loc, input, ValueRange{i, j}));
+        mapping.map(arg,
+                    memref::LoadOp::create(b, loc, input, ValueRange{i, j}));
       else if (role == Role::col)
         mapping.map(arg, memref::LoadOp::create(b, loc, input, j));
     }
@@ -214,8 +215,8 @@ static void lowerCombine(IRRewriter &rewriter, CombineOp op) {
         b, loc, zero, numPartials, one, ValueRange{init},
         [&](OpBuilder &nb, Location, Value p, ValueRange acc) {
           Value v = memref::LoadOp::create(nb, loc, partials, ValueRange{p, j});
-          scf::YieldOp::create(nb, loc,
-                               ValueRange{arith::AddFOp::create(nb, loc, acc[0], v)});
+          scf::YieldOp::create(
+              nb, loc, ValueRange{arith::AddFOp::create(nb, loc, acc[0], v)});
         });
     memref::StoreOp::create(b, loc, roundTo(b, loc, loop.getResult(0), element),
                             output, j);

@@ -45,9 +45,9 @@ namespace {
 class FusedKernelBuilder {
 public:
   FusedKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
-                     int64_t rowsPerBlock)
+                     int64_t rowsPerBlock, int64_t minPartials)
       : op(op), body(op.getBody().front()), layout(layout), n(n),
-        rowsPerBlock(rowsPerBlock) {}
+        rowsPerBlock(rowsPerBlock), minPartials(minPartials) {}
 
   /// Emits the kernel into `func` whose arguments are the op's inputs then
   /// outputs.
@@ -90,12 +90,17 @@ public:
       if (op.getOutputRole(i) == Role::full && !shapeSource)
         shapeSource = outputs[i];
     Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
-    int64_t split = rowsPerBlock;
-    rowBegin = arith::MulIOp::create(b, loc, bid, indexConst(b, loc, split));
+    // Rows of this block: its partial row's (the host computes the grid
+    // from the same count, FusedOp::buildRowsPerPartial).
+    Value split = indexConst(b, loc, rowsPerBlock);
+    if (minPartials > 0)
+      split = arith::MinUIOp::create(
+          b, loc, split,
+          arith::CeilDivUIOp::create(b, loc, rows,
+                                     indexConst(b, loc, minPartials)));
+    rowBegin = arith::MulIOp::create(b, loc, bid, split);
     Value rowEnd = arith::MinUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, rowBegin, indexConst(b, loc, split)),
-        rows);
+        b, loc, arith::AddIOp::create(b, loc, rowBegin, split), rows);
 
     // Column offsets and bounds of this thread's chunks. With column slices
     // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
@@ -579,6 +584,7 @@ private:
   RowLayout layout;
   int64_t n;
   int64_t rowsPerBlock;
+  int64_t minPartials;
   SmallVector<Value> inputs, outputs, columns, inBounds;
   Value sliceY;
   /// The row reductions' code and shared memory.
@@ -597,6 +603,8 @@ private:
 
 LogicalResult mlir::norm::buildRowKernel(FusedOp op, const RowLayout &layout,
                                          int64_t n, int64_t rowsPerBlock,
+                                         int64_t minPartials,
                                          gpu::GPUFuncOp func) {
-  return FusedKernelBuilder(op, layout, n, rowsPerBlock).build(func);
+  return FusedKernelBuilder(op, layout, n, rowsPerBlock, minPartials)
+      .build(func);
 }

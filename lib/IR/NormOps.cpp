@@ -8,6 +8,7 @@
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/IR/NormShapes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SetVector.h"
@@ -112,9 +113,8 @@ static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
     Role role = roleAt(roles, i);
     std::string message = checkRoleShape(role, type.getShape(), m, n);
     if (!message.empty())
-      return op->emitOpError()
-             << what << " #" << i << " does not fit the " << m << "x" << n
-             << " iteration space: " << message;
+      return op->emitOpError() << what << " #" << i << " does not fit the " << m
+                               << "x" << n << " iteration space: " << message;
     if (role == Role::full) {
       refine(m, type.getDimSize(0));
       refine(n, type.getDimSize(1));
@@ -132,9 +132,9 @@ static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
 static LogicalResult verifyScalarArguments(Operation *op, Block &block,
                                            ValueRange operands) {
   if (block.getNumArguments() != operands.size())
-    return op->emitOpError() << "region must have " << operands.size()
-                             << " arguments (one per input), got "
-                             << block.getNumArguments();
+    return op->emitOpError()
+           << "region must have " << operands.size()
+           << " arguments (one per input), got " << block.getNumArguments();
   for (auto [i, arg, operand] :
        llvm::enumerate(block.getArguments(), operands)) {
     Type elementType = cast<ShapedType>(operand.getType()).getElementType();
@@ -177,8 +177,7 @@ static LogicalResult verifyStatsAndParams(Operation *op, ArrayRef<int64_t> x,
 }
 
 /// Checks x and y of a forward op.
-static LogicalResult verifyForwardActivations(Operation *op,
-                                              RankedTensorType x,
+static LogicalResult verifyForwardActivations(Operation *op, RankedTensorType x,
                                               RankedTensorType y) {
   if (failed(emitIfError(op, checkActivationType(x), "x")))
     return failure();
@@ -244,9 +243,9 @@ LogicalResult LayerNormGradOp::verify() {
   if (failed(verifyGradActivations(*this, getDy().getType(), x,
                                    getDx().getType())))
     return failure();
-  if (failed(verifyStatsAndParams(
-          *this, x.getShape(), {{getMean(), "mean"}, {getRstd(), "rstd"}},
-          {{getWeight(), "weight"}, {getDb(), "db"}})))
+  if (failed(verifyStatsAndParams(*this, x.getShape(),
+                                  {{getMean(), "mean"}, {getRstd(), "rstd"}},
+                                  {{getWeight(), "weight"}, {getDb(), "db"}})))
     return failure();
   if (getWeight() && !getDw())
     return emitOpError("must return dw when a weight is given");
@@ -277,8 +276,7 @@ LogicalResult ReduceOp::verify() {
                        "space it reduces");
   Role resultRole = getOrder() == Order::row ? Role::row : Role::col;
   auto resultType = getResult().getType();
-  std::string message =
-      checkRoleShape(resultRole, resultType.getShape(), m, n);
+  std::string message = checkRoleShape(resultRole, resultType.getShape(), m, n);
   if (!message.empty())
     return emitOpError() << "result contradicts order '"
                          << stringifyOrder(getOrder()) << "': " << message;
@@ -296,8 +294,7 @@ static LogicalResult verifyYieldTypes(Operation *op, Block &block,
   for (auto [i, value, type] : llvm::enumerate(yield.getValues(), expected))
     if (value.getType() != type)
       return op->emitOpError() << "region yields " << value.getType()
-                               << " for result #" << i << ", expected "
-                               << type;
+                               << " for result #" << i << ", expected " << type;
   return success();
 }
 
@@ -317,12 +314,11 @@ LogicalResult MapOp::verify() {
   if (resultRole != Role::full)
     for (auto [i, role] : llvm::enumerate(getRoles()))
       if (cast<RoleAttr>(role).getValue() != resultRole)
-        return emitOpError() << "a '" << stringifyRole(resultRole)
-                             << "' result may only read '"
-                             << stringifyRole(resultRole)
-                             << "' inputs, but input #" << i << " is '"
-                             << stringifyRole(cast<RoleAttr>(role).getValue())
-                             << "'";
+        return emitOpError()
+               << "a '" << stringifyRole(resultRole)
+               << "' result may only read '" << stringifyRole(resultRole)
+               << "' inputs, but input #" << i << " is '"
+               << stringifyRole(cast<RoleAttr>(role).getValue()) << "'";
   std::string message =
       checkRoleShape(resultRole, getResult().getType().getShape(), m, n);
   return emitIfError(*this, message, "result");
@@ -350,6 +346,29 @@ bool FusedOp::hasColumnOutputs() {
   return false;
 }
 
+std::optional<int64_t> FusedOp::getRowsPerPartialFor(int64_t m) {
+  std::optional<int64_t> split = getRowsPerPartial();
+  if (!split)
+    return std::nullopt;
+  if (std::optional<int64_t> fill = getMinPartials())
+    return std::max<int64_t>(1, std::min(*split, (m + *fill - 1) / *fill));
+  return *split;
+}
+
+Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {
+  std::optional<int64_t> split = getRowsPerPartial();
+  if (!split)
+    return {};
+  Value rowsPerPartial = arith::ConstantIndexOp::create(b, loc, *split);
+  std::optional<int64_t> fill = getMinPartials();
+  if (!fill)
+    return rowsPerPartial;
+  // min(S, ceil(M / F)); M >= 1 wherever rows are processed, so it is >= 1.
+  Value spread = arith::CeilDivUIOp::create(
+      b, loc, rows, arith::ConstantIndexOp::create(b, loc, *fill));
+  return arith::MinUIOp::create(b, loc, rowsPerPartial, spread);
+}
+
 Value FusedOp::getShapeSource() {
   for (unsigned i = 0, e = getInputs().size(); i < e; ++i)
     if (getInputRole(i) == Role::full)
@@ -367,12 +386,10 @@ LogicalResult FusedOp::verify() {
   if (!getShapeSource())
     return emitOpError("needs a 'full' input or output to define the M x N "
                        "space it iterates over");
-  bool onTensors = llvm::all_of(getOperandTypes(), [](Type t) {
-    return isa<RankedTensorType>(t);
-  });
-  bool onMemrefs = llvm::all_of(getOperandTypes(), [](Type t) {
-    return isa<MemRefType>(t);
-  });
+  bool onTensors = llvm::all_of(
+      getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+  bool onMemrefs = llvm::all_of(getOperandTypes(),
+                                [](Type t) { return isa<MemRefType>(t); });
   if (!onTensors && !onMemrefs)
     return emitOpError("operands must be all tensors or all memrefs");
   if (onTensors && getResultTypes() != getOutputs().getTypes())
@@ -383,6 +400,12 @@ LogicalResult FusedOp::verify() {
   std::optional<int64_t> split = getRowsPerPartial();
   if (split && *split <= 0)
     return emitOpError("rows_per_partial must be positive, got ") << *split;
+  if (std::optional<int64_t> fill = getMinPartials()) {
+    if (!split)
+      return emitOpError("min_partials needs rows_per_partial");
+    if (*fill <= 0)
+      return emitOpError("min_partials must be positive, got ") << *fill;
+  }
   if (getOutputs().size() != getOutputRoles().size())
     return emitOpError() << "has " << getOutputs().size() << " outputs but "
                          << getOutputRoles().size() << " output roles";
@@ -391,16 +414,21 @@ LogicalResult FusedOp::verify() {
     Role role = getOutputRole(i);
     if (role == Role::col && split) {
       int64_t partials = ShapedType::kDynamic;
-      if (!ShapedType::isDynamic(m))
-        partials = (m + *split - 1) / *split;
+      if (!ShapedType::isDynamic(m)) {
+        int64_t rows = *getRowsPerPartialFor(m);
+        partials = (m + rows - 1) / rows;
+      }
       std::string message =
           checkRoleShape(Role::full, type.getShape(), partials, n);
       if (!message.empty())
-        return emitOpError() << "output #" << i << " holds column partials of "
-                             << "ceil(M/" << *split << ") rows: " << message;
+        return emitOpError()
+               << "output #" << i << " holds column partials of "
+               << "ceil(M/" << *split << ") rows"
+               << (getMinPartials() ? " (or more, min_partials)" : "") << ": "
+               << message;
       if (!type.getElementType().isF32())
-        return emitOpError() << "output #" << i
-                             << ": column partials must be f32";
+        return emitOpError()
+               << "output #" << i << ": column partials must be f32";
       continue;
     }
     std::string message = checkRoleShape(role, type.getShape(), m, n);

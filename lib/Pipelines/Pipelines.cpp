@@ -47,6 +47,8 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   }
   NormSplitReductionOptions split;
   split.splitSize = options.splitSize;
+  split.minPartials = options.minPartials;
+  split.tuningTable = options.tuningTable;
   split.numSMs = options.numSMs;
   split.registerBudget = options.registerBudget;
   split.maxClusterSize = splitLongRows ? clusterLimit(options) : 1;

@@ -109,8 +109,8 @@ private:
     return shape;
   }
 
-  /// A host index value as an expression of M: integers, "M", or
-  /// {"ceildiv": [a, b]}.
+  /// A host index value as an expression of M: integers, "M",
+  /// {"ceildiv": [a, b]} or {"min": [a, b]}.
   FailureOr<json::Value> expression(Value value) {
     if (auto cst = value.getDefiningOp<arith::ConstantIndexOp>())
       return json::Value(cst.value());
@@ -128,14 +128,19 @@ private:
               alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(
                   *index)]);
     }
-    if (auto div = value.getDefiningOp<arith::CeilDivUIOp>()) {
-      FailureOr<json::Value> lhs = expression(div.getLhs());
-      FailureOr<json::Value> rhs = expression(div.getRhs());
+    auto binary = [&](StringRef name, Value a,
+                      Value b) -> FailureOr<json::Value> {
+      FailureOr<json::Value> lhs = expression(a);
+      FailureOr<json::Value> rhs = expression(b);
       if (failed(lhs) || failed(rhs))
         return failure();
-      return json::Value(json::Object{
-          {"ceildiv", json::Array{std::move(*lhs), std::move(*rhs)}}});
-    }
+      return json::Value(
+          json::Object{{name, json::Array{std::move(*lhs), std::move(*rhs)}}});
+    };
+    if (auto div = value.getDefiningOp<arith::CeilDivUIOp>())
+      return binary("ceildiv", div.getLhs(), div.getRhs());
+    if (auto min = value.getDefiningOp<arith::MinUIOp>())
+      return binary("min", min.getLhs(), min.getRhs());
     return mlir::emitError(value.getLoc(),
                            "bundle: cannot express this size in terms of M");
   }

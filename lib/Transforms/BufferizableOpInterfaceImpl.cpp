@@ -58,7 +58,8 @@ struct FusedOpInterface
     rewriter.setInsertionPoint(op);
     auto memrefOp = FusedOp::create(
         rewriter, op->getLoc(), TypeRange{}, *inputs, fused.getRoles(),
-        *outputs, fused.getOutputRoles(), fused.getRowsPerPartialAttr());
+        *outputs, fused.getOutputRoles(), fused.getRowsPerPartialAttr(),
+        fused.getMinPartialsAttr());
     rewriter.inlineRegionBefore(fused.getBody(), memrefOp.getBody(),
                                 memrefOp.getBody().end());
     replaceOpWithBufferizedValues(rewriter, op, *outputs);

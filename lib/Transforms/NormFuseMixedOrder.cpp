@@ -111,8 +111,8 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
     }
 
   rewriter.setInsertionPoint(last);
-  Location loc = rewriter.getFusedLoc(llvm::map_to_vector(
-      members, [](Member &m) { return m.op->getLoc(); }));
+  Location loc = rewriter.getFusedLoc(
+      llvm::map_to_vector(members, [](Member &m) { return m.op->getLoc(); }));
   auto sourceType = cast<RankedTensorType>(shapeSource.getType());
   auto dimValue = [&](int64_t d) -> SmallVector<Value> {
     if (!sourceType.isDynamicDim(d))
@@ -140,7 +140,7 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
   auto fused = FusedOp::create(
       rewriter, loc, TypeRange(ValueRange(outputs)), inputs,
       rewriter.getArrayAttr(roles), outputs, rewriter.getArrayAttr(outputRoles),
-      /*rows_per_partial=*/nullptr);
+      /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr);
   for (Member &m : members)
     if (Attribute split = m.op->getAttr("norm.split_size"))
       fused->setAttr("norm.split_size", split);
@@ -177,8 +177,7 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
       auto reduce = cast<ReduceOp>(m.op);
       Value row =
           RowReduceOp::create(rewriter, m.op->getLoc(), yielded.getType(),
-                              reduce.getCombinerAttr(),
-                              yielded);
+                              reduce.getCombinerAttr(), yielded);
       if (!resultElement.isF32())
         row = arith::TruncFOp::create(rewriter, m.op->getLoc(), resultElement,
                                       row);
@@ -264,9 +263,8 @@ struct NormFuseMixedOrderPass
   void runOnOperation() override {
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *block) {
-      if (llvm::any_of(*block, [](Operation &op) {
-            return isa<ReduceOp, MapOp>(op);
-          }))
+      if (llvm::any_of(*block,
+                       [](Operation &op) { return isa<ReduceOp, MapOp>(op); }))
         blocks.push_back(block);
     });
     for (Block *block : blocks)

@@ -31,6 +31,39 @@ struct NormSplitReductionPass
     : public mlir::norm::impl::NormSplitReductionBase<NormSplitReductionPass> {
   using Base::Base;
 
+  /// The measured table convert-norm-to-gpu consults (tuning-table).
+  TuningTable table;
+
+  DeviceInfo device() {
+    DeviceInfo device;
+    device.numSMs = numSMs;
+    device.registerBudget = registerBudget;
+    device.maxClusterSize = maxClusterSize;
+    return device;
+  }
+
+  /// The GPU lowering's plan for `op` (as convert-norm-to-gpu makes it
+  /// with the same table), if N is static.
+  std::optional<KernelPlan> planFor(FusedOp op) {
+    KernelShape shape = describeKernel(op);
+    if (ShapedType::isDynamic(shape.n))
+      return std::nullopt;
+    return planKernel(shape, device(), &table);
+  }
+
+  /// min_partials for `op` (0: none): the option, else the rule (which
+  /// may decline). A static M has its split chosen for it already.
+  int64_t minPartialsFor(FusedOp op, int64_t m) {
+    if (!ShapedType::isDynamic(m) || minPartials == 0)
+      return 0;
+    if (minPartials > 0)
+      return minPartials;
+    std::optional<KernelPlan> plan = planFor(op);
+    if (!plan)
+      return 0;
+    return chooseMinPartials(describeKernel(op), plan->layout, device());
+  }
+
   /// The split size for `op`: its attribute, the pass option, the heuristic.
   FailureOr<int64_t> splitSizeFor(FusedOp op, int64_t m, int64_t n) {
     if (Attribute attr = op->getAttr("norm.split_size")) {
@@ -44,17 +77,11 @@ struct NormSplitReductionPass
     }
     if (splitSize != 0)
       return splitSize.getValue();
-    DeviceInfo device;
-    device.numSMs = numSMs;
-    device.registerBudget = registerBudget;
-    device.maxClusterSize = maxClusterSize;
-    KernelShape shape = describeKernel(op);
-    bool overCluster = !ShapedType::isDynamic(shape.n) &&
-                       planKernel(shape, device, /*table=*/nullptr).kind ==
-                           KernelPlan::Kind::Cluster;
+    std::optional<KernelPlan> plan = planFor(op);
+    bool overCluster = plan && plan->kind == KernelPlan::Kind::Cluster;
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt
                                                     : std::optional(m),
-                           n, device, overCluster);
+                           n, device(), overCluster);
   }
 
   LogicalResult split(IRRewriter &rewriter, FusedOp op) {
@@ -65,16 +92,24 @@ struct NormSplitReductionPass
       return failure();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    // Partial rows: ceil(M / S).
+    int64_t fill = minPartialsFor(op, m);
+    // Partial rows: ceil(M / R), R = S or, with min_partials F,
+    // min(S, ceil(M / F)) (FusedOp::buildRowsPerPartial).
     int64_t partials = ShapedType::kDynamic;
     SmallVector<Value> partialDims;
     if (!ShapedType::isDynamic(m)) {
       partials = (m + *s - 1) / *s;
     } else {
       Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
-      Value sValue = arith::ConstantIndexOp::create(rewriter, loc, *s);
+      Value perPartial = arith::ConstantIndexOp::create(rewriter, loc, *s);
+      if (fill > 0)
+        perPartial = arith::MinUIOp::create(
+            rewriter, loc, perPartial,
+            arith::CeilDivUIOp::create(
+                rewriter, loc, rows,
+                arith::ConstantIndexOp::create(rewriter, loc, fill)));
       partialDims.push_back(
-          arith::CeilDivUIOp::create(rewriter, loc, rows, sValue));
+          arith::CeilDivUIOp::create(rewriter, loc, rows, perPartial));
     }
     SmallVector<Value> outputs(op.getOutputs());
     for (auto [i, output] : llvm::enumerate(op.getOutputs())) {
@@ -88,10 +123,11 @@ struct NormSplitReductionPass
                                         rewriter.getF32Type());
       outputs[i] = tensor::EmptyOp::create(rewriter, loc, type, dims);
     }
-    auto splitOp =
-        FusedOp::create(rewriter, loc, TypeRange(ValueRange(outputs)),
-                        op.getInputs(), op.getRoles(), outputs,
-                        op.getOutputRoles(), rewriter.getI64IntegerAttr(*s));
+    auto splitOp = FusedOp::create(
+        rewriter, loc, TypeRange(ValueRange(outputs)), op.getInputs(),
+        op.getRoles(), outputs, op.getOutputRoles(),
+        rewriter.getI64IntegerAttr(*s),
+        fill > 0 ? rewriter.getI64IntegerAttr(fill) : IntegerAttr());
     rewriter.inlineRegionBefore(op.getBody(), splitOp.getBody(),
                                 splitOp.getBody().end());
     SmallVector<Value> replacements;
@@ -111,6 +147,13 @@ struct NormSplitReductionPass
   }
 
   void runOnOperation() override {
+    if (minPartials < -1) {
+      getOperation()->emitError("norm-split-reduction: min-partials must be "
+                                "-1 (the tuning rule), 0 (off) or positive, "
+                                "got ")
+          << static_cast<int64_t>(minPartials);
+      return signalPassFailure();
+    }
     if (splitSize < 0) {
       getOperation()->emitError("norm-split-reduction: ")
           << validateSplitSize(splitSize);
@@ -132,6 +175,13 @@ struct NormSplitReductionPass
         !error.empty()) {
       getOperation()->emitError("norm-split-reduction: ") << error;
       return signalPassFailure();
+    }
+    if (!tuningTable.empty()) {
+      std::string error;
+      if (!table.load(tuningTable, error)) {
+        getOperation()->emitError("norm-split-reduction: ") << error;
+        return signalPassFailure();
+      }
     }
     SmallVector<FusedOp> candidates;
     getOperation()->walk([&](FusedOp op) {

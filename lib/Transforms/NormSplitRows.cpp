@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Utils/KernelBody.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -78,8 +78,8 @@ struct NormSplitRowsPass
       dynamicRows.push_back(tensor::DimOp::create(rewriter, loc, source, 0));
     SmallVector<Value> statOutputs;
     SmallVector<Attribute> statOutputRoles;
-    auto rowType =
-        RankedTensorType::get({sourceType.getDimSize(0)}, rewriter.getF32Type());
+    auto rowType = RankedTensorType::get({sourceType.getDimSize(0)},
+                                         rewriter.getF32Type());
     for (size_t k = 0; k < reduces.size(); ++k) {
       statOutputs.push_back(
           tensor::EmptyOp::create(rewriter, loc, rowType, dynamicRows));
@@ -88,7 +88,8 @@ struct NormSplitRowsPass
     auto stats = FusedOp::create(
         rewriter, loc, TypeRange(ValueRange(statOutputs)), statInputs,
         rewriter.getArrayAttr(statRoles), statOutputs,
-        rewriter.getArrayAttr(statOutputRoles), /*rows_per_partial=*/nullptr);
+        rewriter.getArrayAttr(statOutputRoles), /*rows_per_partial=*/nullptr,
+        /*min_partials=*/nullptr);
     Block *statBody =
         rewriter.createBlock(&stats.getBody(), {}, argTypes, argLocs);
     IRMapping statMap;
@@ -96,7 +97,8 @@ struct NormSplitRowsPass
       statMap.map(body.getArgument(i), statBody->getArgument(k));
     for (Operation &bodyOp : body.without_terminator()) {
       bool needed = llvm::all_of(bodyOp.getOperands(), [&](Value v) {
-        return statMap.contains(v) || !op.getBody().isAncestor(v.getParentRegion());
+        return statMap.contains(v) ||
+               !op.getBody().isAncestor(v.getParentRegion());
       });
       if (needed)
         rewriter.clone(bodyOp, statMap);
@@ -114,10 +116,10 @@ struct NormSplitRowsPass
       inputs.push_back(s);
       roles.push_back(RoleAttr::get(op.getContext(), Role::row));
     }
-    auto rest = FusedOp::create(
-        rewriter, loc, op.getResultTypes(), inputs,
-        rewriter.getArrayAttr(roles), op.getOutputs(), op.getOutputRoles(),
-        op.getRowsPerPartialAttr());
+    auto rest = FusedOp::create(rewriter, loc, op.getResultTypes(), inputs,
+                                rewriter.getArrayAttr(roles), op.getOutputs(),
+                                op.getOutputRoles(), op.getRowsPerPartialAttr(),
+                                op.getMinPartialsAttr());
     rest->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.inlineRegionBefore(op.getBody(), rest.getBody(),
                                 rest.getBody().end());
@@ -148,9 +150,10 @@ struct NormSplitRowsPass
           isa<RankedTensorType>(op.getShapeSource().getType()) &&
           // A kernel that only reduces (all row outputs) is already the
           // statistics kernel.
-          llvm::any_of(op.getOutputRoles(), [](Attribute r) {
-            return cast<RoleAttr>(r).getValue() != Role::row;
-          }) &&
+          llvm::any_of(op.getOutputRoles(),
+                       [](Attribute r) {
+                         return cast<RoleAttr>(r).getValue() != Role::row;
+                       }) &&
           needsSplit(op))
         candidates.push_back(op);
     });

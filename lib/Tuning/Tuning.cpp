@@ -301,6 +301,31 @@ int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
              : 0;
 }
 
+int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
+                                        const RowLayout &layout,
+                                        const DeviceInfo &device) {
+  int64_t threads = std::max<int64_t>(32, layout.threads);
+  int64_t registers = estimateRegisters(
+      layout, shape.elementBytes, shape.fullOperands, shape.columnOutputs);
+  int64_t perThread = std::min<int64_t>(255, ceilDiv(registers, 8) * 8);
+  int64_t blocks = std::min(device.threadsPerSM / threads,
+                            device.registersPerSM / (threads * perThread));
+  if (layout.sharedStages > 0)
+    blocks = std::min(
+        blocks, device.sharedMemoryPerSM /
+                    (stagedBytes(shape, layout, layout.sharedStages) + 1024));
+  return std::max<int64_t>(1, blocks);
+}
+
+int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
+                                      const RowLayout &layout,
+                                      const DeviceInfo &device) {
+  if (layout.columnSlices > 1)
+    return 0;
+  return device.numSMs *
+         std::min<int64_t>(2, estimateBlocksPerSM(shape, layout, device));
+}
+
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
                                   int64_t sharedStages) {

@@ -13,13 +13,19 @@ class BundleError(ValueError):
 
 
 def evaluate(expr, m):
-    """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]})."""
+    """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]},
+    {"min": [a, b]})."""
     if isinstance(expr, int):
         return expr
     if expr == "M":
         return m
-    if isinstance(expr, dict) and "ceildiv" in expr:
-        a, b = (evaluate(e, m) for e in expr["ceildiv"])
+    if isinstance(expr, dict) and len(expr) == 1 and ("ceildiv" in expr or "min" in expr):
+        (name, args), = expr.items()
+        if not isinstance(args, list) or len(args) != 2:
+            raise BundleError(f"{name} takes two operands in size expression {expr!r}")
+        a, b = (evaluate(e, m) for e in args)
+        if name == "min":
+            return min(a, b)
         if b <= 0:
             raise BundleError(f"division by {b} in size expression {expr}")
         return -(-a // b)

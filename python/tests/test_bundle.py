@@ -35,8 +35,15 @@ def test_evaluate_expressions():
     assert evaluate("M", 100) == 100
     assert evaluate({"ceildiv": ["M", 32]}, 100) == 4
     assert evaluate({"ceildiv": ["M", 32]}, 0) == 0
+    # A split's partial rows: ceil(M / min(ceil(M / 264), 64)).
+    partials = {"ceildiv": ["M", {"min": [{"ceildiv": ["M", 264]}, 64]}]}
+    assert evaluate(partials, 4097) == 257
+    assert evaluate(partials, 32768) == 512
+    assert evaluate(partials, 3) == 3
     with pytest.raises(BundleError):
         evaluate("N", 3)
+    with pytest.raises(BundleError):
+        evaluate({"min": ["M"]}, 3)
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
@@ -48,13 +55,18 @@ def test_rms_bwd_bundle_signature(tmp_path):
     assert [l["kernel"] for l in f.launches] == ["norm_fused", "norm_combine"]
     m = f.bind_rows([[1000, 256], [1000, 256], [1000], [256]])
     assert m == 1000
-    # One f32 partial row per split of the rows (64 rows each when M is
-    # dynamic) and one block per partial row, then dx and dw.
+    # One f32 partial row per split of the rows and one block per partial
+    # row, then dx and dw. M is dynamic: at most 64 rows per partial, fewer
+    # when M is small so that there are at least 264 partial rows (two
+    # blocks per SM): 1000 rows -> 4 rows each -> 250 partial rows.
     workspace = [b for b in f.buffers if b not in f.results]
     assert len(workspace) == 1
     rows, cols = f.buffer_shape(workspace[0], m)
-    assert (rows, cols) == (-(-1000 // 64), 256)
+    per_partial = min(64, -(-1000 // 264))
+    assert (rows, cols) == (-(-1000 // per_partial), 256)
     assert f.grid(f.launches[0], m) == (rows, 1)
+    big = f.bind_rows([[65536, 256], [65536, 256], [65536], [256]])
+    assert tuple(f.buffer_shape(workspace[0], big)) == (65536 // 64, 256)
     assert ".target sm_90" in bundle.ptx
 
 

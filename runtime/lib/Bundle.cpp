@@ -2,6 +2,7 @@
 
 #include "NormRuntime/Bundle.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -48,6 +49,15 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
     if (a < 0 || b <= 0)
       return -1;
     return (a + b - 1) / b;
+  }
+  if (const JsonValue *args = expr.get("min")) {
+    if (!args->isArray() || args->array.size() != 2)
+      return -1;
+    int64_t a = evaluate(args->array[0], rows);
+    int64_t b = evaluate(args->array[1], rows);
+    if (a < 0 || b < 0)
+      return -1;
+    return std::min(a, b);
   }
   return -1;
 }

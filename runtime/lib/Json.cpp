@@ -34,7 +34,8 @@ public:
 
 private:
   void skipSpace() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
+    while (pos < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[pos])))
       ++pos;
   }
   bool fail(const char *what) {
@@ -59,19 +60,31 @@ private:
           return fail("unterminated escape");
         char e = text[pos++];
         switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'u':
           // Manifests are ASCII; keep \u escapes of ASCII characters only.
           if (pos + 4 > text.size())
             return fail("bad \\u escape");
-          out += static_cast<char>(std::strtol(text.substr(pos, 4).c_str(), nullptr, 16));
+          out += static_cast<char>(
+              std::strtol(text.substr(pos, 4).c_str(), nullptr, 16));
           pos += 4;
           break;
-        default: out += e;
+        default:
+          out += e;
         }
       } else {
         out += c;
@@ -190,5 +203,8 @@ private:
 
 bool norm::runtime::parseJson(const std::string &text, JsonValue &out,
                               std::string &error) {
+  // A reused value must not keep what it held before (its kind flags and
+  // members are only set, never cleared, by the parser).
+  out = JsonValue();
   return Parser(text).parse(out, error);
 }

@@ -293,6 +293,44 @@ func.func @fused_partials_shape(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) {
 
 // -----
 
+func.func @fused_fill_without_split(%x: tensor<10x64xbf16>, %p: tensor<64xf32>) {
+  // expected-error @+1 {{min_partials needs rows_per_partial}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<64xf32>) -> tensor<64xf32> attributes {min_partials = 8 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_fill_zero(%x: tensor<10x64xbf16>, %p: tensor<4x64xf32>) {
+  // expected-error @+1 {{min_partials must be positive, got 0}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<4x64xf32>) -> tensor<4x64xf32> attributes {rows_per_partial = 3 : i64, min_partials = 0 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+// With min_partials = 4 and 10 rows, a partial row holds min(8, ceil(10/4))
+// = 3 rows: 4 partial rows, not ceil(10/8) = 2.
+func.func @fused_fill_shape(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) {
+  // expected-error @+1 {{output #0 holds column partials of ceil(M/8) rows (or more, min_partials)}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 4 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
 func.func @fused_split_zero(%x: tensor<10x64xbf16>, %p: tensor<3x64xf32>) {
   // expected-error @+1 {{rows_per_partial must be positive, got 0}}
   %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<3x64xf32>) -> tensor<3x64xf32> attributes {rows_per_partial = 0 : i64} {

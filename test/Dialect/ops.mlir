@@ -66,6 +66,18 @@ func.func @order_typed(%x: tensor<?x64xbf16>, %w: tensor<64xbf16>) -> (tensor<?x
   return %s, %c, %y : tensor<?xf32>, tensor<64xf32>, tensor<?x64xbf16>
 }
 
+// Ten rows, at most 8 per partial but at least 4 partial rows: 3 rows each.
+// CHECK-LABEL: func @min_partials
+// CHECK: attributes {min_partials = 4 : i64, rows_per_partial = 8 : i64}
+func.func @min_partials(%x: tensor<10x64xbf16>, %p: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<4x64xf32>) -> tensor<4x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 4 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return %r : tensor<4x64xf32>
+}
+
 // CHECK-LABEL: func @kernels
 func.func @kernels(%x: tensor<?x64xbf16>, %o: tensor<?x64xbf16>, %p: tensor<?x64xf32>, %d: tensor<64xbf16>) -> (tensor<?x64xbf16>, tensor<64xbf16>) {
   // CHECK: %[[F:.+]]:2 = norm.fused ins (%{{.+}} : full tensor<?x64xbf16>) outs (%{{.+}} : full tensor<?x64xbf16>, %{{.+}} : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {rows_per_partial = 16 : i64}

@@ -7,9 +7,18 @@
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
 // CHECK: "launches": [
+// One block per partial row: ceil(M / min(ceil(M / 264), 16)).
 // CHECK: "grid": {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
+// CHECK-NEXT: {
+// CHECK-NEXT: "min": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "ceildiv": [
+// CHECK-NEXT: "M",
+// CHECK-NEXT: 264
+// CHECK-NEXT: ]
+// CHECK-NEXT: },
 // CHECK-NEXT: 16
 // CHECK: "kernel": "norm_fused"
 // CHECK: "kernel": "norm_combine"

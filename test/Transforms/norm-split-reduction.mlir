@@ -1,6 +1,8 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=HEUR
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-cluster-size=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCLUSTER
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16 min-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOFILL
+// RUN: not norm-opt %s --norm-split-reduction="min-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADFILL
 // RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
@@ -11,16 +13,25 @@
 // BADCLUSTER: error: norm-split-reduction: max-cluster-size must be 1, 2, 4, 8 or 16
 // BADBUDGET: error: norm-split-reduction: register-budget must be positive, got 0
 // BADOPT: for the --split-size option: 'abc' value invalid for long argument
+// BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 
-// Dynamic M: ceil(M / 16) partial rows, then a combine into dw.
+// Dynamic M: ceil(M / R) partial rows with R = min(16, ceil(M / 264)) (at
+// least 264 partial rows, two blocks per SM of 132, when M allows), then a
+// combine into dw.
 // CHECK-LABEL: func @rms_bwd
-// CHECK: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
+// CHECK: %[[FILL:.+]] = arith.ceildivui %[[M:.+]], %c264
+// CHECK: %[[R:.+]] = arith.minui %c16{{.*}}, %[[FILL]]
+// CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
 // CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
-// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {rows_per_partial = 16 : i64}
+// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 264 : i64, rows_per_partial = 16 : i64}
 // CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
 // HEUR-LABEL: func @rms_bwd
-// HEUR: arith.ceildivui %{{.+}}, %c64
+// HEUR: arith.minui %c64
+// NOFILL-LABEL: func @rms_bwd
+// NOFILL: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
+// NOFILL: tensor.empty(%[[P]]) : tensor<?x64xf32>
+// NOFILL-NOT: min_partials
 func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xbf16>) -> (tensor<?x64xbf16>, tensor<64xbf16>) {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xbf16>)
       : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xf32> -> tensor<?x64xbf16>, tensor<64xbf16>
@@ -79,11 +90,13 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 
 // Rows of 65536 bf16 (x and dy) are spread over thread block clusters on the
 // GPU, which measured best with half the split (32); without clusters the
-// usual 64; an explicit split size wins either way.
+// usual 64; an explicit split size wins either way. Clusters get no
+// min_partials (measured slower).
 // CHECK-LABEL: func @cluster_rows
 // CHECK: rows_per_partial = 16
 // HEUR-LABEL: func @cluster_rows
 // HEUR: arith.ceildivui %{{.+}}, %c32
+// HEUR-NOT: min_partials
 // HEUR: rows_per_partial = 32
 // NOCLUSTER-LABEL: func @cluster_rows
 // NOCLUSTER: rows_per_partial = 64

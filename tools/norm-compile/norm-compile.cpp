@@ -38,6 +38,11 @@ static cl::opt<int64_t> splitSize("split-size",
                                   cl::desc("Rows per column partial (0: "
                                            "heuristic)"),
                                   cl::init(0));
+static cl::opt<int64_t>
+    minPartials("min-partials",
+                cl::desc("Fewest column partials when M allows (-1: tuning "
+                         "rule, 0: off)"),
+                cl::init(-1));
 static cl::opt<int64_t> numSMs("num-sms", cl::desc("Target multiprocessors"),
                                cl::init(132));
 static cl::opt<int64_t> registerBudget(
@@ -87,17 +92,21 @@ static LogicalResult writeFile(StringRef path, StringRef contents) {
   return success();
 }
 
-/// A size expression as text: 4096, M, ceil(M/32).
+/// A size expression as text: 4096, M, ceil(M/32), min(64,ceil(M/264)).
 static std::string exprText(const llvm::json::Value &v) {
   if (auto i = v.getAsInteger())
     return std::to_string(*i);
   if (auto str = v.getAsString())
     return str->str();
-  if (const auto *obj = v.getAsObject())
+  if (const auto *obj = v.getAsObject()) {
     if (const auto *args = obj->getArray("ceildiv"))
       if (args->size() == 2)
         return "ceil(" + exprText((*args)[0]) + "/" + exprText((*args)[1]) +
                ")";
+    if (const auto *args = obj->getArray("min"))
+      if (args->size() == 2)
+        return "min(" + exprText((*args)[0]) + "," + exprText((*args)[1]) + ")";
+  }
   return "?";
 }
 
@@ -171,6 +180,7 @@ int main(int argc, char **argv) {
   options.features = features;
   options.optLevel = optLevel;
   options.splitSize = splitSize;
+  options.minPartials = minPartials;
   options.numSMs = numSMs;
   options.registerBudget = registerBudget;
   options.numStages = numStages;

@@ -195,15 +195,21 @@ def Norm_FusedOp : Norm_Op<"fused", [
                 reduction, accumulated in f32).
 
     With `rows_per_partial = S`, `col` outputs are f32 partial sums of shape
-    `ceil(M / S) x N`: partial p sums rows [p*S, (p+1)*S). `norm.combine`
-    finishes them. Without it, `col` outputs are the finished N-vectors.
+    `ceil(M / R) x N` with R = S: partial p sums rows [p*R, (p+1)*R).
+    `norm.combine` finishes them. Without it, `col` outputs are the finished
+    N-vectors. With `min_partials = F` as well, R = min(S, ceil(M / F)):
+    fewer rows per partial when M is small, so that there are about F
+    partial rows (a GPU runs one block per partial row and needs enough of
+    them to fill its multiprocessors). R depends on M only, so the split
+    stays deterministic.
 
     The op is in destination-passing style: on tensors it returns the updated
     `outs`; on memrefs it writes them and has no results.
   }];
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
-                   OptionalAttr<I64Attr>:$rows_per_partial);
+                   OptionalAttr<I64Attr>:$rows_per_partial,
+                   OptionalAttr<I64Attr>:$min_partials);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -221,6 +227,15 @@ def Norm_FusedOp : Norm_Op<"fused", [
     bool hasColumnOutputs();
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();
+    /// Rows per partial row of the column outputs for `m` rows
+    /// (rows_per_partial, reduced by min_partials); std::nullopt without a
+    /// split.
+    std::optional<int64_t> getRowsPerPartialFor(int64_t m);
+    /// The same as an index value computed at `b` from `rows` (M), folded
+    /// to a constant without min_partials; null without a split.
+    ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
+                                      ::mlir::Location loc,
+                                      ::mlir::Value rows);
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -29,6 +29,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       *this, "split-size",
       llvm::cl::desc("Rows per column partial (0: heuristic)"),
       llvm::cl::init(0)};
+  Option<int64_t> minPartials{
+      *this, "min-partials",
+      llvm::cl::desc("Fewest column partials when M allows (-1: tuning "
+                     "rule, 0: off)"),
+      llvm::cl::init(-1)};
   Option<int64_t> registerBudget{
       *this, "register-budget",
       llvm::cl::desc("Elements of all full operands a thread keeps in "

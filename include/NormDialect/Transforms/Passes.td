@@ -52,16 +52,25 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     `chooseSplitSize` (NormDialect/Tuning/Tuning.h), which also needs to
     know whether the GPU lowering will spread the kernel's rows over a
     thread block cluster (hence the register budget and cluster options).
+    With a dynamic M the split also gets `min_partials` (the option, else
+    `chooseMinPartials` from the GPU lowering's plan of the kernel, hence
+    the tuning table option): a small M then takes fewer rows per partial
+    so that the GPU still gets enough blocks.
   }];
   let options = [
     Option<"splitSize", "split-size", "int64_t", /*default=*/"0",
            "Rows per partial sum (0: let the heuristic choose)">,
+    Option<"minPartials", "min-partials", "int64_t", /*default=*/"-1",
+           "Fewest partial rows when M allows (-1: the tuning rule, 0: off)">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Multiprocessor count the heuristic targets">,
     Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
            "Elements of all full operands a thread keeps in registers">,
     Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
            "Most blocks of a cluster the GPU lowering may spread a row over">,
+    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
+           "Measured tuning table convert-norm-to-gpu uses (its kernel "
+           "layouts decide how many blocks fit an SM)">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];

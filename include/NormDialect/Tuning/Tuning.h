@@ -33,6 +33,9 @@ struct DeviceInfo {
   int64_t sharedMemoryPerBlock = 227 * 1024;
   /// Shared memory of one SM (bytes), shared by its resident blocks.
   int64_t sharedMemoryPerSM = 228 * 1024;
+  /// Threads and 32-bit registers one SM holds (Hopper: 2048, 64K).
+  int64_t threadsPerSM = 2048;
+  int64_t registersPerSM = 65536;
   /// Largest thread block cluster a kernel may use to share a row (1: no
   /// clusters). Hopper guarantees 8; 16 is a non-portable size the runtime
   /// enables per kernel (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
@@ -305,6 +308,27 @@ int64_t stagedBytes(const KernelShape &shape, const RowLayout &layout,
 /// block's shared memory next to the reductions' buffers.
 int64_t chooseSharedStages(const KernelShape &shape, const RowLayout &layout,
                            const DeviceInfo &device, int64_t requested);
+
+/// Blocks of a planned kernel that one SM holds at once, by threads,
+/// estimated registers (estimateRegisters, allocated in multiples of 8) and
+/// staged shared memory; at least 1.
+int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
+                            const DeviceInfo &device);
+
+/// The fewest partial rows a split column reduction should have when M
+/// allows (norm.fused min_partials; 0: none): the GPU runs one block per
+/// partial row, and with the split of chooseSplitSize alone a small M
+/// leaves SMs idle (M = 4097 at 64 rows per partial: 65 blocks for 132
+/// SMs). Enough for one wave of up to two blocks per SM
+/// (estimateBlocksPerSM). Measured on the H200 (2026-11-29, bf16
+/// backward): +14-27% at 4097x7168 and 4096x8192, +21% RMSNorm 8192x4096,
+/// 1.8-2.9x at M = 1000-2048; two waves of a kernel that fits one block per
+/// SM were 4-7% slower (8192x8192, hence the estimate). Rows cut into column
+/// slices or spread over clusters get none: their grids are slices x
+/// partial rows, and at M = 512-1024 more partial rows measured 5-17%
+/// slower.
+int64_t chooseMinPartials(const KernelShape &shape, const RowLayout &layout,
+                          const DeviceInfo &device);
 
 /// The analytic staging depth where the table has none: two stages (the
 /// next row lands while this one is reduced; the bulk copy engine keeps the

@@ -80,8 +80,9 @@ public:
   std::vector<int64_t> shapeOf(const BufferDesc &buffer, int64_t rows) const;
 };
 
-/// Evaluates a manifest size expression for M = rows: an integer, "M" or
-/// {"ceildiv": [a, b]}. Returns -1 for a malformed expression.
+/// Evaluates a manifest size expression for M = rows: an integer, "M",
+/// {"ceildiv": [a, b]} or {"min": [a, b]}. Returns -1 for a malformed
+/// expression.
 int64_t evaluate(const JsonValue &expr, int64_t rows);
 
 /// A loaded bundle.
