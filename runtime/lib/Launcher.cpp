@@ -129,6 +129,38 @@ bool Launcher::ensureModule(std::string &error) {
   return true;
 }
 
+void *Launcher::kernelFor(const LaunchDesc &launch, std::string &error) {
+  auto cached = kernels.find(launch.kernel);
+  if (cached != kernels.end())
+    return cached->second;
+  Driver &d = Driver::get();
+  CUfunction kernel = nullptr;
+  if (!d.check(d.moduleGetFunction(&kernel, static_cast<CUmodule>(module),
+                                   launch.kernel.c_str()),
+               "cuModuleGetFunction", error))
+    return nullptr;
+  // Clusters of more than 8 blocks (the portable limit) must be allowed
+  // per kernel; the cluster shape itself is compiled into the PTX.
+  if (launch.cluster > 8 &&
+      !d.check(
+          d.funcSetAttribute(
+              kernel, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+          "cuFuncSetAttribute", error))
+    return nullptr;
+  // Static and dynamic shared memory together above 48 KB need an opt-in
+  // for the dynamic part; opting in whenever there is a dynamic part
+  // covers kernels just under 48 KB of it plus their static buffers. A
+  // kernel's launches all ask for the same amount (one manifest entry).
+  if (launch.sharedBytes > 0 &&
+      !d.check(d.funcSetAttribute(
+                   kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                   static_cast<int>(launch.sharedBytes)),
+               "cuFuncSetAttribute", error))
+    return nullptr;
+  kernels[launch.kernel] = kernel;
+  return kernel;
+}
+
 bool Launcher::run(const std::string &functionName,
                    const std::vector<TensorRef> &args,
                    std::vector<TensorRef> &results, void *stream,
@@ -190,31 +222,8 @@ bool Launcher::run(const std::string &functionName,
     }
     if (grid == 0 || gridY == 0)
       continue;
-    CUfunction kernel = nullptr;
-    if (!d.check(d.moduleGetFunction(&kernel, static_cast<CUmodule>(module),
-                                     launch.kernel.c_str()),
-                 "cuModuleGetFunction", error)) {
-      release();
-      return false;
-    }
-    // Clusters of more than 8 blocks (the portable limit) must be allowed
-    // per kernel; the cluster shape itself is compiled into the PTX.
-    if (launch.cluster > 8 &&
-        !d.check(
-            d.funcSetAttribute(
-                kernel, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
-            "cuFuncSetAttribute", error)) {
-      release();
-      return false;
-    }
-    // Static and dynamic shared memory together above 48 KB need an opt-in
-    // for the dynamic part; opting in whenever there is a dynamic part
-    // covers kernels just under 48 KB of it plus their static buffers.
-    if (launch.sharedBytes > 0 &&
-        !d.check(d.funcSetAttribute(
-                     kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                     static_cast<int>(launch.sharedBytes)),
-                 "cuFuncSetAttribute", error)) {
+    auto kernel = static_cast<CUfunction>(kernelFor(launch, error));
+    if (!kernel) {
       release();
       return false;
     }

@@ -1,7 +1,9 @@
 //===- norm-run.cpp - run a bundle function on random inputs --------------===//
 //
 // Loads a kernel bundle with the C++ runtime, runs one function on random
-// inputs with M rows, and checks the outputs: every element written and
+// inputs with M rows twice with the same launcher (the second run takes the
+// launcher's cached kernels), and checks the outputs: both runs bitwise
+// equal (the split reductions are deterministic), every element written and
 // finite, and, for RMSNorm/LayerNorm forward bundles, equal to a float64
 // reference within the dtype's tolerance. The smoke test of the C++ runtime
 // on a GPU machine:
@@ -33,9 +35,9 @@ static float fromBF16(uint16_t h) {
 }
 static float fromF16(uint16_t h) {
   int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-  float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
-                   : e == 31 ? (m ? NAN : INFINITY)
-                             : std::ldexp(static_cast<float>(m | 1024), e - 25);
+  float v = e == 0    ? std::ldexp(static_cast<float>(m), -24)
+            : e == 31 ? (m ? NAN : INFINITY)
+                      : std::ldexp(static_cast<float>(m | 1024), e - 25);
   return s ? -v : v;
 }
 static uint16_t toF16(float f) {
@@ -121,7 +123,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!cudaAvailable() || !device::useDevice(0, error)) {
-    std::printf("norm-run: skipped, no CUDA driver or device %s\n", error.c_str());
+    std::printf("norm-run: skipped, no CUDA driver or device %s\n",
+                error.c_str());
     return 0;
   }
   int64_t rows = std::atoll(argv[2]);
@@ -149,26 +152,36 @@ int main(int argc, char **argv) {
     args.push_back(t);
   }
   Launcher launcher(*bundle);
-  std::vector<TensorRef> results;
-  if (!launcher.run(f->name, args, results, nullptr, error) ||
-      !device::synchronize(error)) {
-    std::fprintf(stderr, "norm-run: %s\n", error.c_str());
-    return 1;
-  }
   std::vector<Host> outs;
-  for (const TensorRef &r : results) {
-    Host h{r.dtype, r.shape, {}};
-    std::vector<char> bytes(h.count() * dtypeBytes(r.dtype));
-    if (!bytes.empty() &&
-        !device::copyToHost(bytes.data(), r.data, bytes.size(), error)) {
+  std::vector<std::vector<char>> firstRun;
+  bool ok = true;
+  for (int run = 0; run < 2; ++run) {
+    std::vector<TensorRef> results;
+    if (!launcher.run(f->name, args, results, nullptr, error) ||
+        !device::synchronize(error)) {
       std::fprintf(stderr, "norm-run: %s\n", error.c_str());
       return 1;
     }
-    h.decode(bytes);
-    outs.push_back(h);
-    device::release(r.data, error);
+    for (size_t k = 0; k < results.size(); ++k) {
+      const TensorRef &r = results[k];
+      Host h{r.dtype, r.shape, {}};
+      std::vector<char> bytes(h.count() * dtypeBytes(r.dtype));
+      if (!bytes.empty() &&
+          !device::copyToHost(bytes.data(), r.data, bytes.size(), error)) {
+        std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+        return 1;
+      }
+      device::release(r.data, error);
+      if (run == 0) {
+        h.decode(bytes);
+        outs.push_back(h);
+        firstRun.push_back(std::move(bytes));
+      } else if (bytes != firstRun[k]) {
+        std::printf("result %zu differs between two runs\n", k);
+        ok = false;
+      }
+    }
   }
-  bool ok = true;
   for (size_t k = 0; k < outs.size(); ++k)
     for (double v : outs[k].values)
       if (!std::isfinite(v)) {

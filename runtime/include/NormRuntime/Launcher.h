@@ -13,6 +13,7 @@
 #include "NormRuntime/Bundle.h"
 
 #include <functional>
+#include <map>
 
 namespace norm::runtime {
 
@@ -40,9 +41,16 @@ public:
 
 private:
   bool ensureModule(std::string &error);
+  /// The CUfunction of `launch`'s kernel, with its launch attributes set
+  /// (non-portable cluster size, dynamic shared memory opt-in) the first
+  /// time; null with `error` on driver errors.
+  void *kernelFor(const LaunchDesc &launch, std::string &error);
 
   const Bundle &bundle;
   void *module = nullptr;
+  /// Kernels looked up and configured so far, by name: a launch costs one
+  /// cuLaunchKernel, not a lookup and attribute calls each time.
+  std::map<std::string, void *> kernels;
 };
 
 /// True when a CUDA driver and at least one device are present.
