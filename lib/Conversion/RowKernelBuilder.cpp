@@ -14,7 +14,12 @@
 // memory (st.async completing on an mbarrier). A block walks
 // `rowsPerBlock` consecutive rows (the split of column partials) and keeps
 // the column outputs' partial sums in f32 registers across them, writing one
-// partial row at the end: the mixed-order fusion with a deterministic split.
+// partial row at the end: the mixed-order fusion with a deterministic split
+// (with min_partials, the rows per partial follow M, as the host's grid
+// does). Rows staged in shared memory (RowStaging.cpp) are read from there;
+// with layout.rereadStaged they are read again after each row reduction,
+// with the column inputs copied to shared memory once, instead of being held
+// in registers across it.
 // Without row reductions, rows can be cut into column slices (grid y).
 //
 //===----------------------------------------------------------------------===//

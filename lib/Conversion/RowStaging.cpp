@@ -7,9 +7,13 @@
 // mbarrier (parity (i / S) & 1) before reading the row from shared memory.
 // Row i + S - 1 is issued at the start of row i, into the stage row i - 1
 // was read from: every thread read it before the block barrier of row
-// i - 1's reduction, which thread 0 has passed. That is why staging needs a
-// kernel with a block-wide reduction per row (convert-norm-to-gpu's plan
-// checks). The copies are asynchronous-proxy writes into memory the threads
+// i - 1's reduction, which thread 0 has passed. A kernel that reads its
+// rows again after each reduction (RowLayout::rereadStaged) issues row
+// i + S - 1 after row i's first reduction barrier instead, which every
+// thread passes only after its last read of row i - 1. That is why staging
+// needs a kernel with a block-wide reduction per row (convert-norm-to-gpu's
+// plan checks). Column inputs (weights) of a re-reading kernel get one
+// shared-memory copy, written and read by the same thread. The copies are asynchronous-proxy writes into memory the threads
 // read through the generic proxy, hence fence.proxy.async before reuse.
 // The stages live in dynamic shared memory (an extern shared array, see
 // allocate): 2-4 rows of 8K-16K bf16 elements need more than the 48 KB of
