@@ -45,6 +45,8 @@ struct Case {
   bool weight = true;
   bool bias = true;
   double offset = 0.0;
+  /// norm-split-reduction's min-partials (0: off, the split alone).
+  int64_t minPartials = 0;
 };
 
 std::string caseName(const Case &c) {
@@ -62,6 +64,8 @@ std::string caseName(const Case &c) {
     s += "_nobias";
   if (c.offset != 0.0)
     s += "_offset";
+  if (c.minPartials > 0)
+    s += "_fill" + std::to_string(c.minPartials);
   return s;
 }
 
@@ -158,9 +162,9 @@ protected:
 
   static std::string memrefType(const Buffer &b) {
     if (b.shape.size() == 1)
-      return "memref<" + (b.perRow ? std::string("?")
-                                   : std::to_string(b.shape[0])) +
-             "x" + typeName(b.dtype) + ">";
+      return "memref<" +
+             (b.perRow ? std::string("?") : std::to_string(b.shape[0])) + "x" +
+             typeName(b.dtype) + ">";
     return "memref<?x" + std::to_string(b.shape[1]) + "x" + typeName(b.dtype) +
            ">";
   }
@@ -174,8 +178,8 @@ protected:
   void run(const Case &c, std::vector<Arg> &args, const std::string &body) {
     std::string text = "func.func @kernel(";
     for (size_t i = 0; i < args.size(); ++i)
-      text += (i ? ", %" : "%") + args[i].name + ": " +
-              memrefType(*args[i].buffer);
+      text +=
+          (i ? ", %" : "%") + args[i].name + ": " + memrefType(*args[i].buffer);
     text += ") attributes {llvm.emit_c_interface} {\n";
     for (Arg &a : args)
       if (a.isInput)
@@ -207,7 +211,7 @@ protected:
       pipeline += "norm-split-rows{always=true},";
     if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit)
       pipeline += "norm-split-reduction{split-size=" + std::to_string(c.split) +
-                  "},";
+                  " min-partials=" + std::to_string(c.minPartials) + "},";
     pipeline += "one-shot-bufferize,convert-norm-to-loops,canonicalize,cse,"
                 "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
                 "convert-to-llvm,reconcile-unrealized-casts";
@@ -295,10 +299,11 @@ TEST_P(CpuNumerics, MatchesFloat64) {
     rstdLn[i] = 1.0 / std::sqrt(var / n + eps);
   }
   auto wAt = [&](int64_t j) {
-    return c.weight ? w.get(j) + (c.kind == Kind::RmsFwd || c.kind == Kind::RmsBwd
-                                     ? c.offset
-                                     : 0.0)
-                    : 1.0;
+    return c.weight
+               ? w.get(j) + (c.kind == Kind::RmsFwd || c.kind == Kind::RmsBwd
+                                 ? c.offset
+                                 : 0.0)
+               : 1.0;
   };
   std::string T = typeName(t);
   std::string X = "tensor<?x" + std::to_string(n) + "x" + T + ">";
@@ -306,15 +311,17 @@ TEST_P(CpuNumerics, MatchesFloat64) {
   std::string S = "tensor<?xf32>";
   std::string epsAttr = "epsilon = 1.0e-5 : f64";
   std::string offsetAttr =
-      c.offset != 0.0 ? ", weight_offset = " + std::to_string(c.offset) + " : f64"
-                      : "";
+      c.offset != 0.0
+          ? ", weight_offset = " + std::to_string(c.offset) + " : f64"
+          : "";
   std::string weightClause = c.weight ? " weight(%w_t : " + V + ")" : "";
   bool withBias = c.weight && c.bias;
   std::string biasClause = withBias ? " bias(%b_t : " + V + ")" : "";
 
   if (c.kind == Kind::RmsFwd || c.kind == Kind::LnFwd) {
     bool rms = c.kind == Kind::RmsFwd;
-    Buffer y(t, {m, n}), meanOut(DType::F32, {m}, true), rstd(DType::F32, {m}, true);
+    Buffer y(t, {m, n}), meanOut(DType::F32, {m}, true),
+        rstd(DType::F32, {m}, true);
     std::vector<Arg> args = {{"x", &x, true}};
     if (c.weight)
       args.push_back({"w", &w, true});
@@ -324,21 +331,21 @@ TEST_P(CpuNumerics, MatchesFloat64) {
     if (!rms)
       args.push_back({"mean", &meanOut, false});
     args.push_back({"rstd", &rstd, false});
-    std::string body =
-        rms ? "  %y_r, %rstd_r = norm.rms_norm %x_t" + weightClause + " {" +
-                  epsAttr + offsetAttr + "} : " + X + " -> " + X + ", " + S + "\n"
-            : "  %y_r, %mean_r, %rstd_r = norm.layer_norm %x_t" + weightClause +
-                  biasClause + " {" + epsAttr + "} : " + X + " -> " + X + ", " +
-                  S + ", " + S + "\n";
+    std::string body = rms ? "  %y_r, %rstd_r = norm.rms_norm %x_t" +
+                                 weightClause + " {" + epsAttr + offsetAttr +
+                                 "} : " + X + " -> " + X + ", " + S + "\n"
+                           : "  %y_r, %mean_r, %rstd_r = norm.layer_norm %x_t" +
+                                 weightClause + biasClause + " {" + epsAttr +
+                                 "} : " + X + " -> " + X + ", " + S + ", " + S +
+                                 "\n";
     ASSERT_NO_FATAL_FAILURE(run(c, args, body));
     std::vector<double> yRef(m * n);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double xv = x.get(i * n + j);
-        yRef[i * n + j] =
-            rms ? xv * rstdRms[i] * wAt(j)
-                : (xv - mean[i]) * rstdLn[i] * wAt(j) +
-                      (withBias ? b.get(j) : 0.0);
+        yRef[i * n + j] = rms ? xv * rstdRms[i] * wAt(j)
+                              : (xv - mean[i]) * rstdLn[i] * wAt(j) +
+                                    (withBias ? b.get(j) : 0.0);
       }
     expectClose(y, yRef, tol, "y");
     expectClose(rstd, rms ? rstdRms : rstdLn, 1e-5, "rstd");
@@ -349,7 +356,8 @@ TEST_P(CpuNumerics, MatchesFloat64) {
 
   // Backward: dy random; statistics given as f32 like a real forward saves.
   bool rms = c.kind == Kind::RmsBwd;
-  Buffer dy(t, {m, n}), meanIn(DType::F32, {m}, true), rstdIn(DType::F32, {m}, true);
+  Buffer dy(t, {m, n}), meanIn(DType::F32, {m}, true),
+      rstdIn(DType::F32, {m}, true);
   for (size_t i = 0; i < dy.size(); ++i)
     dy.set(i, normal(rng));
   for (int64_t i = 0; i < m; ++i) {
@@ -376,11 +384,13 @@ TEST_P(CpuNumerics, MatchesFloat64) {
   std::string body;
   if (rms) {
     body = "  " + results + " = norm.rms_norm_grad %dy_t, %x_t, %rstd_t" +
-           weightClause + (offsetAttr.empty() ? "" : " {" + offsetAttr.substr(2) + "}") +
+           weightClause +
+           (offsetAttr.empty() ? "" : " {" + offsetAttr.substr(2) + "}") +
            " : " + X + ", " + X + ", " + S + " -> " + X +
            (c.weight ? ", " + V : "") + "\n";
   } else {
-    body = "  " + results + " = norm.layer_norm_grad %dy_t, %x_t, %mean_t, %rstd_t" +
+    body = "  " + results +
+           " = norm.layer_norm_grad %dy_t, %x_t, %mean_t, %rstd_t" +
            weightClause + (c.bias ? " {has_bias}" : "") + " : " + X + ", " + X +
            ", " + S + ", " + S + " -> " + X + (c.weight ? " dw " + V : "") +
            (c.bias ? " db " + V : "") + "\n";
@@ -432,17 +442,27 @@ std::vector<Case> allCases() {
           // M not a multiple of the split, and M smaller than the split.
           cases.push_back({k, t, m, n, Mode::FusedSplit, 4});
           cases.push_back({k, t, m, n, Mode::FusedSplit, 64});
+          // Rows per partial from M (min_partials): min(64, ceil(M / 4)),
+          // e.g. 9 rows each at M = 33.
+          cases.push_back(
+              {k, t, m, n, Mode::FusedSplit, 64, true, true, 0.0, 4});
         }
       }
   // Optional parameters.
   cases.push_back({Kind::RmsFwd, DType::BF16, 9, 40, Mode::Fused, 0, false});
-  cases.push_back({Kind::RmsFwd, DType::F32, 9, 40, Mode::Fused, 0, true, true, 1.0});
-  cases.push_back({Kind::RmsBwd, DType::F32, 9, 40, Mode::FusedSplit, 2, true, true, 1.0});
+  cases.push_back(
+      {Kind::RmsFwd, DType::F32, 9, 40, Mode::Fused, 0, true, true, 1.0});
+  cases.push_back(
+      {Kind::RmsBwd, DType::F32, 9, 40, Mode::FusedSplit, 2, true, true, 1.0});
   cases.push_back({Kind::RmsBwd, DType::BF16, 9, 40, Mode::Fused, 0, false});
-  cases.push_back({Kind::LnFwd, DType::F32, 9, 40, Mode::Fused, 0, true, false});
-  cases.push_back({Kind::LnFwd, DType::BF16, 9, 40, Mode::Fused, 0, false, false});
-  cases.push_back({Kind::LnBwd, DType::F32, 9, 40, Mode::FusedSplit, 3, true, false});
-  cases.push_back({Kind::LnBwd, DType::BF16, 9, 40, Mode::Fused, 0, false, false});
+  cases.push_back(
+      {Kind::LnFwd, DType::F32, 9, 40, Mode::Fused, 0, true, false});
+  cases.push_back(
+      {Kind::LnFwd, DType::BF16, 9, 40, Mode::Fused, 0, false, false});
+  cases.push_back(
+      {Kind::LnBwd, DType::F32, 9, 40, Mode::FusedSplit, 3, true, false});
+  cases.push_back(
+      {Kind::LnBwd, DType::BF16, 9, 40, Mode::Fused, 0, false, false});
   return cases;
 }
 
