@@ -312,6 +312,31 @@ TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
   EXPECT_FALSE(whole.layout.rereadStaged);
 }
 
+TEST(Tuning, StreamRowsOnRequest) {
+  DeviceInfo h200;
+  // Forwards stream when asked, backwards (column outputs) never.
+  KernelShape rmsFwd{8192, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).kind,
+            KernelPlan::Kind::RowResident);
+  KernelPlan streamed = planKernel(rmsFwd, h200, nullptr, -1, true);
+  EXPECT_EQ(streamed.kind, KernelPlan::Kind::Streaming);
+  // 1024 vectors a row: 512 threads with 2 vectors each per iteration.
+  EXPECT_EQ(streamed.layout.threads, 512);
+  EXPECT_EQ(streamed.layout.chunksPerThread, 2);
+  KernelShape rmsBwd{8192, 2, 2, 1, 1, false};
+  EXPECT_NE(planKernel(rmsBwd, h200, nullptr, -1, true).kind,
+            KernelPlan::Kind::Streaming);
+  // Short rows: one vector per thread, threads cut to the row.
+  RowLayout shortRow = chooseStreamingLayout(1000, 2, h200);
+  EXPECT_EQ(shortRow.vectorWidth, 8);
+  EXPECT_EQ(shortRow.threads, 128);
+  EXPECT_EQ(shortRow.chunksPerThread, 1);
+  // Long rows keep 512 threads x 4 vectors.
+  RowLayout longRow = chooseStreamingLayout(131072, 2, h200);
+  EXPECT_EQ(longRow.threads, 512);
+  EXPECT_EQ(longRow.chunksPerThread, 4);
+}
+
 TEST(Tuning, MinPartialsFillOneWave) {
   DeviceInfo h200;
   // RMSNorm backward, N = 4096: 512 threads of ~64 registers, two blocks

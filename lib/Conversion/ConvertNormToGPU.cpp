@@ -111,7 +111,8 @@ struct ConvertNormToGPUPass
     }
     KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
-    KernelPlan plan = planKernel(shape, device, &table, sharedStages);
+    KernelPlan plan =
+        planKernel(shape, device, &table, sharedStages, streamRows);
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))

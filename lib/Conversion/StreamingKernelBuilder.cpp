@@ -18,10 +18,13 @@ using namespace mlir::norm;
 
 namespace {
 
-/// Code generation of a statistics-only kernel (norm.row_reduce ops and row
-/// outputs) over rows too long to keep in registers: one row per block, each
-/// reduction streams the row in vector chunks (a second reduction that
-/// depends on the first reads the row again, mostly from L2).
+/// Code generation of a streaming kernel: one row per block, each reduction
+/// streams the row in vector chunks (a second reduction that depends on the
+/// first reads the row again, mostly from L2), then row outputs are written
+/// by thread 0 and full outputs by one more pass over the row. Used for
+/// statistics-only kernels over rows too long to keep on chip, and for
+/// forwards when asked (--stream-rows): the row is re-read from L2 instead
+/// of held in registers or shared memory, so blocks need few registers.
 class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
@@ -43,59 +46,24 @@ public:
         rowMapping.map(body.getArgument(i),
                        memref::LoadOp::create(b, loc, inputs[i], row));
 
-    int64_t perIteration = layout.sliceWidth();
-    int64_t iterations = (n + perIteration - 1) / perIteration;
-    bool exact = n % perIteration == 0;
     for (RowReduceOp reduce : body.getOps<RowReduceOp>()) {
       Combiner combiner = reduce.getCombiner();
       Value identity = combinerIdentity(b, loc, combiner);
       SmallVector<BlockArgument> used =
           argumentsUsedBy(body, {reduce.getValue()}, rowMapping);
       LogicalResult status = success();
-      auto loop = scf::ForOp::create(
-          b, loc, indexConst(b, loc, 0), indexConst(b, loc, iterations),
-          indexConst(b, loc, 1), ValueRange{identity},
-          [&](OpBuilder &lb, Location l, Value it, ValueRange acc) {
-            Value partial = acc[0];
-            Value base = arith::MulIOp::create(lb, l, it,
-                                               indexConst(lb, l, perIteration));
-            for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-              Value chunk = arith::AddIOp::create(
-                  lb, l, indexConst(lb, l, c * layout.threads), tid);
-              Value col = arith::AddIOp::create(
-                  lb, l, base,
-                  arith::MulIOp::create(lb, l, chunk,
-                                        indexConst(lb, l, layout.vectorWidth)));
-              Value inside =
-                  exact
-                      ? Value()
-                      : arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
-                                              col, indexConst(lb, l, n))
-                            .getResult();
-              std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
-              for (BlockArgument arg : used) {
-                unsigned i = arg.getArgNumber();
-                Value index[2] = {row, col};
-                ValueRange indices =
-                    op.getInputRole(i) == Role::full
-                        ? ValueRange(index)
-                        : ValueRange(ArrayRef(index).drop_front());
-                SmallVector<Value> scalars =
-                    loadVector(lb, l, inputs[i], indices, inside);
-                for (int64_t v = 0; v < layout.vectorWidth; ++v)
-                  lanes[v].map(arg, scalars[v]);
-              }
-              for (int64_t v = 0; v < layout.vectorWidth; ++v) {
-                if (failed(cloneBodySlice(lb, body, {reduce.getValue()},
-                                          lanes[v])))
-                  status = failure();
-                Value x = lanes[v].lookup(reduce.getValue());
-                if (inside)
-                  x = arith::SelectOp::create(lb, l, inside, x, identity);
-                partial = combine(lb, l, combiner, partial, x);
-              }
+      auto loop = streamRow(
+          b, loc, inputs, row, tid, rowMapping, used, {identity},
+          [&](OpBuilder &lb, Location l, Value, Value inside,
+              std::vector<IRMapping> &lanes, SmallVector<Value> &acc) {
+            for (IRMapping &lane : lanes) {
+              if (failed(cloneBodySlice(lb, body, {reduce.getValue()}, lane)))
+                status = failure();
+              Value x = lane.lookup(reduce.getValue());
+              if (inside)
+                x = arith::SelectOp::create(lb, l, inside, x, identity);
+              acc[0] = combine(lb, l, combiner, acc[0], x);
             }
-            scf::YieldOp::create(lb, l, partial);
           });
       if (failed(status))
         return op.emitOpError("statistics kernel reads a value the streaming "
@@ -112,7 +80,36 @@ public:
     auto yield = cast<YieldOp>(body.getTerminator());
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         indexConst(b, loc, 0));
+    // Full outputs: one more pass over the row, computing and storing them a
+    // vector chunk at a time.
+    SmallVector<Value> fullValues;
+    SmallVector<Value> fullOutputs;
+    for (auto [k, value] : llvm::enumerate(yield.getValues()))
+      if (op.getOutputRole(k) == Role::full) {
+        fullValues.push_back(value);
+        fullOutputs.push_back(outputs[k]);
+      } else if (op.getOutputRole(k) == Role::col) {
+        return op.emitOpError("the streaming lowering has no column outputs");
+      }
+    if (!fullValues.empty()) {
+      LogicalResult status = success();
+      streamRow(b, loc, inputs, row, tid, rowMapping,
+                argumentsUsedBy(body, fullValues, rowMapping), {},
+                [&](OpBuilder &lb, Location l, Value col, Value inside,
+                    std::vector<IRMapping> &lanes, SmallVector<Value> &) {
+                  for (IRMapping &lane : lanes)
+                    if (failed(cloneBodySlice(lb, body, fullValues, lane)))
+                      status = failure();
+                  for (auto [value, out] : llvm::zip(fullValues, fullOutputs))
+                    storeVector(lb, l, out, row, col, lanes, value, inside);
+                });
+      if (failed(status))
+        return op.emitOpError("full output reads a value the streaming "
+                              "lowering does not provide");
+    }
     for (auto [k, value] : llvm::enumerate(yield.getValues())) {
+      if (op.getOutputRole(k) != Role::row)
+        continue;
       if (failed(cloneBodySlice(b, body, {value}, rowMapping)))
         return op.emitOpError("row output reads a per-element value");
       Value result = rowMapping.lookupOrDefault(value);
@@ -127,6 +124,88 @@ public:
   }
 
 private:
+  /// One pass over row `row`: a loop over iterations of
+  /// threads x chunks vectors, whose body loads this thread's vectors of the
+  /// `used` arguments (full: row `row`; column: the same columns) into one
+  /// mapping per vector lane and calls `emit` with the vector's first
+  /// column, its bounds check (null when always inside) and the loop-carried
+  /// values (initially `init`).
+  scf::ForOp
+  streamRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value row,
+            Value tid, const IRMapping &rowMapping,
+            ArrayRef<BlockArgument> used, ValueRange init,
+            function_ref<void(OpBuilder &, Location, Value, Value,
+                              std::vector<IRMapping> &, SmallVector<Value> &)>
+                emit) {
+    int64_t perIteration = layout.sliceWidth();
+    int64_t iterations = (n + perIteration - 1) / perIteration;
+    bool exact = n % perIteration == 0;
+    return scf::ForOp::create(
+        b, loc, indexConst(b, loc, 0), indexConst(b, loc, iterations),
+        indexConst(b, loc, 1), init,
+        [&](OpBuilder &lb, Location l, Value it, ValueRange carried) {
+          SmallVector<Value> acc(carried);
+          Value base =
+              arith::MulIOp::create(lb, l, it, indexConst(lb, l, perIteration));
+          for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+            Value chunk = arith::AddIOp::create(
+                lb, l, indexConst(lb, l, c * layout.threads), tid);
+            Value col = arith::AddIOp::create(
+                lb, l, base,
+                arith::MulIOp::create(lb, l, chunk,
+                                      indexConst(lb, l, layout.vectorWidth)));
+            Value inside =
+                exact ? Value()
+                      : arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
+                                              col, indexConst(lb, l, n))
+                            .getResult();
+            std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
+            for (BlockArgument arg : used) {
+              unsigned i = arg.getArgNumber();
+              Value index[2] = {row, col};
+              ValueRange indices =
+                  op.getInputRole(i) == Role::full
+                      ? ValueRange(index)
+                      : ValueRange(ArrayRef(index).drop_front());
+              SmallVector<Value> scalars =
+                  loadVector(lb, l, inputs[i], indices, inside);
+              for (int64_t v = 0; v < layout.vectorWidth; ++v)
+                lanes[v].map(arg, scalars[v]);
+            }
+            emit(lb, l, col, inside, lanes, acc);
+          }
+          scf::YieldOp::create(lb, l, acc);
+        });
+  }
+
+  /// Stores `value` of every lane as one vector at (`row`, `col`) where
+  /// `inside` holds.
+  void storeVector(OpBuilder &b, Location loc, Value memref, Value row,
+                   Value col, std::vector<IRMapping> &lanes, Value value,
+                   Value inside) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    auto vecType = VectorType::get({layout.vectorWidth}, element);
+    int64_t alignment =
+        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
+    SmallVector<Value> scalars;
+    for (IRMapping &lane : lanes)
+      scalars.push_back(roundTo(b, loc, lane.lookup(value), element));
+    Value vec = vector::FromElementsOp::create(b, loc, vecType, scalars);
+    auto store = [&](OpBuilder &sb, Location l) {
+      vector::StoreOp::create(sb, l, vec, memref, ValueRange{row, col},
+                              /*nontemporal=*/false,
+                              sb.getI64IntegerAttr(alignment));
+    };
+    if (!inside) {
+      store(b, loc);
+      return;
+    }
+    scf::IfOp::create(b, loc, inside, [&](OpBuilder &tb, Location l) {
+      store(tb, l);
+      scf::YieldOp::create(tb, l);
+    });
+  }
+
   /// A guarded 16-byte (or narrower) vector load, as scalars.
   SmallVector<Value> loadVector(OpBuilder &b, Location loc, Value memref,
                                 ValueRange index, Value inside) {

@@ -73,6 +73,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.maxClusterSize = clusterLimit(options);
   gpu.minBlocksPerSM = options.minBlocksPerSM;
   gpu.sharedStages = options.sharedStages;
+  gpu.streamRows = options.streamRows;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -219,9 +219,14 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                             const DeviceInfo &device) {
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);
-  layout.threads = std::min<int64_t>(512, device.maxThreadsPerBlock);
-  // Four vectors per thread per iteration: 64 bytes in flight per thread.
-  layout.chunksPerThread = 4;
+  int64_t vectors = ceilDiv(n, layout.vectorWidth);
+  // Up to 512 threads with four vectors each per iteration (64 bytes in
+  // flight per thread), fewer where a row has fewer vectors.
+  layout.threads = std::max<int64_t>(
+      32, std::min<int64_t>(std::min<int64_t>(512, device.maxThreadsPerBlock),
+                            ceilDiv(vectors, 32) * 32));
+  layout.chunksPerThread =
+      std::max<int64_t>(1, std::min<int64_t>(4, vectors / layout.threads));
   return layout;
 }
 
@@ -328,7 +333,7 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
-                                  int64_t sharedStages) {
+                                  int64_t sharedStages, bool streamRows) {
   int64_t n = shape.n, elementBytes = shape.elementBytes;
   int64_t fullOperands = shape.fullOperands;
   bool hasRowReductions = shape.rowReductions > 0;
@@ -341,7 +346,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                   !rowsFitInRegisters(
                       n, elementBytes, fullOperands,
                       shape.onlyRowOutputs ? 0 : shape.columnOutputs, device);
-  bool streaming = longRows && shape.onlyRowOutputs;
+  bool streaming = (longRows && shape.onlyRowOutputs) ||
+                   (streamRows && hasRowReductions && shape.columnOutputs == 0);
   std::optional<RowLayout> cluster;
   if (longRows && !streaming)
     cluster = chooseClusterLayout(n, elementBytes, fullOperands,

@@ -1,6 +1,7 @@
 // Register prefetch (shared-stages=0) and rows staged in shared memory.
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
+// RUN: norm-opt %s --convert-norm-to-gpu="stream-rows=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STREAM
 // RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 // BADSTAGES: error: convert-norm-to-gpu: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
@@ -174,6 +175,22 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STAGED: %[[VEC:.+]] = arith.divui %[[LOCAL]], %c8
 // STAGED: memref.load %[[SX]][%{{.+}}, %[[VEC]]]
 // STAGED: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
+// Streamed (stream-rows, experimental): one row per block of 512 threads,
+// a pass over the row in 16-byte vectors for the sum (two iterations of 4
+// vectors per thread), then a second pass that reads the row again and
+// stores the output vector by vector; the row output by thread 0.
+// STREAM-LABEL: func @cluster_rows
+// STREAM: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c512
+// STREAM: gpu.func @norm_fused
+// STREAM-SAME: norm.streaming
+// STREAM: %[[ROW:.+]] = gpu.block_id x
+// STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
+// STREAM-COUNT-4: vector.load %arg0[%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x32768xbf16>, vector<8xbf16>
+// STREAM: %[[TOTAL:.+]] = gpu.all_reduce add %[[SUM]] uniform
+// STREAM: scf.for %{{.+}} = %c0{{.*}} to %c2{{.*}} step %c1
+// STREAM: vector.load %arg0[%[[ROW]], %[[COL:.+]]] {alignment = 16 : i64}
+// STREAM: vector.store %{{.+}}, %arg1[%[[ROW]], %[[COL]]] {alignment = 16 : i64}
+// STREAM: memref.store %[[TOTAL]], %arg2[%[[ROW]]]
 func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>, %r : row memref<?xf32>) {
   ^bb0(%a: bf16):

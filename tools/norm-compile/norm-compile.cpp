@@ -66,6 +66,11 @@ static cl::opt<int64_t> sharedStages(
     cl::desc("Rows staged ahead in shared memory by bulk copies (0: register "
              "prefetch; -1: the tuning table, else the rule)"),
     cl::init(-1));
+static cl::opt<bool>
+    streamRows("stream-rows",
+               cl::desc("Stream forward rows in chunks, re-reading them from "
+                        "L2 (experimental)"),
+               cl::init(false));
 static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
@@ -188,6 +193,7 @@ int main(int argc, char **argv) {
   options.maxClusterSize = maxClusterSize;
   options.minBlocksPerSM = minBlocksPerSM;
   options.sharedStages = sharedStages;
+  options.streamRows = streamRows;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;

@@ -53,6 +53,10 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "copies (cp.async.bulk + mbarrier) where the kernel allows it; "
            "0: prefetch the next row into registers (--norm-pipeline); -1: "
            "the tuning table's depth, else the analytic rule">,
+    Option<"streamRows", "stream-rows", "bool", /*default=*/"false",
+           "Stream the rows of forward kernels in vector chunks, one pass per "
+           "row reduction and one for the outputs (later passes read the row "
+           "from L2) instead of holding it on chip (experimental)">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Blocks per SM the register allocation of row kernels must allow "
            "(PTX .minnctapersm; 0: let ptxas choose)">,

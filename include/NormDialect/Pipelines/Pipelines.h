@@ -61,6 +61,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Rows staged ahead in shared memory by bulk copies (0: "
                      "register prefetch; -1: tuning table, else the rule)"),
       llvm::cl::init(-1)};
+  Option<bool> streamRows{
+      *this, "stream-rows",
+      llvm::cl::desc("Stream forward rows in chunks, re-reading them from L2 "
+                     "(experimental)"),
+      llvm::cl::init(false)};
   Option<int64_t> minBlocksPerSM{
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "

@@ -161,9 +161,11 @@ int64_t chooseRowsPerBlock(int64_t n, int64_t elementBytes,
 RowLayout chooseSlicedLayout(int64_t n, int64_t elementBytes,
                              int64_t fullOperands, const DeviceInfo &device);
 
-/// Layout of a row-reduction-only kernel over rows too long for registers:
-/// the block streams the row in vector chunks (chunksPerThread = chunks per
-/// loop iteration, unrolled for loads in flight).
+/// Layout of a streaming kernel (a statistics kernel over rows too long for
+/// registers, or a streamed forward): the block streams the row in vector
+/// chunks (chunksPerThread = chunks per loop iteration, unrolled for loads
+/// in flight), up to 512 threads and 4 chunks, fewer where the row is
+/// shorter than one iteration.
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device);
 
@@ -277,8 +279,15 @@ struct KernelPlan {
 /// `sharedStages` asks for rows staged in shared memory that many rows deep
 /// (see chooseSharedStages); 0 keeps the register prefetch; -1 (the default)
 /// takes the table's measured depth, else defaultSharedStages.
+///
+/// `streamRows` asks for the streaming layout for every kernel with row
+/// reductions and no column outputs (a forward): each reduction, then the
+/// outputs, stream the row in vector chunks, so the second and later passes
+/// read it from L2; few registers and many warps instead of a row held on
+/// chip. Experimental (bench/NOTES.md).
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
-                      const TuningTable *table, int64_t sharedStages = -1);
+                      const TuningTable *table, int64_t sharedStages = -1,
+                      bool streamRows = false);
 
 /// Whether a kernel with staged rows reads them from shared memory again
 /// after each row reduction (with its column inputs copied to shared
