@@ -65,13 +65,18 @@ TEST(Bundle, EvaluatesSizes) {
   EXPECT_EQ(evaluate(v, 0), 0);
   ASSERT_TRUE(parseJson(R"("N")", v, error));
   EXPECT_EQ(evaluate(v, 100), -1);
-  // A split's partial rows: ceil(M / min(ceil(M / 264), 64)).
-  ASSERT_TRUE(
-      parseJson(R"({"ceildiv": ["M", {"min": [{"ceildiv": ["M", 264]}, 64]}]})",
-                v, error));
+  // A split's partial rows: ceil(M / max(min(ceil(M / 264), 64), 1)), none
+  // for M = 0.
+  const char *partials = R"({"ceildiv": ["M", {"max": [
+      {"min": [{"ceildiv": ["M", 264]}, 64]}, 1]}]})";
+  ASSERT_TRUE(parseJson(partials, v, error)) << error;
   EXPECT_EQ(evaluate(v, 4097), 257);
   EXPECT_EQ(evaluate(v, 32768), 512);
   EXPECT_EQ(evaluate(v, 3), 3);
+  EXPECT_EQ(evaluate(v, 0), 0);
+  ASSERT_TRUE(parseJson(R"({"max": [2, "M"]})", v, error));
+  EXPECT_EQ(evaluate(v, 5), 5);
+  EXPECT_EQ(evaluate(v, 1), 2);
   ASSERT_TRUE(parseJson(R"({"min": ["M"]})", v, error));
   EXPECT_EQ(evaluate(v, 100), -1);
 }

@@ -55,8 +55,8 @@ inline Value loadOrZero(OpBuilder &b, Location loc, Value inside, Type type,
 /// Emits into `func` (arguments: the op's inputs, then its outputs) a kernel
 /// that keeps each row (or, without row reductions, each column slice of it)
 /// in registers: see RowKernelBuilder.cpp. A block walks `rowsPerBlock`
-/// rows, or with `minPartials` > 0 min(rowsPerBlock, ceil(M / minPartials))
-/// (norm.fused min_partials).
+/// rows, or with `minPartials` > 0 max(1, min(rowsPerBlock, ceil(M /
+/// minPartials))) (norm.fused min_partials).
 LogicalResult buildRowKernel(FusedOp op, const RowLayout &layout, int64_t n,
                              int64_t rowsPerBlock, int64_t minPartials,
                              gpu::GPUFuncOp func);

@@ -97,12 +97,8 @@ public:
     Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
     // Rows of this block: its partial row's (the host computes the grid
     // from the same count, FusedOp::buildRowsPerPartial).
-    Value split = indexConst(b, loc, rowsPerBlock);
-    if (minPartials > 0)
-      split = arith::MinUIOp::create(
-          b, loc, split,
-          arith::CeilDivUIOp::create(b, loc, rows,
-                                     indexConst(b, loc, minPartials)));
+    Value split =
+        FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock, minPartials);
     rowBegin = arith::MulIOp::create(b, loc, bid, split);
     Value rowEnd = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, rowBegin, split), rows);

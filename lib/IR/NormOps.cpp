@@ -359,14 +359,23 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {
   std::optional<int64_t> split = getRowsPerPartial();
   if (!split)
     return {};
-  Value rowsPerPartial = arith::ConstantIndexOp::create(b, loc, *split);
-  std::optional<int64_t> fill = getMinPartials();
-  if (!fill)
-    return rowsPerPartial;
-  // min(S, ceil(M / F)); M >= 1 wherever rows are processed, so it is >= 1.
+  return buildRowsPerPartial(b, loc, rows, *split,
+                             getMinPartials().value_or(0));
+}
+
+Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
+                                   int64_t rowsPerPartial,
+                                   int64_t minPartials) {
+  Value split = arith::ConstantIndexOp::create(b, loc, rowsPerPartial);
+  if (minPartials <= 0)
+    return split;
+  // max(1, min(S, ceil(M / F))): at M = 0 the partial rows ceil(M / R) are
+  // 0 instead of a division by zero.
   Value spread = arith::CeilDivUIOp::create(
-      b, loc, rows, arith::ConstantIndexOp::create(b, loc, *fill));
-  return arith::MinUIOp::create(b, loc, rowsPerPartial, spread);
+      b, loc, rows, arith::ConstantIndexOp::create(b, loc, minPartials));
+  return arith::MaxUIOp::create(b, loc,
+                                arith::ConstantIndexOp::create(b, loc, 1),
+                                arith::MinUIOp::create(b, loc, split, spread));
 }
 
 Value FusedOp::getShapeSource() {

@@ -110,7 +110,7 @@ private:
   }
 
   /// A host index value as an expression of M: integers, "M",
-  /// {"ceildiv": [a, b]} or {"min": [a, b]}.
+  /// {"ceildiv": [a, b]}, {"min": [a, b]} or {"max": [a, b]}.
   FailureOr<json::Value> expression(Value value) {
     if (auto cst = value.getDefiningOp<arith::ConstantIndexOp>())
       return json::Value(cst.value());
@@ -141,6 +141,8 @@ private:
       return binary("ceildiv", div.getLhs(), div.getRhs());
     if (auto min = value.getDefiningOp<arith::MinUIOp>())
       return binary("min", min.getLhs(), min.getRhs());
+    if (auto max = value.getDefiningOp<arith::MaxUIOp>())
+      return binary("max", max.getLhs(), max.getRhs());
     return mlir::emitError(value.getLoc(),
                            "bundle: cannot express this size in terms of M");
   }

@@ -94,20 +94,15 @@ struct NormSplitReductionPass
     rewriter.setInsertionPoint(op);
     int64_t fill = minPartialsFor(op, m);
     // Partial rows: ceil(M / R), R = S or, with min_partials F,
-    // min(S, ceil(M / F)) (FusedOp::buildRowsPerPartial).
+    // max(1, min(S, ceil(M / F))) (FusedOp::buildRowsPerPartial).
     int64_t partials = ShapedType::kDynamic;
     SmallVector<Value> partialDims;
     if (!ShapedType::isDynamic(m)) {
       partials = (m + *s - 1) / *s;
     } else {
       Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
-      Value perPartial = arith::ConstantIndexOp::create(rewriter, loc, *s);
-      if (fill > 0)
-        perPartial = arith::MinUIOp::create(
-            rewriter, loc, perPartial,
-            arith::CeilDivUIOp::create(
-                rewriter, loc, rows,
-                arith::ConstantIndexOp::create(rewriter, loc, fill)));
+      Value perPartial =
+          FusedOp::buildRowsPerPartial(rewriter, loc, rows, *s, fill);
       partialDims.push_back(
           arith::CeilDivUIOp::create(rewriter, loc, rows, perPartial));
     }

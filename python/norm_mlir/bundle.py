@@ -14,18 +14,20 @@ class BundleError(ValueError):
 
 def evaluate(expr, m):
     """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]},
-    {"min": [a, b]})."""
+    {"min": [a, b]}, {"max": [a, b]})."""
     if isinstance(expr, int):
         return expr
     if expr == "M":
         return m
-    if isinstance(expr, dict) and len(expr) == 1 and ("ceildiv" in expr or "min" in expr):
+    if isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in ("ceildiv", "min", "max"):
         (name, args), = expr.items()
         if not isinstance(args, list) or len(args) != 2:
             raise BundleError(f"{name} takes two operands in size expression {expr!r}")
         a, b = (evaluate(e, m) for e in args)
         if name == "min":
             return min(a, b)
+        if name == "max":
+            return max(a, b)
         if b <= 0:
             raise BundleError(f"division by {b} in size expression {expr}")
         return -(-a // b)

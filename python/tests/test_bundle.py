@@ -35,11 +35,14 @@ def test_evaluate_expressions():
     assert evaluate("M", 100) == 100
     assert evaluate({"ceildiv": ["M", 32]}, 100) == 4
     assert evaluate({"ceildiv": ["M", 32]}, 0) == 0
-    # A split's partial rows: ceil(M / min(ceil(M / 264), 64)).
-    partials = {"ceildiv": ["M", {"min": [{"ceildiv": ["M", 264]}, 64]}]}
+    # A split's partial rows: ceil(M / max(min(ceil(M / 264), 64), 1)), none
+    # for M = 0.
+    partials = {"ceildiv": ["M", {"max": [{"min": [{"ceildiv": ["M", 264]}, 64]}, 1]}]}
     assert evaluate(partials, 4097) == 257
     assert evaluate(partials, 32768) == 512
     assert evaluate(partials, 3) == 3
+    assert evaluate(partials, 0) == 0
+    assert evaluate({"max": [2, "M"]}, 1) == 2
     with pytest.raises(BundleError):
         evaluate("N", 3)
     with pytest.raises(BundleError):
@@ -67,6 +70,9 @@ def test_rms_bwd_bundle_signature(tmp_path):
     assert f.grid(f.launches[0], m) == (rows, 1)
     big = f.bind_rows([[65536, 256], [65536, 256], [65536], [256]])
     assert tuple(f.buffer_shape(workspace[0], big)) == (65536 // 64, 256)
+    # No rows: no partial rows and no blocks.
+    assert tuple(f.buffer_shape(workspace[0], 0)) == (0, 256)
+    assert f.grid(f.launches[0], 0) == (0, 1)
     assert ".target sm_90" in bundle.ptx
 
 

@@ -50,14 +50,17 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
       return -1;
     return (a + b - 1) / b;
   }
-  if (const JsonValue *args = expr.get("min")) {
+  for (const char *name : {"min", "max"}) {
+    const JsonValue *args = expr.get(name);
+    if (!args)
+      continue;
     if (!args->isArray() || args->array.size() != 2)
       return -1;
     int64_t a = evaluate(args->array[0], rows);
     int64_t b = evaluate(args->array[1], rows);
     if (a < 0 || b < 0)
       return -1;
-    return std::min(a, b);
+    return name[1] == 'i' ? std::min(a, b) : std::max(a, b);
   }
   return -1;
 }

@@ -7,10 +7,12 @@
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
 // CHECK: "launches": [
-// One block per partial row: ceil(M / min(ceil(M / 264), 16)).
+// One block per partial row: ceil(M / max(min(ceil(M / 264), 16), 1)).
 // CHECK: "grid": {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
+// CHECK-NEXT: {
+// CHECK-NEXT: "max": [
 // CHECK-NEXT: {
 // CHECK-NEXT: "min": [
 // CHECK-NEXT: {
@@ -20,6 +22,9 @@
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
 // CHECK-NEXT: 16
+// CHECK-NEXT: ]
+// CHECK-NEXT: },
+// CHECK-NEXT: 1
 // CHECK: "kernel": "norm_fused"
 // CHECK: "kernel": "norm_combine"
 // CHECK: "results": [

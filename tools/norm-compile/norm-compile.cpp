@@ -108,9 +108,11 @@ static std::string exprText(const llvm::json::Value &v) {
       if (args->size() == 2)
         return "ceil(" + exprText((*args)[0]) + "/" + exprText((*args)[1]) +
                ")";
-    if (const auto *args = obj->getArray("min"))
-      if (args->size() == 2)
-        return "min(" + exprText((*args)[0]) + "," + exprText((*args)[1]) + ")";
+    for (const char *name : {"min", "max"})
+      if (const auto *args = obj->getArray(name))
+        if (args->size() == 2)
+          return std::string(name) + "(" + exprText((*args)[0]) + "," +
+                 exprText((*args)[1]) + ")";
   }
   return "?";
 }

@@ -197,7 +197,8 @@ def Norm_FusedOp : Norm_Op<"fused", [
     With `rows_per_partial = S`, `col` outputs are f32 partial sums of shape
     `ceil(M / R) x N` with R = S: partial p sums rows [p*R, (p+1)*R).
     `norm.combine` finishes them. Without it, `col` outputs are the finished
-    N-vectors. With `min_partials = F` as well, R = min(S, ceil(M / F)):
+    N-vectors. With `min_partials = F` as well, R = max(1, min(S, ceil(M /
+    F))) (1 only for M = 0, which has no partial rows):
     fewer rows per partial when M is small, so that there are about F
     partial rows (a GPU runs one block per partial row and needs enough of
     them to fill its multiprocessors). R depends on M only, so the split
@@ -236,6 +237,14 @@ def Norm_FusedOp : Norm_Op<"fused", [
     ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
                                       ::mlir::Location loc,
                                       ::mlir::Value rows);
+    /// Rows per partial for `rowsPerPartial` S and `minPartials` F (0:
+    /// none) from `rows` (M): max(1, min(S, ceil(M / F))), or S. What the
+    /// split pass, the host grid and the kernels all compute.
+    static ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
+                                             ::mlir::Location loc,
+                                             ::mlir::Value rows,
+                                             int64_t rowsPerPartial,
+                                             int64_t minPartials);
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

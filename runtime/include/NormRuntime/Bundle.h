@@ -81,8 +81,8 @@ public:
 };
 
 /// Evaluates a manifest size expression for M = rows: an integer, "M",
-/// {"ceildiv": [a, b]} or {"min": [a, b]}. Returns -1 for a malformed
-/// expression.
+/// {"ceildiv": [a, b]}, {"min": [a, b]} or {"max": [a, b]}. Returns -1 for
+/// a malformed expression.
 int64_t evaluate(const JsonValue &expr, int64_t rows);
 
 /// A loaded bundle.
