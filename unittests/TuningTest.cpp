@@ -342,14 +342,17 @@ TEST(Tuning, MinPartialsFillOneWave) {
   // RMSNorm backward, N = 4096: 512 threads of ~64 registers, two blocks
   // per SM -> 264 partial rows.
   KernelShape rms4K{4096, 2, 2, 1, 1, false};
-  RowLayout rms4KLayout = planKernel(rms4K, h200, nullptr).layout;
-  EXPECT_EQ(estimateBlocksPerSM(rms4K, rms4KLayout, h200), 2);
-  EXPECT_EQ(chooseMinPartials(rms4K, rms4KLayout, h200), 264);
+  KernelPlan rms4KPlan = planKernel(rms4K, h200, nullptr);
+  EXPECT_EQ(estimateBlocksPerSM(rms4K, rms4KPlan.layout, h200), 2);
+  EXPECT_EQ(chooseMinPartials(rms4K, rms4KPlan, h200), 264);
   // N = 8192: 1024 threads fill an SM alone -> one block per SM.
   KernelShape rms8K{8192, 2, 2, 1, 1, false};
-  RowLayout rms8KLayout = planKernel(rms8K, h200, nullptr).layout;
-  EXPECT_EQ(estimateBlocksPerSM(rms8K, rms8KLayout, h200), 1);
-  EXPECT_EQ(chooseMinPartials(rms8K, rms8KLayout, h200), 132);
+  KernelPlan rms8KPlan = planKernel(rms8K, h200, nullptr);
+  EXPECT_EQ(estimateBlocksPerSM(rms8K, rms8KPlan.layout, h200), 1);
+  EXPECT_EQ(chooseMinPartials(rms8K, rms8KPlan, h200), 132);
+  // A table entry that caps registers for two blocks per SM counts.
+  rms8KPlan.minBlocksPerSM = 2;
+  EXPECT_EQ(chooseMinPartials(rms8K, rms8KPlan, h200), 264);
   // Staged shared memory limits blocks too: a forward at N = 4096 (128
   // threads of ~112 registers: 4 blocks by registers) with 3 or 4 staged
   // 8 KB rows on an SM of 64 KB.
@@ -367,7 +370,7 @@ TEST(Tuning, MinPartialsFillOneWave) {
   KernelShape longRow{65536, 2, 2, 1, 1, false};
   KernelPlan cluster = planKernel(longRow, h200, nullptr);
   ASSERT_EQ(cluster.layout.clusterSize, 8);
-  EXPECT_EQ(chooseMinPartials(longRow, cluster.layout, h200), 0);
+  EXPECT_EQ(chooseMinPartials(longRow, cluster, h200), 0);
 }
 
 TEST(Tuning, RegisterEstimate) {

@@ -61,7 +61,7 @@ struct NormSplitReductionPass
     std::optional<KernelPlan> plan = planFor(op);
     if (!plan)
       return 0;
-    return chooseMinPartials(describeKernel(op), plan->layout, device());
+    return chooseMinPartials(describeKernel(op), *plan, device());
   }
 
   /// The split size for `op`: its attribute, the pass option, the heuristic.

@@ -323,12 +323,13 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
 }
 
 int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
-                                      const RowLayout &layout,
+                                      const KernelPlan &plan,
                                       const DeviceInfo &device) {
-  if (layout.columnSlices > 1)
+  if (plan.layout.columnSlices > 1)
     return 0;
-  return device.numSMs *
-         std::min<int64_t>(2, estimateBlocksPerSM(shape, layout, device));
+  int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
+                            plan.minBlocksPerSM);
+  return device.numSMs * std::min<int64_t>(2, blocks);
 }
 
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,

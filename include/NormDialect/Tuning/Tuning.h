@@ -336,7 +336,9 @@ int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
 /// slices or spread over clusters get none: their grids are slices x
 /// partial rows, and at M = 512-1024 more partial rows measured 5-17%
 /// slower.
-int64_t chooseMinPartials(const KernelShape &shape, const RowLayout &layout,
+/// `plan` is the kernel's plan (planKernel): its layout, and the blocks per
+/// SM its registers are capped for (min_blocks_per_sm), if more.
+int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
 /// The analytic staging depth where the table has none: two stages (the
