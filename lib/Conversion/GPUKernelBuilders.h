@@ -52,6 +52,21 @@ inline Value loadOrZero(OpBuilder &b, Location loc, Value inside, Type type,
       .getResult(0);
 }
 
+/// Emits `body` where `inside` holds (an scf.if around it); a null `inside`
+/// means always: `body` is emitted unguarded. The store counterpart of
+/// loadOrZero.
+inline void emitWhere(OpBuilder &b, Location loc, Value inside,
+                      function_ref<void(OpBuilder &, Location)> body) {
+  if (!inside) {
+    body(b, loc);
+    return;
+  }
+  scf::IfOp::create(b, loc, inside, [&](OpBuilder &tb, Location l) {
+    body(tb, l);
+    scf::YieldOp::create(tb, l);
+  });
+}
+
 /// Emits into `func` (arguments: the op's inputs, then its outputs) a kernel
 /// that keeps each row (or, without row reductions, each column slice of it)
 /// in registers: see RowKernelBuilder.cpp. A block walks `rowsPerBlock`

@@ -282,16 +282,8 @@ private:
           b, loc, vecType,
           scalars.slice(c * layout.vectorWidth, layout.vectorWidth));
       Value index = staging->vectorIndex(b, loc, columns[c]);
-      auto store = [&](OpBuilder &sb, Location l) {
+      emitWhere(b, loc, inBounds[c], [&](OpBuilder &sb, Location l) {
         memref::StoreOp::create(sb, l, vec, buffer, index);
-      };
-      if (!inBounds[c]) {
-        store(b, loc);
-        continue;
-      }
-      scf::IfOp::create(b, loc, inBounds[c], [&](OpBuilder &tb, Location l) {
-        store(tb, l);
-        scf::YieldOp::create(tb, l);
       });
     }
   }
@@ -322,19 +314,11 @@ private:
         values.push_back(
             roundTo(b, loc, lanes[c * layout.vectorWidth + v], element));
       Value vec = vector::FromElementsOp::create(b, loc, vecType, values);
-      auto store = [&](OpBuilder &sb, Location l) {
+      emitWhere(b, loc, inBounds[c], [&](OpBuilder &sb, Location l) {
         vector::StoreOp::create(sb, l, vec, memref, ValueRange{row, columns[c]},
                                 /*nontemporal=*/false,
                                 sb.getI64IntegerAttr(alignment));
-      };
-      if (!inBounds[c]) {
-        store(b, loc);
-      } else {
-        scf::IfOp::create(b, loc, inBounds[c], [&](OpBuilder &tb, Location l) {
-          store(tb, l);
-          scf::YieldOp::create(tb, l);
-        });
-      }
+      });
     }
   }
 

@@ -191,18 +191,10 @@ private:
     for (IRMapping &lane : lanes)
       scalars.push_back(roundTo(b, loc, lane.lookup(value), element));
     Value vec = vector::FromElementsOp::create(b, loc, vecType, scalars);
-    auto store = [&](OpBuilder &sb, Location l) {
+    emitWhere(b, loc, inside, [&](OpBuilder &sb, Location l) {
       vector::StoreOp::create(sb, l, vec, memref, ValueRange{row, col},
                               /*nontemporal=*/false,
                               sb.getI64IntegerAttr(alignment));
-    };
-    if (!inside) {
-      store(b, loc);
-      return;
-    }
-    scf::IfOp::create(b, loc, inside, [&](OpBuilder &tb, Location l) {
-      store(tb, l);
-      scf::YieldOp::create(tb, l);
     });
   }
 

@@ -255,6 +255,14 @@ int64_t mlir::norm::stagedBytes(const KernelShape &shape,
          elements;
 }
 
+/// Shared memory a block with `stages` staged rows needs: the stages and
+/// column copies (stagedBytes), plus 1 KB for the reductions' buffers and
+/// the mbarriers.
+static int64_t stagedBlockBytes(const KernelShape &shape,
+                                const RowLayout &layout, int64_t stages) {
+  return stagedBytes(shape, layout, stages) + 1024;
+}
+
 bool mlir::norm::rereadsStagedRows(const KernelShape &shape,
                                    const RowLayout &layout) {
   return layout.clusterSize > 1 && shape.columnOutputs >= 2;
@@ -276,8 +284,7 @@ int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
                                                     : shape.elementBytes;
   if (shape.n * narrowest % 16 != 0)
     return 0;
-  // Leave 1 KB for the reductions' buffers and the mbarriers.
-  return stagedBytes(shape, layout, requested) + 1024 <=
+  return stagedBlockBytes(shape, layout, requested) <=
                  device.sharedMemoryPerBlock
              ? requested
              : 0;
@@ -300,8 +307,7 @@ int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
     return 0;
   if (chooseSharedStages(shape, layout, device, stages) != stages)
     return 0;
-  return 2 * (stagedBytes(shape, layout, stages) + 1024) <=
-                 device.sharedMemoryPerSM
+  return 2 * stagedBlockBytes(shape, layout, stages) <= device.sharedMemoryPerSM
              ? stages
              : 0;
 }
@@ -316,9 +322,9 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
   int64_t blocks = std::min(device.threadsPerSM / threads,
                             device.registersPerSM / (threads * perThread));
   if (layout.sharedStages > 0)
-    blocks = std::min(
-        blocks, device.sharedMemoryPerSM /
-                    (stagedBytes(shape, layout, layout.sharedStages) + 1024));
+    blocks = std::min(blocks,
+                      device.sharedMemoryPerSM /
+                          stagedBlockBytes(shape, layout, layout.sharedStages));
   return std::max<int64_t>(1, blocks);
 }
 

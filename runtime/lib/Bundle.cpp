@@ -50,8 +50,8 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
       return -1;
     return (a + b - 1) / b;
   }
-  for (const char *name : {"min", "max"}) {
-    const JsonValue *args = expr.get(name);
+  for (bool isMin : {true, false}) {
+    const JsonValue *args = expr.get(isMin ? "min" : "max");
     if (!args)
       continue;
     if (!args->isArray() || args->array.size() != 2)
@@ -60,7 +60,7 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
     int64_t b = evaluate(args->array[1], rows);
     if (a < 0 || b < 0)
       return -1;
-    return name[1] == 'i' ? std::min(a, b) : std::max(a, b);
+    return isMin ? std::min(a, b) : std::max(a, b);
   }
   return -1;
 }
