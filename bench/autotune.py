@@ -82,7 +82,8 @@ def main():
         print(f"{kind:8s} N={n:<6d} M={','.join(map(str, sizes))} best {best_tbps:5.2f} TB/s "
               f"(budget {best['register_budget']}, stages {best['num_stages']}, "
               f"rows/block {best['rows_per_block']}, split {best.get('split_size', '-')}, "
-              f"shared stages {best.get('shared_stages', '-')}), "
+              f"shared stages {best.get('shared_stages', '-')}, "
+              f"streamed {best.get('stream_rows', '-')}), "
               f"worst {worst_tbps:5.2f}; all: "
               + " ".join(f"{c['bundle'].split('_', 3)[-1]}={t:.2f}" for t, c in timed[:6]),
               flush=True)
@@ -90,7 +91,7 @@ def main():
                                              "column_outputs", "row_reductions",
                                              "register_budget", "num_stages",
                                              "rows_per_block", "min_blocks_per_sm",
-                                             "shared_stages")
+                                             "shared_stages", "stream_rows")
                         if k in best}
                        | {"measured_tbps": round(best_tbps, 3),
                           "measured_tbps_by_m": best["_by_m"], "kind": kind})

@@ -9,6 +9,8 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
   scripts/autotune-variants.py --staged [--kinds=...] rows staged in shared
       memory (depth x budget x rows per block) against the register-prefetch
       knobs of the committed table (or --baseline=TABLE)
+  scripts/autotune-variants.py --streamed             forwards: the committed
+      table's kernel against rows streamed through L2 (--stream-rows)
 """
 
 import concurrent.futures
@@ -53,7 +55,26 @@ def table_knobs(kind, n):
                                         "min_blocks_per_sm")}
 
 
-def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0):
+def table_entry(kind, n):
+    """Every knob of the baseline table's entry for (kind, n) (nearest N)."""
+    with open(TABLE) as f:
+        entries = [e for e in json.load(f)["entries"] if e.get("kind") == kind]
+    if not entries:
+        return {}
+    best = min(entries, key=lambda e: abs(math.log(e["n"] / n)))
+    return {k: best[k] for k in ("register_budget", "num_stages", "rows_per_block",
+                                 "min_blocks_per_sm", "shared_stages") if k in best}
+
+
+def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=False):
+    if streamed:
+        # The table's kernel for this class, and the same class streamed
+        # (the streaming kernel has no other knobs; the entry keeps the
+        # table's, so a class that goes back to row-resident keeps them).
+        if not kind.endswith("fwd"):
+            return []
+        entry = table_entry(kind, n)
+        return [dict(entry, stream_rows=False, table=1), dict(entry, stream_rows=True)]
     if staged:
         # The committed register-prefetch knobs, and rows staged 2-4 deep
         # with each register budget (threads per row) and, for the forward,
@@ -92,7 +113,11 @@ def compile_variant(kind, n, k):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(program_text(kind, n, "bf16", eps=1e-6))
         src = f.name
-    if "shared_stages" in k:
+    if "stream_rows" in k:
+        name = f"{kind}_{n}_stream{int(k['stream_rows'])}"
+        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
+               f"--tuning-table={TABLE}"] + (["--stream-rows"] if k["stream_rows"] else [])
+    elif "shared_stages" in k:
         if k.get("table"):
             name = f"{kind}_{n}_table_d0"
             cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
@@ -134,6 +159,7 @@ def main():
     split_sweep = "--split" in sys.argv
     long_rows = "--long" in sys.argv
     staged = "--staged" in sys.argv
+    streamed = "--streamed" in sys.argv
     # --baseline=table.json: the register-prefetch knobs the staged
     # candidates compete with (default: the committed table).
     global TABLE
@@ -150,15 +176,18 @@ def main():
         OUT = os.path.join(ROOT, ".out", "tune-long")
     if staged:
         OUT = os.path.join(ROOT, ".out", "tune-staged")
+    if streamed:
+        OUT = os.path.join(ROOT, ".out", "tune-streamed")
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in kinds:
-            sizes = LONG_SIZES if long_rows else STAGED_SIZES if staged else SIZES
+            sizes = (LONG_SIZES if long_rows else STAGED_SIZES if staged or streamed
+                     else SIZES)
             if only_sizes:
                 sizes = [n for n in sizes if n in only_sizes]
             for n in sizes:
-                for k in knobs(kind, split_sweep, long_rows, staged, n):
+                for k in knobs(kind, split_sweep, long_rows, staged, n, streamed):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
         for kind, n, k, fut in jobs:
             name, rc, err = fut.result()

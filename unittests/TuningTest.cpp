@@ -312,6 +312,48 @@ TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
   EXPECT_FALSE(whole.layout.rereadStaged);
 }
 
+TEST(Tuning, StreamRowsFromTheTable) {
+  DeviceInfo h200;
+  // A table entry that measured the streamed forward faster streams its
+  // class (nearest N); other classes and backwards are unaffected.
+  TuningTable table;
+  TuningChoice streamed;
+  streamed.streamRows = true;
+  table.add({16384, 2, 1, 0, 1}, streamed);
+  table.add({4096, 2, 1, 0, 1}, TuningChoice{});
+  KernelShape rmsFwd{16384, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(rmsFwd, h200, &table).kind, KernelPlan::Kind::Streaming);
+  rmsFwd.n = 4096;
+  EXPECT_EQ(planKernel(rmsFwd, h200, &table).kind,
+            KernelPlan::Kind::RowResident);
+  KernelShape rmsBwd{16384, 2, 2, 1, 1, false};
+  table.add({16384, 2, 2, 1, 1}, streamed);
+  EXPECT_NE(planKernel(rmsBwd, h200, &table).kind, KernelPlan::Kind::Streaming);
+}
+
+TEST(Tuning, PassesOverStagedRowsOnRequest) {
+  DeviceInfo h200;
+  // RMSNorm forward at N = 8192: 256 threads, 4 chunks of 8 a thread.
+  KernelShape rmsFwd{8192, 2, 1, 0, 1, false};
+  rmsFwd.columnInputBytes = 2;
+  KernelPlan plain = planKernel(rmsFwd, h200, nullptr);
+  EXPECT_EQ(plain.layout.passChunks, 0);
+  KernelPlan passes = planKernel(rmsFwd, h200, nullptr, -1, false, 3);
+  ASSERT_EQ(passes.layout.chunksPerThread, 4);
+  // Rounded down to a divisor of the chunks; staged two deep by default,
+  // with the weight's copy in shared memory.
+  EXPECT_EQ(passes.layout.passChunks, 2);
+  EXPECT_EQ(passes.layout.sharedStages, 2);
+  EXPECT_EQ(stagedBytes(rmsFwd, passes.layout, 2), (2 * 2 + 2) * 8192);
+  // Backwards (column outputs) keep their rows in registers; rows that
+  // cannot be staged (N not a multiple of 8) are not read in passes.
+  KernelShape rmsBwd{8192, 2, 2, 1, 1, false};
+  EXPECT_EQ(planKernel(rmsBwd, h200, nullptr, -1, false, 2).layout.passChunks,
+            0);
+  KernelShape odd{4097, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(odd, h200, nullptr, -1, false, 2).layout.passChunks, 0);
+}
+
 TEST(Tuning, StreamRowsOnRequest) {
   DeviceInfo h200;
   // Forwards stream when asked, backwards (column outputs) never.
@@ -459,5 +501,25 @@ TEST(TuningTable, LoadsAndRejects) {
   }
   EXPECT_FALSE(TuningTable().load(path, error));
   EXPECT_NE(error.find("shared_stages"), std::string::npos) << error;
+  {
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "stream_rows": true}, {"n": 2048, "element_bytes": 2}]})",
+               f);
+    std::fclose(f);
+  }
+  TuningTable streamed;
+  ASSERT_TRUE(streamed.load(path, error)) << error;
+  EXPECT_TRUE(streamed.lookup({1024, 2, 0, 0, 0})->streamRows);
+  EXPECT_FALSE(streamed.lookup({2048, 2, 0, 0, 0})->streamRows);
+  {
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "stream_rows": 1}]})",
+               f);
+    std::fclose(f);
+  }
+  EXPECT_FALSE(TuningTable().load(path, error));
+  EXPECT_NE(error.find("stream_rows"), std::string::npos) << error;
 }
 } // namespace

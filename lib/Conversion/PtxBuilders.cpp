@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::norm;
@@ -24,6 +25,45 @@ Value mlir::norm::elementAddress(OpBuilder &b, Location loc, Value memref,
       arith::MulIOp::create(b, loc, index, indexConst(b, loc, elementBytes));
   return arith::IndexCastUIOp::create(
       b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, offset));
+}
+
+static StringRef evictionLevel(EvictionPriority priority) {
+  return priority == EvictionPriority::evictLast ? "evict_last" : "evict_first";
+}
+
+Value mlir::norm::emitCachePolicy(OpBuilder &b, Location loc,
+                                  EvictionPriority priority) {
+  std::string ptx = ("createpolicy.fractional.L2::" + evictionLevel(priority) +
+                     ".b64 $0, 1.0;")
+                        .str();
+  return NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getI64Type()},
+                                   ValueRange{}, ValueRange{}, ptx, Value())
+      .getResult(0);
+}
+
+Value mlir::norm::emitGlobalBase(OpBuilder &b, Location loc, Value memref) {
+  Value generic = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref));
+  return NVVM::InlinePtxOp::create(b, loc, TypeRange{b.getI64Type()},
+                                   ValueRange{generic}, ValueRange{},
+                                   "cvta.to.global.u64 $0, $1;", Value())
+      .getResult(0);
+}
+
+Value mlir::norm::emitGlobalLoad16(OpBuilder &b, Location loc, Value address,
+                                   VectorType type, Value policy,
+                                   EvictionPriority priority) {
+  std::string ptx = ("ld.global.L1::" + evictionLevel(priority) +
+                     ".L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;")
+                        .str();
+  Type i32 = b.getI32Type();
+  auto load = NVVM::InlinePtxOp::create(b, loc, TypeRange{i32, i32, i32, i32},
+                                        ValueRange{address, policy},
+                                        ValueRange{}, ptx, Value());
+  Value words = vector::FromElementsOp::create(
+      b, loc, VectorType::get({4}, i32), load.getResults());
+  return vector::BitCastOp::create(b, loc, type, words);
 }
 
 void mlir::norm::emitMbarrierInit(OpBuilder &b, Location loc, Value barrier) {

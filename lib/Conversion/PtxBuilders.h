@@ -25,6 +25,26 @@ void emitInlinePtx(OpBuilder &b, Location loc, ValueRange operands,
 Value elementAddress(OpBuilder &b, Location loc, Value memref, Value index,
                      int64_t elementBytes);
 
+/// How long a global load's data should stay in L2 (PTX createpolicy): data
+/// that is read again soon (evictLast) or for the last time (evictFirst).
+enum class EvictionPriority { evictFirst, evictLast };
+
+/// An L2 cache policy (i64, PTX createpolicy) giving the lines a load
+/// touches eviction priority `priority`.
+Value emitCachePolicy(OpBuilder &b, Location loc, EvictionPriority priority);
+
+/// The global-window address (i64) of the first element of `memref`, a
+/// global memref: what ld.global takes, plus byte offsets.
+Value emitGlobalBase(OpBuilder &b, Location loc, Value memref);
+
+/// A 16-byte load from global memory at global address `address` (i64),
+/// under L2 cache policy `policy` (emitCachePolicy of `priority`, which
+/// also sets the L1 eviction priority), as `type` (a 16-byte vector).
+/// vector.load has no cache hints, hence the inline PTX.
+Value emitGlobalLoad16(OpBuilder &b, Location loc, Value address,
+                       VectorType type, Value policy,
+                       EvictionPriority priority);
+
 /// mbarrier.init with one expected arrival (the thread that arms it).
 void emitMbarrierInit(OpBuilder &b, Location loc, Value barrier);
 

@@ -1,6 +1,7 @@
 //===- StreamingKernelBuilder.cpp - statistics kernels over long rows -----===//
 
 #include "GPUKernelBuilders.h"
+#include "PtxBuilders.h"
 
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Utils/KernelBody.h"
@@ -25,6 +26,10 @@ namespace {
 /// statistics-only kernels over rows too long to keep on chip, and for
 /// forwards when asked (--stream-rows): the row is re-read from L2 instead
 /// of held in registers or shared memory, so blocks need few registers.
+/// Loads of a pass after which the row is read again ask L2 to keep it
+/// (evict_last), the last pass's loads let it go first (evict_first), as
+/// Inductor's looped reductions do: without them, the rows streaming through
+/// L2 from the other blocks evict a long row between its passes.
 class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
@@ -40,12 +45,31 @@ public:
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
 
+    // Cache policies and global addresses for the hinted loads, once.
+    for (EvictionPriority priority :
+         {EvictionPriority::evictFirst, EvictionPriority::evictLast})
+      policies.push_back(emitCachePolicy(b, loc, priority));
+    for (Value input : inputs)
+      globalBases.push_back(emitGlobalBase(b, loc, input));
+
     IRMapping rowMapping;
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::row)
         rowMapping.map(body.getArgument(i),
                        memref::LoadOp::create(b, loc, inputs[i], row));
 
+    // Passes: one per reduction, then one for the full outputs, if any.
+    auto yield = cast<YieldOp>(body.getTerminator());
+    bool hasFullOutputs = llvm::any_of(
+        llvm::seq<unsigned>(0, yield.getValues().size()),
+        [&](unsigned k) { return op.getOutputRole(k) == Role::full; });
+    int64_t passes =
+        llvm::range_size(body.getOps<RowReduceOp>()) + (hasFullOutputs ? 1 : 0);
+    int64_t pass = 0;
+    auto priorityOfPass = [&] {
+      return ++pass == passes ? EvictionPriority::evictFirst
+                              : EvictionPriority::evictLast;
+    };
     for (RowReduceOp reduce : body.getOps<RowReduceOp>()) {
       Combiner combiner = reduce.getCombiner();
       Value identity = combinerIdentity(b, loc, combiner);
@@ -53,7 +77,8 @@ public:
           argumentsUsedBy(body, {reduce.getValue()}, rowMapping);
       LogicalResult status = success();
       auto loop = streamRow(
-          b, loc, inputs, row, tid, rowMapping, used, {identity},
+          b, loc, inputs, row, tid, rowMapping, used, priorityOfPass(),
+          {identity},
           [&](OpBuilder &lb, Location l, Value, Value inside,
               std::vector<IRMapping> &lanes, SmallVector<Value> &acc) {
             for (IRMapping &lane : lanes) {
@@ -77,7 +102,6 @@ public:
       gpu::BarrierOp::create(b, loc); // See FusedKernelBuilder::emitRow.
       rowMapping.map(reduce.getResult(), total);
     }
-    auto yield = cast<YieldOp>(body.getTerminator());
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         indexConst(b, loc, 0));
     // Full outputs: one more pass over the row, computing and storing them a
@@ -94,7 +118,8 @@ public:
     if (!fullValues.empty()) {
       LogicalResult status = success();
       streamRow(b, loc, inputs, row, tid, rowMapping,
-                argumentsUsedBy(body, fullValues, rowMapping), {},
+                argumentsUsedBy(body, fullValues, rowMapping), priorityOfPass(),
+                {},
                 [&](OpBuilder &lb, Location l, Value col, Value inside,
                     std::vector<IRMapping> &lanes, SmallVector<Value> &) {
                   for (IRMapping &lane : lanes)
@@ -129,11 +154,13 @@ private:
   /// `used` arguments (full: row `row`; column: the same columns) into one
   /// mapping per vector lane and calls `emit` with the vector's first
   /// column, its bounds check (null when always inside) and the loop-carried
-  /// values (initially `init`).
+  /// values (initially `init`). Full inputs are loaded with L2 eviction
+  /// priority `priority`; column inputs, read by every row, with evict_last.
   scf::ForOp
   streamRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value row,
             Value tid, const IRMapping &rowMapping,
-            ArrayRef<BlockArgument> used, ValueRange init,
+            ArrayRef<BlockArgument> used, EvictionPriority priority,
+            ValueRange init,
             function_ref<void(OpBuilder &, Location, Value, Value,
                               std::vector<IRMapping> &, SmallVector<Value> &)>
                 emit) {
@@ -162,13 +189,14 @@ private:
             std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
             for (BlockArgument arg : used) {
               unsigned i = arg.getArgNumber();
+              bool full = op.getInputRole(i) == Role::full;
               Value index[2] = {row, col};
               ValueRange indices =
-                  op.getInputRole(i) == Role::full
-                      ? ValueRange(index)
-                      : ValueRange(ArrayRef(index).drop_front());
+                  full ? ValueRange(index)
+                       : ValueRange(ArrayRef(index).drop_front());
               SmallVector<Value> scalars =
-                  loadVector(lb, l, inputs[i], indices, inside);
+                  loadVector(lb, l, inputs[i], globalBases[i], indices, inside,
+                             full ? priority : EvictionPriority::evictLast);
               for (int64_t v = 0; v < layout.vectorWidth; ++v)
                 lanes[v].map(arg, scalars[v]);
             }
@@ -198,14 +226,33 @@ private:
     });
   }
 
-  /// A guarded 16-byte (or narrower) vector load, as scalars.
+  /// A guarded 16-byte (or narrower) vector load, as scalars; 16-byte loads
+  /// carry the eviction priority `priority`.
   SmallVector<Value> loadVector(OpBuilder &b, Location loc, Value memref,
-                                ValueRange index, Value inside) {
+                                Value globalBase, ValueRange index,
+                                Value inside, EvictionPriority priority) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     auto vecType = VectorType::get({layout.vectorWidth}, element);
     int64_t alignment =
         layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
     auto load = [&](OpBuilder &lb, Location l) -> Value {
+      if (alignment == 16) {
+        // Row-major: element (row, col) of an M x N memref is row * N + col.
+        Value linear = index.back();
+        if (index.size() == 2)
+          linear = arith::AddIOp::create(
+              lb, l,
+              arith::MulIOp::create(lb, l, index.front(), indexConst(lb, l, n)),
+              linear);
+        Value offset = arith::IndexCastUIOp::create(
+            lb, l, lb.getI64Type(),
+            arith::MulIOp::create(
+                lb, l, linear,
+                indexConst(lb, l, element.getIntOrFloatBitWidth() / 8)));
+        Value address = arith::AddIOp::create(lb, l, globalBase, offset);
+        return emitGlobalLoad16(lb, l, address, vecType,
+                                policies[static_cast<int>(priority)], priority);
+      }
       return vector::LoadOp::create(lb, l, vecType, memref, index,
                                     /*nontemporal=*/false,
                                     lb.getI64IntegerAttr(alignment));
@@ -221,6 +268,9 @@ private:
   Block &body;
   RowLayout layout;
   int64_t n;
+  /// L2 cache policies, by EvictionPriority, and the global address of each
+  /// input.
+  SmallVector<Value> policies, globalBases;
 };
 
 } // namespace

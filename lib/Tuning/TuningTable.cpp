@@ -38,6 +38,13 @@ bool TuningTable::load(const std::string &path, std::string &error) {
     TuningChoice choice{field("register_budget"), field("rows_per_block"),
                         field("num_stages"), field("min_blocks_per_sm"),
                         field("shared_stages", /*unset=*/-1)};
+    if (const llvm::json::Value *stream = e ? e->get("stream_rows") : nullptr) {
+      if (!stream->getAsBoolean()) {
+        error = path + ": stream_rows must be true or false";
+        return false;
+      }
+      choice.streamRows = *stream->getAsBoolean();
+    }
     if (choice.sharedStages < -1 || choice.sharedStages > 4) {
       error = path + ": shared_stages must be 0 to 4";
       return false;

@@ -1,8 +1,10 @@
 // A measured tuning table overrides the analytic rules for its shape class.
-// RUN: norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/tuning.json" | FileCheck %s
+// RUN: norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/tuning.json" --split-input-file | FileCheck %s
 // RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not norm-opt %s --convert-norm-to-gpu="min-blocks-per-sm=-1" 2>&1 | FileCheck %s --check-prefix=BADBLOCKS
 // BADBLOCKS: error: convert-norm-to-gpu: min-blocks-per-sm must be 0 (no limit) to 32, got -1
+// RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/bad-stream-rows.json" 2>&1 | FileCheck %s --check-prefix=BADSTREAM
+// BADSTREAM: error: convert-norm-to-gpu: {{.*}}bad-stream-rows.json: stream_rows must be true or false
 
 // CHECK-LABEL: func @fwd
 // CHECK: arith.ceildivui %{{.+}}, %c3
@@ -14,6 +16,26 @@
 // MISSING: error: convert-norm-to-gpu: cannot read tuning table {{.*}}missing.json
 func.func @fwd(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
   norm.fused ins(%x : full memref<?x2048xbf16>) outs(%y : full memref<?x2048xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// The table measured the streamed kernel faster for this class (N = 16384
+// is nearest): rows streamed through L2, one row per block.
+// CHECK-LABEL: func @streamed_by_table
+// CHECK: gpu.func @norm_fused
+// CHECK-SAME: norm.streaming
+// CHECK: ld.global.L1::evict_last.L2::cache_hint.v4.b32
+func.func @streamed_by_table(%x: memref<?x12288xbf16>, %y: memref<?x12288xbf16>) {
+  norm.fused ins(%x : full memref<?x12288xbf16>) outs(%y : full memref<?x12288xbf16>) {
   ^bb0(%a: bf16):
     %af = arith.extf %a : bf16 to f32
     %s = norm.row_reduce <add> %af : f32

@@ -175,21 +175,29 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STAGED: %[[VEC:.+]] = arith.divui %[[LOCAL]], %c8
 // STAGED: memref.load %[[SX]][%{{.+}}, %[[VEC]]]
 // STAGED: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
-// Streamed (stream-rows, experimental): one row per block of 512 threads,
-// a pass over the row in 16-byte vectors for the sum (two iterations of 4
-// vectors per thread), then a second pass that reads the row again and
-// stores the output vector by vector; the row output by thread 0.
+// Streamed (stream-rows): one row per block of 512 threads, a pass over the
+// row in 16-byte vectors for the sum (two iterations of 4 vectors per
+// thread), loaded with L2 evict_last (the row is read again), then a second
+// pass that reads the row again with evict_first and stores the output
+// vector by vector; the row output by thread 0. The cache policies and the
+// input's global address are made once per kernel.
 // STREAM-LABEL: func @cluster_rows
 // STREAM: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c512
 // STREAM: gpu.func @norm_fused
 // STREAM-SAME: norm.streaming
 // STREAM: %[[ROW:.+]] = gpu.block_id x
+// STREAM: %[[FIRST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;" -> i64
+// STREAM: %[[LAST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;" -> i64
+// STREAM: %[[BASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
 // STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
-// STREAM-COUNT-4: vector.load %arg0[%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x32768xbf16>, vector<8xbf16>
+// STREAM: %[[ADDR:.+]] = arith.addi %[[BASE]], %{{.+}} : i64
+// STREAM: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[ADDR]], %[[LAST]] : i64, i64) -> i32, i32, i32, i32
+// STREAM: vector.bitcast %{{.+}} : vector<4xi32> to vector<8xbf16>
+// STREAM-COUNT-3: ld.global.L1::evict_last
 // STREAM: %[[TOTAL:.+]] = gpu.all_reduce add %[[SUM]] uniform
 // STREAM: scf.for %{{.+}} = %c0{{.*}} to %c2{{.*}} step %c1
-// STREAM: vector.load %arg0[%[[ROW]], %[[COL:.+]]] {alignment = 16 : i64}
-// STREAM: vector.store %{{.+}}, %arg1[%[[ROW]], %[[COL]]] {alignment = 16 : i64}
+// STREAM: nvvm.inline_ptx "ld.global.L1::evict_first.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%{{.+}}, %[[FIRST]] : i64, i64)
+// STREAM: vector.store %{{.+}}, %arg1[%[[ROW]], %{{.+}}] {alignment = 16 : i64}
 // STREAM: memref.store %[[TOTAL]], %arg2[%[[ROW]]]
 func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>, %r : row memref<?xf32>) {
