@@ -331,29 +331,6 @@ TEST(Tuning, StreamRowsFromTheTable) {
   EXPECT_NE(planKernel(rmsBwd, h200, &table).kind, KernelPlan::Kind::Streaming);
 }
 
-TEST(Tuning, PassesOverStagedRowsOnRequest) {
-  DeviceInfo h200;
-  // RMSNorm forward at N = 8192: 256 threads, 4 chunks of 8 a thread.
-  KernelShape rmsFwd{8192, 2, 1, 0, 1, false};
-  rmsFwd.columnInputBytes = 2;
-  KernelPlan plain = planKernel(rmsFwd, h200, nullptr);
-  EXPECT_EQ(plain.layout.passChunks, 0);
-  KernelPlan passes = planKernel(rmsFwd, h200, nullptr, -1, false, 3);
-  ASSERT_EQ(passes.layout.chunksPerThread, 4);
-  // Rounded down to a divisor of the chunks; staged two deep by default,
-  // with the weight's copy in shared memory.
-  EXPECT_EQ(passes.layout.passChunks, 2);
-  EXPECT_EQ(passes.layout.sharedStages, 2);
-  EXPECT_EQ(stagedBytes(rmsFwd, passes.layout, 2), (2 * 2 + 2) * 8192);
-  // Backwards (column outputs) keep their rows in registers; rows that
-  // cannot be staged (N not a multiple of 8) are not read in passes.
-  KernelShape rmsBwd{8192, 2, 2, 1, 1, false};
-  EXPECT_EQ(planKernel(rmsBwd, h200, nullptr, -1, false, 2).layout.passChunks,
-            0);
-  KernelShape odd{4097, 2, 1, 0, 1, false};
-  EXPECT_EQ(planKernel(odd, h200, nullptr, -1, false, 2).layout.passChunks, 0);
-}
-
 TEST(Tuning, StreamRowsOnRequest) {
   DeviceInfo h200;
   // Forwards stream when asked, backwards (column outputs) never.

@@ -112,7 +112,7 @@ struct ConvertNormToGPUPass
     KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan =
-        planKernel(shape, device, &table, sharedStages, streamRows, passChunks);
+        planKernel(shape, device, &table, sharedStages, streamRows);
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
@@ -247,12 +247,6 @@ struct ConvertNormToGPUPass
       module.emitError("convert-norm-to-gpu: shared-stages must be -1 (the "
                        "tuning table, else the rule), 0 (off) or 1 to 4, got ")
           << static_cast<int64_t>(sharedStages);
-      return signalPassFailure();
-    }
-    if (passChunks < 0 || passChunks > 64) {
-      module.emitError("convert-norm-to-gpu: pass-chunks must be 0 (off) to "
-                       "64, got ")
-          << static_cast<int64_t>(passChunks);
       return signalPassFailure();
     }
     if (minBlocksPerSM < 0 || minBlocksPerSM > 32) {

@@ -19,8 +19,7 @@
 // does). Rows staged in shared memory (RowStaging.cpp) are read from there;
 // with layout.rereadStaged they are read again after each row reduction,
 // with the column inputs copied to shared memory once, instead of being held
-// in registers across it; with layout.passChunks a forward reads them in
-// passes, a loop over its chunks per reduction level and one for the outputs.
+// in registers across it.
 // Without row reductions, rows can be cut into column slices (grid y).
 //
 //===----------------------------------------------------------------------===//
@@ -34,7 +33,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -107,6 +105,7 @@ public:
 
     // Column offsets and bounds of this thread's chunks. With column slices
     // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
+    Value sliceBase;
     if (layout.columnSlices > 1) {
       sliceY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
       sliceBase = arith::MulIOp::create(
@@ -150,13 +149,13 @@ public:
       for (unsigned i = 0; i < numInputs; ++i) {
         if (op.getInputRole(i) == Role::full)
           full.push_back(inputs[i]);
-        if (op.getInputRole(i) == Role::col && columnInputsShared())
+        if (op.getInputRole(i) == Role::col && layout.rereadStaged)
           column.push_back(inputs[i]);
       }
       staging.emplace(layout, n, layout.sharedStages, sliceBase);
       staging->allocate(b, func, loc, full, column);
       unsigned columnIndex = 0;
-      for (unsigned i = 0; i < numInputs && columnInputsShared(); ++i)
+      for (unsigned i = 0; i < numInputs && layout.rereadStaged; ++i)
         if (op.getInputRole(i) == Role::col) {
           storeColumnCopy(b, loc, staging->columnBuffer(columnIndex++),
                           elementValues[i]);
@@ -184,9 +183,7 @@ public:
         b, loc, rowBegin, rowEnd, indexConst(b, loc, 1), initAccs,
         [&](OpBuilder &lb, Location l, Value row, ValueRange accs) {
           SmallVector<Value> next;
-          if (failed(layout.passChunks > 0
-                         ? emitRowInPasses(lb, l, row, tid)
-                         : emitRow(lb, l, row, tid, accs, next)))
+          if (failed(emitRow(lb, l, row, tid, accs, next)))
             status = failure();
           scf::YieldOp::create(lb, l, next);
         });
@@ -222,13 +219,6 @@ public:
   }
 
 private:
-  /// Column inputs are copied to shared memory once and read from there
-  /// (kernels that re-read their staged rows or read them in passes).
-  bool columnInputsShared() const {
-    return layout.sharedStages > 0 &&
-           (layout.rereadStaged || layout.passChunks > 0);
-  }
-
   /// Loads this thread's chunks of `memref` at `row` (a full value) or of a
   /// column value (row == null) and returns one scalar per element.
   SmallVector<Value> loadRow(OpBuilder &b, Location loc, Value memref,
@@ -416,261 +406,6 @@ private:
     }
   }
 
-  /// The level of every body op: the number of row reductions on its
-  /// longest dependency chain (a reduction is on the level of its operand).
-  DenseMap<Operation *, int64_t> reductionLevels(int64_t &maxLevel) {
-    DenseMap<Operation *, int64_t> levels;
-    maxLevel = 0;
-    for (Operation &bodyOp : body.without_terminator()) {
-      int64_t level = 0;
-      for (Value v : bodyOp.getOperands())
-        if (Operation *def = v.getDefiningOp(); def && levels.count(def))
-          level =
-              std::max(level, levels[def] + (isa<RowReduceOp>(def) ? 1 : 0));
-      levels[&bodyOp] = level;
-      maxLevel = std::max(maxLevel, level);
-    }
-    return levels;
-  }
-
-  /// Whether body op `bodyOp` computes a value that is the same for every
-  /// element of a row: a reduction total, or an op of row inputs, totals
-  /// and constants only (rstd from a row sum). `uniform` holds the body
-  /// values known to be row-uniform so far (ops are asked in order).
-  bool isRowUniform(Operation &bodyOp, const DenseSet<Value> &uniform) {
-    if (isa<RowReduceOp>(bodyOp))
-      return true;
-    return llvm::all_of(bodyOp.getOperands(), [&](Value v) {
-      return uniform.contains(v) || v.getParentBlock() != &body;
-    });
-  }
-
-  /// Emits one pass over this thread's chunks of a staged row (stage
-  /// `stage`): a loop with layout.passChunks chunks per iteration, each
-  /// chunk's staged inputs and column inputs read from shared memory into
-  /// one mapping per element (starting from the row-uniform values in
-  /// `uniform`); `perChunk` emits the chunk's work from those mappings, its
-  /// global column and in-bounds condition (null when always inside) and
-  /// the loop-carried values, and returns their next values. Returns the
-  /// carried values after the last chunk.
-  SmallVector<Value>
-  emitChunkPass(OpBuilder &b, Location loc, Value stage, Value tid,
-                const IRMapping &uniform, ValueRange init,
-                function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                std::vector<IRMapping> &, Value,
-                                                Value, ValueRange)>
-                    perChunk) {
-    int64_t rowThreads = layout.threadsPerRow();
-    int64_t vw = layout.vectorWidth;
-    bool alwaysInside = layout.columnSlices > 1 ? n % layout.sliceWidth() == 0
-                                                : layout.sliceWidth() <= n;
-    auto loop = scf::ForOp::create(
-        b, loc, indexConst(b, loc, 0),
-        indexConst(b, loc, layout.chunksPerThread),
-        indexConst(b, loc, layout.passChunks), init,
-        [&](OpBuilder &lb, Location l, Value first, ValueRange carried) {
-          SmallVector<Value> values(carried);
-          for (int64_t u = 0; u < layout.passChunks; ++u) {
-            Value chunk =
-                arith::AddIOp::create(lb, l, first, indexConst(lb, l, u));
-            Value column = arith::MulIOp::create(
-                lb, l,
-                arith::AddIOp::create(
-                    lb, l,
-                    arith::MulIOp::create(lb, l, chunk,
-                                          indexConst(lb, l, rowThreads)),
-                    tid),
-                indexConst(lb, l, vw));
-            if (sliceBase)
-              column = arith::AddIOp::create(lb, l, sliceBase, column);
-            Value inside;
-            if (!alwaysInside)
-              inside = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
-                                             column, indexConst(lb, l, n));
-            Value vector = staging->vectorIndex(lb, l, column);
-            std::vector<IRMapping> mappings(vw, uniform);
-            unsigned fullIndex = 0, columnIndex = 0;
-            for (unsigned i = 0; i < inputs.size(); ++i) {
-              Role role = op.getInputRole(i);
-              if (role == Role::row)
-                continue;
-              Value buffer = role == Role::col
-                                 ? staging->columnBuffer(columnIndex++)
-                                 : staging->buffer(fullIndex++);
-              auto vecType = cast<VectorType>(
-                  cast<MemRefType>(buffer.getType()).getElementType());
-              auto load = [&](OpBuilder &sb, Location sl) -> Value {
-                if (role == Role::col)
-                  return memref::LoadOp::create(sb, sl, buffer,
-                                                ValueRange{vector});
-                return memref::LoadOp::create(sb, sl, buffer,
-                                              ValueRange{stage, vector});
-              };
-              Value vec = loadOrZero(lb, l, inside, vecType, load);
-              for (int64_t v = 0; v < vw; ++v)
-                mappings[v].map(body.getArgument(i),
-                                vector::ExtractOp::create(lb, l, vec, v));
-            }
-            values = perChunk(lb, l, mappings, column, inside, values);
-          }
-          scf::YieldOp::create(lb, l, values);
-        });
-    // A loop, not a straight line: unrolled, the loads of every chunk are
-    // scheduled together and the row is back in registers.
-    MLIRContext *ctx = b.getContext();
-    auto noUnroll = LLVM::LoopUnrollAttr::get(
-        ctx, /*disable=*/b.getBoolAttr(true), IntegerAttr(), BoolAttr(),
-        BoolAttr(), LLVM::LoopAnnotationAttr(), LLVM::LoopAnnotationAttr(),
-        LLVM::LoopAnnotationAttr());
-    loop->setAttr("loop_annotation",
-                  LLVM::LoopAnnotationAttr::get(
-                      ctx, BoolAttr(), LLVM::LoopVectorizeAttr(),
-                      LLVM::LoopInterleaveAttr(), noUnroll,
-                      LLVM::LoopUnrollAndJamAttr(), LLVM::LoopLICMAttr(),
-                      LLVM::LoopDistributeAttr(), LLVM::LoopPipelineAttr(),
-                      LLVM::LoopPeeledAttr(), LLVM::LoopUnswitchAttr(),
-                      BoolAttr(), BoolAttr(), FusedLoc(), FusedLoc(), {}));
-    return SmallVector<Value>(loop.getResults());
-  }
-
-  /// The body for one staged row read in passes (layout.passChunks): per
-  /// level of row reductions, the row-uniform ops once, then a pass over
-  /// the chunks accumulating this thread's partials of the level's
-  /// reductions, then the block (cluster) reduction; at the end a pass that
-  /// computes and stores the full outputs. Row i + S - 1 is issued after
-  /// row i's first reduction barrier, which every thread passes after its
-  /// last read of row i - 1 (the output pass), as for rereadStaged.
-  LogicalResult emitRowInPasses(OpBuilder &b, Location loc, Value row,
-                                Value tid) {
-    Value local = arith::SubIOp::create(b, loc, row, rowBegin);
-    Value ahead = indexConst(b, loc, layout.sharedStages - 1);
-    bool issued = false;
-    auto issueNext = [&] {
-      if (issued)
-        return;
-      staging->issue(b, loc, tid, arith::AddIOp::create(b, loc, row, ahead),
-                     arith::AddIOp::create(b, loc, local, ahead),
-                     stagingRowEnd);
-      issued = true;
-    };
-    Value stage = staging->wait(b, loc, local);
-    IRMapping uniform;
-    DenseSet<Value> uniformValues;
-    for (unsigned i = 0; i < inputs.size(); ++i)
-      if (op.getInputRole(i) == Role::row) {
-        uniform.map(body.getArgument(i),
-                    memref::LoadOp::create(b, loc, inputs[i], row));
-        uniformValues.insert(body.getArgument(i));
-      }
-    for (Operation &bodyOp : body.without_terminator())
-      if (isRowUniform(bodyOp, uniformValues))
-        uniformValues.insert(bodyOp.getResults().begin(),
-                             bodyOp.getResults().end());
-    int64_t maxLevel = 0;
-    DenseMap<Operation *, int64_t> levels = reductionLevels(maxLevel);
-    int64_t reductionIndex = 0;
-    for (int64_t level = 0; level <= maxLevel; ++level) {
-      SmallVector<RowReduceOp> batch;
-      for (Operation &bodyOp : body.without_terminator()) {
-        if (levels[&bodyOp] != level)
-          continue;
-        if (auto reduce = dyn_cast<RowReduceOp>(bodyOp)) {
-          batch.push_back(reduce);
-          continue;
-        }
-        // Per-element ops are emitted in the passes that need them.
-        if (isRowUniform(bodyOp, uniformValues)) {
-          std::vector<IRMapping> one(1, uniform);
-          emitElementwise(b, loc, bodyOp, one);
-          uniform = std::move(one[0]);
-        }
-      }
-      if (batch.empty())
-        continue;
-      SmallVector<Combiner> combiners;
-      SmallVector<Value> identities;
-      SmallVector<int64_t> indices;
-      for (RowReduceOp reduce : batch) {
-        combiners.push_back(reduce.getCombiner());
-        identities.push_back(combinerIdentity(b, loc, combiners.back()));
-        indices.push_back(reductionIndex++);
-      }
-      SmallVector<Value> partials = emitChunkPass(
-          b, loc, stage, tid, uniform, identities,
-          [&](OpBuilder &cb, Location l, std::vector<IRMapping> &mappings,
-              Value, Value inside, ValueRange carried) {
-            SmallVector<Value> next;
-            for (auto [k, reduce] : llvm::enumerate(batch)) {
-              rematerialize(cb, l, reduce.getValue(), mappings);
-              Value partial = carried[k];
-              for (IRMapping &m : mappings) {
-                Value v = m.lookup(reduce.getValue());
-                if (inside)
-                  v = arith::SelectOp::create(cb, l, inside, v, identities[k]);
-                partial = combine(cb, l, combiners[k], partial, v);
-              }
-              next.push_back(partial);
-            }
-            return next;
-          });
-      SmallVector<Value> totals = reductions->reduce(
-          b, loc, combiners, partials, indices, row, rowBegin);
-      issueNext();
-      for (auto [reduce, total] : llvm::zip(batch, totals))
-        uniform.map(reduce.getResult(), total);
-    }
-    issueNext();
-    auto yield = cast<YieldOp>(body.getTerminator());
-    emitChunkPass(
-        b, loc, stage, tid, uniform, ValueRange(),
-        [&](OpBuilder &cb, Location l, std::vector<IRMapping> &mappings,
-            Value column, Value inside, ValueRange) {
-          rematerialize(cb, l, yield.getValues(), mappings);
-          for (auto [k, value] : llvm::enumerate(yield.getValues())) {
-            if (op.getOutputRole(k) != Role::full)
-              continue;
-            auto type = cast<MemRefType>(outputs[k].getType());
-            Type element = type.getElementType();
-            SmallVector<Value> lanes;
-            for (IRMapping &m : mappings)
-              lanes.push_back(
-                  roundTo(cb, l, m.lookupOrDefault(value), element));
-            auto vecType = VectorType::get({layout.vectorWidth}, element);
-            Value vec = vector::FromElementsOp::create(cb, l, vecType, lanes);
-            int64_t alignment =
-                layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
-            emitWhere(cb, l, inside, [&](OpBuilder &sb, Location sl) {
-              vector::StoreOp::create(
-                  sb, sl, vec, outputs[k], ValueRange{row, column},
-                  /*nontemporal=*/false, sb.getI64IntegerAttr(alignment));
-            });
-          }
-          return SmallVector<Value>();
-        });
-    for (auto [k, value] : llvm::enumerate(yield.getValues()))
-      if (op.getOutputRole(k) == Role::row)
-        storeRowOutput(b, loc, outputs[k], row, tid,
-                       uniform.lookupOrDefault(value));
-    return success();
-  }
-
-  /// Thread 0 of the row (of the first slice of a cluster) stores the
-  /// row-uniform `value` into row `row` of `memref`.
-  void storeRowOutput(OpBuilder &b, Location loc, Value memref, Value row,
-                      Value tid, Value value) {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        indexConst(b, loc, 0));
-    if (sliceY) // Only the first column slice writes row outputs.
-      first = arith::AndIOp::create(
-          b, loc, first,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sliceY,
-                                indexConst(b, loc, 0)));
-    scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
-      memref::StoreOp::create(tb, l, value, memref, row);
-      scf::YieldOp::create(tb, l);
-    });
-  }
-
   /// The body for one row: loads, evaluation per owned element with block
   /// reductions at norm.row_reduce, stores and column accumulation.
   LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
@@ -717,11 +452,20 @@ private:
         mappings[e].map(arg, scalars[e]);
     }
     // Reductions that do not depend on each other (LayerNorm backward's two
-    // sums) share one exchange: ops are emitted by level, and the reductions
-    // of a level are reduced together after the elementwise ops of that
-    // level.
+    // sums) share one exchange: ops are emitted by level (the number of
+    // reductions on their longest dependency chain), and the reductions of
+    // a level are reduced together after the elementwise ops of that level.
+    DenseMap<Operation *, int64_t> levels;
     int64_t maxLevel = 0;
-    DenseMap<Operation *, int64_t> levels = reductionLevels(maxLevel);
+    for (Operation &bodyOp : body.without_terminator()) {
+      int64_t level = 0;
+      for (Value v : bodyOp.getOperands())
+        if (Operation *def = v.getDefiningOp(); def && levels.count(def))
+          level =
+              std::max(level, levels[def] + (isa<RowReduceOp>(def) ? 1 : 0));
+      levels[&bodyOp] = level;
+      maxLevel = std::max(maxLevel, level);
+    }
     int64_t reductionIndex = 0;
     for (int64_t level = 0; level <= maxLevel; ++level) {
       SmallVector<RowReduceOp> batch;
@@ -795,9 +539,20 @@ private:
       case Role::full:
         storeRow(b, loc, outputs[k], row, lanes);
         break;
-      case Role::row:
-        storeRowOutput(b, loc, outputs[k], row, tid, lanes[0]);
+      case Role::row: {
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            tid, indexConst(b, loc, 0));
+        if (sliceY) // Only the first column slice writes row outputs.
+          first = arith::AndIOp::create(
+              b, loc, first,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sliceY,
+                                    indexConst(b, loc, 0)));
+        scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
+          memref::StoreOp::create(tb, l, lanes[0], outputs[k], row);
+          scf::YieldOp::create(tb, l);
+        });
         break;
+      }
       case Role::col:
         for (int64_t e = 0; e < elements; ++e)
           nextAccs.push_back(
@@ -819,8 +574,6 @@ private:
   Value sliceY;
   /// The row reductions' code and shared memory.
   std::optional<RowReductions> reductions;
-  /// First column of this block's slice (null: the block owns whole rows).
-  Value sliceBase;
   /// Rows staged in shared memory (layout.sharedStages > 0), and the end of
   /// this block's rows.
   std::optional<RowStaging> staging;

@@ -74,7 +74,6 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.minBlocksPerSM = options.minBlocksPerSM;
   gpu.sharedStages = options.sharedStages;
   gpu.streamRows = options.streamRows;
-  gpu.passChunks = options.passChunks;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

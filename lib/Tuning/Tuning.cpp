@@ -249,9 +249,8 @@ int64_t mlir::norm::stagedBytes(const KernelShape &shape,
                                 const RowLayout &layout, int64_t stages) {
   // A cluster block stages its column slice; a row-resident block the row.
   int64_t elements = std::min(shape.n, layout.sliceWidth());
-  int64_t columnCopy = rereadsStagedRows(shape, layout) || layout.passChunks > 0
-                           ? shape.columnInputBytes
-                           : 0;
+  int64_t columnCopy =
+      rereadsStagedRows(shape, layout) ? shape.columnInputBytes : 0;
   return (stages * shape.fullOperands * shape.elementBytes + columnCopy) *
          elements;
 }
@@ -341,8 +340,7 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
-                                  int64_t sharedStages, bool streamRows,
-                                  int64_t passChunks) {
+                                  int64_t sharedStages, bool streamRows) {
   int64_t n = shape.n, elementBytes = shape.elementBytes;
   int64_t fullOperands = shape.fullOperands;
   bool hasRowReductions = shape.rowReductions > 0;
@@ -380,21 +378,6 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
       return chooseSharedStages(shape, layout, device, tuned->sharedStages);
     return defaultSharedStages(shape, layout, device);
   };
-  // Rows read in passes need their stages: the requested depth, else the
-  // table's, else 2.
-  auto passesFor = [&](RowLayout &layout) {
-    if (passChunks <= 0 || shape.columnOutputs != 0)
-      return;
-    layout.passChunks = std::min(passChunks, layout.chunksPerThread);
-    while (layout.chunksPerThread % layout.passChunks != 0)
-      --layout.passChunks;
-    int64_t depth = sharedStages > 0                   ? sharedStages
-                    : tuned && tuned->sharedStages > 0 ? tuned->sharedStages
-                                                       : 2;
-    layout.sharedStages = chooseSharedStages(shape, layout, device, depth);
-    if (layout.sharedStages == 0)
-      layout.passChunks = 0;
-  };
   if (streaming) {
     plan.kind = KernelPlan::Kind::Streaming;
     plan.layout = chooseStreamingLayout(n, elementBytes, device);
@@ -404,12 +387,10 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.sharedStages = stagesFor(plan.layout);
     plan.layout.rereadStaged =
         plan.layout.sharedStages > 0 && rereadsStagedRows(shape, plan.layout);
-    passesFor(plan.layout);
   } else if (hasRowReductions) {
     plan.layout = chooseRowLayout(n, elementBytes, fullOperands, device,
                                   /*allowRowGroups=*/shape.columnOutputs == 0);
     plan.layout.sharedStages = stagesFor(plan.layout);
-    passesFor(plan.layout);
   } else {
     plan.kind = KernelPlan::Kind::Sliced;
     plan.layout = chooseSlicedLayout(n, elementBytes, fullOperands, device);

@@ -71,11 +71,6 @@ static cl::opt<bool>
                cl::desc("Stream forward rows in chunks, re-reading them from "
                         "L2 (experimental)"),
                cl::init(false));
-static cl::opt<int64_t> passChunks(
-    "pass-chunks",
-    cl::desc("Read staged forward rows in passes, this many chunks per loop "
-             "iteration (0: off; experimental)"),
-    cl::init(0));
 static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
@@ -201,7 +196,6 @@ int main(int argc, char **argv) {
   options.minBlocksPerSM = minBlocksPerSM;
   options.sharedStages = sharedStages;
   options.streamRows = streamRows;
-  options.passChunks = passChunks;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;

@@ -57,11 +57,6 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "Stream the rows of forward kernels in vector chunks, one pass per "
            "row reduction and one for the outputs (later passes read the row "
            "from L2) instead of holding it on chip (experimental)">,
-    Option<"passChunks", "pass-chunks", "int64_t", /*default=*/"0",
-           "Read the staged rows of forward kernels in passes, one per level "
-           "of row reductions and one for the outputs, this many vector "
-           "chunks per loop iteration, instead of holding them in registers "
-           "(0: off; experimental)">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Blocks per SM the register allocation of row kernels must allow "
            "(PTX .minnctapersm; 0: let ptxas choose)">,

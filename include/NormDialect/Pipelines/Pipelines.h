@@ -66,11 +66,6 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Stream forward rows in chunks, re-reading them from L2 "
                      "(experimental)"),
       llvm::cl::init(false)};
-  Option<int64_t> passChunks{
-      *this, "pass-chunks",
-      llvm::cl::desc("Read staged forward rows in passes, this many chunks "
-                     "per loop iteration (0: off; experimental)"),
-      llvm::cl::init(0)};
   Option<int64_t> minBlocksPerSM{
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "

@@ -81,14 +81,6 @@ struct RowLayout {
   /// holding the row's elements in registers across the reduction
   /// (rereadsStagedRows).
   bool rereadStaged = false;
-  /// Staged rows read in passes (0: off): the row is read from its stage
-  /// once per level of row reductions and once more for the outputs, each
-  /// pass a loop over this thread's chunks, `passChunks` chunks an
-  /// iteration; no element stays in registers from one pass to the next,
-  /// and the column inputs are read from a shared-memory copy. For kernels
-  /// without column outputs (forwards): few registers, so more blocks per
-  /// SM, at the cost of one shared-memory read of the row per pass.
-  int64_t passChunks = 0;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -297,14 +289,9 @@ struct KernelPlan {
 /// outputs, stream the row in vector chunks, so the second and later passes
 /// read it from L2; few registers and many warps instead of a row held on
 /// chip. Experimental (bench/NOTES.md).
-///
-/// `passChunks` > 0 asks kernels without column outputs whose rows can be
-/// staged to read them in passes (RowLayout::passChunks, rounded down to a
-/// divisor of the chunks per thread), staged as deep as `sharedStages`,
-/// else the table says, else 2.
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table, int64_t sharedStages = -1,
-                      bool streamRows = false, int64_t passChunks = 0);
+                      bool streamRows = false);
 
 /// Whether a kernel with staged rows reads them from shared memory again
 /// after each row reduction (with its column inputs copied to shared
@@ -320,8 +307,7 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 bool rereadsStagedRows(const KernelShape &shape, const RowLayout &layout);
 
 /// Shared memory (bytes) that `stages` staged rows of a kernel's full inputs
-/// take, with one copy of its column inputs when it re-reads staged rows or
-/// reads them in passes:
+/// take, with one copy of its column inputs when it re-reads staged rows:
 /// the whole row, or a cluster block's column slice, per input.
 int64_t stagedBytes(const KernelShape &shape, const RowLayout &layout,
                     int64_t stages);
