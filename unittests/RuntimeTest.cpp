@@ -134,8 +134,24 @@ TEST(Bundle, ReadsClusterLaunches) {
   EXPECT_EQ(main.kernel, "norm_fused");
   EXPECT_EQ(main.cluster, 16);
   EXPECT_EQ(evaluate(main.gridY, 1000), 16);
+  // A backward (column partials) is not persistent.
+  EXPECT_FALSE(main.persistent);
   for (size_t i = 1; i < f->launches.size(); ++i)
     EXPECT_EQ(f->launches[i].cluster, 1) << f->launches[i].kernel;
+
+  // A forward over clusters is: a cluster per row at most (grid M).
+  std::string fwd = compileExample("rms_norm_fwd_long", "test/Target/Inputs");
+  auto forward = Bundle::load(fwd, error);
+  ASSERT_TRUE(forward) << error;
+  const Function *g = forward->function("", error);
+  ASSERT_TRUE(g) << error;
+  EXPECT_TRUE(g->launches[0].persistent);
+  EXPECT_EQ(evaluate(g->launches[0].grid, 1000), 1000);
+  std::string notBool = testing::TempDir() + "/bad_persistent_bundle";
+  ASSERT_TRUE(copyWithEditedManifest(fwd, notBool, "\"persistent\": true",
+                                     "\"persistent\": 1"));
+  EXPECT_FALSE(Bundle::load(notBool, error));
+  EXPECT_NE(error.find("non-boolean persistent"), std::string::npos) << error;
 
   // A manifest asking for an impossible cluster is rejected when loaded.
   std::string bad = testing::TempDir() + "/bad_cluster_bundle";

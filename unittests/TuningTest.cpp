@@ -186,7 +186,12 @@ TEST(Tuning, PlanAppliesTheTableToRowResidentKernelsOnly) {
   KernelPlan clustered = planKernel({32768, 2, 1, 0, 1, false}, h200, &table);
   EXPECT_EQ(clustered.kind, KernelPlan::Kind::Cluster);
   EXPECT_EQ(clustered.numStages, 0);
-  EXPECT_EQ(clustered.rowsPerBlock, 16);
+  // Persistent: one row at a time, strided by the grid; else the rule's 16.
+  EXPECT_EQ(clustered.rowsPerBlock, 1);
+  EXPECT_EQ(planKernel({32768, 2, 1, 0, 1, false}, h200, &table, -1, false,
+                       /*persistent=*/false)
+                .rowsPerBlock,
+            16);
 }
 
 TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
@@ -310,6 +315,26 @@ TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
   KernelPlan whole = planKernel(lnBwd4K, h200, nullptr, 3);
   EXPECT_EQ(whole.layout.sharedStages, 3);
   EXPECT_FALSE(whole.layout.rereadStaged);
+}
+
+TEST(Tuning, PersistentGridsForForwardsOverClusters) {
+  DeviceInfo h200;
+  // RMSNorm forward at N = 131072: a cluster kernel with a persistent grid
+  // (one row at a time, strided by the grid).
+  KernelShape rmsFwd{131072, 2, 1, 0, 1, false};
+  KernelPlan plan = planKernel(rmsFwd, h200, nullptr);
+  ASSERT_EQ(plan.kind, KernelPlan::Kind::Cluster);
+  EXPECT_TRUE(plan.persistent);
+  EXPECT_EQ(plan.rowsPerBlock, 1);
+  // Not when asked not to, not with staged rows (issued by contiguous
+  // index), not for a backward (its partial rows are contiguous), not for
+  // rows a block keeps whole.
+  EXPECT_FALSE(planKernel(rmsFwd, h200, nullptr, -1, false, false).persistent);
+  EXPECT_FALSE(planKernel(rmsFwd, h200, nullptr, 2).persistent);
+  KernelShape rmsBwd{131072, 2, 2, 1, 1, false};
+  EXPECT_FALSE(planKernel(rmsBwd, h200, nullptr).persistent);
+  KernelShape whole{8192, 2, 1, 0, 1, false};
+  EXPECT_FALSE(planKernel(whole, h200, nullptr).persistent);
 }
 
 TEST(Tuning, StreamRowsFromTheTable) {

@@ -112,7 +112,7 @@ struct ConvertNormToGPUPass
     KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan =
-        planKernel(shape, device, &table, sharedStages, streamRows);
+        planKernel(shape, device, &table, sharedStages, streamRows, persistent);
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
@@ -125,7 +125,9 @@ struct ConvertNormToGPUPass
     // Rows per block: the split of column partials; else the kernel's
     // norm.rows_per_block, the pass option, or the tuning rule.
     int64_t split = 1;
-    if (std::optional<int64_t> partial = op.getRowsPerPartial())
+    if (plan.persistent)
+      func->setAttr("norm.persistent", OpBuilder(op).getUnitAttr());
+    else if (std::optional<int64_t> partial = op.getRowsPerPartial())
       split = *partial;
     else if (auto attr = op->getAttrOfType<IntegerAttr>("norm.rows_per_block"))
       split = attr.getInt();
@@ -194,9 +196,9 @@ struct ConvertNormToGPUPass
     int64_t minPartials = op.getMinPartials().value_or(0);
     if (minPartials > 0 && layout.rowGroups != 1)
       return op.emitOpError("min_partials needs a block per partial row");
-    if (failed(streaming
-                   ? buildStreamingKernel(op, layout, n, func)
-                   : buildRowKernel(op, layout, n, split, minPartials, func)))
+    if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
+                         : buildRowKernel(op, layout, n, split, minPartials,
+                                          plan.persistent, func)))
       return failure();
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);

@@ -71,10 +71,11 @@ inline void emitWhere(OpBuilder &b, Location loc, Value inside,
 /// that keeps each row (or, without row reductions, each column slice of it)
 /// in registers: see RowKernelBuilder.cpp. A block walks `rowsPerBlock`
 /// rows, or with `minPartials` > 0 max(1, min(rowsPerBlock, ceil(M /
-/// minPartials))) (norm.fused min_partials).
+/// minPartials))) (norm.fused min_partials); a `persistent` kernel walks
+/// rows bid, bid + G, ... (G: the grid), one at a time.
 LogicalResult buildRowKernel(FusedOp op, const RowLayout &layout, int64_t n,
                              int64_t rowsPerBlock, int64_t minPartials,
-                             gpu::GPUFuncOp func);
+                             bool persistent, gpu::GPUFuncOp func);
 
 /// Layout of norm.combine kernels: threads per block, columns a block owns
 /// (one per lane), and partial rows each thread has in flight

@@ -50,9 +50,10 @@ namespace {
 class FusedKernelBuilder {
 public:
   FusedKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
-                     int64_t rowsPerBlock, int64_t minPartials)
+                     int64_t rowsPerBlock, int64_t minPartials, bool persistent)
       : op(op), body(op.getBody().front()), layout(layout), n(n),
-        rowsPerBlock(rowsPerBlock), minPartials(minPartials) {}
+        rowsPerBlock(rowsPerBlock), minPartials(minPartials),
+        persistent(persistent) {}
 
   /// Emits the kernel into `func` whose arguments are the op's inputs then
   /// outputs.
@@ -179,11 +180,32 @@ public:
         initAccs.append(layout.elementsPerThread(), zero);
 
     LogicalResult status = success();
+    // A persistent block walks its rows by a local index k (row bid + k *
+    // grid) with a constant step, which scf::pipelineForLoop needs; the
+    // reductions alternate their buffers with k.
+    Value loopBegin = rowBegin, loopEnd = rowEnd, grid;
+    if (persistent) {
+      grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+      Value hasRow =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, bid, rows);
+      loopBegin = indexConst(b, loc, 0);
+      loopEnd = arith::SelectOp::create(
+          b, loc, hasRow,
+          arith::CeilDivUIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, rows, bid), grid),
+          loopBegin);
+    }
     auto loop = scf::ForOp::create(
-        b, loc, rowBegin, rowEnd, indexConst(b, loc, 1), initAccs,
-        [&](OpBuilder &lb, Location l, Value row, ValueRange accs) {
+        b, loc, loopBegin, loopEnd, indexConst(b, loc, 1), initAccs,
+        [&](OpBuilder &lb, Location l, Value index, ValueRange accs) {
           SmallVector<Value> next;
-          if (failed(emitRow(lb, l, row, tid, accs, next)))
+          Value row = index, local = index, first = rowBegin;
+          if (persistent) {
+            row = arith::AddIOp::create(
+                lb, l, bid, arith::MulIOp::create(lb, l, index, grid));
+            first = loopBegin;
+          }
+          if (failed(emitRow(lb, l, row, local, first, tid, accs, next)))
             status = failure();
           scf::YieldOp::create(lb, l, next);
         });
@@ -408,8 +430,12 @@ private:
 
   /// The body for one row: loads, evaluation per owned element with block
   /// reductions at norm.row_reduce, stores and column accumulation.
-  LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value tid,
-                        ValueRange accs, SmallVector<Value> &nextAccs) {
+  ///
+  /// `local` - `first` is the row's index in this block's walk (the row and
+  /// the block's first row, or a persistent block's step and 0).
+  LogicalResult emitRow(OpBuilder &b, Location loc, Value row, Value local,
+                        Value first, Value tid, ValueRange accs,
+                        SmallVector<Value> &nextAccs) {
     int64_t elements = layout.elementsPerThread();
     std::vector<IRMapping> mappings(elements);
     // Staged rows: issue the row stages - 1 ahead into the stage the
@@ -517,7 +543,7 @@ private:
         indices.push_back(reductionIndex++);
       }
       SmallVector<Value> totals = reductions->reduce(
-          b, loc, combiners, partials, indices, row, rowBegin);
+          b, loc, combiners, partials, indices, local, first);
       if (issueNext) {
         issueNext();
         issueNext = nullptr;
@@ -570,6 +596,8 @@ private:
   int64_t n;
   int64_t rowsPerBlock;
   int64_t minPartials;
+  /// Rows strided by the grid (KernelPlan::persistent).
+  bool persistent;
   SmallVector<Value> inputs, outputs, columns, inBounds;
   Value sliceY;
   /// The row reductions' code and shared memory.
@@ -588,8 +616,9 @@ private:
 
 LogicalResult mlir::norm::buildRowKernel(FusedOp op, const RowLayout &layout,
                                          int64_t n, int64_t rowsPerBlock,
-                                         int64_t minPartials,
+                                         int64_t minPartials, bool persistent,
                                          gpu::GPUFuncOp func) {
-  return FusedKernelBuilder(op, layout, n, rowsPerBlock, minPartials)
+  return FusedKernelBuilder(op, layout, n, rowsPerBlock, minPartials,
+                            persistent)
       .build(func);
 }

@@ -74,6 +74,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.minBlocksPerSM = options.minBlocksPerSM;
   gpu.sharedStages = options.sharedStages;
   gpu.streamRows = options.streamRows;
+  gpu.persistent = options.persistent;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -185,9 +185,13 @@ private:
                                 "a constant");
       sharedBytes = constant.getInt();
     }
+    // A persistent kernel walks rows strided by its grid: the runtime may
+    // launch fewer blocks than the grid says (KernelPlan::persistent).
+    bool persistent = kernel->hasAttr("norm.persistent");
     return json::Object{{"kernel", kernel.getName().str()},
                         {"block", block},
                         {"cluster", cluster},
+                        {"persistent", persistent},
                         {"grid", std::move(*grid)},
                         {"grid_y", std::move(*gridY)},
                         {"shared_bytes", sharedBytes},

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_NORMPIPELINE
@@ -62,8 +63,9 @@ struct NormPipelinePass
       return success();
     unsigned last = stages - 1;
     Block *body = loop.getBody();
-    // Stage 0: the marked loads and what they need inside the loop (only the
-    // induction variable and values from outside, as generated).
+    // Stage 0: the marked loads and what they need inside the loop (the row
+    // index of a persistent kernel, computed from the induction variable),
+    // also through the regions of a guarded load (scf.if).
     llvm::SmallPtrSet<Operation *, 16> early;
     for (Operation &op : body->without_terminator())
       if (op.hasAttr("norm.prefetch"))
@@ -74,10 +76,15 @@ struct NormPipelinePass
       for (Operation &op : body->without_terminator()) {
         if (!early.contains(&op))
           continue;
-        for (Value operand : op.getOperands())
-          if (Operation *def = operand.getDefiningOp())
+        auto need = [&](Value value) {
+          if (Operation *def = value.getDefiningOp())
             if (def->getBlock() == body && early.insert(def).second)
               grew = true;
+        };
+        for (Value operand : op.getOperands())
+          need(operand);
+        visitUsedValuesDefinedAbove(op.getRegions(),
+                                    [&](OpOperand *use) { need(use->get()); });
       }
     }
     if (early.empty())

@@ -340,7 +340,8 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
-                                  int64_t sharedStages, bool streamRows) {
+                                  int64_t sharedStages, bool streamRows,
+                                  bool persistent) {
   int64_t n = shape.n, elementBytes = shape.elementBytes;
   int64_t fullOperands = shape.fullOperands;
   bool hasRowReductions = shape.rowReductions > 0;
@@ -403,5 +404,11 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.numStages = tuned->numStages;
     plan.minBlocksPerSM = tuned->minBlocksPerSM;
   }
+  // Staged rows are issued by their contiguous index, so only a register-
+  // prefetching kernel walks strided rows.
+  plan.persistent = persistent && plan.kind == KernelPlan::Kind::Cluster &&
+                    shape.columnOutputs == 0 && plan.layout.sharedStages == 0;
+  if (plan.persistent)
+    plan.rowsPerBlock = 1;
   return plan;
 }

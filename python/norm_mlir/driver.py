@@ -43,6 +43,15 @@ def _check(result, what):
                         f"({(message.value or b'').decode()})")
 
 
+class _LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig (cuda.h)."""
+    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint),
+                ("gridDimZ", ctypes.c_uint), ("blockDimX", ctypes.c_uint),
+                ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.c_void_p), ("numAttrs", ctypes.c_uint)]
+
+
 class Module:
     """A loaded PTX module of the current context."""
 
@@ -93,6 +102,33 @@ class Module:
         _check(_driver().cuFuncSetAttribute(
             self.function(name), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes),
             f"cuFuncSetAttribute({name})")
+
+    def resident_grid(self, name, grid_y, block, shared_bytes=0, cluster=1, stream=0):
+        """Blocks (for cluster kernels: clusters) of kernel `name` that the
+        GPU holds at once, from the driver's occupancy queries; 0 when the
+        driver cannot tell."""
+        lib = _driver()
+        f = self.function(name)
+        count = ctypes.c_int(0)
+        if cluster > 1:
+            if not hasattr(lib, "cuOccupancyMaxActiveClusters"):
+                return 0
+            # The cluster shape is compiled into the kernel; the
+            # configuration names none.
+            config = _LaunchConfig(1, grid_y, 1, block, 1, 1, shared_bytes,
+                                   ctypes.c_void_p(stream), None, 0)
+            if lib.cuOccupancyMaxActiveClusters(ctypes.byref(count), f, ctypes.byref(config)):
+                return 0
+            return count.value
+        device, sms = ctypes.c_int(0), ctypes.c_int(0)
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
+        if (lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                ctypes.byref(count), f, ctypes.c_int(block), ctypes.c_size_t(shared_bytes))
+                or lib.cuCtxGetDevice(ctypes.byref(device))
+                or lib.cuDeviceGetAttribute(ctypes.byref(sms),
+                                            CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device)):
+            return 0
+        return count.value * sms.value
 
     def launch(self, name, grid, block, params, stream=0, shared_bytes=0):
         """grid: (x, y); params: list of ctypes scalars (kept alive by the

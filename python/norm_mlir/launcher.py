@@ -32,6 +32,7 @@ class Launcher:
         self.poison_outputs = poison_outputs
         self._large_clusters = set()
         self._large_shared = set()
+        self._resident = {}
 
     def _ensure_module(self):
         if self.module is None:
@@ -97,6 +98,17 @@ class Launcher:
                 if shared > 0 and launch["kernel"] not in self._large_shared:
                     self.module.allow_shared_bytes(launch["kernel"], shared)
                     self._large_shared.add(launch["kernel"])
+                # A persistent kernel walks its rows strided by the grid:
+                # as many blocks (clusters) as are resident at once do all
+                # rows in one wave. An unknown count keeps the grid.
+                if launch.get("persistent", False):
+                    name = launch["kernel"]
+                    if name not in self._resident:
+                        self._resident[name] = self.module.resident_grid(
+                            name, grid[1], launch["block"], shared,
+                            launch.get("cluster", 1), stream)
+                    if self._resident[name] > 0:
+                        grid = (min(grid[0], self._resident[name]), grid[1])
                 params = []
                 for p in launch["params"]:
                     params += _descriptor(env[p["buffer"]])

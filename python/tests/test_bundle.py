@@ -134,7 +134,16 @@ def test_long_rows_launch_in_clusters(tmp_path):
     assert main["cluster"] == 4
     assert f.grid(main, 100)[1] == 4
     assert ".reqnctapercluster 1, 4, 1" in bundle.ptx
-    # A manifest asking for an impossible cluster is rejected on load.
+    # Persistent: a cluster per row at most (grid M), rows strided by the
+    # grid, which the launcher caps at the clusters that fit.
+    assert main["persistent"] is True
+    assert f.grid(main, 100)[0] == 100
+    # A manifest asking for an impossible cluster is rejected on load, and
+    # so is a persistent flag that is not a boolean.
+    set_main_launch_field(tmp_path / "rms_fwd", "persistent", 1)
+    with pytest.raises(BundleError, match="non-boolean persistent 1"):
+        load_bundle(str(tmp_path / "rms_fwd"))
+    set_main_launch_field(tmp_path / "rms_fwd", "persistent", True)
     set_main_launch_field(tmp_path / "rms_fwd", "cluster", 32)
     with pytest.raises(BundleError, match="bad cluster size 32"):
         load_bundle(str(tmp_path / "rms_fwd"))

@@ -162,6 +162,14 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       }
       launch.cluster = cluster->integer;
     }
+    if (const JsonValue *persistent = l.get("persistent")) {
+      if (persistent->kind != JsonValue::Kind::Bool) {
+        error = "manifest: launch of " + launch.kernel +
+                " has a non-boolean persistent";
+        return false;
+      }
+      launch.persistent = persistent->boolean;
+    }
     for (const JsonValue &p : params->array) {
       const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank");
       if (!buffer || !buffer->isString() || !known.count(buffer->string) ||

@@ -5,6 +5,8 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
+
 #include <mutex>
 
 using namespace norm::runtime;
@@ -30,6 +32,12 @@ struct Driver {
   decltype(&cuMemcpyHtoD_v2) memcpyHtoD = nullptr;
   decltype(&cuMemcpyDtoH_v2) memcpyDtoH = nullptr;
   decltype(&cuCtxSynchronize) ctxSynchronize = nullptr;
+  // Optional: without them, persistent kernels get their full grid.
+  decltype(&cuOccupancyMaxActiveClusters) occupancyMaxActiveClusters = nullptr;
+  decltype(&cuOccupancyMaxActiveBlocksPerMultiprocessor)
+      occupancyMaxActiveBlocks = nullptr;
+  decltype(&cuCtxGetDevice) ctxGetDevice = nullptr;
+  decltype(&cuDeviceGetAttribute) deviceGetAttribute = nullptr;
   bool loaded = false;
   std::string error;
 
@@ -67,6 +75,11 @@ struct Driver {
              sym(memcpyHtoD, "cuMemcpyHtoD_v2") &&
              sym(memcpyDtoH, "cuMemcpyDtoH_v2") &&
              sym(ctxSynchronize, "cuCtxSynchronize");
+    sym(occupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
+    sym(occupancyMaxActiveBlocks,
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    sym(ctxGetDevice, "cuCtxGetDevice");
+    sym(deviceGetAttribute, "cuDeviceGetAttribute");
     if (!loaded)
       error = "the CUDA driver lacks an entry point the runtime needs";
     else if (init(0) != CUDA_SUCCESS) {
@@ -161,6 +174,47 @@ void *Launcher::kernelFor(const LaunchDesc &launch, std::string &error) {
   return kernel;
 }
 
+int64_t Launcher::residentGrid(const LaunchDesc &launch, void *kernel,
+                               int64_t gridY, void *stream) {
+  auto cached = residentGrids.find(launch.kernel);
+  if (cached != residentGrids.end())
+    return cached->second;
+  Driver &d = Driver::get();
+  auto function = static_cast<CUfunction>(kernel);
+  int64_t resident = 0;
+  if (launch.cluster > 1) {
+    // Clusters that fit at once (the GPCs decide, not only the SM count:
+    // 15 clusters of 8 on a 132-SM H200). The cluster shape is compiled
+    // into the kernel, so the configuration names none.
+    CUlaunchConfig config{};
+    config.gridDimX = 1;
+    config.gridDimY = static_cast<unsigned>(gridY);
+    config.gridDimZ = 1;
+    config.blockDimX = static_cast<unsigned>(launch.block);
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = static_cast<unsigned>(launch.sharedBytes);
+    config.hStream = static_cast<CUstream>(stream);
+    int clusters = 0;
+    if (d.occupancyMaxActiveClusters &&
+        d.occupancyMaxActiveClusters(&clusters, function, &config) ==
+            CUDA_SUCCESS)
+      resident = clusters;
+  } else {
+    int blocks = 0, sms = 0;
+    CUdevice device = 0;
+    if (d.occupancyMaxActiveBlocks && d.ctxGetDevice && d.deviceGetAttribute &&
+        d.occupancyMaxActiveBlocks(&blocks, function,
+                                   static_cast<int>(launch.block),
+                                   launch.sharedBytes) == CUDA_SUCCESS &&
+        d.ctxGetDevice(&device) == CUDA_SUCCESS &&
+        d.deviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                             device) == CUDA_SUCCESS)
+      resident = static_cast<int64_t>(blocks) * sms;
+  }
+  residentGrids[launch.kernel] = resident;
+  return resident;
+}
+
 bool Launcher::run(const std::string &functionName,
                    const std::vector<TensorRef> &args,
                    std::vector<TensorRef> &results, void *stream,
@@ -226,6 +280,14 @@ bool Launcher::run(const std::string &functionName,
     if (!kernel) {
       release();
       return false;
+    }
+    // A persistent kernel walks its rows strided by the grid: as many
+    // blocks (clusters) as are resident at once do all the rows in one
+    // wave, without a partial last wave. An unknown count keeps the grid.
+    if (launch.persistent) {
+      int64_t resident = residentGrid(launch, kernel, gridY, stream);
+      if (resident > 0)
+        grid = std::min(grid, resident);
     }
     // Memref descriptors: allocated ptr, aligned ptr, offset, sizes, strides.
     std::vector<int64_t> scalars;

@@ -131,19 +131,33 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // completing bytes on the receiver's mbarrier (expect-tx: 2 x 4 bytes);
 // every thread waits on its own mbarrier and sums the slots in rank order.
 // Cluster barriers only after the mbarrier initialization and before exit.
-// Only slice 0 writes the row output.
+// Only slice 0 writes the row output. The grid is persistent: one cluster
+// per row at most (the launch caps it at the clusters that fit), cluster b
+// walking rows b, b + G, ... by a local step k, ceil((M - b) / G) of them.
 // CHECK-LABEL: func @cluster_rows
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c2{{.*}}, %{{.+}}) threads in (%c256
+// CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c1
+// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %c2{{.*}}, %{{.+}}) threads in (%c256
 // CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1x2xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_cluster_size = array<i32: 1, 2, 1>
 // CHECK-SAME: norm.cluster_size = 2
 // CHECK-SAME: norm.column_slices = 2
+// CHECK-SAME: norm.persistent
+// CHECK-SAME: norm.rows_per_block = 1
+// CHECK: %[[BID:.+]] = gpu.block_id x
 // CHECK: %[[SLICE:.+]] = gpu.block_id y
 // CHECK-COUNT-2: mbarrier.init.shared::cta.b64
 // CHECK: fence.mbarrier_init.release.cluster
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK: scf.for
+// CHECK: %[[G:.+]] = gpu.grid_dim x
+// CHECK: %[[HAS:.+]] = arith.cmpi ult, %[[BID]], %[[M:.+]] : index
+// CHECK: %[[LEFT:.+]] = arith.subi %[[M]], %[[BID]]
+// CHECK: %[[STEPS:.+]] = arith.ceildivui %[[LEFT]], %[[G]]
+// CHECK: %[[COUNT:.+]] = arith.select %[[HAS]], %[[STEPS]], %[[ZERO:.+]] : index
+// CHECK: scf.for %[[K:.+]] = %[[ZERO]] to %[[COUNT]] step
+// CHECK: %[[STRIDE:.+]] = arith.muli %[[K]], %[[G]]
+// CHECK: %[[ROW:.+]] = arith.addi %[[BID]], %[[STRIDE]]
+// CHECK: vector.load %arg0[%[[ROW]],
 // CHECK: gpu.barrier
 // CHECK-NOT: nvvm.cluster.arrive
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], $1; }" ro(%[[BAR:.+]], %c8_i32

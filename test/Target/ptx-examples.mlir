@@ -22,6 +22,9 @@
 // RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_long/kernels.ptx -o %t/rms_fwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/rms_fwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=CLUSTER2 < %t/rms_fwd_long/kernels.ptx
+// RUN: FileCheck %s --check-prefix=PERSISTENT < %t/rms_fwd_long/manifest.json
+// RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long_np --quiet --persistent=false
+// RUN: FileCheck %s --check-prefix=NOTPERSISTENT < %t/rms_fwd_long_np/manifest.json
 // RUN: norm-compile %S/Inputs/layer_norm_bwd_long.mlir -o %t/ln_bwd_long --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_long/kernels.ptx -o %t/ln_bwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS16
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
@@ -67,6 +70,17 @@
 // CLUSTER16: .reqnctapercluster 1, 16, 1
 // CLUSTER16-COUNT-16: st.async.shared::cluster
 // MANIFEST16: "cluster": 16
+// MANIFEST16: "persistent": false
+// The forward over a cluster walks rows strided by its grid: one cluster
+// per row at most, capped at launch (the grid is M); without persistence,
+// a cluster per 16 rows.
+// PERSISTENT: "cluster": 2
+// PERSISTENT: "grid": "M"
+// PERSISTENT: "persistent": true
+// NOTPERSISTENT: "ceildiv": [
+// NOTPERSISTENT-NEXT: "M",
+// NOTPERSISTENT-NEXT: 16
+// NOTPERSISTENT: "persistent": false
 // SM80: .target sm_80
 // SM80-NOT: reqnctapercluster
 // SM80-NOT: mapa

@@ -41,6 +41,42 @@ func.func @rows(%m: memref<?x8xf32>, %o: memref<?x8xf32>, %lb: index, %ub: index
 
 // -----
 
+// A persistent kernel's row (b + k * G) is computed in the loop, and a
+// guarded load (a ragged last column slice) uses it inside its scf.if: the
+// row's computation goes to stage 0 with the load, so the next row's load
+// is in flight while this row is computed.
+// CHECK-LABEL: func @strided_guarded_rows
+// OFF-LABEL: func @strided_guarded_rows
+// CHECK: scf.for %[[K:[^ ]+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[CUR:[^ ]+]] = %{{[^,]+}}, %[[CURROW:[^ ]+]] = %{{.+}}) -> (f32, index) {
+// CHECK:   %[[NEXTK:.+]] = arith.addi %[[K]], %{{.+}}
+// CHECK:   %[[STRIDE:.+]] = arith.muli %[[NEXTK]], %{{.+}}
+// CHECK:   %[[ROW:.+]] = arith.addi %{{.+}}, %[[STRIDE]]
+// CHECK:   %[[NEXT:.+]] = scf.if %{{.+}} -> (f32) {
+// CHECK:     memref.load %{{.+}}[%[[ROW]], %{{.+}}]
+// CHECK:   arith.addf %[[CUR]], %[[CUR]]
+// CHECK:   memref.store %{{.+}}[%[[CURROW]],
+// CHECK:   scf.yield %[[NEXT]], %[[ROW]]
+func.func @strided_guarded_rows(%m: memref<?x8xf32>, %o: memref<?x8xf32>, %b: index, %g: index, %count: index, %inside: i1) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %k = %c0 to %count step %c1 {
+    %stride = arith.muli %k, %g : index
+    %row = arith.addi %b, %stride : index
+    %v = scf.if %inside -> (f32) {
+      %l = memref.load %m[%row, %c0] : memref<?x8xf32>
+      scf.yield %l : f32
+    } else {
+      scf.yield %zero : f32
+    } {norm.prefetch}
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %o[%row, %c0] : memref<?x8xf32>
+  } {norm.row_loop}
+  return
+}
+
+// -----
+
 // A loop's norm.num_stages wins over the option; 1 leaves it alone.
 // CHECK-LABEL: func @attribute
 // CHECK: scf.for

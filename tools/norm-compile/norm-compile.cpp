@@ -71,6 +71,11 @@ static cl::opt<bool>
                cl::desc("Stream forward rows in chunks, re-reading them from "
                         "L2 (experimental)"),
                cl::init(false));
+static cl::opt<bool>
+    persistent("persistent",
+               cl::desc("Persistent grids for forwards over clusters (rows "
+                        "strided by the grid, capped at launch)"),
+               cl::init(true));
 static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
@@ -196,6 +201,7 @@ int main(int argc, char **argv) {
   options.minBlocksPerSM = minBlocksPerSM;
   options.sharedStages = sharedStages;
   options.streamRows = streamRows;
+  options.persistent = persistent;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;

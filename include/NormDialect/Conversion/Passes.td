@@ -57,6 +57,9 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "Stream the rows of forward kernels in vector chunks, one pass per "
            "row reduction and one for the outputs (later passes read the row "
            "from L2) instead of holding it on chip (experimental)">,
+    Option<"persistent", "persistent", "bool", /*default=*/"true",
+           "Give forwards over clusters a persistent grid (rows strided by "
+           "the grid, which the launch may cap at the clusters that fit)">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Blocks per SM the register allocation of row kernels must allow "
            "(PTX .minnctapersm; 0: let ptxas choose)">,

@@ -66,6 +66,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Stream forward rows in chunks, re-reading them from L2 "
                      "(experimental)"),
       llvm::cl::init(false)};
+  Option<bool> persistent{
+      *this, "persistent",
+      llvm::cl::desc("Persistent grids for forwards over clusters (rows "
+                     "strided by the grid, capped at launch)"),
+      llvm::cl::init(true)};
   Option<int64_t> minBlocksPerSM{
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "

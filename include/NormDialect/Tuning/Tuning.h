@@ -272,6 +272,14 @@ struct KernelPlan {
   int64_t numStages = 0;
   /// Blocks per SM the registers must allow (0: no constraint).
   int64_t minBlocksPerSM = 0;
+  /// A persistent grid: block (cluster) b walks rows b, b + G, b + 2G, ...
+  /// where G is the grid, so a launch may cap G at the clusters that fit the
+  /// GPU at once (bundle launch "persistent"); any G is correct. For
+  /// forwards over clusters (no column partials, rows not staged): a grid of
+  /// ceil(M / rows per block) clusters leaves a partial last wave (ncu, RMS
+  /// fwd 512x131072: 64 clusters of 8 on 15 that fit, SMs active 76% of
+  /// the time).
+  bool persistent = false;
 };
 
 /// The layout decision of convert-norm-to-gpu: rows too long for one block
@@ -289,9 +297,12 @@ struct KernelPlan {
 /// outputs, stream the row in vector chunks, so the second and later passes
 /// read it from L2; few registers and many warps instead of a row held on
 /// chip. Experimental (bench/NOTES.md).
+///
+/// `persistent` allows persistent grids (KernelPlan::persistent) where the
+/// kernel can have one.
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table, int64_t sharedStages = -1,
-                      bool streamRows = false);
+                      bool streamRows = false, bool persistent = true);
 
 /// Whether a kernel with staged rows reads them from shared memory again
 /// after each row reduction (with its column inputs copied to shared

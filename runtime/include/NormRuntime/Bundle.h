@@ -58,6 +58,9 @@ struct LaunchDesc {
   /// Blocks per thread block cluster (compiled into the PTX; above 8 the
   /// launcher allows the non-portable size).
   int64_t cluster = 1;
+  /// The kernel walks rows strided by its grid (any grid is correct): the
+  /// launcher caps the grid at the blocks (clusters) resident at once.
+  bool persistent = false;
   /// Buffer names and ranks of the kernel's memref parameters.
   std::vector<std::pair<std::string, int64_t>> params;
 };

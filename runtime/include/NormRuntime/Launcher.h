@@ -45,12 +45,18 @@ private:
   /// (non-portable cluster size, dynamic shared memory opt-in) the first
   /// time; null with `error` on driver errors.
   void *kernelFor(const LaunchDesc &launch, std::string &error);
+  /// Blocks (or, for cluster kernels, clusters) of a persistent `launch`
+  /// that the GPU holds at once, from the driver's occupancy queries; 0 when
+  /// unknown. Cached per kernel.
+  int64_t residentGrid(const LaunchDesc &launch, void *kernel, int64_t gridY,
+                       void *stream);
 
   const Bundle &bundle;
   void *module = nullptr;
   /// Kernels looked up and configured so far, by name: a launch costs one
   /// cuLaunchKernel, not a lookup and attribute calls each time.
   std::map<std::string, void *> kernels;
+  std::map<std::string, int64_t> residentGrids;
 };
 
 /// True when a CUDA driver and at least one device are present.
