@@ -410,11 +410,39 @@ TEST(Tuning, MinPartialsFillOneWave) {
   EXPECT_EQ(estimateBlocksPerSM(fwd4K, staged, smallSM), 2);
   staged.sharedStages = 4;
   EXPECT_EQ(estimateBlocksPerSM(fwd4K, staged, smallSM), 1);
-  // Rows over clusters (and column slices) keep their split.
+  // Rows over clusters of one block per SM (RMSNorm backward, N = 65536:
+  // clusters of 8) get one wave of the clusters that fit, with an uncapped
+  // split; sliced rows keep theirs.
   KernelShape longRow{65536, 2, 2, 1, 1, false};
   KernelPlan cluster = planKernel(longRow, h200, nullptr);
   ASSERT_EQ(cluster.layout.clusterSize, 8);
-  EXPECT_EQ(chooseMinPartials(longRow, cluster, h200), 0);
+  EXPECT_TRUE(splitsIntoOneWave(longRow, cluster, h200));
+  EXPECT_EQ(chooseMinPartials(longRow, cluster, h200), 15);
+  EXPECT_EQ(chooseSplitSize(std::nullopt, 65536, h200, true), 32);
+  // LayerNorm backward over clusters re-reads staged rows (fewer registers,
+  // more blocks per SM): not one wave.
+  KernelShape lnLong{65536, 2, 2, 2, 2, false};
+  lnLong.columnInputBytes = 2;
+  KernelPlan lnCluster = planKernel(lnLong, h200, nullptr);
+  ASSERT_EQ(lnCluster.kind, KernelPlan::Kind::Cluster);
+  EXPECT_FALSE(splitsIntoOneWave(lnLong, lnCluster, h200));
+  EXPECT_EQ(chooseMinPartials(lnLong, lnCluster, h200), 0);
+}
+
+TEST(Tuning, ResidentClusters) {
+  // Measured on the H200 (cuOccupancyMaxActiveClusters, one block per SM).
+  DeviceInfo h200;
+  EXPECT_EQ(h200.residentClusters(2), 66);
+  EXPECT_EQ(h200.residentClusters(4), 30);
+  EXPECT_EQ(h200.residentClusters(8), 15);
+  EXPECT_EQ(h200.residentClusters(16), 7);
+  // Other SM counts: 85% of SMs / cluster size, at least one.
+  DeviceInfo other;
+  other.numSMs = 114;
+  EXPECT_EQ(other.residentClusters(8), 12);
+  EXPECT_EQ(other.residentClusters(16), 6);
+  other.numSMs = 8;
+  EXPECT_EQ(other.residentClusters(16), 1);
 }
 
 TEST(Tuning, RegisterEstimate) {

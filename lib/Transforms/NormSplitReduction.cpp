@@ -78,6 +78,11 @@ struct NormSplitReductionPass
     if (splitSize != 0)
       return splitSize.getValue();
     std::optional<KernelPlan> plan = planFor(op);
+    // One wave of clusters (chooseMinPartials): rows per partial ceil(M /
+    // F) whatever M, so no cap (with a dynamic M and the rule's fill only).
+    if (plan && ShapedType::isDynamic(m) && minPartials < 0 &&
+        splitsIntoOneWave(describeKernel(op), *plan, device()))
+      return kUncappedSplit;
     bool overCluster = plan && plan->kind == KernelPlan::Kind::Cluster;
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt
                                                     : std::optional(m),

@@ -328,9 +328,40 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
   return std::max<int64_t>(1, blocks);
 }
 
+int64_t DeviceInfo::residentClusters(int64_t clusterSize) const {
+  clusterSize = std::max<int64_t>(1, clusterSize);
+  if (numSMs == 132) {
+    switch (clusterSize) {
+    case 1:
+      return 132;
+    case 2:
+      return 66;
+    case 4:
+      return 30;
+    case 8:
+      return 15;
+    case 16:
+      return 7;
+    default:
+      break;
+    }
+  }
+  return std::max<int64_t>(1, numSMs * 85 / (100 * clusterSize));
+}
+
+bool mlir::norm::splitsIntoOneWave(const KernelShape &shape,
+                                   const KernelPlan &plan,
+                                   const DeviceInfo &device) {
+  return plan.kind == KernelPlan::Kind::Cluster && shape.columnOutputs > 0 &&
+         std::max(estimateBlocksPerSM(shape, plan.layout, device),
+                  plan.minBlocksPerSM) == 1;
+}
+
 int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
                                       const KernelPlan &plan,
                                       const DeviceInfo &device) {
+  if (splitsIntoOneWave(shape, plan, device))
+    return device.residentClusters(plan.layout.clusterSize);
   if (plan.layout.columnSlices > 1)
     return 0;
   int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),

@@ -89,16 +89,18 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 
 // -----
 
-// Rows of 65536 bf16 (x and dy) are spread over thread block clusters on the
-// GPU, which measured best with half the split (32); without clusters the
-// usual 64; an explicit split size wins either way. Clusters get no
-// min_partials (measured slower).
+// Rows of 65536 bf16 (x and dy) are spread over clusters of 8 blocks, one
+// block per SM: one wave of the 15 clusters an H200 holds, each walking
+// ceil(M / 15) rows (min_partials = 15, the split uncapped); without
+// clusters the usual 64; an explicit split size wins either way.
 // CHECK-LABEL: func @cluster_rows
 // CHECK: rows_per_partial = 16
 // HEUR-LABEL: func @cluster_rows
-// HEUR: arith.ceildivui %{{.+}}, %c32
-// HEUR-NOT: min_partials
-// HEUR: rows_per_partial = 32
+// HEUR: %[[M:.+]] = tensor.dim
+// HEUR: %[[M2:.+]] = tensor.dim
+// HEUR: %[[PER:.+]] = arith.ceildivui %[[M2]], %c15
+// HEUR: arith.minui %c1048576, %[[PER]]
+// HEUR: min_partials = 15 : i64, rows_per_partial = 1048576 : i64
 // NOCLUSTER-LABEL: func @cluster_rows
 // NOCLUSTER: rows_per_partial = 64
 func.func @cluster_rows(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %r: tensor<?xf32>, %w: tensor<65536xbf16>) -> (tensor<?x65536xbf16>, tensor<65536xbf16>) {

@@ -40,7 +40,18 @@ struct DeviceInfo {
   /// clusters). Hopper guarantees 8; 16 is a non-portable size the runtime
   /// enables per kernel (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
   int64_t maxClusterSize = 16;
+
+  /// Clusters of `clusterSize` blocks, one block per SM, that the GPU holds
+  /// at once (what cuOccupancyMaxActiveClusters reports). The GPCs decide,
+  /// not only the SM count: on the H200 (132 SMs) 66, 30, 15 and 7 for
+  /// clusters of 2, 4, 8 and 16 (measured 2026-11-29), which is what a
+  /// 132-SM target gets; other SM counts get 85% of numSMs / clusterSize,
+  /// since a grid one cluster over the real count runs a second wave.
+  int64_t residentClusters(int64_t clusterSize) const;
 };
+
+/// A split no M reaches: with min_partials F, rows per partial ceil(M / F).
+constexpr int64_t kUncappedSplit = 1 << 20;
 
 /// Rows per partial sum for a split column reduction over an M x N space.
 /// `m` is std::nullopt when M is only known at run time. Each block of the
@@ -339,6 +350,11 @@ int64_t chooseSharedStages(const KernelShape &shape, const RowLayout &layout,
 int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
                             const DeviceInfo &device);
 
+/// Whether a split kernel with `plan` is given one wave of clusters
+/// (chooseMinPartials) and hence an uncapped split.
+bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan,
+                       const DeviceInfo &device);
+
 /// The fewest partial rows a split column reduction should have when M
 /// allows (norm.fused min_partials; 0: none): the GPU runs one block per
 /// partial row, and with the split of chooseSplitSize alone a small M
@@ -353,6 +369,14 @@ int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
 /// slower.
 /// `plan` is the kernel's plan (planKernel): its layout, and the blocks per
 /// SM its registers are capped for (min_blocks_per_sm), if more.
+///
+/// A kernel over clusters that runs one block per SM (RMSNorm backward at
+/// N >= 32K) instead gets one wave: min_partials = the resident clusters,
+/// with an uncapped split (chooseSplitSize's kUncappedSplit), so each
+/// cluster walks ceil(M / F) rows. Measured on the H200 (2026-11-29, RMS
+/// bwd): split 32 ran 16 clusters of 16 on 7 resident at 512x131072 (three
+/// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one wave
+/// +16% to +22% (bench/results/ab-2026-11-29-split-waves.log).
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
