@@ -419,14 +419,20 @@ TEST(Tuning, MinPartialsFillOneWave) {
   EXPECT_TRUE(splitsIntoOneWave(longRow, cluster, h200));
   EXPECT_EQ(chooseMinPartials(longRow, cluster, h200), 15);
   EXPECT_EQ(chooseSplitSize(std::nullopt, 65536, h200, true), 32);
-  // LayerNorm backward over clusters re-reads staged rows (fewer registers,
-  // more blocks per SM): not one wave.
+  // The LayerNorm backward over clusters re-reads staged rows (fewer
+  // registers): clusters of 16 at two blocks per SM, twice the clusters.
   KernelShape lnLong{65536, 2, 2, 2, 2, false};
   lnLong.columnInputBytes = 2;
   KernelPlan lnCluster = planKernel(lnLong, h200, nullptr);
   ASSERT_EQ(lnCluster.kind, KernelPlan::Kind::Cluster);
-  EXPECT_FALSE(splitsIntoOneWave(lnLong, lnCluster, h200));
-  EXPECT_EQ(chooseMinPartials(lnLong, lnCluster, h200), 0);
+  ASSERT_EQ(lnCluster.layout.clusterSize, 16);
+  ASSERT_EQ(estimateBlocksPerSM(lnLong, lnCluster.layout, h200), 2);
+  EXPECT_TRUE(splitsIntoOneWave(lnLong, lnCluster, h200));
+  EXPECT_EQ(chooseMinPartials(lnLong, lnCluster, h200), 14);
+  // Forwards have no split.
+  KernelShape fwdLong{65536, 2, 1, 0, 1, false};
+  EXPECT_FALSE(
+      splitsIntoOneWave(fwdLong, planKernel(fwdLong, h200, nullptr), h200));
 }
 
 TEST(Tuning, ResidentClusters) {

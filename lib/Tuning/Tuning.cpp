@@ -352,20 +352,19 @@ int64_t DeviceInfo::residentClusters(int64_t clusterSize) const {
 bool mlir::norm::splitsIntoOneWave(const KernelShape &shape,
                                    const KernelPlan &plan,
                                    const DeviceInfo &device) {
-  return plan.kind == KernelPlan::Kind::Cluster && shape.columnOutputs > 0 &&
-         std::max(estimateBlocksPerSM(shape, plan.layout, device),
-                  plan.minBlocksPerSM) == 1;
+  return plan.kind == KernelPlan::Kind::Cluster && shape.columnOutputs > 0;
 }
 
 int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
                                       const KernelPlan &plan,
                                       const DeviceInfo &device) {
-  if (splitsIntoOneWave(shape, plan, device))
-    return device.residentClusters(plan.layout.clusterSize);
-  if (plan.layout.columnSlices > 1)
-    return 0;
   int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
                             plan.minBlocksPerSM);
+  if (splitsIntoOneWave(shape, plan, device))
+    return device.residentClusters(plan.layout.clusterSize) *
+           std::min<int64_t>(2, blocks);
+  if (plan.layout.columnSlices > 1)
+    return 0;
   return device.numSMs * std::min<int64_t>(2, blocks);
 }
 

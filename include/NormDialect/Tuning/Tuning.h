@@ -351,7 +351,8 @@ int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
                             const DeviceInfo &device);
 
 /// Whether a split kernel with `plan` is given one wave of clusters
-/// (chooseMinPartials) and hence an uncapped split.
+/// (chooseMinPartials) and hence an uncapped split: kernels over clusters
+/// with column outputs.
 bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan,
                        const DeviceInfo &device);
 
@@ -370,13 +371,14 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan,
 /// `plan` is the kernel's plan (planKernel): its layout, and the blocks per
 /// SM its registers are capped for (min_blocks_per_sm), if more.
 ///
-/// A kernel over clusters that runs one block per SM (RMSNorm backward at
-/// N >= 32K) instead gets one wave: min_partials = the resident clusters,
-/// with an uncapped split (chooseSplitSize's kUncappedSplit), so each
-/// cluster walks ceil(M / F) rows. Measured on the H200 (2026-11-29, RMS
-/// bwd): split 32 ran 16 clusters of 16 on 7 resident at 512x131072 (three
-/// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one wave
-/// +16% to +22% (bench/results/ab-2026-11-29-split-waves.log).
+/// A split kernel over clusters instead gets one wave: min_partials = the
+/// resident clusters (DeviceInfo::residentClusters) times its blocks per SM
+/// (estimated, at most 2), with an uncapped split (kUncappedSplit), so each
+/// cluster walks ceil(M / F) rows. Measured on the H200 (2026-11-29): split
+/// 32 ran 16 clusters of 16 on 7 resident at RMS bwd 512x131072 (three
+/// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one
+/// wave: RMS bwd +16% to +22% at N = 32K-128K, LN bwd +9% to +11%, up to
+/// +70% at small M (bench/results/ab-2026-11-29-split-waves.log).
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
