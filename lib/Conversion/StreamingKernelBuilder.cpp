@@ -46,9 +46,8 @@ public:
     Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
 
     // Cache policies and global addresses for the hinted loads, once.
-    for (EvictionPriority priority :
-         {EvictionPriority::evictFirst, EvictionPriority::evictLast})
-      policies.push_back(emitCachePolicy(b, loc, priority));
+    evictFirstPolicy = emitCachePolicy(b, loc, EvictionPriority::evictFirst);
+    evictLastPolicy = emitCachePolicy(b, loc, EvictionPriority::evictLast);
     for (Value input : inputs)
       globalBases.push_back(emitGlobalBase(b, loc, input));
 
@@ -250,8 +249,10 @@ private:
                 lb, l, linear,
                 indexConst(lb, l, element.getIntOrFloatBitWidth() / 8)));
         Value address = arith::AddIOp::create(lb, l, globalBase, offset);
-        return emitGlobalLoad16(lb, l, address, vecType,
-                                policies[static_cast<int>(priority)], priority);
+        Value policy = priority == EvictionPriority::evictLast
+                           ? evictLastPolicy
+                           : evictFirstPolicy;
+        return emitGlobalLoad16(lb, l, address, vecType, policy, priority);
       }
       return vector::LoadOp::create(lb, l, vecType, memref, index,
                                     /*nontemporal=*/false,
@@ -268,9 +269,10 @@ private:
   Block &body;
   RowLayout layout;
   int64_t n;
-  /// L2 cache policies, by EvictionPriority, and the global address of each
-  /// input.
-  SmallVector<Value> policies, globalBases;
+  /// The L2 cache policies of the hinted loads, and the global address of
+  /// each input.
+  Value evictFirstPolicy, evictLastPolicy;
+  SmallVector<Value> globalBases;
 };
 
 } // namespace
