@@ -416,7 +416,7 @@ TEST(Tuning, MinPartialsFillOneWave) {
   KernelShape longRow{65536, 2, 2, 1, 1, false};
   KernelPlan cluster = planKernel(longRow, h200, nullptr);
   ASSERT_EQ(cluster.layout.clusterSize, 8);
-  EXPECT_TRUE(splitsIntoOneWave(longRow, cluster, h200));
+  EXPECT_TRUE(splitsIntoOneWave(longRow, cluster));
   EXPECT_EQ(chooseMinPartials(longRow, cluster, h200), 15);
   EXPECT_EQ(chooseSplitSize(std::nullopt, 65536, h200, true), 32);
   // The LayerNorm backward over clusters re-reads staged rows (fewer
@@ -427,12 +427,11 @@ TEST(Tuning, MinPartialsFillOneWave) {
   ASSERT_EQ(lnCluster.kind, KernelPlan::Kind::Cluster);
   ASSERT_EQ(lnCluster.layout.clusterSize, 16);
   ASSERT_EQ(estimateBlocksPerSM(lnLong, lnCluster.layout, h200), 2);
-  EXPECT_TRUE(splitsIntoOneWave(lnLong, lnCluster, h200));
+  EXPECT_TRUE(splitsIntoOneWave(lnLong, lnCluster));
   EXPECT_EQ(chooseMinPartials(lnLong, lnCluster, h200), 14);
   // Forwards have no split.
   KernelShape fwdLong{65536, 2, 1, 0, 1, false};
-  EXPECT_FALSE(
-      splitsIntoOneWave(fwdLong, planKernel(fwdLong, h200, nullptr), h200));
+  EXPECT_FALSE(splitsIntoOneWave(fwdLong, planKernel(fwdLong, h200, nullptr)));
 }
 
 TEST(Tuning, ResidentClusters) {

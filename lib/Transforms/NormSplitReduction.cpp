@@ -81,7 +81,7 @@ struct NormSplitReductionPass
     // One wave of clusters (chooseMinPartials): rows per partial ceil(M /
     // F) whatever M, so no cap (with a dynamic M and the rule's fill only).
     if (plan && ShapedType::isDynamic(m) && minPartials < 0 &&
-        splitsIntoOneWave(describeKernel(op), *plan, device()))
+        splitsIntoOneWave(describeKernel(op), *plan))
       return kUncappedSplit;
     bool overCluster = plan && plan->kind == KernelPlan::Kind::Cluster;
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt

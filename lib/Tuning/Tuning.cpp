@@ -350,8 +350,7 @@ int64_t DeviceInfo::residentClusters(int64_t clusterSize) const {
 }
 
 bool mlir::norm::splitsIntoOneWave(const KernelShape &shape,
-                                   const KernelPlan &plan,
-                                   const DeviceInfo &device) {
+                                   const KernelPlan &plan) {
   return plan.kind == KernelPlan::Kind::Cluster && shape.columnOutputs > 0;
 }
 
@@ -360,7 +359,7 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
                                       const DeviceInfo &device) {
   int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
                             plan.minBlocksPerSM);
-  if (splitsIntoOneWave(shape, plan, device))
+  if (splitsIntoOneWave(shape, plan))
     return device.residentClusters(plan.layout.clusterSize) *
            std::min<int64_t>(2, blocks);
   if (plan.layout.columnSlices > 1)

@@ -353,8 +353,7 @@ int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
 /// Whether a split kernel with `plan` is given one wave of clusters
 /// (chooseMinPartials) and hence an uncapped split: kernels over clusters
 /// with column outputs.
-bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan,
-                       const DeviceInfo &device);
+bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 
 /// The fewest partial rows a split column reduction should have when M
 /// allows (norm.fused min_partials; 0: none): the GPU runs one block per
@@ -365,9 +364,8 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan,
 /// backward): +14-27% at 4097x7168 and 4096x8192, +21% RMSNorm 8192x4096,
 /// 1.8-2.9x at M = 1000-2048; two waves of a kernel that fits one block per
 /// SM were 4-7% slower (8192x8192, hence the estimate). Rows cut into column
-/// slices or spread over clusters get none: their grids are slices x
-/// partial rows, and at M = 512-1024 more partial rows measured 5-17%
-/// slower.
+/// slices get none: their grids are slices x partial rows, and at M =
+/// 512-1024 more partial rows measured 5-17% slower.
 /// `plan` is the kernel's plan (planKernel): its layout, and the blocks per
 /// SM its registers are capped for (min_blocks_per_sm), if more.
 ///
