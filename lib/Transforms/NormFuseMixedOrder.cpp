@@ -89,7 +89,8 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
       if (inKernel.contains(value.getDefiningOp()))
         continue;
       Role r = cast<RoleAttr>(role).getValue();
-      inputIndex.insert({{value, static_cast<unsigned>(r)}, inputIndex.size()});
+      unsigned next = inputIndex.size();
+      inputIndex.insert({{value, static_cast<unsigned>(r)}, next});
       if (r == Role::full && !shapeSource)
         shapeSource = value;
     }
