@@ -49,6 +49,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   split.splitSize = options.splitSize;
   split.minPartials = options.minPartials;
   split.tuningTable = options.tuningTable;
+  split.sharedStages = options.sharedStages;
   split.numSMs = options.numSMs;
   split.registerBudget = options.registerBudget;
   split.maxClusterSize = splitLongRows ? clusterLimit(options) : 1;

@@ -48,7 +48,7 @@ struct NormSplitReductionPass
     KernelShape shape = describeKernel(op);
     if (ShapedType::isDynamic(shape.n))
       return std::nullopt;
-    return planKernel(shape, device(), &table);
+    return planKernel(shape, device(), &table, sharedStages);
   }
 
   /// min_partials for `op` (0: none): the option, else the rule (which
@@ -174,6 +174,13 @@ struct NormSplitReductionPass
     if (std::string error = validateClusterSize(maxClusterSize);
         !error.empty()) {
       getOperation()->emitError("norm-split-reduction: ") << error;
+      return signalPassFailure();
+    }
+    if (sharedStages < -1 || sharedStages > 4) {
+      getOperation()->emitError("norm-split-reduction: shared-stages must be "
+                                "-1 (the tuning table, else the rule), 0 "
+                                "(off) or 1 to 4, got ")
+          << static_cast<int64_t>(sharedStages);
       return signalPassFailure();
     }
     if (!tuningTable.empty()) {

@@ -71,6 +71,10 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
            "Measured tuning table convert-norm-to-gpu uses (its kernel "
            "layouts decide how many blocks fit an SM)">,
+    Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
+           "Staging depth convert-norm-to-gpu is asked for (its shared "
+           "memory decides how many blocks fit an SM; -1: the table, else "
+           "the rule)">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
