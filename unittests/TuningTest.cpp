@@ -496,21 +496,24 @@ TEST(TuningTable, NearestEntryOfTheSameClass) {
   EXPECT_EQ(table.lookup({4096, 2, 1, 0, 1})->rowsPerBlock, 4);
 }
 
+/// Replaces the file at `path` with `text`.
+void writeFile(const std::string &path, const char *text) {
+  std::FILE *f = std::fopen(path.c_str(), "w");
+  std::fputs(text, f);
+  std::fclose(f);
+}
+
 TEST(TuningTable, LoadsAndRejects) {
   std::string path = testing::TempDir() + "/tuning_test.json";
   std::string error;
-  {
-    std::FILE *f = std::fopen(path.c_str(), "w");
-    std::fputs(R"({"device": "test", "entries": [{"n": 1024, "element_bytes": 2,
+  writeFile(path,
+            R"({"device": "test", "entries": [{"n": 1024, "element_bytes": 2,
       "full_operands": 1, "column_outputs": 0, "row_reductions": 1,
       "register_budget": 32, "rows_per_block": 8, "num_stages": 3,
       "min_blocks_per_sm": 2, "shared_stages": 0,
       "measured_tbps_by_m": {"32768": 3.1}, "kind": "rms_fwd"},
       {"n": 2048, "element_bytes": 2, "full_operands": 1, "column_outputs": 0,
-      "row_reductions": 1}]})",
-               f);
-    std::fclose(f);
-  }
+      "row_reductions": 1}]})");
   TuningTable table;
   ASSERT_TRUE(table.load(path, error)) << error;
   EXPECT_EQ(table.lookup({1024, 2, 1, 0, 1})->numStages, 3);
@@ -520,40 +523,21 @@ TEST(TuningTable, LoadsAndRejects) {
   EXPECT_EQ(table.lookup({2048, 2, 1, 0, 1})->sharedStages, -1);
   EXPECT_FALSE(table.load(path + ".missing", error));
   EXPECT_NE(error.find("cannot read"), std::string::npos);
-  {
-    std::FILE *f = std::fopen(path.c_str(), "w");
-    std::fputs(R"({"entries": [{"n": 0}]})", f);
-    std::fclose(f);
-  }
+  writeFile(path, R"({"entries": [{"n": 0}]})");
   EXPECT_FALSE(TuningTable().load(path, error));
   EXPECT_NE(error.find("positive n"), std::string::npos) << error;
-  {
-    std::FILE *f = std::fopen(path.c_str(), "w");
-    std::fputs(R"({"entries": [{"n": 1024, "element_bytes": 2,
-      "shared_stages": 9}]})",
-               f);
-    std::fclose(f);
-  }
+  writeFile(path, R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "shared_stages": 9}]})");
   EXPECT_FALSE(TuningTable().load(path, error));
   EXPECT_NE(error.find("shared_stages"), std::string::npos) << error;
-  {
-    std::FILE *f = std::fopen(path.c_str(), "w");
-    std::fputs(R"({"entries": [{"n": 1024, "element_bytes": 2,
-      "stream_rows": true}, {"n": 2048, "element_bytes": 2}]})",
-               f);
-    std::fclose(f);
-  }
+  writeFile(path, R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "stream_rows": true}, {"n": 2048, "element_bytes": 2}]})");
   TuningTable streamed;
   ASSERT_TRUE(streamed.load(path, error)) << error;
   EXPECT_TRUE(streamed.lookup({1024, 2, 0, 0, 0})->streamRows);
   EXPECT_FALSE(streamed.lookup({2048, 2, 0, 0, 0})->streamRows);
-  {
-    std::FILE *f = std::fopen(path.c_str(), "w");
-    std::fputs(R"({"entries": [{"n": 1024, "element_bytes": 2,
-      "stream_rows": 1}]})",
-               f);
-    std::fclose(f);
-  }
+  writeFile(path, R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "stream_rows": 1}]})");
   EXPECT_FALSE(TuningTable().load(path, error));
   EXPECT_NE(error.find("stream_rows"), std::string::npos) << error;
 }

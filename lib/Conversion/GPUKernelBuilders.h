@@ -11,10 +11,12 @@
 
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Utils/KernelBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::norm {
 
@@ -64,6 +66,45 @@ inline void emitWhere(OpBuilder &b, Location loc, Value inside,
   scf::IfOp::create(b, loc, inside, [&](OpBuilder &tb, Location l) {
     body(tb, l);
     scf::YieldOp::create(tb, l);
+  });
+}
+
+/// A `width`-element vector.load of `memref` at `indices`, aligned to its
+/// size (16 bytes when N allows: ld.global.v4).
+inline Value loadAlignedVector(OpBuilder &b, Location loc, Value memref,
+                               ValueRange indices, int64_t width) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  return vector::LoadOp::create(
+      b, loc, VectorType::get({width}, element), memref, indices,
+      /*nontemporal=*/false,
+      b.getI64IntegerAttr(width * element.getIntOrFloatBitWidth() / 8));
+}
+
+/// The lanes of vector `vec`, as scalars.
+inline SmallVector<Value> vectorLanes(OpBuilder &b, Location loc, Value vec) {
+  SmallVector<Value> lanes;
+  for (int64_t v = 0, e = cast<VectorType>(vec.getType()).getNumElements();
+       v < e; ++v)
+    lanes.push_back(vector::ExtractOp::create(b, loc, vec, v));
+  return lanes;
+}
+
+/// Stores `values`, rounded to the element type of `memref`, as one vector
+/// at `indices` aligned to its size, where `inside` holds (null: always).
+inline void storeAlignedVector(OpBuilder &b, Location loc, Value memref,
+                               ValueRange indices, ArrayRef<Value> values,
+                               Value inside) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  int64_t width = values.size();
+  SmallVector<Value> rounded;
+  for (Value v : values)
+    rounded.push_back(roundTo(b, loc, v, element));
+  Value vec = vector::FromElementsOp::create(
+      b, loc, VectorType::get({width}, element), rounded);
+  emitWhere(b, loc, inside, [&](OpBuilder &sb, Location l) {
+    vector::StoreOp::create(
+        sb, l, vec, memref, indices, /*nontemporal=*/false,
+        sb.getI64IntegerAttr(width * element.getIntOrFloatBitWidth() / 8));
   });
 }
 

@@ -245,11 +245,8 @@ private:
   /// column value (row == null) and returns one scalar per element.
   SmallVector<Value> loadRow(OpBuilder &b, Location loc, Value memref,
                              Value row) {
-    auto type = cast<MemRefType>(memref.getType());
-    Type element = type.getElementType();
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
     auto vecType = VectorType::get({layout.vectorWidth}, element);
-    int64_t alignment =
-        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
     SmallVector<Value> scalars;
     for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
       SmallVector<Value> index;
@@ -257,16 +254,13 @@ private:
         index.push_back(row);
       index.push_back(columns[c]);
       auto load = [&](OpBuilder &lb, Location l) -> Value {
-        return vector::LoadOp::create(lb, l, vecType, memref, index,
-                                      /*nontemporal=*/false,
-                                      lb.getI64IntegerAttr(alignment));
+        return loadAlignedVector(lb, l, memref, index, layout.vectorWidth);
       };
       Value vec = loadOrZero(b, loc, inBounds[c], vecType, load);
       // Loads of a row's data are what --norm-pipeline issues early.
       if (row)
         vec.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
-      for (int64_t v = 0; v < layout.vectorWidth; ++v)
-        scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
+      llvm::append_range(scalars, vectorLanes(b, loc, vec));
     }
     return scalars;
   }
@@ -287,8 +281,7 @@ private:
         return memref::LoadOp::create(lb, l, buffer, ValueRange{stage, vector});
       };
       Value vec = loadOrZero(b, loc, inBounds[c], vecType, load);
-      for (int64_t v = 0; v < layout.vectorWidth; ++v)
-        scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
+      llvm::append_range(scalars, vectorLanes(b, loc, vec));
     }
     return scalars;
   }
@@ -325,23 +318,10 @@ private:
   /// Stores one value per owned element into row `row` of `memref`.
   void storeRow(OpBuilder &b, Location loc, Value memref, Value row,
                 ArrayRef<Value> lanes) {
-    auto type = cast<MemRefType>(memref.getType());
-    Type element = type.getElementType();
-    auto vecType = VectorType::get({layout.vectorWidth}, element);
-    int64_t alignment =
-        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
-    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-      SmallVector<Value> values;
-      for (int64_t v = 0; v < layout.vectorWidth; ++v)
-        values.push_back(
-            roundTo(b, loc, lanes[c * layout.vectorWidth + v], element));
-      Value vec = vector::FromElementsOp::create(b, loc, vecType, values);
-      emitWhere(b, loc, inBounds[c], [&](OpBuilder &sb, Location l) {
-        vector::StoreOp::create(sb, l, vec, memref, ValueRange{row, columns[c]},
-                                /*nontemporal=*/false,
-                                sb.getI64IntegerAttr(alignment));
-      });
-    }
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c)
+      storeAlignedVector(
+          b, loc, memref, ValueRange{row, columns[c]},
+          lanes.slice(c * layout.vectorWidth, layout.vectorWidth), inBounds[c]);
   }
 
   /// Emits `bodyOp` once per mapping (one mapping per owned element).

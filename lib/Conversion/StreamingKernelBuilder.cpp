@@ -210,19 +210,10 @@ private:
   void storeVector(OpBuilder &b, Location loc, Value memref, Value row,
                    Value col, std::vector<IRMapping> &lanes, Value value,
                    Value inside) {
-    Type element = cast<MemRefType>(memref.getType()).getElementType();
-    auto vecType = VectorType::get({layout.vectorWidth}, element);
-    int64_t alignment =
-        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
-    SmallVector<Value> scalars;
+    SmallVector<Value> values;
     for (IRMapping &lane : lanes)
-      scalars.push_back(roundTo(b, loc, lane.lookup(value), element));
-    Value vec = vector::FromElementsOp::create(b, loc, vecType, scalars);
-    emitWhere(b, loc, inside, [&](OpBuilder &sb, Location l) {
-      vector::StoreOp::create(sb, l, vec, memref, ValueRange{row, col},
-                              /*nontemporal=*/false,
-                              sb.getI64IntegerAttr(alignment));
-    });
+      values.push_back(lane.lookup(value));
+    storeAlignedVector(b, loc, memref, ValueRange{row, col}, values, inside);
   }
 
   /// A guarded 16-byte (or narrower) vector load, as scalars; 16-byte loads
@@ -232,10 +223,9 @@ private:
                                 Value inside, EvictionPriority priority) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     auto vecType = VectorType::get({layout.vectorWidth}, element);
-    int64_t alignment =
-        layout.vectorWidth * element.getIntOrFloatBitWidth() / 8;
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     auto load = [&](OpBuilder &lb, Location l) -> Value {
-      if (alignment == 16) {
+      if (layout.vectorWidth * elementBytes == 16) {
         // Row-major: element (row, col) of an M x N memref is row * N + col.
         Value linear = index.back();
         if (index.size() == 2)
@@ -245,24 +235,17 @@ private:
               linear);
         Value offset = arith::IndexCastUIOp::create(
             lb, l, lb.getI64Type(),
-            arith::MulIOp::create(
-                lb, l, linear,
-                indexConst(lb, l, element.getIntOrFloatBitWidth() / 8)));
+            arith::MulIOp::create(lb, l, linear,
+                                  indexConst(lb, l, elementBytes)));
         Value address = arith::AddIOp::create(lb, l, globalBase, offset);
         Value policy = priority == EvictionPriority::evictLast
                            ? evictLastPolicy
                            : evictFirstPolicy;
         return emitGlobalLoad16(lb, l, address, vecType, policy, priority);
       }
-      return vector::LoadOp::create(lb, l, vecType, memref, index,
-                                    /*nontemporal=*/false,
-                                    lb.getI64IntegerAttr(alignment));
+      return loadAlignedVector(lb, l, memref, index, layout.vectorWidth);
     };
-    Value vec = loadOrZero(b, loc, inside, vecType, load);
-    SmallVector<Value> scalars;
-    for (int64_t v = 0; v < layout.vectorWidth; ++v)
-      scalars.push_back(vector::ExtractOp::create(b, loc, vec, v));
-    return scalars;
+    return vectorLanes(b, loc, loadOrZero(b, loc, inside, vecType, load));
   }
 
   FusedOp op;

@@ -42,30 +42,33 @@ struct NormSplitReductionPass
     return device;
   }
 
-  /// The GPU lowering's plan for `op` (as convert-norm-to-gpu makes it
-  /// with the same table), if N is static.
-  std::optional<KernelPlan> planFor(FusedOp op) {
-    KernelShape shape = describeKernel(op);
+  /// The GPU lowering's plan for a kernel of `shape` (as convert-norm-to-gpu
+  /// makes it with the same table), if N is static.
+  std::optional<KernelPlan> planFor(const KernelShape &shape) {
     if (ShapedType::isDynamic(shape.n))
       return std::nullopt;
     return planKernel(shape, device(), &table, sharedStages);
   }
 
-  /// min_partials for `op` (0: none): the option, else the rule (which
-  /// may decline). A static M has its split chosen for it already.
-  int64_t minPartialsFor(FusedOp op, int64_t m) {
+  /// min_partials for a kernel of `shape` with `plan` (0: none): the option,
+  /// else the rule (which may decline). A static M has its split chosen for
+  /// it already.
+  int64_t minPartialsFor(const KernelShape &shape,
+                         const std::optional<KernelPlan> &plan, int64_t m) {
     if (!ShapedType::isDynamic(m) || minPartials == 0)
       return 0;
     if (minPartials > 0)
       return minPartials;
-    std::optional<KernelPlan> plan = planFor(op);
     if (!plan)
       return 0;
-    return chooseMinPartials(describeKernel(op), *plan, device());
+    return chooseMinPartials(shape, *plan, device());
   }
 
-  /// The split size for `op`: its attribute, the pass option, the heuristic.
-  FailureOr<int64_t> splitSizeFor(FusedOp op, int64_t m, int64_t n) {
+  /// The split size for `op` (of `shape`, with `plan`): its attribute, the
+  /// pass option, the heuristic.
+  FailureOr<int64_t> splitSizeFor(FusedOp op, const KernelShape &shape,
+                                  const std::optional<KernelPlan> &plan,
+                                  int64_t m, int64_t n) {
     if (Attribute attr = op->getAttr("norm.split_size")) {
       auto integer = dyn_cast<IntegerAttr>(attr);
       if (!integer)
@@ -77,11 +80,10 @@ struct NormSplitReductionPass
     }
     if (splitSize != 0)
       return splitSize.getValue();
-    std::optional<KernelPlan> plan = planFor(op);
     // One wave of clusters (chooseMinPartials): rows per partial ceil(M /
     // F) whatever M, so no cap (with a dynamic M and the rule's fill only).
     if (plan && ShapedType::isDynamic(m) && minPartials < 0 &&
-        splitsIntoOneWave(describeKernel(op), *plan))
+        splitsIntoOneWave(shape, *plan))
       return kUncappedSplit;
     bool overCluster = plan && plan->kind == KernelPlan::Kind::Cluster;
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt
@@ -92,12 +94,14 @@ struct NormSplitReductionPass
   LogicalResult split(IRRewriter &rewriter, FusedOp op) {
     auto source = cast<RankedTensorType>(op.getShapeSource().getType());
     int64_t m = source.getDimSize(0), n = source.getDimSize(1);
-    FailureOr<int64_t> s = splitSizeFor(op, m, n);
+    KernelShape shape = describeKernel(op);
+    std::optional<KernelPlan> plan = planFor(shape);
+    FailureOr<int64_t> s = splitSizeFor(op, shape, plan, m, n);
     if (failed(s))
       return failure();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    int64_t fill = minPartialsFor(op, m);
+    int64_t fill = minPartialsFor(shape, plan, m);
     // Partial rows: ceil(M / R), R = S or, with min_partials F,
     // max(1, min(S, ceil(M / F))) (FusedOp::buildRowsPerPartial).
     int64_t partials = ShapedType::kDynamic;
