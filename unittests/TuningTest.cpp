@@ -171,7 +171,7 @@ TEST(Tuning, PlanAppliesTheTableToRowResidentKernelsOnly) {
   DeviceInfo h200;
   TuningTable table;
   table.add({8192, 2, 1, 0, 2}, {16, 8, 2, 2});
-  table.add({32768, 2, 1, 0, 1}, {64, 3, 3, 2});
+  table.add({65536, 2, 1, 0, 1}, {64, 3, 3, 2});
   KernelPlan lnFwd = planKernel({8192, 2, 1, 0, 2, false}, h200, &table);
   EXPECT_EQ(lnFwd.rowsPerBlock, 8);
   EXPECT_EQ(lnFwd.numStages, 2);
@@ -183,15 +183,15 @@ TEST(Tuning, PlanAppliesTheTableToRowResidentKernelsOnly) {
   EXPECT_EQ(planKernel({8192, 2, 2, 1, 1, false}, h200, &table).numStages, 0);
   EXPECT_EQ(planKernel({8192, 2, 1, 0, 1, false}, h200, &table).numStages, 3);
   // Rows over a cluster follow the rules even with an entry of their class.
-  KernelPlan clustered = planKernel({32768, 2, 1, 0, 1, false}, h200, &table);
+  KernelPlan clustered = planKernel({65536, 2, 1, 0, 1, false}, h200, &table);
   EXPECT_EQ(clustered.kind, KernelPlan::Kind::Cluster);
   EXPECT_EQ(clustered.numStages, 0);
-  // Persistent: one row at a time, strided by the grid; else the rule's 16.
+  // Persistent: one row at a time, strided by the grid; else the rule's 8.
   EXPECT_EQ(clustered.rowsPerBlock, 1);
-  EXPECT_EQ(planKernel({32768, 2, 1, 0, 1, false}, h200, &table, -1, false,
+  EXPECT_EQ(planKernel({65536, 2, 1, 0, 1, false}, h200, &table, -1, false,
                        /*persistent=*/false)
                 .rowsPerBlock,
-            16);
+            8);
 }
 
 TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
@@ -287,6 +287,38 @@ TEST(Tuning, SharedStagesFromRequestTableOrRule) {
   EXPECT_EQ(planKernel(longRow, h200, nullptr, 2).layout.sharedStages, 2);
 }
 
+TEST(Tuning, RereadingClustersHoldRowsRegistersDoNot) {
+  DeviceInfo h200;
+  // LayerNorm backward at N = 131072: no cluster keeps the row in
+  // registers, but 16 blocks of 256 threads that re-read 3 staged 8192-
+  // column slices (96 KB + the weight's 16 KB) do, so the row is read once.
+  KernelShape lnBwd{131072, 2, 2, 2, 2, false};
+  lnBwd.columnInputBytes = 2;
+  EXPECT_FALSE(chooseClusterLayout(131072, 2, 2, 2, h200).has_value());
+  std::optional<RowLayout> layout = chooseClusterLayout(lnBwd, h200);
+  ASSERT_TRUE(layout.has_value());
+  EXPECT_EQ(layout->clusterSize, 16);
+  EXPECT_EQ(layout->threads, 256);
+  EXPECT_EQ(layout->chunksPerThread, 4);
+  EXPECT_TRUE(rowsFitOnChip(lnBwd, h200));
+  KernelPlan plan = planKernel(lnBwd, h200, nullptr);
+  EXPECT_EQ(plan.kind, KernelPlan::Kind::Cluster);
+  EXPECT_EQ(plan.layout.sharedStages, 3);
+  EXPECT_TRUE(plan.layout.rereadStaged);
+  // Rows whose slices cannot be staged, and one column output (RMSNorm,
+  // no re-read), keep the split-rows path.
+  DeviceInfo smallShared = h200;
+  smallShared.sharedMemoryPerBlock = 64 * 1024;
+  EXPECT_FALSE(rowsFitOnChip(lnBwd, smallShared));
+  KernelShape wider = lnBwd;
+  wider.n = 262144;
+  EXPECT_FALSE(rowsFitOnChip(wider, h200));
+  // The rows that fit without re-reading keep their register layout.
+  lnBwd.n = 65536;
+  EXPECT_EQ(chooseClusterLayout(lnBwd, h200)->clusterSize,
+            chooseClusterLayout(65536, 2, 2, 2, h200)->clusterSize);
+}
+
 TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
   DeviceInfo h200;
   // LayerNorm backward at N = 32768: dy and x over a cluster, weight in,
@@ -375,10 +407,36 @@ TEST(Tuning, StreamRowsOnRequest) {
   EXPECT_EQ(shortRow.vectorWidth, 8);
   EXPECT_EQ(shortRow.threads, 128);
   EXPECT_EQ(shortRow.chunksPerThread, 1);
-  // Long rows keep 512 threads x 4 vectors.
+  // Rows of 64 KB and more: 1024 threads x 1 vector; shorter keep 512 x 4.
   RowLayout longRow = chooseStreamingLayout(131072, 2, h200);
-  EXPECT_EQ(longRow.threads, 512);
-  EXPECT_EQ(longRow.chunksPerThread, 4);
+  EXPECT_EQ(longRow.threads, 1024);
+  EXPECT_EQ(longRow.chunksPerThread, 1);
+  EXPECT_EQ(chooseStreamingLayout(32768, 2, h200).threads, 1024);
+  EXPECT_EQ(chooseStreamingLayout(16384, 4, h200).threads, 1024);
+  RowLayout belowLong = chooseStreamingLayout(16384, 2, h200);
+  EXPECT_EQ(belowLong.threads, 512);
+  EXPECT_EQ(belowLong.chunksPerThread, 4);
+}
+
+TEST(Tuning, LongForwardRowsUpTo64KBStream) {
+  DeviceInfo h200;
+  // N = 32768 bf16 forwards (one row does not fit a block's registers)
+  // stream with 1024-thread blocks; twice as long goes to a cluster; a
+  // backward (column outputs) of the same N keeps its cluster.
+  KernelShape rmsFwd{32768, 2, 1, 0, 1, false};
+  KernelShape lnFwd{32768, 2, 1, 0, 2, false};
+  EXPECT_TRUE(streamsLongForwardRows(rmsFwd));
+  KernelPlan rms = planKernel(rmsFwd, h200, nullptr);
+  EXPECT_EQ(rms.kind, KernelPlan::Kind::Streaming);
+  EXPECT_EQ(rms.layout.threads, 1024);
+  EXPECT_FALSE(rms.persistent);
+  EXPECT_EQ(planKernel(lnFwd, h200, nullptr).kind, KernelPlan::Kind::Streaming);
+  rmsFwd.n = 65536;
+  EXPECT_FALSE(streamsLongForwardRows(rmsFwd));
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).kind, KernelPlan::Kind::Cluster);
+  KernelShape rmsBwd{32768, 2, 2, 1, 1, false};
+  EXPECT_FALSE(streamsLongForwardRows(rmsBwd));
+  EXPECT_EQ(planKernel(rmsBwd, h200, nullptr).kind, KernelPlan::Kind::Cluster);
 }
 
 TEST(Tuning, MinPartialsFillOneWave) {
@@ -448,6 +506,25 @@ TEST(Tuning, ResidentClusters) {
   EXPECT_EQ(other.residentClusters(16), 6);
   other.numSMs = 8;
   EXPECT_EQ(other.residentClusters(16), 1);
+}
+
+TEST(Tuning, CombineBlocksGrowForNarrowRows) {
+  DeviceInfo h200;
+  // N = 1024: 32 blocks of 32 columns; 32 row groups of 8 loads in flight
+  // take 512 partials in 2 rounds instead of 8.
+  CombineLayout narrow = chooseCombineLayout(1024, h200);
+  EXPECT_EQ(narrow.threads, 1024);
+  EXPECT_EQ(narrow.columns, 32);
+  EXPECT_EQ(narrow.groups(), 32);
+  EXPECT_EQ(chooseCombineLayout(8192, h200).threads, 1024); // 256 blocks
+  EXPECT_EQ(chooseCombineLayout(16384, h200).threads, 512); // 512 blocks
+  EXPECT_EQ(chooseCombineLayout(131072, h200).threads, 256);
+  // Unknown N, and a device with smaller blocks.
+  EXPECT_EQ(chooseCombineLayout(-1, h200).threads, 256);
+  DeviceInfo small = h200;
+  small.maxThreadsPerBlock = 128;
+  EXPECT_EQ(chooseCombineLayout(1024, small).threads, 128);
+  EXPECT_EQ(chooseCombineLayout(-1, small).threads, 128);
 }
 
 TEST(Tuning, RegisterEstimate) {

@@ -1,18 +1,20 @@
 //===- CombineKernelBuilder.cpp - norm.combine kernels --------------------===//
 //
 // A norm.combine sums the P partial rows of a split column reduction into
-// one row (dW, dB). Each block owns kCombineColumns columns; its warps are
-// row groups: lane l of warp g sums partial rows g, g + G, g + 2G, ... of
-// column l, with kCombineUnroll independent accumulators so that as many
-// loads are in flight per thread. The G warp totals of a column meet in
+// one row (dW, dB). Each block owns CombineLayout::columns columns; its warps
+// are row groups: lane l of warp g sums partial rows g, g + G, g + 2G, ... of
+// column l, with CombineLayout::unroll independent accumulators so that as
+// many loads are in flight per thread. The G warp totals of a column meet in
 // shared memory after one barrier, and warp 0 adds them in order g = 0..G-1.
-// Every step has a fixed order that depends only on P, so results are
-// bitwise reproducible from run to run (no atomics).
+// Every step has a fixed order that depends only on P and the layout (fixed
+// at compile time), so results are bitwise reproducible from run to run (no
+// atomics).
 //
 // Why not one thread per column walking all P rows: at N = 1024 that is 4
 // blocks on a 132-SM chip, each thread waiting on P / unroll dependent
 // rounds of L2 latency; the combine then took about a third of the
-// backward's time at M = 32768.
+// backward's time at M = 32768. Narrow rows get more row groups per block
+// (chooseCombineLayout) for the same reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,28 +31,28 @@ using namespace mlir;
 using namespace mlir::norm;
 
 LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
+                                             const CombineLayout &layout,
                                              gpu::GPUFuncOp func) {
   MLIRContext *ctx = func.getContext();
   OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
   Location loc = op.getLoc();
   Value partials = func.getArgument(0), output = func.getArgument(1);
-  const int64_t groups = kCombineThreads / kCombineColumns;
+  const int64_t groups = layout.groups();
+  const int64_t columns = layout.columns, unroll = layout.unroll;
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Value totals = func.addWorkgroupAttribution(
-      MemRefType::get({groups, kCombineColumns}, b.getF32Type(), AffineMap(),
+      MemRefType::get({groups, columns}, b.getF32Type(), AffineMap(),
                       workgroup),
       loc);
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane =
-      arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, kCombineColumns));
+  Value lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, columns));
   Value group =
-      arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, kCombineColumns));
+      arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, columns));
   Value col = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, bid, indexConst(b, loc, kCombineColumns)),
+      b, loc, arith::MulIOp::create(b, loc, bid, indexConst(b, loc, columns)),
       lane);
   Value numPartials = memref::DimOp::create(b, loc, partials, 0);
   Value cols = memref::DimOp::create(b, loc, partials, 1);
@@ -60,10 +62,10 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
 
   // Rounds of groups * unroll partial rows; accumulator j of group g takes
   // row round * groups * unroll + j * groups + g.
-  const int64_t perRound = groups * kCombineUnroll;
+  const int64_t perRound = groups * unroll;
   Value rounds = arith::CeilDivUIOp::create(b, loc, numPartials,
                                             indexConst(b, loc, perRound));
-  SmallVector<Value> init(kCombineUnroll, zero);
+  SmallVector<Value> init(unroll, zero);
   auto loop = scf::ForOp::create(
       b, loc, indexConst(b, loc, 0), rounds, indexConst(b, loc, 1), init,
       [&](OpBuilder &lb, Location l, Value round, ValueRange accs) {
@@ -72,7 +74,7 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
             arith::MulIOp::create(lb, l, round, indexConst(lb, l, perRound)),
             group);
         SmallVector<Value> next;
-        for (int64_t j = 0; j < kCombineUnroll; ++j) {
+        for (int64_t j = 0; j < unroll; ++j) {
           Value p = arith::AddIOp::create(lb, l, first,
                                           indexConst(lb, l, j * groups));
           Value exists = arith::AndIOp::create(
@@ -94,7 +96,7 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
         scf::YieldOp::create(lb, l, next);
       });
   Value sum = loop.getResult(0);
-  for (int64_t j = 1; j < kCombineUnroll; ++j)
+  for (int64_t j = 1; j < unroll; ++j)
     sum = arith::AddFOp::create(b, loc, sum, loop.getResult(j));
   memref::StoreOp::create(b, loc, sum, totals, ValueRange{group, lane});
   gpu::BarrierOp::create(b, loc);

@@ -212,22 +212,26 @@ struct ConvertNormToGPUPass
     return success();
   }
 
-  LogicalResult convertCombine(gpu::GPUModuleOp gpuModule, CombineOp op) {
+  LogicalResult convertCombine(gpu::GPUModuleOp gpuModule, CombineOp op,
+                               const DeviceInfo &device) {
     if (!op.getResult().empty())
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
     SmallVector<Value> operands = {op.getPartials(), op.getOutput()};
+    auto partialsType = cast<MemRefType>(op.getPartials().getType());
+    CombineLayout layout = chooseCombineLayout(
+        partialsType.isDynamicDim(1) ? -1 : partialsType.getDimSize(1), device);
     auto func =
-        createKernel(gpuModule, op, "norm_combine", operands, kCombineThreads);
+        createKernel(gpuModule, op, "norm_combine", operands, layout.threads);
     func->setAttr("norm.cols_per_block",
-                  OpBuilder(op).getI64IntegerAttr(kCombineColumns));
-    if (failed(buildCombineKernel(op, func)))
+                  OpBuilder(op).getI64IntegerAttr(layout.columns));
+    if (failed(buildCombineKernel(op, layout, func)))
       return failure();
     OpBuilder hb(op);
     Location loc = op.getLoc();
     Value hostCols = memref::DimOp::create(hb, loc, op.getPartials(), 1);
     Value grid = arith::CeilDivUIOp::create(
-        hb, loc, hostCols, indexConst(hb, loc, kCombineColumns));
-    launch(op, func, grid, kCombineThreads, operands);
+        hb, loc, hostCols, indexConst(hb, loc, layout.columns));
+    launch(op, func, grid, layout.threads, operands);
     return success();
   }
 
@@ -279,8 +283,9 @@ struct ConvertNormToGPUPass
     gpu::GPUModuleOp gpuModule = getOrCreateGPUModule(module);
     for (Operation *op : kernels) {
       LogicalResult result =
-          isa<FusedOp>(op) ? convertFused(gpuModule, cast<FusedOp>(op), device)
-                           : convertCombine(gpuModule, cast<CombineOp>(op));
+          isa<FusedOp>(op)
+              ? convertFused(gpuModule, cast<FusedOp>(op), device)
+              : convertCombine(gpuModule, cast<CombineOp>(op), device);
       if (failed(result))
         return signalPassFailure();
     }

@@ -118,16 +118,11 @@ LogicalResult buildRowKernel(FusedOp op, const RowLayout &layout, int64_t n,
                              int64_t rowsPerBlock, int64_t minPartials,
                              bool persistent, gpu::GPUFuncOp func);
 
-/// Layout of norm.combine kernels: threads per block, columns a block owns
-/// (one per lane), and partial rows each thread has in flight
-/// (CombineKernelBuilder.cpp).
-constexpr int64_t kCombineThreads = 256;
-constexpr int64_t kCombineColumns = 32;
-constexpr int64_t kCombineUnroll = 8;
-
 /// Emits into `func` (arguments: partials, output) the kernel of a
-/// norm.combine: see CombineKernelBuilder.cpp.
-LogicalResult buildCombineKernel(CombineOp op, gpu::GPUFuncOp func);
+/// norm.combine with `layout` (chooseCombineLayout): see
+/// CombineKernelBuilder.cpp.
+LogicalResult buildCombineKernel(CombineOp op, const CombineLayout &layout,
+                                 gpu::GPUFuncOp func);
 
 /// Emits into `func` a statistics-only kernel (row reductions, row outputs)
 /// that streams rows too long for registers: see StreamingKernelBuilder.cpp.

@@ -40,8 +40,7 @@ struct NormSplitRowsPass
     DeviceInfo device;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
-    return !rowsFitOnChip(traits.n, traits.elementBytes, traits.fullOperands,
-                          traits.columnOutputs, device);
+    return !rowsFitOnChip(traits, device);
   }
 
   void split(IRRewriter &rewriter, FusedOp op) {

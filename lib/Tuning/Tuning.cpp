@@ -14,6 +14,10 @@ static int64_t elementsPerOperand(int64_t budget, int64_t fullOperands) {
   return std::max<int64_t>(8, budget / std::max<int64_t>(1, fullOperands));
 }
 
+/// Rows staged for kernels that re-read them (rereadsStagedRows): the one
+/// being read again, the next one arriving, and one more in flight.
+static constexpr int64_t kRereadStages = 3;
+
 /// Vector chunks of `vectorWidth` within `elements`, at least one.
 static int64_t chunksWithin(int64_t elements, int64_t vectorWidth) {
   return std::max<int64_t>(1, elements / vectorWidth);
@@ -118,23 +122,18 @@ bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
              perThread;
 }
 
-std::optional<RowLayout>
-mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
-                                int64_t fullOperands, int64_t columnOutputs,
-                                const DeviceInfo &device) {
+/// The cluster search of chooseClusterLayout: fewest blocks first (each
+/// exchange of block totals waits for the slowest block), then fewest
+/// threads that hold the slice (more work per thread means more loads in
+/// flight per instruction stream), up to `maxChunks` vectors a thread, every
+/// slice starting inside the row, and `fits(layout, registers a thread may
+/// use at that block size)`.
+template <typename Fits>
+static std::optional<RowLayout>
+searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
+                     const DeviceInfo &device, Fits fits) {
   int64_t vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, vectorWidth);
-  // Twice the register budget: a cluster kernel runs one block per SM, so
-  // registers up to the file's share per thread cost no occupancy, and
-  // fewer threads with more elements each reduce faster. Measured on the
-  // H200 (long-row sweep, 2026-11-29): LayerNorm backward at N = 131072
-  // 2.53 TB/s with 2x the budget vs < 2.0 with 1x; LayerNorm forward +1-6%;
-  // RMSNorm within 3%.
-  int64_t maxChunks = chunksWithin(
-      elementsPerOperand(2 * device.registerBudget, fullOperands), vectorWidth);
-  // Fewest blocks first (each exchange of block totals waits for the slowest
-  // block), then fewest threads that hold the slice: more work per thread
-  // means more loads in flight per instruction stream.
   for (int64_t cluster = 2; cluster <= device.maxClusterSize; cluster *= 2) {
     int64_t sliceVectors = ceilDiv(vectors, cluster);
     for (int64_t threads = 256;
@@ -149,14 +148,7 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
       layout.chunksPerThread = chunks;
       layout.columnSlices = cluster;
       layout.clusterSize = cluster;
-      // Every column output also keeps an f32 operand live across the row
-      // reductions (xhat, dy * w): count it twice, so that slices at the
-      // edge of the register file go to more blocks instead of spilling
-      // (ptxas: LayerNorm backward, N = 131072, 32 elements a thread: 255
-      // registers and 40 bytes of spills; checked in test/Target).
-      int64_t perThread = std::min<int64_t>(255, 65536 / threads);
-      if (estimateRegisters(layout, elementBytes, fullOperands,
-                            2 * columnOutputs) > perThread)
+      if (!fits(layout, std::min<int64_t>(255, 65536 / threads)))
         continue;
       // Every slice must start inside the row.
       if (layout.sliceWidth() * (cluster - 1) >= n)
@@ -167,6 +159,69 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
   return std::nullopt;
 }
 
+/// Vectors a thread of a cluster kernel may hold: twice the register
+/// budget. A cluster kernel runs one block per SM, so registers up to the
+/// file's share per thread cost no occupancy, and fewer threads with more
+/// elements each reduce faster. Measured on the H200 (long-row sweep,
+/// 2026-11-29): LayerNorm backward at N = 131072 2.53 TB/s with 2x the
+/// budget vs < 2.0 with 1x; LayerNorm forward +1-6%; RMSNorm within 3%.
+static int64_t clusterChunks(int64_t n, int64_t elementBytes,
+                             int64_t fullOperands, const DeviceInfo &device) {
+  return chunksWithin(
+      elementsPerOperand(2 * device.registerBudget, fullOperands),
+      chooseVectorWidth(n, elementBytes));
+}
+
+std::optional<RowLayout>
+mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
+                                int64_t fullOperands, int64_t columnOutputs,
+                                const DeviceInfo &device) {
+  return searchClusterLayouts(
+      n, elementBytes, clusterChunks(n, elementBytes, fullOperands, device),
+      device, [&](const RowLayout &layout, int64_t registers) {
+        // Every column output also keeps an f32 operand live across the
+        // row reductions (xhat, dy * w): count it twice, so that slices at
+        // the edge of the register file go to more blocks instead of
+        // spilling (ptxas: LayerNorm backward, N = 131072, 32 elements a
+        // thread: 255 registers and 40 bytes of spills; checked in
+        // test/Target).
+        return estimateRegisters(layout, elementBytes, fullOperands,
+                                 2 * columnOutputs) <= registers;
+      });
+}
+
+std::optional<RowLayout>
+mlir::norm::chooseClusterLayout(const KernelShape &shape,
+                                const DeviceInfo &device) {
+  if (std::optional<RowLayout> layout =
+          chooseClusterLayout(shape.n, shape.elementBytes, shape.fullOperands,
+                              shape.columnOutputs, device))
+    return layout;
+  if (shape.columnOutputs < 2)
+    return std::nullopt;
+  // A kernel that re-reads its staged rows (rereadsStagedRows) holds only
+  // its column accumulators and temporaries across the row reductions, not
+  // the row: such a cluster holds rows no register-resident one does
+  // (LayerNorm backward at N = 131072: 16 blocks of 256 threads, 32
+  // elements a thread), where the staged slices fit shared memory. The
+  // estimate has no row operands but 16 more registers for the shared
+  // memory addressing: ptxas -v gave 176 registers at 32 elements a thread
+  // (N = 131072, estimate 160) and 128 with 12 bytes of spills at 24 with
+  // 512 threads (N = 40000, estimate 128, now rejected).
+  constexpr int64_t rereadAddressing = 16;
+  return searchClusterLayouts(
+      shape.n, shape.elementBytes,
+      clusterChunks(shape.n, shape.elementBytes, shape.fullOperands, device),
+      device, [&](const RowLayout &layout, int64_t registers) {
+        return estimateRegisters(layout, shape.elementBytes,
+                                 /*fullOperands=*/0, shape.columnOutputs) +
+                       rereadAddressing <=
+                   registers &&
+               chooseSharedStages(shape, layout, device, kRereadStages) ==
+                   kRereadStages;
+      });
+}
+
 bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
                                int64_t fullOperands, int64_t columnOutputs,
                                const DeviceInfo &device) {
@@ -175,6 +230,13 @@ bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
          chooseClusterLayout(n, elementBytes, fullOperands, columnOutputs,
                              device)
              .has_value();
+}
+
+bool mlir::norm::rowsFitOnChip(const KernelShape &shape,
+                               const DeviceInfo &device) {
+  return rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
+                            shape.columnOutputs, device) ||
+         chooseClusterLayout(shape, device).has_value();
 }
 
 int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
@@ -220,6 +282,19 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
+  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
+  // Rows of 64 KB and more: the largest block with one vector per thread
+  // per iteration (the shape of Inductor's looped reductions: 1024 threads,
+  // 32 registers, two blocks per SM). Measured on the H200 (2026-11-29,
+  // bf16 streamed forwards, bench/results/ab-2026-11-29-stream-layouts.log):
+  // RMSNorm N = 32768 3.81 TB/s vs 3.37 with 512 threads x 4 vectors, 65536
+  // 3.23 vs 2.66, 131072 2.64 vs 2.54; at N = 7168-8192 the big blocks lost
+  // (3.05 vs 3.89), so shorter rows keep 512 x 4.
+  if (n * elementBytes >= kLongStreamedRowBytes) {
+    layout.threads = std::max<int64_t>(32, limit - limit % 32);
+    layout.chunksPerThread = 1;
+    return layout;
+  }
   // Up to 512 threads with four vectors each per iteration (64 bytes in
   // flight per thread), fewer where a row has fewer vectors.
   layout.threads = std::max<int64_t>(
@@ -227,6 +302,37 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
                             ceilDiv(vectors, 32) * 32));
   layout.chunksPerThread =
       std::max<int64_t>(1, std::min<int64_t>(4, vectors / layout.threads));
+  return layout;
+}
+
+bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
+  // Measured on the H200 (2026-11-29, bf16, streamed with 1024 threads vs
+  // the persistent cluster kernel, ab-2026-11-29-stream-layouts.log):
+  // N = 32768 RMSNorm 3.81 vs 3.56 TB/s, LayerNorm 3.50 vs 3.40; N = 65536
+  // and 131072 the clusters win (RMSNorm 3.47 vs 3.23, 3.45 vs 2.64).
+  return shape.columnOutputs == 0 && shape.rowReductions > 0 &&
+         shape.n * shape.elementBytes <= kLongStreamedRowBytes;
+}
+
+CombineLayout mlir::norm::chooseCombineLayout(int64_t n,
+                                              const DeviceInfo &device) {
+  CombineLayout layout;
+  layout.threads = std::min(layout.threads, device.maxThreadsPerBlock);
+  if (n <= 0)
+    return layout;
+  // Measured on the H200 (ncu, 2026-11-29): with 256 threads the two
+  // combines of the LayerNorm backward at 32768 x 1024 (512 partials, 32
+  // blocks of 8 warps, 8 rounds) took 7 us each beside 68 us for the fused
+  // kernel. Up to 1024 threads while the grid has at most two blocks per
+  // SM, 512 up to four; wide rows keep 256 (their grids fill the GPU).
+  int64_t blocks = ceilDiv(n, layout.columns);
+  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
+  if (blocks <= 2 * device.numSMs)
+    layout.threads = limit;
+  else if (blocks <= 4 * device.numSMs)
+    layout.threads = std::min<int64_t>(512, limit);
+  layout.threads = std::max(layout.threads - layout.threads % layout.columns,
+                            layout.columns);
   return layout;
 }
 
@@ -293,10 +399,8 @@ int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
 int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
                                         const RowLayout &layout,
                                         const DeviceInfo &device) {
-  if (rereadsStagedRows(shape, layout)) {
-    constexpr int64_t rereadStages = 3;
-    return chooseSharedStages(shape, layout, device, rereadStages);
-  }
+  if (rereadsStagedRows(shape, layout))
+    return chooseSharedStages(shape, layout, device, kRereadStages);
   constexpr int64_t stages = 2;
   // Measured on the H200 (2026-11-29, bf16, 2 stages vs the register
   // prefetch): rows of 32 KB and more per input lost 2-11% (RMSNorm forward
@@ -393,13 +497,14 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // Forwards stream their rows when asked or where the table measured it
   // faster.
   bool streamForward = streamRows || (tuned && tuned->streamRows);
+  // Long forward rows just past what a block holds stream too: one wave of
+  // 1024-thread blocks re-reading their row from L2 beats a cluster there.
   bool streaming =
-      (longRows && shape.onlyRowOutputs) ||
+      (longRows && (shape.onlyRowOutputs || streamsLongForwardRows(shape))) ||
       (streamForward && hasRowReductions && shape.columnOutputs == 0);
   std::optional<RowLayout> cluster;
   if (longRows && !streaming)
-    cluster = chooseClusterLayout(n, elementBytes, fullOperands,
-                                  shape.columnOutputs, device);
+    cluster = chooseClusterLayout(shape, device);
   // Staging depth: the request, else the table's, else the rule.
   auto stagesFor = [&](const RowLayout &layout) {
     if (sharedStages >= 0)

@@ -15,7 +15,7 @@
 // CHECK-LABEL: func @bwd
 // CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c64
 // CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256
-// CHECK: gpu.launch_func @norm_kernels::@norm_combine
+// CHECK: gpu.launch_func @norm_kernels::@norm_combine blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%c1024
 // CHECK-LABEL: gpu.module @norm_kernels
 // CHECK: gpu.func @norm_fused(%[[DY:arg[0-9]+]]: memref<?x4096xbf16>, %[[X:arg[0-9]+]]: memref<?x4096xbf16>, %[[DX:arg[0-9]+]]: memref<?x4096xbf16>, %[[P:arg[0-9]+]]: memref<?x4096xf32>) workgroup(%[[SLOTS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: norm.block_size = 256
@@ -39,20 +39,24 @@
 // CHECK: scf.yield
 // CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {{.+}} : memref<?x4096xf32>, vector<8xf32>
 // CHECK: gpu.return
-// The combine: a block owns 32 columns (lane = column), its 8 warps are row
-// groups summing every 8th partial row with 8 accumulators (8 loads in
+// The combine: a block owns 32 columns (lane = column), its warps are row
+// groups summing every G-th partial row with 8 accumulators (8 loads in
 // flight), warp totals meet in shared memory after one barrier and warp 0
-// adds them in group order: a fixed order, no atomics.
-// CHECK: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %[[DW:.+]]: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<8x32xf32, #gpu.address_space<workgroup>>) kernel
+// adds them in group order: a fixed order, no atomics. N = 4096 gives a grid
+// of 128 blocks, so blocks of 1024 threads (G = 32 groups, rounds of 256
+// partial rows) keep the chain of L2 round trips short.
+// CHECK: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %[[DW:.+]]: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<32x32xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: norm.block_size = 1024
 // CHECK-SAME: norm.cols_per_block = 32
 // CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c32
 // CHECK: %[[GROUP:.+]] = arith.divui %{{.+}}, %c32
-// CHECK: %[[ROUNDS:.+]] = arith.ceildivui %{{.+}}, %c64
+// CHECK: %[[ROUNDS:.+]] = arith.ceildivui %{{.+}}, %c256
 // CHECK: %[[ACC:.+]]:8 = scf.for %{{.+}} = %{{.+}} to %[[ROUNDS]]
 // CHECK-COUNT-8: memref.load %[[PART]]
 // CHECK: memref.store %{{.+}}, %[[TOT]][%[[GROUP]], %[[LANE]]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[TOT]]
+// CHECK-COUNT-32: memref.load %[[TOT]]
+// CHECK-NOT: memref.load %[[TOT]]
 // CHECK: memref.store %{{.+}}, %[[DW]]
 // With shared-stages=2, thread 0 copies whole rows of dy and x into shared
 // memory with bulk copies one row ahead (the first before the loop), each
@@ -125,10 +129,10 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 
 // -----
 
-// Rows of 32768 bf16 do not fit one block: a cluster of 2 blocks (grid y)
+// Rows of 65536 bf16 do not fit one block: a cluster of 4 blocks (grid y)
 // each keeps a 16384-column slice in registers. Thread 0 of each block
 // pushes the block total into every block's slot [rank] with st.async,
-// completing bytes on the receiver's mbarrier (expect-tx: 2 x 4 bytes);
+// completing bytes on the receiver's mbarrier (expect-tx: 4 x 4 bytes);
 // every thread waits on its own mbarrier and sums the slots in rank order.
 // Cluster barriers only after the mbarrier initialization and before exit.
 // Only slice 0 writes the row output. The grid is persistent: one cluster
@@ -136,11 +140,11 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // walking rows b, b + G, ... by a local step k, ceil((M - b) / G) of them.
 // CHECK-LABEL: func @cluster_rows
 // CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c1
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %c2{{.*}}, %{{.+}}) threads in (%c256
-// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1x2xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
-// CHECK-SAME: known_cluster_size = array<i32: 1, 2, 1>
-// CHECK-SAME: norm.cluster_size = 2
-// CHECK-SAME: norm.column_slices = 2
+// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %c4{{.*}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1x4xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: known_cluster_size = array<i32: 1, 4, 1>
+// CHECK-SAME: norm.cluster_size = 4
+// CHECK-SAME: norm.column_slices = 4
 // CHECK-SAME: norm.persistent
 // CHECK-SAME: norm.rows_per_block = 1
 // CHECK: %[[BID:.+]] = gpu.block_id x
@@ -160,28 +164,30 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // CHECK: vector.load %arg0[%[[ROW]],
 // CHECK: gpu.barrier
 // CHECK-NOT: nvvm.cluster.arrive
-// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], $1; }" ro(%[[BAR:.+]], %c8_i32
-// CHECK-COUNT-2: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], $1; }" ro(%[[BAR:.+]], %c16_i32
+// CHECK-COUNT-4: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra waitTotals; }" ro(%[[BAR]],
 // CHECK: memref.load %[[TOTALS]][%{{.+}}, %c0{{.*}}, %c0{{.*}}]
 // CHECK: memref.load %[[TOTALS]][%{{.+}}, %c0{{.*}}, %c1{{.*}}]
+// CHECK: memref.load %[[TOTALS]][%{{.+}}, %c0{{.*}}, %c2{{.*}}]
+// CHECK: memref.load %[[TOTALS]][%{{.+}}, %c0{{.*}}, %c3{{.*}}]
 // CHECK: arith.cmpi eq, %[[SLICE]], %c0
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK: gpu.return
 // Staged, each block of the cluster copies only its 16384-column slice:
 // 2 stages x 32 KB of dynamic shared memory (over the 48 KB of static shared
-// memory), from element row * 32768 + slice * 16384.
+// memory), from element row * 65536 + slice * 16384.
 // STAGED-LABEL: func @cluster_rows
-// STAGED: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c2{{.*}}, %{{.+}}) {{.+}} dynamic_shared_memory_size %c65536_i32
+// STAGED: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c4{{.*}}, %{{.+}}) {{.+}} dynamic_shared_memory_size %c65536_i32
 // STAGED: gpu.func @norm_fused
-// STAGED-SAME: norm.cluster_size = 2
+// STAGED-SAME: norm.cluster_size = 4
 // STAGED-SAME: norm.dynamic_shared_bytes = 65536
 // STAGED: %[[SLICE:.+]] = gpu.block_id y
 // STAGED: %[[BASE:.+]] = arith.muli %[[SLICE]], %c16384
 // STAGED: %[[SX:.+]] = memref.view %{{.+}}[%c0{{.*}}][] : memref<0xi8, #gpu.address_space<workgroup>> to memref<2x2048xvector<8xbf16>, #gpu.address_space<workgroup>>
 // STAGED: scf.for
-// STAGED: %[[FIRST:.+]] = arith.muli %{{.+}}, %c32768
+// STAGED: %[[FIRST:.+]] = arith.muli %{{.+}}, %c65536
 // STAGED: arith.addi %[[FIRST]], %[[BASE]]
 // STAGED: cp.async.bulk.shared::cluster.global
 // STAGED: mbarrier.try_wait.parity.shared::cta.b64
@@ -189,31 +195,58 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STAGED: %[[VEC:.+]] = arith.divui %[[LOCAL]], %c8
 // STAGED: memref.load %[[SX]][%{{.+}}, %[[VEC]]]
 // STAGED: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
-// Streamed (stream-rows): one row per block of 512 threads, a pass over the
-// row in 16-byte vectors for the sum (two iterations of 4 vectors per
-// thread), loaded with L2 evict_last (the row is read again), then a second
+// Streamed (stream-rows): one row per block of 1024 threads (rows of 64 KB
+// and more), a pass over the row in 16-byte vectors for the sum (eight
+// iterations of one vector per thread), loaded with L2 evict_last (the row is read again), then a second
 // pass that reads the row again with evict_first and stores the output
 // vector by vector; the row output by thread 0. The cache policies and the
 // input's global address are made once per kernel.
 // STREAM-LABEL: func @cluster_rows
-// STREAM: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c512
+// STREAM: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
 // STREAM: gpu.func @norm_fused
 // STREAM-SAME: norm.streaming
 // STREAM: %[[ROW:.+]] = gpu.block_id x
 // STREAM: %[[FIRST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;" -> i64
 // STREAM: %[[LAST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;" -> i64
 // STREAM: %[[BASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
-// STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
+// STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
 // STREAM: %[[ADDR:.+]] = arith.addi %[[BASE]], %{{.+}} : i64
 // STREAM: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[ADDR]], %[[LAST]] : i64, i64) -> i32, i32, i32, i32
 // STREAM: vector.bitcast %{{.+}} : vector<4xi32> to vector<8xbf16>
-// STREAM-COUNT-3: ld.global.L1::evict_last
 // STREAM: %[[TOTAL:.+]] = gpu.all_reduce add %[[SUM]] uniform
-// STREAM: scf.for %{{.+}} = %c0{{.*}} to %c2{{.*}} step %c1
+// STREAM: scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1
 // STREAM: nvvm.inline_ptx "ld.global.L1::evict_first.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%{{.+}}, %[[FIRST]] : i64, i64)
 // STREAM: vector.store %{{.+}}, %arg1[%[[ROW]], %{{.+}}] {alignment = 16 : i64}
 // STREAM: memref.store %[[TOTAL]], %arg2[%[[ROW]]]
-func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: memref<?xf32>) {
+func.func @cluster_rows(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>, %r: memref<?xf32>) {
+  norm.fused ins(%x : full memref<?x65536xbf16>) outs(%y : full memref<?x65536xbf16>, %r : row memref<?xf32>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t, %s : bf16, f32
+  }
+  return
+}
+
+// -----
+
+// Forward rows of 32768 bf16 (64 KB) do not fit one block either, but one
+// wave of 1024-thread blocks streaming each row twice (the second time from
+// L2) beats a cluster there (streamsLongForwardRows): no cluster, one vector
+// per thread per iteration.
+// CHECK-LABEL: func @long_forward_rows
+// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
+// CHECK: gpu.func @norm_fused
+// CHECK-NOT: norm.cluster_size
+// CHECK-SAME: norm.streaming
+// CHECK: scf.for %{{.+}} = %c0{{.*}} to %c4{{.*}} step %c1
+// CHECK: ld.global.L1::evict_last
+// CHECK-NOT: ld.global.L1::evict_last
+// CHECK: gpu.all_reduce add
+func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>, %r : row memref<?xf32>) {
   ^bb0(%a: bf16):
     %af = arith.extf %a : bf16 to f32
@@ -255,6 +288,9 @@ func.func @cluster_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: 
 // STAGED: memref.load %[[SX]][%[[STAGE]], %{{.+}}]
 // STAGED: memref.load %[[SW]][%{{.+}}]
 // STAGED: vector.store
+// N = 32768: 1024 combine blocks fill the GPU, so they keep 256 threads.
+// STAGED: gpu.func @norm_combine({{.+}}) workgroup(%{{.+}} : memref<8x32xf32, #gpu.address_space<workgroup>>) kernel
+// STAGED-SAME: norm.block_size = 256
 func.func @reread_cluster_rows(%dy: memref<?x32768xbf16>, %x: memref<?x32768xbf16>, %w: memref<32768xbf16>, %dx: memref<?x32768xbf16>, %pw: memref<?x32768xf32>, %pb: memref<?x32768xf32>, %dw: memref<32768xbf16>, %db: memref<32768xbf16>) {
   norm.fused ins(%dy : full memref<?x32768xbf16>, %x : full memref<?x32768xbf16>, %w : col memref<32768xbf16>) outs(%dx : full memref<?x32768xbf16>, %pw : col memref<?x32768xf32>, %pb : col memref<?x32768xf32>) attributes {rows_per_partial = 32 : i64} {
   ^bb0(%g: bf16, %a: bf16, %v: bf16):

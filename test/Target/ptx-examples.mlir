@@ -14,14 +14,14 @@
 // RUN: norm-compile %norm_src/examples/layer_norm_bwd.mlir -o %t/ln_bwd --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd/kernels.ptx -o %t/ln_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
-// Long rows spread over thread block clusters (2 blocks for the forward at
-// N = 32768, 16 for the LayerNorm backward at N = 65536): the cluster shape
+// Long rows spread over thread block clusters (4 blocks for the forward at
+// N = 65536, 16 for the LayerNorm backward at N = 65536): the cluster shape
 // is compiled in, block totals are pushed to the other blocks with st.async
 // completing on mbarriers.
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_long/kernels.ptx -o %t/rms_fwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/rms_fwd_long/kernels.ptx
-// RUN: FileCheck %s --check-prefix=CLUSTER2 < %t/rms_fwd_long/kernels.ptx
+// RUN: FileCheck %s --check-prefix=CLUSTER4 < %t/rms_fwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=PERSISTENT < %t/rms_fwd_long/manifest.json
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long_np --quiet --persistent=false
 // RUN: FileCheck %s --check-prefix=NOTPERSISTENT < %t/rms_fwd_long_np/manifest.json
@@ -30,6 +30,12 @@
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=CLUSTER16 < %t/ln_bwd_long/kernels.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST16 < %t/ln_bwd_long/manifest.json
+// At N = 131072 the LayerNorm backward still takes one cluster of 16
+// (re-reading 3 staged slices: 112 KB of dynamic shared memory) instead of
+// the split-rows path that reads x and dy twice; no spills.
+// RUN: norm-compile %S/Inputs/layer_norm_bwd_131072.mlir -o %t/ln_bwd_131072 --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_131072/kernels.ptx -o %t/ln_bwd_131072.cubin 2>&1 | FileCheck %s --check-prefix=REREAD
+// RUN: FileCheck %s --check-prefix=REREADMANIFEST < %t/ln_bwd_131072/manifest.json
 // Rows staged in shared memory by bulk copies (experimental option): ptxas
 // accepts the copies and barriers, no spills.
 // RUN: norm-compile %norm_src/examples/layer_norm_fwd.mlir -o %t/ln_fwd_staged --quiet --shared-stages=3
@@ -53,20 +59,27 @@
 // PTXAS16: {{^ *[0-9] bytes stack frame, [0-9] bytes spill stores, [0-9] bytes spill loads}}
 // PTXAS16-NOT: {{[1-9][0-9]+}} bytes spill
 
+// REREAD: Compiling entry function 'norm_fused
+// REREAD: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// REREAD-NOT: {{[1-9][0-9]*}} bytes spill
+// REREADMANIFEST: "cluster": 16
+// REREADMANIFEST-NOT: "kernel": "norm_fused_0"
+// REREADMANIFEST: "shared_bytes": 114688
+
 // VEC: .target sm_90
 // VEC: .entry norm_fused
 // VEC: ld.global.v4.b32
 // VEC: st.global.v4.b32
 
-// CLUSTER2: .version 8.1
-// CLUSTER2: .reqnctapercluster 1, 2, 1
-// CLUSTER2: mbarrier.init.shared::cta.b64
-// CLUSTER2: barrier.cluster.arrive.aligned
-// CLUSTER2: barrier.cluster.wait.aligned
-// CLUSTER2: mbarrier.arrive.expect_tx.shared::cta.b64
-// CLUSTER2: mapa.shared::cluster.u64
-// CLUSTER2: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
-// CLUSTER2: mbarrier.try_wait.parity.shared::cta.b64
+// CLUSTER4: .version 8.1
+// CLUSTER4: .reqnctapercluster 1, 4, 1
+// CLUSTER4: mbarrier.init.shared::cta.b64
+// CLUSTER4: barrier.cluster.arrive.aligned
+// CLUSTER4: barrier.cluster.wait.aligned
+// CLUSTER4: mbarrier.arrive.expect_tx.shared::cta.b64
+// CLUSTER4: mapa.shared::cluster.u64
+// CLUSTER4: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
+// CLUSTER4: mbarrier.try_wait.parity.shared::cta.b64
 // CLUSTER16: .reqnctapercluster 1, 16, 1
 // CLUSTER16-COUNT-16: st.async.shared::cluster
 // MANIFEST16: "cluster": 16
@@ -74,12 +87,12 @@
 // The forward over a cluster walks rows strided by its grid: one cluster
 // per row at most, capped at launch (the grid is M); without persistence,
 // a cluster per 16 rows.
-// PERSISTENT: "cluster": 2
+// PERSISTENT: "cluster": 4
 // PERSISTENT: "grid": "M"
 // PERSISTENT: "persistent": true
 // NOTPERSISTENT: "ceildiv": [
 // NOTPERSISTENT-NEXT: "M",
-// NOTPERSISTENT-NEXT: 16
+// NOTPERSISTENT-NEXT: 8
 // NOTPERSISTENT: "persistent": false
 // SM80: .target sm_80
 // SM80-NOT: reqnctapercluster

@@ -172,11 +172,37 @@ int64_t chooseRowsPerBlock(int64_t n, int64_t elementBytes,
 RowLayout chooseSlicedLayout(int64_t n, int64_t elementBytes,
                              int64_t fullOperands, const DeviceInfo &device);
 
+/// Layout of a norm.combine kernel (the finishing reduction of split column
+/// partials, lib/Conversion/CombineKernelBuilder.cpp): each block owns
+/// `columns` columns (one per lane of a warp) and its warps are groups of
+/// partial rows, each thread keeping `unroll` loads in flight.
+struct CombineLayout {
+  int64_t threads = 256;
+  int64_t columns = 32;
+  int64_t unroll = 8;
+
+  /// Warps of a block, each summing every groups()-th partial row.
+  int64_t groups() const { return threads / columns; }
+};
+
+/// The combine layout for N columns (N <= 0: unknown, e.g. dynamic):
+/// the grid has ceil(N / 32) blocks, so narrow rows get few blocks, and the
+/// combine is a chain of dependent rounds of L2 latency (P / (groups x
+/// unroll) rounds for P partials); narrow rows therefore get bigger blocks
+/// (more row groups, fewer rounds) up to the device's block limit.
+CombineLayout chooseCombineLayout(int64_t n, const DeviceInfo &device);
+
+/// Rows of at least this many bytes stream with 1024-thread blocks
+/// (chooseStreamingLayout), and long forward rows up to it stream instead of
+/// spreading over a cluster (streamsLongForwardRows).
+constexpr int64_t kLongStreamedRowBytes = 64 * 1024;
+
 /// Layout of a streaming kernel (a statistics kernel over rows too long for
 /// registers, or a streamed forward): the block streams the row in vector
 /// chunks (chunksPerThread = chunks per loop iteration, unrolled for loads
-/// in flight), up to 512 threads and 4 chunks, fewer where the row is
-/// shorter than one iteration.
+/// in flight): up to 512 threads and 4 chunks, fewer where the row is
+/// shorter than one iteration; rows of kLongStreamedRowBytes and more get
+/// 1024 threads with one vector each.
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device);
 
@@ -314,6 +340,23 @@ struct KernelPlan {
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table, int64_t sharedStages = -1,
                       bool streamRows = false, bool persistent = true);
+
+/// chooseClusterLayout for a kernel: where no cluster keeps the rows in
+/// registers, a kernel that re-reads staged rows (rereadsStagedRows: two
+/// column outputs) may still take one whose blocks keep only their column
+/// accumulators in registers and stage their slices in shared memory.
+std::optional<RowLayout> chooseClusterLayout(const KernelShape &shape,
+                                             const DeviceInfo &device);
+
+/// rowsFitOnChip for a kernel, with its cluster from the overload above
+/// (what --norm-split-rows asks).
+bool rowsFitOnChip(const KernelShape &shape, const DeviceInfo &device);
+
+/// Whether a forward (row reductions, no column outputs) whose rows do not
+/// fit one block's registers streams them (KernelPlan::Kind::Streaming)
+/// rather than spreading them over a cluster: rows up to
+/// kLongStreamedRowBytes, measured (see the definition).
+bool streamsLongForwardRows(const KernelShape &shape);
 
 /// Whether a kernel with staged rows reads them from shared memory again
 /// after each row reduction (with its column inputs copied to shared
