@@ -30,29 +30,15 @@
 using namespace mlir;
 using namespace mlir::norm;
 
-LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
-                                             const CombineLayout &layout,
-                                             gpu::GPUFuncOp func) {
-  MLIRContext *ctx = func.getContext();
-  OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
-  Location loc = op.getLoc();
-  Value partials = func.getArgument(0), output = func.getArgument(1);
+/// Emits at `b` the combine of one norm.combine (`partials` -> `output`)
+/// for the block of index `block` among its ceil(N / columns) blocks.
+static void emitCombine(OpBuilder &b, Location loc, const CombineLayout &layout,
+                        Value partials, Value output, Value block, Value lane,
+                        Value group, Value totals) {
   const int64_t groups = layout.groups();
   const int64_t columns = layout.columns, unroll = layout.unroll;
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  Value totals = func.addWorkgroupAttribution(
-      MemRefType::get({groups, columns}, b.getF32Type(), AffineMap(),
-                      workgroup),
-      loc);
-
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, columns));
-  Value group =
-      arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, columns));
   Value col = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bid, indexConst(b, loc, columns)),
+      b, loc, arith::MulIOp::create(b, loc, block, indexConst(b, loc, columns)),
       lane);
   Value numPartials = memref::DimOp::create(b, loc, partials, 0);
   Value cols = memref::DimOp::create(b, loc, partials, 1);
@@ -116,6 +102,58 @@ LogicalResult mlir::norm::buildCombineKernel(CombineOp op,
     memref::StoreOp::create(tb, l, roundTo(tb, l, total, element), output, col);
     scf::YieldOp::create(tb, l);
   });
+}
+
+LogicalResult mlir::norm::buildCombineKernel(ArrayRef<CombineOp> ops,
+                                             const CombineLayout &layout,
+                                             gpu::GPUFuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
+  Location loc = CombineOp(ops.front()).getLoc();
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Value totals = func.addWorkgroupAttribution(
+      MemRefType::get({layout.groups(), layout.columns}, b.getF32Type(),
+                      AffineMap(), workgroup),
+      loc);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value columns = indexConst(b, loc, layout.columns);
+  Value lane = arith::RemUIOp::create(b, loc, tid, columns);
+  Value group = arith::DivUIOp::create(b, loc, tid, columns);
+  if (ops.size() == 1) {
+    emitCombine(b, loc, layout, func.getArgument(0), func.getArgument(1), bid,
+                lane, group, totals);
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+  // Several combines in one launch (arguments: partials, output of each in
+  // turn): combine k owns the ceil(N_k / columns) blocks after those of the
+  // combines before it. The branch is uniform over a block, so the barrier
+  // inside it is reached by all of the block's threads or by none.
+  Value first; // The first block of combine k (null: 0).
+  for (size_t k = 0; k < ops.size(); ++k) {
+    Value partials = func.getArgument(2 * k);
+    Value output = func.getArgument(2 * k + 1);
+    Value blocks = arith::CeilDivUIOp::create(
+        b, loc, memref::DimOp::create(b, loc, partials, 1), columns);
+    Value end = first ? arith::AddIOp::create(b, loc, first, blocks).getResult()
+                      : blocks;
+    Value mine =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, bid, end);
+    if (first) {
+      Value after =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, bid, first);
+      mine = arith::AndIOp::create(b, loc, after, mine);
+    }
+    scf::IfOp::create(b, loc, mine, [&](OpBuilder &tb, Location l) {
+      Value block =
+          first ? arith::SubIOp::create(tb, l, bid, first).getResult() : bid;
+      emitCombine(tb, l, layout, partials, output, block, lane, group, totals);
+      scf::YieldOp::create(tb, l);
+    });
+    first = end;
+  }
   gpu::ReturnOp::create(b, loc);
   return success();
 }

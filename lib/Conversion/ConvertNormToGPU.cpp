@@ -212,27 +212,58 @@ struct ConvertNormToGPUPass
     return success();
   }
 
-  LogicalResult convertCombine(gpu::GPUModuleOp gpuModule, CombineOp op,
-                               const DeviceInfo &device) {
-    if (!op.getResult().empty())
-      return op.emitOpError("must be bufferized before convert-norm-to-gpu");
-    SmallVector<Value> operands = {op.getPartials(), op.getOutput()};
-    auto partialsType = cast<MemRefType>(op.getPartials().getType());
-    CombineLayout layout = chooseCombineLayout(
-        partialsType.isDynamicDim(1) ? -1 : partialsType.getDimSize(1), device);
-    auto func =
-        createKernel(gpuModule, op, "norm_combine", operands, layout.threads);
+  /// One kernel and one launch for `ops`, adjacent norm.combine ops (the
+  /// finishing reductions of one split kernel's column outputs: dW and dB):
+  /// a launch between two dependent kernels costs about as much as a small
+  /// combine itself.
+  LogicalResult convertCombines(gpu::GPUModuleOp gpuModule,
+                                ArrayRef<CombineOp> ops,
+                                const DeviceInfo &device) {
+    SmallVector<Value> operands;
+    int64_t columns = 0;
+    for (CombineOp op : ops) {
+      if (!op.getResult().empty())
+        return op.emitOpError("must be bufferized before convert-norm-to-gpu");
+      operands.append({op.getPartials(), op.getOutput()});
+      auto partialsType = cast<MemRefType>(op.getPartials().getType());
+      columns = partialsType.isDynamicDim(1) || columns < 0
+                    ? -1
+                    : columns + partialsType.getDimSize(1);
+    }
+    // The grid is what the layout rule sizes blocks for: all combines'.
+    CombineLayout layout = chooseCombineLayout(columns, device);
+    auto func = createKernel(gpuModule, ops.front(), "norm_combine", operands,
+                             layout.threads);
     func->setAttr("norm.cols_per_block",
-                  OpBuilder(op).getI64IntegerAttr(layout.columns));
-    if (failed(buildCombineKernel(op, layout, func)))
+                  OpBuilder(ops.front()).getI64IntegerAttr(layout.columns));
+    if (failed(buildCombineKernel(ops, layout, func)))
       return failure();
-    OpBuilder hb(op);
-    Location loc = op.getLoc();
-    Value hostCols = memref::DimOp::create(hb, loc, op.getPartials(), 1);
-    Value grid = arith::CeilDivUIOp::create(
-        hb, loc, hostCols, indexConst(hb, loc, layout.columns));
-    launch(op, func, grid, layout.threads, operands);
+    OpBuilder hb(ops.front());
+    Location loc = CombineOp(ops.front()).getLoc();
+    Value grid = indexConst(hb, loc, 0);
+    for (CombineOp op : ops)
+      grid = arith::AddIOp::create(
+          hb, loc, grid,
+          arith::CeilDivUIOp::create(
+              hb, loc, memref::DimOp::create(hb, loc, op.getPartials(), 1),
+              indexConst(hb, loc, layout.columns)));
+    for (CombineOp op : ops.drop_front())
+      op->erase();
+    launch(ops.front(), func, grid, layout.threads, operands);
     return success();
+  }
+
+  /// Whether `op` can join the launch of `group`: it follows the group's
+  /// last combine directly and neither reads nor writes a buffer the group
+  /// writes (so running them at once changes nothing).
+  static bool joinsCombines(ArrayRef<CombineOp> group, CombineOp op) {
+    if (group.empty() ||
+        op->getPrevNode() != CombineOp(group.back()).getOperation())
+      return false;
+    return llvm::none_of(group, [&](CombineOp other) {
+      return other.getOutput() == op.getPartials() ||
+             other.getOutput() == op.getOutput();
+    });
   }
 
   void runOnOperation() override {
@@ -273,19 +304,34 @@ struct ConvertNormToGPUPass
         return signalPassFailure();
       }
     }
-    SmallVector<Operation *> kernels;
+    // Kernels in order; adjacent combines grouped into one launch.
+    SmallVector<SmallVector<Operation *>> kernels;
     module.walk([&](Operation *op) {
+      auto combine = dyn_cast<CombineOp>(op);
+      if (combine && !kernels.empty() &&
+          isa<CombineOp>(kernels.back().front())) {
+        SmallVector<CombineOp> group = llvm::map_to_vector(
+            kernels.back(), [](Operation *o) { return cast<CombineOp>(o); });
+        if (joinsCombines(group, combine)) {
+          kernels.back().push_back(op);
+          return;
+        }
+      }
       if (isa<FusedOp, CombineOp>(op))
-        kernels.push_back(op);
+        kernels.push_back({op});
     });
     if (kernels.empty())
       return;
     gpu::GPUModuleOp gpuModule = getOrCreateGPUModule(module);
-    for (Operation *op : kernels) {
+    for (ArrayRef<Operation *> group : kernels) {
       LogicalResult result =
-          isa<FusedOp>(op)
-              ? convertFused(gpuModule, cast<FusedOp>(op), device)
-              : convertCombine(gpuModule, cast<CombineOp>(op), device);
+          isa<FusedOp>(group.front())
+              ? convertFused(gpuModule, cast<FusedOp>(group.front()), device)
+              : convertCombines(
+                    gpuModule,
+                    llvm::map_to_vector(
+                        group, [](Operation *o) { return cast<CombineOp>(o); }),
+                    device);
       if (failed(result))
         return signalPassFailure();
     }

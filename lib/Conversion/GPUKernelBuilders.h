@@ -118,10 +118,12 @@ LogicalResult buildRowKernel(FusedOp op, const RowLayout &layout, int64_t n,
                              int64_t rowsPerBlock, int64_t minPartials,
                              bool persistent, gpu::GPUFuncOp func);
 
-/// Emits into `func` (arguments: partials, output) the kernel of a
-/// norm.combine with `layout` (chooseCombineLayout): see
-/// CombineKernelBuilder.cpp.
-LogicalResult buildCombineKernel(CombineOp op, const CombineLayout &layout,
+/// Emits into `func` (arguments: partials and output of each op in turn)
+/// one kernel for the norm.combine ops `ops` with `layout`
+/// (chooseCombineLayout), the blocks of each op after those of the ops
+/// before it: see CombineKernelBuilder.cpp.
+LogicalResult buildCombineKernel(ArrayRef<CombineOp> ops,
+                                 const CombineLayout &layout,
                                  gpu::GPUFuncOp func);
 
 /// Emits into `func` a statistics-only kernel (row reductions, row outputs)

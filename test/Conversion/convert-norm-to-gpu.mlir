@@ -267,7 +267,12 @@ func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>,
 // memory once (after the two inputs' 2 x 8 KB stages), the next row is issued only after the
 // reduction's barrier, and the elementwise ops after the reduction read dy,
 // x and w from shared memory again.
+// The two combines (dw, db) share one launch: blocks [0, 1024) sum the
+// first partials, blocks [1024, 2048) the second.
 // STAGED-LABEL: func @reread_cluster_rows
+// STAGED: gpu.launch_func @norm_kernels::@norm_fused
+// STAGED: gpu.launch_func @norm_kernels::@norm_combine {{.+}} args(%arg4 : memref<?x32768xf32>, %arg6 : memref<32768xbf16>, %arg5 : memref<?x32768xf32>, %arg7 : memref<32768xbf16>)
+// STAGED-NOT: gpu.launch_func
 // STAGED: gpu.func @norm_fused
 // STAGED-SAME: norm.cluster_size = 8
 // STAGED-SAME: norm.dynamic_shared_bytes = 40960
@@ -288,9 +293,24 @@ func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>,
 // STAGED: memref.load %[[SX]][%[[STAGE]], %{{.+}}]
 // STAGED: memref.load %[[SW]][%{{.+}}]
 // STAGED: vector.store
-// N = 32768: 1024 combine blocks fill the GPU, so they keep 256 threads.
-// STAGED: gpu.func @norm_combine({{.+}}) workgroup(%{{.+}} : memref<8x32xf32, #gpu.address_space<workgroup>>) kernel
+// N = 32768: 2 x 1024 combine blocks fill the GPU, so they keep 256 threads.
+// STAGED: gpu.func @norm_combine(%[[PW:.+]]: memref<?x32768xf32>, %[[DW:.+]]: memref<32768xbf16>, %[[PB:.+]]: memref<?x32768xf32>, %[[DB:.+]]: memref<32768xbf16>) workgroup(%{{.+}} : memref<8x32xf32, #gpu.address_space<workgroup>>) kernel
 // STAGED-SAME: norm.block_size = 256
+// STAGED: %[[BID:.+]] = gpu.block_id x
+// STAGED: %[[NW:.+]] = memref.dim %[[PW]], %c1
+// STAGED: %[[END:.+]] = arith.ceildivui %[[NW]], %c32
+// STAGED: %[[MINE:.+]] = arith.cmpi ult, %[[BID]], %[[END]]
+// STAGED: scf.if %[[MINE]]
+// STAGED: memref.load %[[PW]]
+// STAGED: gpu.barrier
+// STAGED: memref.store %{{.+}}, %[[DW]]
+// STAGED: %[[AFTER:.+]] = arith.cmpi uge, %[[BID]], %[[END]]
+// STAGED: scf.if
+// STAGED: arith.subi %[[BID]], %[[END]]
+// STAGED: memref.load %[[PB]]
+// STAGED: gpu.barrier
+// STAGED: memref.store %{{.+}}, %[[DB]]
+// STAGED-NOT: gpu.func @norm_combine_0
 func.func @reread_cluster_rows(%dy: memref<?x32768xbf16>, %x: memref<?x32768xbf16>, %w: memref<32768xbf16>, %dx: memref<?x32768xbf16>, %pw: memref<?x32768xf32>, %pb: memref<?x32768xf32>, %dw: memref<32768xbf16>, %db: memref<32768xbf16>) {
   norm.fused ins(%dy : full memref<?x32768xbf16>, %x : full memref<?x32768xbf16>, %w : col memref<32768xbf16>) outs(%dx : full memref<?x32768xbf16>, %pw : col memref<?x32768xf32>, %pb : col memref<?x32768xf32>) attributes {rows_per_partial = 32 : i64} {
   ^bb0(%g: bf16, %a: bf16, %v: bf16):
