@@ -37,6 +37,10 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     row reduction are exchanged through distributed shared memory, so the
     row is still read once (the upstream `gpu.all_reduce` has no cluster
     scope, hence our own reduction).
+
+    Adjacent `norm.combine` ops that do not read each other's outputs (the
+    dW and dB of one split kernel) become one kernel and one launch, each
+    owning its own range of blocks.
   }];
   let options = [
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
