@@ -464,3 +464,20 @@ func.func @ragged_cluster_rows(%x: memref<?x40000xbf16>, %y: memref<?x40000xbf16
   }
   return
 }
+
+// -----
+
+// Combines share a launch only when adjacent: an op between them (here a
+// store to the first one's output) keeps them in two kernels, in order.
+// CHECK-LABEL: func @combines_apart
+// CHECK: gpu.launch_func @norm_kernels::@norm_combine {{.+}} args(%arg0 : memref<?x1024xf32>, %arg1 : memref<1024xf32>)
+// CHECK: memref.store
+// CHECK: gpu.launch_func @norm_kernels::@norm_combine_0 {{.+}} args(%arg2 : memref<?x1024xf32>, %arg3 : memref<1024xf32>)
+func.func @combines_apart(%pw: memref<?x1024xf32>, %dw: memref<1024xf32>, %pb: memref<?x1024xf32>, %db: memref<1024xf32>) {
+  norm.combine ins(%pw : memref<?x1024xf32>) outs(%dw : memref<1024xf32>)
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %dw[%c0] : memref<1024xf32>
+  norm.combine ins(%pb : memref<?x1024xf32>) outs(%db : memref<1024xf32>)
+  return
+}
