@@ -287,6 +287,27 @@ TEST(Tuning, SharedStagesFromRequestTableOrRule) {
   EXPECT_EQ(planKernel(longRow, h200, nullptr, 2).layout.sharedStages, 2);
 }
 
+TEST(Tuning, RaggedRowsTakeClustersOfAnyWarpCount) {
+  DeviceInfo h200;
+  // N = 40000 bf16 (5000 vectors): 256/512/1024-thread slices overshoot so
+  // far that the last slice starts outside the row; 320 threads x 2
+  // vectors a block (5120 columns) over 8 blocks cover it, within the
+  // registers (with 32 spare) of a 320-thread block.
+  for (int64_t columnOutputs : {1, 2}) {
+    std::optional<RowLayout> layout =
+        chooseClusterLayout(40000, 2, 2, columnOutputs, h200);
+    ASSERT_TRUE(layout.has_value()) << columnOutputs;
+    EXPECT_EQ(layout->clusterSize, 8);
+    EXPECT_EQ(layout->threads, 320);
+    EXPECT_EQ(layout->chunksPerThread, 2);
+    EXPECT_LT(layout->sliceWidth() * 7, 40000);
+    EXPECT_GE(layout->sliceWidth() * 8, 40000);
+  }
+  EXPECT_TRUE(rowsFitOnChip(40000, 2, 2, 1, h200));
+  // Powers of two keep their layouts where one fits.
+  EXPECT_EQ(chooseClusterLayout(65536, 2, 2, 2, h200)->threads, 256);
+}
+
 TEST(Tuning, RereadingClustersHoldRowsRegistersDoNot) {
   DeviceInfo h200;
   // LayerNorm backward at N = 131072: no cluster keeps the row in

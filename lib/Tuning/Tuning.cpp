@@ -127,18 +127,35 @@ bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
 /// threads that hold the slice (more work per thread means more loads in
 /// flight per instruction stream), up to `maxChunks` vectors a thread, every
 /// slice starting inside the row, and `fits(layout, registers a thread may
-/// use at that block size)`.
+/// use at that block size)`. Blocks of 256, 512 or 1024 threads; with
+/// `anyWarpCount`, instead, any multiple of 32 threads from 256 on that
+/// covers the slice with 1..maxChunks vectors a thread (slices of ragged
+/// rows such as N = 40000, which whole powers of two overshoot so far that
+/// the last slice starts outside the row).
 template <typename Fits>
 static std::optional<RowLayout>
 searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
-                     const DeviceInfo &device, Fits fits) {
+                     const DeviceInfo &device, Fits fits,
+                     bool anyWarpCount = false) {
   int64_t vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, vectorWidth);
+  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
   for (int64_t cluster = 2; cluster <= device.maxClusterSize; cluster *= 2) {
     int64_t sliceVectors = ceilDiv(vectors, cluster);
-    for (int64_t threads = 256;
-         threads <= std::min<int64_t>(1024, device.maxThreadsPerBlock);
-         threads *= 2) {
+    // Candidate block sizes, fewest threads first.
+    std::vector<int64_t> candidates;
+    if (!anyWarpCount) {
+      for (int64_t threads = 256; threads <= limit; threads *= 2)
+        candidates.push_back(threads);
+    } else {
+      for (int64_t chunks = maxChunks; chunks >= 1; --chunks) {
+        int64_t threads = ceilDiv(ceilDiv(sliceVectors, chunks), 32) * 32;
+        if (threads >= 256 && threads <= limit &&
+            (candidates.empty() || candidates.back() != threads))
+          candidates.push_back(threads);
+      }
+    }
+    for (int64_t threads : candidates) {
       int64_t chunks = ceilDiv(sliceVectors, threads);
       if (chunks > maxChunks)
         continue;
@@ -148,7 +165,16 @@ searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
       layout.chunksPerThread = chunks;
       layout.columnSlices = cluster;
       layout.clusterSize = cluster;
-      if (!fits(layout, std::min<int64_t>(255, 65536 / threads)))
+      // Registers a thread may use at one block per SM: the file's share,
+      // allocated in units of 8 (200 at 320 threads), at most 255. Layouts
+      // other than powers of two keep 32 of them spare: the estimate was
+      // checked against ptxas on power-of-two layouts only, and the RMSNorm
+      // backward at N = 40000 with 320 threads x 32 elements (estimate 192)
+      // spilled 276 bytes at its 200.
+      int64_t registers = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+      if (anyWarpCount)
+        registers -= 32;
+      if (!fits(layout, registers))
         continue;
       // Every slice must start inside the row.
       if (layout.sliceWidth() * (cluster - 1) >= n)
@@ -176,18 +202,23 @@ std::optional<RowLayout>
 mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
                                 int64_t fullOperands, int64_t columnOutputs,
                                 const DeviceInfo &device) {
-  return searchClusterLayouts(
-      n, elementBytes, clusterChunks(n, elementBytes, fullOperands, device),
-      device, [&](const RowLayout &layout, int64_t registers) {
-        // Every column output also keeps an f32 operand live across the
-        // row reductions (xhat, dy * w): count it twice, so that slices at
-        // the edge of the register file go to more blocks instead of
-        // spilling (ptxas: LayerNorm backward, N = 131072, 32 elements a
-        // thread: 255 registers and 40 bytes of spills; checked in
-        // test/Target).
-        return estimateRegisters(layout, elementBytes, fullOperands,
-                                 2 * columnOutputs) <= registers;
-      });
+  auto fits = [&](const RowLayout &layout, int64_t registers) {
+    // Every column output also keeps an f32 operand live across the row
+    // reductions (xhat, dy * w): count it twice, so that slices at the edge
+    // of the register file go to more blocks instead of spilling (ptxas:
+    // LayerNorm backward, N = 131072, 32 elements a thread: 255 registers
+    // and 40 bytes of spills; checked in test/Target).
+    return estimateRegisters(layout, elementBytes, fullOperands,
+                             2 * columnOutputs) <= registers;
+  };
+  int64_t maxChunks = clusterChunks(n, elementBytes, fullOperands, device);
+  // Powers of two first (what every measured layout uses); other warp
+  // counts only where none fits.
+  if (std::optional<RowLayout> layout =
+          searchClusterLayouts(n, elementBytes, maxChunks, device, fits))
+    return layout;
+  return searchClusterLayouts(n, elementBytes, maxChunks, device, fits,
+                              /*anyWarpCount=*/true);
 }
 
 std::optional<RowLayout>

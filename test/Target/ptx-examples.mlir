@@ -36,6 +36,12 @@
 // RUN: norm-compile %S/Inputs/layer_norm_bwd_131072.mlir -o %t/ln_bwd_131072 --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_131072/kernels.ptx -o %t/ln_bwd_131072.cubin 2>&1 | FileCheck %s --check-prefix=REREAD
 // RUN: FileCheck %s --check-prefix=REREADMANIFEST < %t/ln_bwd_131072/manifest.json
+// N = 40000: block sizes of powers of two leave the last slice outside the
+// row, so the backward's cluster takes 8 blocks of 320 threads (instead of
+// the split-rows path); no spills.
+// RUN: norm-compile %S/Inputs/rms_norm_bwd_40000.mlir -o %t/rms_bwd_40000 --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/rms_bwd_40000/kernels.ptx -o %t/rms_bwd_40000.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=RAGGED < %t/rms_bwd_40000/manifest.json
 // Rows staged in shared memory by bulk copies (experimental option): ptxas
 // accepts the copies and barriers, no spills.
 // RUN: norm-compile %norm_src/examples/layer_norm_fwd.mlir -o %t/ln_fwd_staged --quiet --shared-stages=3
@@ -65,6 +71,9 @@
 // REREADMANIFEST: "cluster": 16
 // REREADMANIFEST-NOT: "kernel": "norm_fused_0"
 // REREADMANIFEST: "shared_bytes": 114688
+
+// RAGGED: "block": 320
+// RAGGED-NEXT: "cluster": 8
 
 // VEC: .target sm_90
 // VEC: .entry norm_fused
