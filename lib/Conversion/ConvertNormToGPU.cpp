@@ -256,13 +256,13 @@ struct ConvertNormToGPUPass
   /// Whether `op` can join the launch of `group`: it follows the group's
   /// last combine directly and neither reads nor writes a buffer the group
   /// writes (so running them at once changes nothing).
-  static bool joinsCombines(ArrayRef<CombineOp> group, CombineOp op) {
-    if (group.empty() ||
-        op->getPrevNode() != CombineOp(group.back()).getOperation())
+  static bool joinsCombines(ArrayRef<Operation *> group, CombineOp op) {
+    if (group.empty() || op->getPrevNode() != group.back())
       return false;
-    return llvm::none_of(group, [&](CombineOp other) {
-      return other.getOutput() == op.getPartials() ||
-             other.getOutput() == op.getOutput();
+    return llvm::all_of(group, [&](Operation *member) {
+      auto other = dyn_cast<CombineOp>(member);
+      return other && other.getOutput() != op.getPartials() &&
+             other.getOutput() != op.getOutput();
     });
   }
 
@@ -309,13 +309,9 @@ struct ConvertNormToGPUPass
     module.walk([&](Operation *op) {
       auto combine = dyn_cast<CombineOp>(op);
       if (combine && !kernels.empty() &&
-          isa<CombineOp>(kernels.back().front())) {
-        SmallVector<CombineOp> group = llvm::map_to_vector(
-            kernels.back(), [](Operation *o) { return cast<CombineOp>(o); });
-        if (joinsCombines(group, combine)) {
-          kernels.back().push_back(op);
-          return;
-        }
+          joinsCombines(kernels.back(), combine)) {
+        kernels.back().push_back(op);
+        return;
       }
       if (isa<FusedOp, CombineOp>(op))
         kernels.push_back({op});
