@@ -77,6 +77,24 @@ def test_rms_bwd_bundle_signature(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_ln_bwd_combines_share_one_launch(tmp_path):
+    # dW and dB are finished by one kernel: its parameters are both partial
+    # buffers and both results, its grid the blocks of both (32 columns a
+    # block each), its block the narrow-row size.
+    bundle = compile_bundle(tmp_path, "ln_bwd", n=1024)
+    f = bundle.function()
+    assert [l["kernel"] for l in f.launches] == ["norm_fused", "norm_combine"]
+    combine = f.launches[1]
+    params = [p["buffer"] for p in combine["params"]]
+    assert len(params) == 4
+    assert params[1] in f.results and params[3] in f.results
+    assert params[0] not in f.results and params[2] not in f.results
+    m = f.bind_rows([[4097, 1024], [4097, 1024], [4097], [4097], [1024]])
+    assert f.grid(combine, m) == (2 * 1024 // 32, 1)
+    assert combine["block"] == 1024
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_signature_errors(tmp_path):
     f = compile_bundle(tmp_path, "ln_fwd").function()
     with pytest.raises(BundleError, match="takes 3 arguments"):
