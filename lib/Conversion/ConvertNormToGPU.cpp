@@ -280,10 +280,9 @@ struct ConvertNormToGPUPass
     device.maxThreadsPerBlock = maxThreads;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
-    if (sharedStages < -1 || sharedStages > 4) {
-      module.emitError("convert-norm-to-gpu: shared-stages must be -1 (the "
-                       "tuning table, else the rule), 0 (off) or 1 to 4, got ")
-          << static_cast<int64_t>(sharedStages);
+    if (std::string error = validateSharedStages(sharedStages);
+        !error.empty()) {
+      module.emitError("convert-norm-to-gpu: ") << error;
       return signalPassFailure();
     }
     if (minBlocksPerSM < 0 || minBlocksPerSM > 32) {

@@ -48,8 +48,11 @@ public:
     // Cache policies and global addresses for the hinted loads, once.
     evictFirstPolicy = emitCachePolicy(b, loc, EvictionPriority::evictFirst);
     evictLastPolicy = emitCachePolicy(b, loc, EvictionPriority::evictLast);
-    for (Value input : inputs)
-      globalBases.push_back(emitGlobalBase(b, loc, input));
+    for (unsigned i = 0; i < numInputs; ++i)
+      globalBases.push_back(op.getInputRole(i) != Role::row &&
+                                    hintedLoads(inputs[i])
+                                ? emitGlobalBase(b, loc, inputs[i])
+                                : Value());
 
     IRMapping rowMapping;
     for (unsigned i = 0; i < numInputs; ++i)
@@ -216,6 +219,13 @@ private:
     storeAlignedVector(b, loc, memref, ValueRange{row, col}, values, inside);
   }
 
+  /// Whether vector loads of `memref` are 16 bytes wide, so they carry L2
+  /// eviction hints (inline PTX from the input's global base address).
+  bool hintedLoads(Value memref) const {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    return layout.vectorWidth * element.getIntOrFloatBitWidth() == 128;
+  }
+
   /// A guarded 16-byte (or narrower) vector load, as scalars; 16-byte loads
   /// carry the eviction priority `priority`.
   SmallVector<Value> loadVector(OpBuilder &b, Location loc, Value memref,
@@ -225,7 +235,7 @@ private:
     auto vecType = VectorType::get({layout.vectorWidth}, element);
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     auto load = [&](OpBuilder &lb, Location l) -> Value {
-      if (layout.vectorWidth * elementBytes == 16) {
+      if (hintedLoads(memref)) {
         // Row-major: element (row, col) of an M x N memref is row * N + col.
         Value linear = index.back();
         if (index.size() == 2)

@@ -180,11 +180,9 @@ struct NormSplitReductionPass
       getOperation()->emitError("norm-split-reduction: ") << error;
       return signalPassFailure();
     }
-    if (sharedStages < -1 || sharedStages > 4) {
-      getOperation()->emitError("norm-split-reduction: shared-stages must be "
-                                "-1 (the tuning table, else the rule), 0 "
-                                "(off) or 1 to 4, got ")
-          << static_cast<int64_t>(sharedStages);
+    if (std::string error = validateSharedStages(sharedStages);
+        !error.empty()) {
+      getOperation()->emitError("norm-split-reduction: ") << error;
       return signalPassFailure();
     }
     if (!tuningTable.empty()) {

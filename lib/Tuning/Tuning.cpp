@@ -348,7 +348,8 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
 CombineLayout mlir::norm::chooseCombineLayout(int64_t n,
                                               const DeviceInfo &device) {
   CombineLayout layout;
-  layout.threads = std::min(layout.threads, device.maxThreadsPerBlock);
+  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
+  layout.threads = std::min(layout.threads, limit);
   if (n <= 0)
     return layout;
   // Measured on the H200 (ncu, 2026-11-29): with 256 threads the two
@@ -357,7 +358,6 @@ CombineLayout mlir::norm::chooseCombineLayout(int64_t n,
   // kernel. Up to 1024 threads while the grid has at most two blocks per
   // SM, 512 up to four; wide rows keep 256 (their grids fill the GPU).
   int64_t blocks = ceilDiv(n, layout.columns);
-  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
   if (blocks <= 2 * device.numSMs)
     layout.threads = limit;
   else if (blocks <= 4 * device.numSMs)
@@ -372,6 +372,14 @@ std::string mlir::norm::validateClusterSize(int64_t size) {
     return "max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold "
            "at most 16 blocks), got " +
            std::to_string(size);
+  return {};
+}
+
+std::string mlir::norm::validateSharedStages(int64_t stages) {
+  if (stages < -1 || stages > 4)
+    return "shared-stages must be -1 (the tuning table, else the rule), 0 "
+           "(off) or 1 to 4, got " +
+           std::to_string(stages);
   return {};
 }
 

@@ -213,6 +213,10 @@ std::string validateClusterSize(int64_t size);
 /// Returns an empty string when `split` is a usable split size, else why not.
 std::string validateSplitSize(int64_t split);
 
+/// Returns an empty string when `stages` is a usable shared-stages option
+/// (-1: the tuning table, else the rule; 0: off; 1 to 4), else why not.
+std::string validateSharedStages(int64_t stages);
+
 } // namespace mlir::norm
 
 namespace mlir::norm {
