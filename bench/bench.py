@@ -70,6 +70,24 @@ def copy_ceiling():
     return 2 * n * 2 / min(t_memcpy, t_kernel)
 
 
+def sized_copy(op, m, n):
+    """Bandwidth (TB/s) of the elementwise kernel that moves what `op` must
+    move at M x N, timed like the implementations (CUDA graph, L2 flushed):
+    a copy (read x, write y) for a forward, an add (read x and dy, write dx)
+    for a backward. A kernel of 64-256 MB does not reach the 2 GiB copy
+    ceiling (launch ramp, the flush's dirty lines written back during the
+    kernel), so this is what the same traffic attains at this size."""
+    operands = 3 if op.endswith("bwd") else 2
+    a = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty_like(a)
+    if operands == 2:
+        t = min(time_graph(lambda: c.copy_(a)), time_graph(lambda: torch.mul(a, 1, out=c)))
+    else:
+        b = torch.randn_like(a)
+        t = time_graph(lambda: torch.add(a, b, out=c))
+    return operands * m * n * 2 / t / 1e12
+
+
 # ---- anchors ---------------------------------------------------------------
 
 def rms_bwd_math(dy, x, rstd, w):
@@ -157,6 +175,8 @@ def main():
     p.add_argument("--ops", default="rms_fwd,ln_fwd,rms_bwd,ln_bwd")
     p.add_argument("--shapes", default="")
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--no-sized-copy", action="store_true",
+                   help="skip the same-size copy column (copy or add of the op's traffic)")
     args = p.parse_args()
     torch.cuda.init()
     # One compiled anchor per shape: allow as many recompilations as shapes.
@@ -175,7 +195,9 @@ def main():
     for op in args.ops.split(","):
         rows = []
         print(f"\n{op}: TB/s (ratio to copy ceiling) and norm/torch.compile", flush=True)
-        print(f"{'shape':>14} {'norm':>14} {'eager':>7} {'compile':>8} {'vs compile':>10}")
+        sized_header = "" if args.no_sized_copy else f"{'copy@size':>11} {'norm/copy@size':>14}"
+        print(f"{'shape':>14} {'norm':>14} {'eager':>7} {'compile':>8} {'vs compile':>10}"
+              + sized_header)
         for m, n in shapes:
             impls = implementations(op, m, n, args.bundles)
             if args.no_compile:
@@ -188,15 +210,23 @@ def main():
                 except Exception as e:  # an anchor failing must not hide our numbers
                     row[name] = None
                     row[name + "_error"] = str(e)[:200]
+            if not args.no_sized_copy:
+                row["copy_at_size"] = sized_copy(op, m, n)
             rows.append(row)
             c = row.get("compile")
+            sized = row.get("copy_at_size")
             print(f"{m:>6}x{n:<7} {row['norm']:6.2f} ({row['norm'] * 1e12 / ceiling:4.0%}) "
                   f"{row['eager'] or float('nan'):7.2f} {c or float('nan'):8.2f} "
-                  f"{(row['norm'] / c) if c else float('nan'):10.2f}", flush=True)
-        summary = {k: geomean([r.get(k) for r in rows]) for k in ("norm", "eager", "compile")}
+                  f"{(row['norm'] / c) if c else float('nan'):10.2f}"
+                  + (f"{sized:11.2f} {row['norm'] / sized:14.2f}" if sized else ""), flush=True)
+        summary = {k: geomean([r.get(k) for r in rows])
+                   for k in ("norm", "eager", "compile", "copy_at_size")}
         print(f"{'geomean':>14} {summary['norm']:6.2f} ({summary['norm'] * 1e12 / ceiling:4.0%}) "
               f"{summary['eager']:7.2f} {summary['compile']:8.2f} "
-              f"{summary['norm'] / summary['compile']:10.2f}", flush=True)
+              f"{summary['norm'] / summary['compile']:10.2f}"
+              + ("" if args.no_sized_copy else
+                 f"{summary['copy_at_size']:11.2f} {summary['norm'] / summary['copy_at_size']:14.2f}"),
+              flush=True)
         results["ops"][op] = {"rows": rows, "geomean_tbps": summary}
     # Measure the ceiling again at the end; keep the higher (clock ramp-up).
     ceiling_end = copy_ceiling()

@@ -80,8 +80,13 @@
 // STAGED: fence.proxy.async.shared::cta
 // STAGED: mbarrier.arrive.expect_tx
 // STAGED-COUNT-2: cp.async.bulk.shared::cluster.global
+// Stage and parity of the row in 32 bits (a 64-bit remainder is a 128-bit
+// multiply-high).
+// STAGED: %[[SLOT:.+]] = arith.remui %{{.+}}, %c2_i32 : i32
+// STAGED-NEXT: %[[STAGE:.+]] = arith.index_castui %[[SLOT]] : i32 to index
+// STAGED: arith.divui %{{.+}}, %c2_i32{{.*}} : i32
 // STAGED: mbarrier.try_wait.parity.shared::cta.b64
-// STAGED: memref.load %[[SDY]][%[[STAGE:.+]], %{{.+}}] : memref<2x512xvector<8xbf16>
+// STAGED: memref.load %[[SDY]][%[[STAGE]], %{{.+}}] : memref<2x512xvector<8xbf16>
 // STAGED: memref.load %[[SX]][%[[STAGE]], %{{.+}}]
 // STAGED: gpu.barrier
 // STAGED-NOT: norm.row_loop

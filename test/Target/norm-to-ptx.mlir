@@ -7,6 +7,10 @@
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry norm_fused
 // CHECK-SAME: ld.global.v4.b32
+// rstd by the approximate reciprocal square root (as CUDA's rsqrtf), not
+// sqrt.rn and a division.
+// CHECK-SAME: rsqrt.approx.f32
+// CHECK-NOT: sqrt.rn.f32
 // SM80: .target sm_80
 func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x2048xbf16>, tensor<?xf32>) {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<2048xbf16>) {epsilon = 1.0e-6 : f64}
