@@ -308,6 +308,39 @@ TEST(Tuning, RaggedRowsTakeClustersOfAnyWarpCount) {
   EXPECT_EQ(chooseClusterLayout(65536, 2, 2, 2, h200)->threads, 256);
 }
 
+TEST(Tuning, OneReductionClustersTakeTwiceTheThreads) {
+  DeviceInfo h200;
+  // KernelShape: n, element bytes, full operands, column outputs, row
+  // reductions, only row outputs.
+  // RMSNorm (one row reduction) at N = 65536 bf16: the same clusters as
+  // the shape-free rule (4 blocks forward, 8 backward), 512 threads a block
+  // instead of 256 (32 elements a thread instead of 64).
+  KernelShape rmsFwd{65536, 2, 1, 0, 1, false};
+  KernelShape rmsBwd{65536, 2, 2, 1, 1, false};
+  for (const KernelShape &shape : {rmsFwd, rmsBwd}) {
+    std::optional<RowLayout> rule = chooseClusterLayout(
+        shape.n, shape.elementBytes, shape.fullOperands, shape.columnOutputs,
+        h200);
+    std::optional<RowLayout> layout = chooseClusterLayout(shape, h200);
+    ASSERT_TRUE(rule && layout);
+    EXPECT_EQ(rule->threads, 256);
+    EXPECT_EQ(layout->threads, 512);
+    EXPECT_EQ(layout->clusterSize, rule->clusterSize);
+    EXPECT_EQ(layout->elementsPerThread() * 2, rule->elementsPerThread());
+  }
+  // Two reductions (LayerNorm) keep the fewest threads.
+  KernelShape lnFwd{65536, 2, 1, 0, 2, false};
+  EXPECT_EQ(chooseClusterLayout(lnFwd, h200)->threads, 256);
+  // A ragged row keeps its balanced slices (40000 = 3 x 10240 + 9280 over
+  // 256 threads, not 3 x 12288 + 3136 over 512).
+  KernelShape rmsFwdRagged{40000, 2, 1, 0, 1, false};
+  EXPECT_EQ(chooseClusterLayout(rmsFwdRagged, h200)->threads, 256);
+  // f32 rows estimated at the 128-register limit of 512 threads (76 bytes
+  // of spills in ptxas) keep 256 threads.
+  KernelShape rmsBwdF32{32768, 4, 2, 1, 1, false};
+  EXPECT_EQ(chooseClusterLayout(rmsBwdF32, h200)->threads, 256);
+}
+
 TEST(Tuning, RereadingClustersHoldRowsRegistersDoNot) {
   DeviceInfo h200;
   // LayerNorm backward at N = 131072: no cluster keeps the row in

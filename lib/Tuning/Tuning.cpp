@@ -185,23 +185,27 @@ searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
   return std::nullopt;
 }
 
-/// Vectors a thread of a cluster kernel may hold: twice the register
-/// budget. A cluster kernel runs one block per SM, so registers up to the
-/// file's share per thread cost no occupancy, and fewer threads with more
-/// elements each reduce faster. Measured on the H200 (long-row sweep,
+/// Vectors a thread of a cluster kernel may hold: `budgetFactor` times the
+/// register budget. A cluster kernel runs one block per SM, so registers up
+/// to the file's share per thread cost no occupancy, and fewer threads with
+/// more elements each reduce faster. Measured on the H200 (long-row sweep,
 /// 2026-11-29): LayerNorm backward at N = 131072 2.53 TB/s with 2x the
 /// budget vs < 2.0 with 1x; LayerNorm forward +1-6%; RMSNorm within 3%.
 static int64_t clusterChunks(int64_t n, int64_t elementBytes,
-                             int64_t fullOperands, const DeviceInfo &device) {
+                             int64_t fullOperands, const DeviceInfo &device,
+                             int64_t budgetFactor) {
   return chunksWithin(
-      elementsPerOperand(2 * device.registerBudget, fullOperands),
+      elementsPerOperand(budgetFactor * device.registerBudget, fullOperands),
       chooseVectorWidth(n, elementBytes));
 }
 
-std::optional<RowLayout>
-mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
-                                int64_t fullOperands, int64_t columnOutputs,
-                                const DeviceInfo &device) {
+/// The register-resident cluster with at most `budgetFactor` x the budget
+/// of elements a thread (chooseClusterLayout), its estimated registers
+/// `slack` below the limit.
+static std::optional<RowLayout>
+registerResidentCluster(int64_t n, int64_t elementBytes, int64_t fullOperands,
+                        int64_t columnOutputs, const DeviceInfo &device,
+                        int64_t budgetFactor, int64_t slack = 0) {
   auto fits = [&](const RowLayout &layout, int64_t registers) {
     // Every column output also keeps an f32 operand live across the row
     // reductions (xhat, dy * w): count it twice, so that slices at the edge
@@ -209,9 +213,12 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
     // LayerNorm backward, N = 131072, 32 elements a thread: 255 registers
     // and 40 bytes of spills; checked in test/Target).
     return estimateRegisters(layout, elementBytes, fullOperands,
-                             2 * columnOutputs) <= registers;
+                             2 * columnOutputs) +
+               slack <=
+           registers;
   };
-  int64_t maxChunks = clusterChunks(n, elementBytes, fullOperands, device);
+  int64_t maxChunks =
+      clusterChunks(n, elementBytes, fullOperands, device, budgetFactor);
   // Powers of two first (what every measured layout uses); other warp
   // counts only where none fits.
   if (std::optional<RowLayout> layout =
@@ -222,12 +229,42 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
 }
 
 std::optional<RowLayout>
+mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
+                                int64_t fullOperands, int64_t columnOutputs,
+                                const DeviceInfo &device) {
+  return registerResidentCluster(n, elementBytes, fullOperands, columnOutputs,
+                                 device, /*budgetFactor=*/2);
+}
+
+std::optional<RowLayout>
 mlir::norm::chooseClusterLayout(const KernelShape &shape,
                                 const DeviceInfo &device) {
   if (std::optional<RowLayout> layout =
           chooseClusterLayout(shape.n, shape.elementBytes, shape.fullOperands,
-                              shape.columnOutputs, device))
+                              shape.columnOutputs, device)) {
+    // One row reduction per row (RMSNorm) exchanges totals across the
+    // cluster once per row, so the fewest threads per element buy less than
+    // the warps they cost: where the same cluster holds the row with half
+    // the elements a thread, it takes twice the threads. A/B on the H200
+    // (2026-11-30, ab-2026-11-30-long-rows-512-threads.log): RMSNorm
+    // backward +2-5% at N = 32K-128K (e.g. 1024x65536 3.19 -> 3.33 TB/s
+    // with 8 blocks of 512 threads instead of 256), forward +1%; the
+    // LayerNorm kernels (two reductions a row) lost 0-2%, so keep theirs.
+    // 16 registers spare: at 512 threads (128 registers a thread) the f32
+    // RMSNorm backward at N = 32768, estimated at exactly 128, spilled 76
+    // bytes; the bf16 kernels (estimates 112) use 104-128.
+    if (shape.rowReductions == 1)
+      if (std::optional<RowLayout> wider = registerResidentCluster(
+              shape.n, shape.elementBytes, shape.fullOperands,
+              shape.columnOutputs, device, /*budgetFactor=*/1,
+              /*slack=*/16))
+        // Same cluster, and no wider slice (a ragged N = 40000 would cut
+        // into 3 x 12288 + 3136 columns instead of 3 x 10240 + 9280).
+        if (wider->clusterSize == layout->clusterSize &&
+            wider->sliceWidth() <= layout->sliceWidth())
+          return wider;
     return layout;
+  }
   if (shape.columnOutputs < 2)
     return std::nullopt;
   // A kernel that re-reads its staged rows (rereadsStagedRows) holds only
@@ -242,7 +279,8 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
   constexpr int64_t rereadAddressing = 16;
   return searchClusterLayouts(
       shape.n, shape.elementBytes,
-      clusterChunks(shape.n, shape.elementBytes, shape.fullOperands, device),
+      clusterChunks(shape.n, shape.elementBytes, shape.fullOperands, device,
+                    /*budgetFactor=*/2),
       device, [&](const RowLayout &layout, int64_t registers) {
         return estimateRegisters(layout, shape.elementBytes,
                                  /*fullOperands=*/0, shape.columnOutputs) +

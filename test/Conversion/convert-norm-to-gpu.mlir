@@ -135,7 +135,8 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // -----
 
 // Rows of 65536 bf16 do not fit one block: a cluster of 4 blocks (grid y)
-// each keeps a 16384-column slice in registers. Thread 0 of each block
+// each keeps a 16384-column slice in registers, 512 threads of 32 elements
+// (one row reduction: twice the threads the rule gives LayerNorm). Thread 0 of each block
 // pushes the block total into every block's slot [rank] with st.async,
 // completing bytes on the receiver's mbarrier (expect-tx: 4 x 4 bytes);
 // every thread waits on its own mbarrier and sums the slots in rank order.
@@ -145,7 +146,7 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // walking rows b, b + G, ... by a local step k, ceil((M - b) / G) of them.
 // CHECK-LABEL: func @cluster_rows
 // CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c1
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %c4{{.*}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %c4{{.*}}, %{{.+}}) threads in (%c512
 // CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1x4xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_cluster_size = array<i32: 1, 4, 1>
 // CHECK-SAME: norm.cluster_size = 4
