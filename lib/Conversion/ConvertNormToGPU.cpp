@@ -38,6 +38,26 @@ namespace mlir::norm {
 using namespace mlir;
 using namespace mlir::norm;
 
+/// Marks the float multiplies, adds and subtracts of the kernels in
+/// `gpuModule` `contract`, so that the NVPTX backend fuses a product that
+/// feeds a sum into one fma.rn.f32 (one rounding instead of two, one
+/// instruction instead of two). nvcc does the same by default (--fmad=true),
+/// and so does Triton (torch.compile's kernels). The LayerNorm forward at
+/// N = 1024 executed no FMA at all before (ncu), ~10% of its instructions
+/// being pairs that fuse.
+static void allowContraction(gpu::GPUModuleOp gpuModule) {
+  gpuModule.walk([](arith::ArithFastMathInterface op) {
+    if (!isa<arith::MulFOp, arith::AddFOp, arith::SubFOp>(op.getOperation()))
+      return;
+    arith::FastMathFlagsAttr flags = op.getFastMathFlagsAttr();
+    arith::FastMathFlags value =
+        (flags ? flags.getValue() : arith::FastMathFlags::none) |
+        arith::FastMathFlags::contract;
+    op->setAttr(op.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(op->getContext(), value));
+  });
+}
+
 namespace {
 
 struct ConvertNormToGPUPass
@@ -330,6 +350,8 @@ struct ConvertNormToGPUPass
       if (failed(result))
         return signalPassFailure();
     }
+    if (fpContract)
+      allowContraction(gpuModule);
   }
 };
 

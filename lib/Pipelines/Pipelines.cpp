@@ -76,6 +76,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.sharedStages = options.sharedStages;
   gpu.streamRows = options.streamRows;
   gpu.persistent = options.persistent;
+  gpu.fpContract = options.fpContract;
   pm.addPass(createConvertNormToGPU(gpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -2,6 +2,7 @@
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
 // RUN: norm-opt %s --convert-norm-to-gpu="stream-rows=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STREAM
+// RUN: norm-opt %s --convert-norm-to-gpu="fp-contract=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCONTRACT
 // RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 // BADSTAGES: error: convert-norm-to-gpu: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
@@ -119,7 +120,12 @@ func.func @bwd(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %dx: memref<?x
 // CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c32
 // CHECK-COUNT-5: gpu.shuffle xor
 // CHECK-NOT: gpu.barrier
+// Float products and sums may fuse into FMAs (fp-contract, the default).
+// CHECK: arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : f32
 // CHECK: gpu.return
+// NOCONTRACT-LABEL: func @short_rows
+// NOCONTRACT-NOT: fastmath<contract>
+// NOCONTRACT: gpu.return
 func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x256xbf16>) outs(%y : full memref<?x256xbf16>, %r : row memref<?xf32>) {
   ^bb0(%a: bf16):

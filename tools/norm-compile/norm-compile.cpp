@@ -76,6 +76,11 @@ static cl::opt<bool>
                cl::desc("Persistent grids for forwards over clusters (rows "
                         "strided by the grid, capped at launch)"),
                cl::init(true));
+static cl::opt<bool>
+    fpContract("fp-contract",
+               cl::desc("Fuse the kernels' float multiplies and adds into "
+                        "FMAs (as nvcc and Triton do)"),
+               cl::init(true));
 static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
@@ -202,6 +207,7 @@ int main(int argc, char **argv) {
   options.sharedStages = sharedStages;
   options.streamRows = streamRows;
   options.persistent = persistent;
+  options.fpContract = fpContract;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;

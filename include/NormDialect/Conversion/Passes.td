@@ -64,6 +64,10 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Option<"persistent", "persistent", "bool", /*default=*/"true",
            "Give forwards over clusters a persistent grid (rows strided by "
            "the grid, which the launch may cap at the clusters that fit)">,
+    Option<"fpContract", "fp-contract", "bool", /*default=*/"true",
+           "Let the kernels' float multiplies and adds fuse into FMAs (arith "
+           "fastmath `contract`), as nvcc (--fmad=true) and Triton do; false "
+           "keeps every product rounded on its own">,
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Blocks per SM the register allocation of row kernels must allow "
            "(PTX .minnctapersm; 0: let ptxas choose)">,

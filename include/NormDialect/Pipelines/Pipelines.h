@@ -71,6 +71,10 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Persistent grids for forwards over clusters (rows "
                      "strided by the grid, capped at launch)"),
       llvm::cl::init(true)};
+  Option<bool> fpContract{
+      *this, "fp-contract",
+      llvm::cl::desc("Fuse the kernels' float multiplies and adds into FMAs"),
+      llvm::cl::init(true)};
   Option<int64_t> minBlocksPerSM{
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "
