@@ -318,9 +318,9 @@ TEST(Tuning, OneReductionClustersTakeTwiceTheThreads) {
   KernelShape rmsFwd{65536, 2, 1, 0, 1, false};
   KernelShape rmsBwd{65536, 2, 2, 1, 1, false};
   for (const KernelShape &shape : {rmsFwd, rmsBwd}) {
-    std::optional<RowLayout> rule = chooseClusterLayout(
-        shape.n, shape.elementBytes, shape.fullOperands, shape.columnOutputs,
-        h200);
+    std::optional<RowLayout> rule =
+        chooseClusterLayout(shape.n, shape.elementBytes, shape.fullOperands,
+                            shape.columnOutputs, h200);
     std::optional<RowLayout> layout = chooseClusterLayout(shape, h200);
     ASSERT_TRUE(rule && layout);
     EXPECT_EQ(rule->threads, 256);
@@ -501,6 +501,13 @@ TEST(Tuning, MinPartialsFillOneWave) {
   KernelPlan rms4KPlan = planKernel(rms4K, h200, nullptr);
   EXPECT_EQ(estimateBlocksPerSM(rms4K, rms4KPlan.layout, h200), 2);
   EXPECT_EQ(chooseMinPartials(rms4K, rms4KPlan, h200), 264);
+  // N = 1024: 128-thread blocks (4 warps) -> four blocks per SM, 528
+  // partial rows, so even M = 16384 keeps 16 warps on every SM.
+  KernelShape rms1K{1024, 2, 2, 1, 1, false};
+  KernelPlan rms1KPlan = planKernel(rms1K, h200, nullptr);
+  ASSERT_EQ(rms1KPlan.layout.threads, 128);
+  EXPECT_GE(estimateBlocksPerSM(rms1K, rms1KPlan.layout, h200), 4);
+  EXPECT_EQ(chooseMinPartials(rms1K, rms1KPlan, h200), 528);
   // N = 8192: 1024 threads fill an SM alone -> one block per SM.
   KernelShape rms8K{8192, 2, 2, 1, 1, false};
   KernelPlan rms8KPlan = planKernel(rms8K, h200, nullptr);

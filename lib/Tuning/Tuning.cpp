@@ -545,7 +545,15 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
            std::min<int64_t>(2, blocks);
   if (plan.layout.columnSlices > 1)
     return 0;
-  return device.numSMs * std::min<int64_t>(2, blocks);
+  // Two blocks per SM, or up to four where that makes 16 warps: the
+  // N = 1024 backwards (128-thread blocks) ran 12% (RMSNorm) and 25%
+  // (LayerNorm) faster at M = 16384 with 512 partial rows than with the 264
+  // of two blocks per SM, and the same at M >= 32768, where the split
+  // already gives ~512 (ab-2026-11-30-split-size.log). More than four was
+  // not measured.
+  int64_t warpsPerBlock = ceilDiv(plan.layout.threads, 32);
+  int64_t wanted = std::clamp<int64_t>(ceilDiv(16, warpsPerBlock), 2, 4);
+  return device.numSMs * std::min(wanted, blocks);
 }
 
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,

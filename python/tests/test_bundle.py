@@ -60,12 +60,14 @@ def test_rms_bwd_bundle_signature(tmp_path):
     assert m == 1000
     # One f32 partial row per split of the rows and one block per partial
     # row, then dx and dw. M is dynamic: at most 64 rows per partial, fewer
-    # when M is small so that there are at least 264 partial rows (two
-    # blocks per SM): 1000 rows -> 4 rows each -> 250 partial rows.
+    # when M is small so that there are at least 528 partial rows (four
+    # one-warp blocks per SM of 132): 1000 rows -> 2 rows each -> 500
+    # partial rows.
     workspace = [b for b in f.buffers if b not in f.results]
     assert len(workspace) == 1
     rows, cols = f.buffer_shape(workspace[0], m)
-    per_partial = min(64, -(-1000 // 264))
+    per_partial = min(64, -(-1000 // 528))
+    assert (per_partial, -(-1000 // per_partial)) == (2, 500)
     assert (rows, cols) == (-(-1000 // per_partial), 256)
     assert f.grid(f.launches[0], m) == (rows, 1)
     big = f.bind_rows([[65536, 256], [65536, 256], [65536], [256]])

@@ -7,7 +7,8 @@
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
 // CHECK: "launches": [
-// One block per partial row: ceil(M / max(min(ceil(M / 264), 16), 1)).
+// One block per partial row: ceil(M / max(min(ceil(M / 528), 16), 1))
+// (N = 256 f32: one-warp blocks, four per SM of 132 when M allows).
 // CHECK: "grid": {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
@@ -18,7 +19,7 @@
 // CHECK-NEXT: {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
-// CHECK-NEXT: 264
+// CHECK-NEXT: 528
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
 // CHECK-NEXT: 16

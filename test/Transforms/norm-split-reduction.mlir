@@ -18,15 +18,15 @@
 // BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 
 // Dynamic M: ceil(M / R) partial rows with R = max(1, min(16, ceil(M /
-// 264))) (at least 264 partial rows, two blocks per SM of 132, when M
-// allows; none for M = 0), then a combine into dw.
+// 528))) (at least 528 partial rows, four one-warp blocks per SM of 132,
+// when M allows; none for M = 0), then a combine into dw.
 // CHECK-LABEL: func @rms_bwd
-// CHECK: %[[FILL:.+]] = arith.ceildivui %[[M:.+]], %c264
+// CHECK: %[[FILL:.+]] = arith.ceildivui %[[M:.+]], %c528
 // CHECK: %[[CAP:.+]] = arith.minui %c16{{.*}}, %[[FILL]]
 // CHECK: %[[R:.+]] = arith.maxui %c1{{.*}}, %[[CAP]]
 // CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
 // CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
-// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 264 : i64, rows_per_partial = 16 : i64}
+// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 528 : i64, rows_per_partial = 16 : i64}
 // CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
 // HEUR-LABEL: func @rms_bwd

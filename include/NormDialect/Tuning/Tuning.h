@@ -407,7 +407,8 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 /// partial row, and with the split of chooseSplitSize alone a small M
 /// leaves SMs idle (M = 4097 at 64 rows per partial: 65 blocks for 132
 /// SMs). Enough for one wave of up to two blocks per SM
-/// (estimateBlocksPerSM). Measured on the H200 (2026-11-29, bf16
+/// (estimateBlocksPerSM), or up to four where blocks have fewer than 8
+/// warps (128-thread blocks at N = 1024: four, 16 warps per SM). Measured on the H200 (2026-11-29, bf16
 /// backward): +14-27% at 4097x7168 and 4096x8192, +21% RMSNorm 8192x4096,
 /// 1.8-2.9x at M = 1000-2048; two waves of a kernel that fits one block per
 /// SM were 4-7% slower (8192x8192, hence the estimate). Rows cut into column
