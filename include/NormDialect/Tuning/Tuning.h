@@ -345,10 +345,13 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table, int64_t sharedStages = -1,
                       bool streamRows = false, bool persistent = true);
 
-/// chooseClusterLayout for a kernel: where no cluster keeps the rows in
-/// registers, a kernel that re-reads staged rows (rereadsStagedRows: two
-/// column outputs) may still take one whose blocks keep only their column
-/// accumulators in registers and stage their slices in shared memory.
+/// chooseClusterLayout for a kernel: a kernel with one row reduction
+/// (RMSNorm) takes twice the threads per block where the same cluster holds
+/// its slices with half the elements a thread (16 registers to spare, no
+/// wider slice); where no cluster keeps the rows in registers, a kernel that
+/// re-reads staged rows (rereadsStagedRows: two column outputs) may still
+/// take one whose blocks keep only their column accumulators in registers
+/// and stage their slices in shared memory.
 std::optional<RowLayout> chooseClusterLayout(const KernelShape &shape,
                                              const DeviceInfo &device);
 
@@ -408,14 +411,14 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 /// leaves SMs idle (M = 4097 at 64 rows per partial: 65 blocks for 132
 /// SMs). Enough for one wave of up to two blocks per SM
 /// (estimateBlocksPerSM), or up to four where blocks have fewer than 8
-/// warps (128-thread blocks at N = 1024: four, 16 warps per SM). Measured on the H200 (2026-11-29, bf16
-/// backward): +14-27% at 4097x7168 and 4096x8192, +21% RMSNorm 8192x4096,
-/// 1.8-2.9x at M = 1000-2048; two waves of a kernel that fits one block per
-/// SM were 4-7% slower (8192x8192, hence the estimate). Rows cut into column
-/// slices get none: their grids are slices x partial rows, and at M =
-/// 512-1024 more partial rows measured 5-17% slower.
-/// `plan` is the kernel's plan (planKernel): its layout, and the blocks per
-/// SM its registers are capped for (min_blocks_per_sm), if more.
+/// warps (128-thread blocks at N = 1024: four, 16 warps per SM). Measured on
+/// the H200 (2026-11-29, bf16 backward): +14-27% at 4097x7168 and 4096x8192,
+/// +21% RMSNorm 8192x4096, 1.8-2.9x at M = 1000-2048; two waves of a kernel
+/// that fits one block per SM were 4-7% slower (8192x8192, hence the estimate).
+/// Rows cut into column slices get none: their grids are slices x partial rows,
+/// and at M = 512-1024 more partial rows measured 5-17% slower. `plan` is the
+/// kernel's plan (planKernel): its layout, and the blocks per SM its registers
+/// are capped for (min_blocks_per_sm), if more.
 ///
 /// A split kernel over clusters instead gets one wave: min_partials = the
 /// resident clusters (DeviceInfo::residentClusters) times its blocks per SM
