@@ -4,7 +4,9 @@
 For RMSNorm and LayerNorm, forward and backward, bf16, over the public shape
 set of ../shared/PERF.md: measures the device-to-device copy ceiling, then
 each implementation's time, and prints achieved TB/s (minimum bytes / time),
-the ratio to the ceiling and to torch.compile, per shape and as geomeans.
+the ratio to the ceiling and to torch.compile, per shape and as geomeans,
+and beside them copy@size: the elementwise kernel moving the same traffic
+at the same M x N (--no-sized-copy skips it).
 Writes JSON (and a PNG plot when matplotlib is there) to --out.
 
 Timing: every implementation is captured once in a CUDA graph and the graph
