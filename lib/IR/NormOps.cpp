@@ -406,9 +406,12 @@ LogicalResult FusedOp::verify() {
                        "outputs");
   if (onMemrefs && getNumResults() != 0)
     return emitOpError("on memrefs, the op has no results");
-  std::optional<int64_t> split = getRowsPerPartial();
-  if (split && *split <= 0)
-    return emitOpError("rows_per_partial must be positive, got ") << *split;
+  // Plain values rather than the optional in the messages below: GCC's
+  // -Wmaybe-uninitialized misreads the optional's payload there (Release).
+  bool split = getRowsPerPartial().has_value();
+  int64_t splitRows = getRowsPerPartial().value_or(0);
+  if (split && splitRows <= 0)
+    return emitOpError("rows_per_partial must be positive, got ") << splitRows;
   if (std::optional<int64_t> fill = getMinPartials()) {
     if (!split)
       return emitOpError("min_partials needs rows_per_partial");
@@ -432,7 +435,7 @@ LogicalResult FusedOp::verify() {
       if (!message.empty())
         return emitOpError()
                << "output #" << i << " holds column partials of "
-               << "ceil(M/" << *split << ") rows"
+               << "ceil(M/" << splitRows << ") rows"
                << (getMinPartials() ? " (or more, min_partials)" : "") << ": "
                << message;
       if (!type.getElementType().isF32())
