@@ -68,3 +68,12 @@ def test_compile_errors_carry_diagnostics(tmp_path, monkeypatch):
     with pytest.raises(CompileError, match="invalid norm-to-ptx options"):
         compile_program(op_program("rms_fwd", 64, "f32", None, eps=1e-6, offset=0.0),
                         options="split-size=banana")
+
+
+def test_pipeline_options_reach_the_kernels(tmp_path, monkeypatch):
+    # fp-contract (default on) lets LLVM fuse the forward's scale-and-shift
+    # into FMAs; off, every product is rounded on its own.
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    program = op_program("ln_fwd", 1024, "bf16", "bf16", eps=1e-6, offset=0.0)
+    assert "fma.rn.f32" in compile_program(program).ptx
+    assert "fma.rn.f32" not in compile_program(program, options="fp-contract=false").ptx
