@@ -1,0 +1,29 @@
+"""scripts/kernel-stats.py: the occupancy arithmetic (no GPU, no ptxas)."""
+
+import importlib.util
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_spec = importlib.util.spec_from_file_location(
+    "kernel_stats", os.path.join(ROOT, "scripts", "kernel-stats.py"))
+kernel_stats = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(kernel_stats)
+
+
+def test_blocks_per_sm_matches_ncu():
+    # ncu on the H200 (bench/results/ncu-2026-11-30): the LayerNorm forward
+    # at N = 1024, 128 threads of 40 registers, "Block Limit Registers 12";
+    # Inductor's warp-per-row kernel, 32 threads of 64 registers, 50%
+    # theoretical occupancy (32 warps of 64).
+    assert kernel_stats.blocks_per_sm(128, 40, 6656) == (12, "registers")
+    blocks, limit = kernel_stats.blocks_per_sm(32, 64, 0)
+    assert (blocks, limit) == (32, "registers")
+    # Registers are allocated per warp in units of 256: 33 registers cost
+    # as much as 40.
+    assert kernel_stats.blocks_per_sm(256, 33, 0) == kernel_stats.blocks_per_sm(256, 40, 0)
+    # 1024 threads fill an SM's 2048 threads with two blocks; of 228 KB of
+    # shared memory (1 KB reserved per block), blocks of 113 KB fit twice,
+    # of 120 KB once.
+    assert kernel_stats.blocks_per_sm(1024, 32, 0) == (2, "threads")
+    assert kernel_stats.blocks_per_sm(256, 64, 113 * 1024) == (2, "shared")
+    assert kernel_stats.blocks_per_sm(256, 64, 120 * 1024) == (1, "shared")

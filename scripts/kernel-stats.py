@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Registers, spills and occupancy of the kernels in bundle directories,
+from ptxas (run here; no GPU needed).
+
+  scripts/kernel-stats.py [--filter ln_fwd_bf16] [DIR ...]   (default: .out/bundles/*)
+
+For every launch of every bundle: block size, cluster size, shared memory
+(static from ptxas, dynamic from the manifest), registers and spill bytes
+(ptxas -v), and the resident blocks and warps per SM those allow on an
+H100/H200 (65536 registers allocated per warp in units of 256, 228 KB of
+shared memory with 1 KB reserved per block, 2048 threads, 32 blocks). With
+nvdisasm on PATH (or $NVDISASM; `pip install nvidia-cuda-nvdisasm`), also
+the kernel's static SASS instruction count. What the tuning rules estimate
+(estimateBlocksPerSM) is a prediction; this is what ptxas made of it.
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Hopper (sm_90) per-SM limits.
+REGISTERS_PER_SM = 65536
+REGISTER_UNIT_PER_WARP = 256
+SHARED_PER_SM = 228 * 1024
+SHARED_RESERVED_PER_BLOCK = 1024
+THREADS_PER_SM = 2048
+BLOCKS_PER_SM = 32
+
+
+def blocks_per_sm(threads, registers, shared_bytes):
+    """Resident blocks of one kernel per SM, and which limit binds."""
+    warps = math.ceil(threads / 32)
+    per_warp = math.ceil(max(registers, 1) * 32 / REGISTER_UNIT_PER_WARP) * REGISTER_UNIT_PER_WARP
+    limits = {"threads": THREADS_PER_SM // (warps * 32),
+              "registers": REGISTERS_PER_SM // (warps * per_warp),
+              "blocks": BLOCKS_PER_SM}
+    if shared_bytes:
+        limits["shared"] = SHARED_PER_SM // (shared_bytes + SHARED_RESERVED_PER_BLOCK)
+    limit = min(limits, key=limits.get)
+    return limits[limit], limit
+
+
+def ptxas_path():
+    for candidate in (os.environ.get("PTXAS"), shutil.which("ptxas"),
+                      "/usr/local/cuda/bin/ptxas"):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def nvdisasm_path():
+    for candidate in (os.environ.get("NVDISASM"), shutil.which("nvdisasm")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def compile_stats(ptx, chip, ptxas, nvdisasm):
+    """Per entry: registers, spill store/load bytes, static shared memory,
+    and (with nvdisasm) SASS instructions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = os.path.join(tmp, "k.cubin")
+        out = subprocess.run([ptxas, f"-arch={chip}", "-v", ptx, "-o", cubin],
+                             capture_output=True, text=True)
+        if out.returncode:
+            raise RuntimeError(out.stderr.strip())
+        stats, entry = {}, None
+        for line in out.stderr.splitlines():
+            if m := re.search(r"Compiling entry function '(\w+)'", line):
+                entry = stats.setdefault(m.group(1), {})
+            elif entry is not None and (m := re.search(
+                    r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)):
+                entry["spill_stores"], entry["spill_loads"] = map(int, m.groups())
+            elif entry is not None and (m := re.search(r"Used (\d+) registers", line)):
+                entry["registers"] = int(m.group(1))
+                s = re.search(r"(\d+) bytes smem", line)
+                entry["static_shared"] = int(s.group(1)) if s else 0
+        if nvdisasm:
+            sass = subprocess.run([nvdisasm, "-c", cubin], capture_output=True, text=True).stdout
+            name = None
+            for line in sass.splitlines():
+                if m := re.match(r"\s*\.section\s+\.text\.(\w+)", line):
+                    name = m.group(1)
+                elif name in stats and re.match(r"\s+/\*[0-9a-f]{4,}\*/", line):
+                    stats[name]["sass"] = stats[name].get("sass", 0) + 1
+        return stats
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dirs", nargs="*")
+    p.add_argument("--filter", default="")
+    args = p.parse_args()
+    ptxas = ptxas_path()
+    if ptxas is None:
+        sys.exit("kernel-stats: ptxas not found (set $PTXAS)")
+    nvdisasm = nvdisasm_path()
+    dirs = args.dirs or sorted(glob.glob(os.path.join(ROOT, ".out", "bundles", "*")))
+    print(f"{'bundle':28} {'kernel':15} {'block':>5} {'clu':>3} {'regs':>4} {'spill':>5} "
+          f"{'smem KB':>7} {'blk/SM':>6} {'warps/SM':>8} {'limit':>9}"
+          + (f" {'SASS':>6}" if nvdisasm else ""))
+    for d in dirs:
+        name = os.path.basename(os.path.normpath(d))
+        manifest = os.path.join(d, "manifest.json")
+        if args.filter not in name or not os.path.exists(manifest):
+            continue
+        with open(manifest) as f:
+            desc = json.load(f)
+        try:
+            stats = compile_stats(os.path.join(d, "kernels.ptx"), desc.get("chip", "sm_90"),
+                                  ptxas, nvdisasm)
+        except RuntimeError as e:
+            print(f"{name:28} ptxas failed: {e}")
+            continue
+        for function in desc["functions"]:
+            for launch in function["launches"]:
+                s = stats.get(launch["kernel"], {})
+                shared = s.get("static_shared", 0) + launch.get("shared_bytes", 0)
+                blocks, limit = blocks_per_sm(launch["block"], s.get("registers", 0), shared)
+                warps = blocks * math.ceil(launch["block"] / 32)
+                print(f"{name:28} {launch['kernel']:15} {launch['block']:5} "
+                      f"{launch.get('cluster', 1):3} {s.get('registers', 0):4} "
+                      f"{s.get('spill_stores', 0):5} {shared / 1024:7.1f} {blocks:6} "
+                      f"{warps:8} {limit:>9}"
+                      + (f" {s.get('sass', 0):6}" if nvdisasm else ""))
+
+
+if __name__ == "__main__":
+    main()
