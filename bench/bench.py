@@ -76,9 +76,10 @@ def sized_copy(op, m, n):
     """Bandwidth (TB/s) of the elementwise kernel that moves what `op` must
     move at M x N, timed like the implementations (CUDA graph, L2 flushed):
     a copy (read x, write y) for a forward, an add (read x and dy, write dx)
-    for a backward. A kernel of 64-256 MB does not reach the 2 GiB copy
-    ceiling (launch ramp, the flush's dirty lines written back during the
-    kernel), so this is what the same traffic attains at this size."""
+    for a backward. A kernel of 64-512 MB does not reach the 2 GiB copy
+    ceiling (costs fixed per launch weigh more: presumably the ramp and
+    tail, and the dirty lines the L2 flush leaves to write back), so this
+    is what the same traffic attains at this size."""
     operands = 3 if op.endswith("bwd") else 2
     a = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
     c = torch.empty_like(a)
