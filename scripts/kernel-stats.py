@@ -2,7 +2,9 @@
 """Registers, spills and occupancy of the kernels in bundle directories,
 from ptxas (run here; no GPU needed).
 
-  scripts/kernel-stats.py [--filter ln_fwd_bf16] [DIR ...]   (default: .out/bundles/*)
+  scripts/kernel-stats.py [--filter ln_fwd_bf16] [--fail-on-spills] [DIR ...]
+      (default: .out/bundles/*; --fail-on-spills: exit 1 if any kernel
+      spills, 77 if ptxas is missing, for ctest)
 
 For every launch of every bundle: block size, cluster size, shared memory
 (static from ptxas, dynamic from the manifest), registers and spill bytes
@@ -99,12 +101,15 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("dirs", nargs="*")
     p.add_argument("--filter", default="")
+    p.add_argument("--fail-on-spills", action="store_true")
     args = p.parse_args()
     ptxas = ptxas_path()
     if ptxas is None:
-        sys.exit("kernel-stats: ptxas not found (set $PTXAS)")
+        print("kernel-stats: ptxas not found (set $PTXAS)", file=sys.stderr)
+        return 77 if args.fail_on_spills else 1
     nvdisasm = nvdisasm_path()
     dirs = args.dirs or sorted(glob.glob(os.path.join(ROOT, ".out", "bundles", "*")))
+    spilling, failed = [], []
     print(f"{'bundle':28} {'kernel':15} {'block':>5} {'clu':>3} {'regs':>4} {'spill':>5} "
           f"{'smem KB':>7} {'blk/SM':>6} {'warps/SM':>8} {'limit':>9}"
           + (f" {'SASS':>6}" if nvdisasm else ""))
@@ -120,19 +125,27 @@ def main():
                                   ptxas, nvdisasm)
         except RuntimeError as e:
             print(f"{name:28} ptxas failed: {e}")
+            failed.append(name)
             continue
         for function in desc["functions"]:
             for launch in function["launches"]:
                 s = stats.get(launch["kernel"], {})
                 shared = s.get("static_shared", 0) + launch.get("shared_bytes", 0)
                 blocks, limit = blocks_per_sm(launch["block"], s.get("registers", 0), shared)
+                if s.get("spill_stores", 0) or s.get("spill_loads", 0):
+                    spilling.append(f"{name}/{launch['kernel']}")
                 warps = blocks * math.ceil(launch["block"] / 32)
                 print(f"{name:28} {launch['kernel']:15} {launch['block']:5} "
                       f"{launch.get('cluster', 1):3} {s.get('registers', 0):4} "
                       f"{s.get('spill_stores', 0):5} {shared / 1024:7.1f} {blocks:6} "
                       f"{warps:8} {limit:>9}"
                       + (f" {s.get('sass', 0):6}" if nvdisasm else ""))
+    if args.fail_on_spills and (spilling or failed):
+        print(f"kernel-stats: spills in {', '.join(spilling) or 'none'}; "
+              f"ptxas failed on {', '.join(failed) or 'none'}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
