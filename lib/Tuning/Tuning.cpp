@@ -14,6 +14,12 @@ static int64_t elementsPerOperand(int64_t budget, int64_t fullOperands) {
   return std::max<int64_t>(8, budget / std::max<int64_t>(1, fullOperands));
 }
 
+/// The largest block a kernel of ours launches: the device's, at most 1024
+/// threads (the CUDA limit).
+static int64_t blockThreadLimit(const DeviceInfo &device) {
+  return std::min<int64_t>(1024, device.maxThreadsPerBlock);
+}
+
 /// Rows staged for kernels that re-read them (rereadsStagedRows): the one
 /// being read again, the next one arriving, and one more in flight.
 static constexpr int64_t kRereadStages = 3;
@@ -83,7 +89,7 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   // guarded (N = 5120 bf16: 160 threads x 4 chunks, not 256 x 3 with the
   // last chunk out of the row for most threads).
   int64_t wanted = std::min<int64_t>(128, warpsOfWork);
-  int64_t limit = std::min<int64_t>(device.maxThreadsPerBlock, 1024);
+  int64_t limit = blockThreadLimit(device);
   for (int64_t chunks = maxChunks; chunks >= 1; --chunks) {
     int64_t threads = ceilDiv(ceilDiv(vectors, chunks), 32) * 32;
     if (threads > limit)
@@ -139,7 +145,7 @@ searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
                      bool anyWarpCount = false) {
   int64_t vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, vectorWidth);
-  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
+  int64_t limit = blockThreadLimit(device);
   for (int64_t cluster = 2; cluster <= device.maxClusterSize; cluster *= 2) {
     int64_t sliceVectors = ceilDiv(vectors, cluster);
     // Candidate block sizes, fewest threads first.
@@ -351,7 +357,7 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   RowLayout layout;
   layout.vectorWidth = chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
-  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
+  int64_t limit = blockThreadLimit(device);
   // Rows of 64 KB and more: the largest block with one vector per thread
   // per iteration (the shape of Inductor's looped reductions: 1024 threads,
   // 32 registers, two blocks per SM). Measured on the H200 (2026-11-29,
@@ -386,7 +392,7 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
 CombineLayout mlir::norm::chooseCombineLayout(int64_t n,
                                               const DeviceInfo &device) {
   CombineLayout layout;
-  int64_t limit = std::min<int64_t>(1024, device.maxThreadsPerBlock);
+  int64_t limit = blockThreadLimit(device);
   layout.threads = std::min(layout.threads, limit);
   if (n <= 0)
     return layout;
