@@ -134,8 +134,18 @@ TEST(Bundle, ReadsClusterLaunches) {
   EXPECT_EQ(main.kernel, "norm_fused");
   EXPECT_EQ(main.cluster, 16);
   EXPECT_EQ(evaluate(main.gridY, 1000), 16);
-  // A backward (column partials) is not persistent.
+  // A backward (column partials) is not persistent; its combine is a
+  // programmatic dependent launch of it.
   EXPECT_FALSE(main.persistent);
+  EXPECT_FALSE(main.programmatic);
+  ASSERT_GE(f->launches.size(), 2u);
+  EXPECT_TRUE(f->launches.back().programmatic);
+  std::string badFlag = testing::TempDir() + "/bad_programmatic_bundle";
+  ASSERT_TRUE(copyWithEditedManifest(dir, badFlag, "\"programmatic\": true",
+                                     "\"programmatic\": 2"));
+  EXPECT_FALSE(Bundle::load(badFlag, error));
+  EXPECT_NE(error.find("non-boolean programmatic"), std::string::npos)
+      << error;
   for (size_t i = 1; i < f->launches.size(); ++i)
     EXPECT_EQ(f->launches[i].cluster, 1) << f->launches[i].kernel;
 

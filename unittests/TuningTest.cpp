@@ -571,21 +571,58 @@ TEST(Tuning, ResidentClusters) {
 
 TEST(Tuning, CombineBlocksGrowForNarrowRows) {
   DeviceInfo h200;
-  // N = 1024: 32 blocks of 32 columns; 32 row groups of 8 loads in flight
-  // take 512 partials in 2 rounds instead of 8.
-  CombineLayout narrow = chooseCombineLayout(1024, h200);
+  // N = 1024: 32 blocks of 32 scalar columns; 32 row groups of 8 loads in
+  // flight take 512 partials in 2 rounds instead of 8.
+  CombineLayout narrow = chooseCombineLayout(1024, 4, h200);
   EXPECT_EQ(narrow.threads, 1024);
-  EXPECT_EQ(narrow.columns, 32);
+  EXPECT_EQ(narrow.lanes, 32);
+  EXPECT_EQ(narrow.vectorWidth, 1);
+  EXPECT_EQ(narrow.blockColumns(), 32);
   EXPECT_EQ(narrow.groups(), 32);
-  EXPECT_EQ(chooseCombineLayout(8192, h200).threads, 1024); // 256 blocks
-  EXPECT_EQ(chooseCombineLayout(16384, h200).threads, 512); // 512 blocks
-  EXPECT_EQ(chooseCombineLayout(131072, h200).threads, 256);
+  EXPECT_EQ(chooseCombineLayout(8192, 4, h200).threads, 1024); // 256 blocks
+  // Below 32 lanes of 16-byte loads per SM: still scalar lanes.
+  CombineLayout rms16k = chooseCombineLayout(16384, 4, h200);
+  EXPECT_EQ(rms16k.vectorWidth, 1);
+  EXPECT_EQ(rms16k.threads, 512); // 512 blocks
   // Unknown N, and a device with smaller blocks.
-  EXPECT_EQ(chooseCombineLayout(-1, h200).threads, 256);
+  EXPECT_EQ(chooseCombineLayout(-1, 1, h200).threads, 256);
+  EXPECT_EQ(chooseCombineLayout(-1, 1, h200).vectorWidth, 1);
   DeviceInfo small = h200;
   small.maxThreadsPerBlock = 128;
-  EXPECT_EQ(chooseCombineLayout(1024, small).threads, 128);
-  EXPECT_EQ(chooseCombineLayout(-1, small).threads, 128);
+  EXPECT_EQ(chooseCombineLayout(1024, 4, small).threads, 128);
+  EXPECT_EQ(chooseCombineLayout(-1, 1, small).threads, 128);
+}
+
+TEST(Tuning, CombineWideRowsTakeFewFatBlocks) {
+  DeviceInfo h200;
+  // LayerNorm N = 131072 (dW and dB: 262144 columns, 7-14 partial rows):
+  // 256 lanes of 16-byte loads, one group, 256 blocks.
+  CombineLayout ln = chooseCombineLayout(2 * 131072, 4, h200);
+  EXPECT_EQ(ln.vectorWidth, 4);
+  EXPECT_EQ(ln.threads, 256);
+  EXPECT_EQ(ln.lanes, 256);
+  EXPECT_EQ(ln.groups(), 1);
+  EXPECT_EQ(ln.blockColumns(), 1024);
+  // RMSNorm N = 131072: 128 lanes keep 256 blocks (256 lanes: 128 < 132).
+  EXPECT_EQ(chooseCombineLayout(131072, 4, h200).lanes, 128);
+  // LayerNorm N = 16384 (32768 columns): 32 lanes, 8 groups, 256 blocks.
+  CombineLayout ln16k = chooseCombineLayout(2 * 16384, 4, h200);
+  EXPECT_EQ(ln16k.vectorWidth, 4);
+  EXPECT_EQ(ln16k.lanes, 32);
+  EXPECT_EQ(ln16k.groups(), 8);
+  // Rows that are not whole vectors of 4 keep scalar lanes.
+  EXPECT_EQ(chooseCombineLayout(2 * 131072, 1, h200).vectorWidth, 1);
+  // Overrides, and their validation.
+  CombineLayout forced = chooseCombineLayout(1024, 4, h200, 8, 256);
+  EXPECT_EQ(forced.lanes, 8);
+  EXPECT_EQ(forced.threads, 256);
+  EXPECT_TRUE(validateCombineLayout(0, 0, h200).empty());
+  EXPECT_TRUE(validateCombineLayout(64, 256, h200).empty());
+  EXPECT_FALSE(validateCombineLayout(3, 0, h200).empty());
+  EXPECT_FALSE(validateCombineLayout(0, 2048, h200).empty());
+  EXPECT_FALSE(validateCombineLayout(0, 16, h200).empty());
+  EXPECT_FALSE(validateCombineLayout(512, 256, h200).empty());
+  EXPECT_FALSE(validateCombineLayout(-1, 0, h200).empty());
 }
 
 TEST(Tuning, RegisterEstimate) {

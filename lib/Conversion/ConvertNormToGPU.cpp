@@ -241,6 +241,8 @@ struct ConvertNormToGPUPass
                                 const DeviceInfo &device) {
     SmallVector<Value> operands;
     int64_t columns = 0;
+    // 16-byte loads of the partials where every row is whole vectors of 4.
+    int64_t vectorWidth = 4;
     for (CombineOp op : ops) {
       if (!op.getResult().empty())
         return op.emitOpError("must be bufferized before convert-norm-to-gpu");
@@ -249,13 +251,20 @@ struct ConvertNormToGPUPass
       columns = partialsType.isDynamicDim(1) || columns < 0
                     ? -1
                     : columns + partialsType.getDimSize(1);
+      if (partialsType.isDynamicDim(1) || partialsType.getDimSize(1) % 4 != 0)
+        vectorWidth = 1;
     }
     // The grid is what the layout rule sizes blocks for: all combines'.
-    CombineLayout layout = chooseCombineLayout(columns, device);
+    CombineLayout layout = chooseCombineLayout(
+        columns, vectorWidth, device, combineLanes, combineThreads);
     auto func = createKernel(gpuModule, ops.front(), "norm_combine", operands,
                              layout.threads);
-    func->setAttr("norm.cols_per_block",
-                  OpBuilder(ops.front()).getI64IntegerAttr(layout.columns));
+    func->setAttr("norm.cols_per_block", OpBuilder(ops.front())
+                                             .getI64IntegerAttr(
+                                                 layout.blockColumns()));
+    // Launched as a programmatic dependent of the kernel before it (the
+    // split kernel writing its partials; CombineKernelBuilder.cpp).
+    func->setAttr(kProgrammaticAttr, UnitAttr::get(func.getContext()));
     if (failed(buildCombineKernel(ops, layout, func)))
       return failure();
     OpBuilder hb(ops.front());
@@ -266,7 +275,7 @@ struct ConvertNormToGPUPass
           hb, loc, grid,
           arith::CeilDivUIOp::create(
               hb, loc, memref::DimOp::create(hb, loc, op.getPartials(), 1),
-              indexConst(hb, loc, layout.columns)));
+              indexConst(hb, loc, layout.blockColumns())));
     for (CombineOp op : ops.drop_front())
       op->erase();
     launch(ops.front(), func, grid, layout.threads, operands);
@@ -309,6 +318,12 @@ struct ConvertNormToGPUPass
       module.emitError("convert-norm-to-gpu: min-blocks-per-sm must be 0 (no "
                        "limit) to 32, got ")
           << static_cast<int64_t>(minBlocksPerSM);
+      return signalPassFailure();
+    }
+    if (std::string error =
+            validateCombineLayout(combineLanes, combineThreads, device);
+        !error.empty()) {
+      module.emitError("convert-norm-to-gpu: ") << error;
       return signalPassFailure();
     }
     if (std::string error = validateClusterSize(maxClusterSize);

@@ -24,6 +24,10 @@ namespace mlir::norm {
 /// the row loop it pipelines (names shared with NormPipeline.cpp).
 constexpr llvm::StringLiteral kPrefetchAttr = "norm.prefetch";
 constexpr llvm::StringLiteral kRowLoopAttr = "norm.row_loop";
+/// On a gpu.func launched as a programmatic dependent of the launch before
+/// it (PDL; the bundle's launch field `programmatic`): it may start before
+/// that launch completes and waits for it with griddepcontrol.wait.
+constexpr llvm::StringLiteral kProgrammaticAttr = "norm.programmatic";
 /// Dynamic shared memory a kernel needs (set by RowStaging, read when the
 /// launch is created).
 constexpr llvm::StringLiteral kDynamicSharedBytesAttr =

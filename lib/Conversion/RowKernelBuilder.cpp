@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelBuilders.h"
+#include "PtxBuilders.h"
 #include "RowReductions.h"
 #include "RowStaging.h"
 
@@ -212,6 +213,14 @@ public:
     if (failed(status))
       return failure();
     reductions->finishCluster(b, loc);
+    // The combines after a split kernel are its programmatic dependents
+    // (CombineKernelBuilder.cpp): their launch may begin once every block
+    // has signalled here; they still wait for this grid to complete.
+    bool hasColumnOutputs = false;
+    for (unsigned k = 0; k < outputs.size(); ++k)
+      hasColumnOutputs |= op.getOutputRole(k) == Role::col;
+    if (hasColumnOutputs)
+      emitInlinePtx(b, loc, {}, "griddepcontrol.launch_dependents;");
     // Staged rows are already pipelined; otherwise --norm-pipeline
     // prefetches the next row into registers.
     if (!staging)

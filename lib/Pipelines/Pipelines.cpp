@@ -73,6 +73,8 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.tuningTable = options.tuningTable;
   gpu.maxClusterSize = clusterLimit(options);
   gpu.minBlocksPerSM = options.minBlocksPerSM;
+  gpu.combineLanes = options.combineLanes;
+  gpu.combineThreads = options.combineThreads;
   gpu.sharedStages = options.sharedStages;
   gpu.streamRows = options.streamRows;
   gpu.persistent = options.persistent;

@@ -188,10 +188,14 @@ private:
     // A persistent kernel walks rows strided by its grid: the runtime may
     // launch fewer blocks than the grid says (KernelPlan::persistent).
     bool persistent = kernel->hasAttr("norm.persistent");
+    // A programmatic dependent launch (PDL) of the launch before it: the
+    // kernel waits for that one itself (griddepcontrol.wait).
+    bool programmatic = kernel->hasAttr("norm.programmatic");
     return json::Object{{"kernel", kernel.getName().str()},
                         {"block", block},
                         {"cluster", cluster},
                         {"persistent", persistent},
+                        {"programmatic", programmatic},
                         {"grid", std::move(*grid)},
                         {"grid_y", std::move(*gridY)},
                         {"shared_bytes", sharedBytes},

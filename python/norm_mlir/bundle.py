@@ -58,9 +58,10 @@ class Function:
             if not isinstance(cluster, int) or not 1 <= cluster <= 16:
                 raise BundleError(f"launch of {launch.get('kernel')} has a bad cluster size "
                                   f"{cluster!r} (1 to 16 blocks)")
-            if not isinstance(launch.get("persistent", False), bool):
-                raise BundleError(f"launch of {launch.get('kernel')} has a non-boolean "
-                                  f"persistent {launch.get('persistent')!r}")
+            for flag in ("persistent", "programmatic"):
+                if not isinstance(launch.get(flag, False), bool):
+                    raise BundleError(f"launch of {launch.get('kernel')} has a non-boolean "
+                                      f"{flag} {launch.get(flag)!r}")
             shared = launch.get("shared_bytes", 0)
             if not isinstance(shared, int) or not 0 <= shared <= MAX_SHARED_BYTES:
                 raise BundleError(f"launch of {launch.get('kernel')} has a bad shared_bytes "

@@ -52,6 +52,16 @@ class _LaunchConfig(ctypes.Structure):
                 ("attrs", ctypes.c_void_p), ("numAttrs", ctypes.c_uint)]
 
 
+class _LaunchAttribute(ctypes.Structure):
+    """CUlaunchAttribute (cuda.h): an id padded to 8 bytes and a 64-byte
+    value union, of which only the first int is used here."""
+    _fields_ = [("id", ctypes.c_uint), ("pad", ctypes.c_char * 4),
+                ("value", ctypes.c_int), ("rest", ctypes.c_char * 60)]
+
+
+CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
+
+
 class Module:
     """A loaded PTX module of the current context."""
 
@@ -130,14 +140,28 @@ class Module:
             return 0
         return count.value * sms.value
 
-    def launch(self, name, grid, block, params, stream=0, shared_bytes=0):
+    def launch(self, name, grid, block, params, stream=0, shared_bytes=0,
+               programmatic=False):
         """grid: (x, y); params: list of ctypes scalars (kept alive by the
-        caller)."""
+        caller). `programmatic`: a programmatic dependent launch of the
+        kernel before it in the stream (the kernel waits for that one with
+        griddepcontrol.wait), through cuLaunchKernelEx where the driver has
+        it; otherwise, and without it, an ordinary stream-ordered launch."""
         f = self.function(name)
         grid_x, grid_y = grid
         pointers = (ctypes.c_void_p * len(params))(
             *[ctypes.cast(ctypes.byref(p), ctypes.c_void_p) for p in params])
-        _check(_driver().cuLaunchKernel(
+        lib = _driver()
+        if programmatic and hasattr(lib, "cuLaunchKernelEx"):
+            attribute = _LaunchAttribute(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                                         b"", 1, b"")
+            config = _LaunchConfig(grid_x, grid_y, 1, block, 1, 1, shared_bytes,
+                                   ctypes.c_void_p(stream),
+                                   ctypes.cast(ctypes.byref(attribute), ctypes.c_void_p), 1)
+            _check(lib.cuLaunchKernelEx(ctypes.byref(config), f, pointers, None),
+                   f"cuLaunchKernelEx({name})")
+            return
+        _check(lib.cuLaunchKernel(
             f, ctypes.c_uint(grid_x), ctypes.c_uint(grid_y), 1, ctypes.c_uint(block), 1, 1,
             ctypes.c_uint(shared_bytes), ctypes.c_void_p(stream), pointers, None),
             f"cuLaunchKernel({name})")

@@ -113,5 +113,6 @@ class Launcher:
                 for p in launch["params"]:
                     params += _descriptor(env[p["buffer"]])
                 self.module.launch(launch["kernel"], grid, launch["block"], params,
-                                   stream=stream, shared_bytes=launch.get("shared_bytes", 0))
+                                   stream=stream, shared_bytes=launch.get("shared_bytes", 0),
+                                   programmatic=launch.get("programmatic", False))
         return tuple(env[r] for r in function.results)

@@ -94,6 +94,15 @@ def test_ln_bwd_combines_share_one_launch(tmp_path):
     m = f.bind_rows([[4097, 1024], [4097, 1024], [4097], [4097], [1024]])
     assert f.grid(combine, m) == (2 * 1024 // 32, 1)
     assert combine["block"] == 1024
+    # The combine is a programmatic dependent launch of the split kernel
+    # (PDL): it waits for it in the kernel, which signals its dependents.
+    assert combine["programmatic"] is True
+    assert f.launches[0]["programmatic"] is False
+    assert "griddepcontrol.wait;" in bundle.ptx
+    assert "griddepcontrol.launch_dependents;" in bundle.ptx
+    set_main_launch_field(tmp_path / "ln_bwd", "programmatic", "yes")
+    with pytest.raises(BundleError, match="non-boolean programmatic 'yes'"):
+        load_bundle(str(tmp_path / "ln_bwd"))
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")

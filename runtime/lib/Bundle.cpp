@@ -170,6 +170,14 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       }
       launch.persistent = persistent->boolean;
     }
+    if (const JsonValue *programmatic = l.get("programmatic")) {
+      if (programmatic->kind != JsonValue::Kind::Bool) {
+        error = "manifest: launch of " + launch.kernel +
+                " has a non-boolean programmatic";
+        return false;
+      }
+      launch.programmatic = programmatic->boolean;
+    }
     for (const JsonValue &p : params->array) {
       const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank");
       if (!buffer || !buffer->isString() || !known.count(buffer->string) ||

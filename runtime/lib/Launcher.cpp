@@ -38,6 +38,8 @@ struct Driver {
       occupancyMaxActiveBlocks = nullptr;
   decltype(&cuCtxGetDevice) ctxGetDevice = nullptr;
   decltype(&cuDeviceGetAttribute) deviceGetAttribute = nullptr;
+  // Optional: without it, programmatic launches are ordinary ones.
+  decltype(&cuLaunchKernelEx) launchKernelEx = nullptr;
   bool loaded = false;
   std::string error;
 
@@ -76,6 +78,7 @@ struct Driver {
              sym(memcpyDtoH, "cuMemcpyDtoH_v2") &&
              sym(ctxSynchronize, "cuCtxSynchronize");
     sym(occupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
+    sym(launchKernelEx, "cuLaunchKernelEx");
     sym(occupancyMaxActiveBlocks,
         "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     sym(ctxGetDevice, "cuCtxGetDevice");
@@ -310,6 +313,30 @@ bool Launcher::run(const std::string &functionName,
     std::vector<void *> params;
     for (int64_t &s : scalars)
       params.push_back(&s);
+    // A programmatic dependent launch (PDL) may begin while the launch
+    // before it finishes; the kernel waits for it (griddepcontrol.wait).
+    if (launch.programmatic && d.launchKernelEx) {
+      CUlaunchAttribute attribute{};
+      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attribute.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config{};
+      config.gridDimX = static_cast<unsigned>(grid);
+      config.gridDimY = static_cast<unsigned>(gridY);
+      config.gridDimZ = 1;
+      config.blockDimX = static_cast<unsigned>(launch.block);
+      config.blockDimY = 1;
+      config.blockDimZ = 1;
+      config.sharedMemBytes = static_cast<unsigned>(launch.sharedBytes);
+      config.hStream = static_cast<CUstream>(stream);
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      if (!d.check(d.launchKernelEx(&config, kernel, params.data(), nullptr),
+                   "cuLaunchKernelEx", error)) {
+        release();
+        return false;
+      }
+      continue;
+    }
     if (!d.check(d.launchKernel(kernel, grid, gridY, 1, launch.block, 1, 1,
                                 launch.sharedBytes,
                                 static_cast<CUstream>(stream), params.data(),

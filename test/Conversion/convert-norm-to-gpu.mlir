@@ -5,6 +5,9 @@
 // RUN: norm-opt %s --convert-norm-to-gpu="fp-contract=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCONTRACT
 // RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
+// RUN: not norm-opt %s --convert-norm-to-gpu="combine-lanes=24" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADLANES
+// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0 combine-lanes=8 combine-threads=256" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=LANES
+// BADLANES: error: convert-norm-to-gpu: combine-lanes must be 0 (the rule) or a power of two up to 1024, got 24
 // BADSTAGES: error: convert-norm-to-gpu: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
 // BADCLUSTER: error: convert-norm-to-gpu: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 32
 
@@ -38,17 +41,22 @@
 // CHECK-NOT: gpu.all_reduce
 // CHECK: vector.store %{{.+}}, %[[DX]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x4096xbf16>, vector<8xbf16>
 // CHECK: scf.yield
+// The combine after it may launch once every block has passed the loop
+// (programmatic dependent launch); it waits for the kernel to complete.
+// CHECK: griddepcontrol.launch_dependents;
 // CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {{.+}} : memref<?x4096xf32>, vector<8xf32>
 // CHECK: gpu.return
 // The combine: a block owns 32 columns (lane = column), its warps are row
 // groups summing every G-th partial row with 8 accumulators (8 loads in
 // flight), warp totals meet in shared memory after one barrier and warp 0
-// adds them in group order: a fixed order, no atomics. N = 4096 gives a grid
+// adds the other 31 to its own in group order: a fixed order, no atomics. N = 4096 gives a grid
 // of 128 blocks, so blocks of 1024 threads (G = 32 groups, rounds of 256
 // partial rows) keep the chain of L2 round trips short.
 // CHECK: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %[[DW:.+]]: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<32x32xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: norm.block_size = 1024
 // CHECK-SAME: norm.cols_per_block = 32
+// CHECK-SAME: norm.programmatic
+// CHECK: griddepcontrol.wait;
 // CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c32
 // CHECK: %[[GROUP:.+]] = arith.divui %{{.+}}, %c32
 // CHECK: %[[ROUNDS:.+]] = arith.ceildivui %{{.+}}, %c256
@@ -56,8 +64,16 @@
 // CHECK-COUNT-8: memref.load %[[PART]]
 // CHECK: memref.store %{{.+}}, %[[TOT]][%[[GROUP]], %[[LANE]]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-32: memref.load %[[TOT]]
+// CHECK-COUNT-31: memref.load %[[TOT]]
 // CHECK-NOT: memref.load %[[TOT]]
+// Lanes and threads overridden (combine-lanes=8 combine-threads=256): 8
+// scalar lanes (8 columns a block), 32 row groups.
+// LANES: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %{{.+}}: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<32x8xf32, #gpu.address_space<workgroup>>) kernel
+// LANES-SAME: norm.block_size = 256
+// LANES-SAME: norm.cols_per_block = 8
+// LANES-COUNT-8: memref.load %[[PART]]
+// LANES: gpu.barrier
+// LANES-COUNT-31: memref.load %[[TOT]]
 // CHECK: memref.store %{{.+}}, %[[DW]]
 // With shared-stages=2, thread 0 copies whole rows of dy and x into shared
 // memory with bulk copies one row ahead (the first before the loop), each
@@ -279,8 +295,8 @@ func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>,
 // memory once (after the two inputs' 2 x 8 KB stages), the next row is issued only after the
 // reduction's barrier, and the elementwise ops after the reduction read dy,
 // x and w from shared memory again.
-// The two combines (dw, db) share one launch: blocks [0, 1024) sum the
-// first partials, blocks [1024, 2048) the second.
+// The two combines (dw, db) share one launch: blocks [0, 128) sum the
+// first partials, blocks [128, 256) the second.
 // STAGED-LABEL: func @reread_cluster_rows
 // STAGED: gpu.launch_func @norm_kernels::@norm_fused
 // STAGED: gpu.launch_func @norm_kernels::@norm_combine {{.+}} args(%arg4 : memref<?x32768xf32>, %arg6 : memref<32768xbf16>, %arg5 : memref<?x32768xf32>, %arg7 : memref<32768xbf16>)
@@ -305,23 +321,31 @@ func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>,
 // STAGED: memref.load %[[SX]][%[[STAGE]], %{{.+}}]
 // STAGED: memref.load %[[SW]][%{{.+}}]
 // STAGED: vector.store
-// N = 32768: 2 x 1024 combine blocks fill the GPU, so they keep 256 threads.
-// STAGED: gpu.func @norm_combine(%[[PW:.+]]: memref<?x32768xf32>, %[[DW:.+]]: memref<32768xbf16>, %[[PB:.+]]: memref<?x32768xf32>, %[[DB:.+]]: memref<32768xbf16>) workgroup(%{{.+}} : memref<8x32xf32, #gpu.address_space<workgroup>>) kernel
+// N = 32768 (65536 columns in all, a few partial rows from one wave of
+// clusters): 16-byte loads, 64 lanes a block (256 columns) and 4 row
+// groups of 256 threads, 2 x 128 blocks.
+// STAGED: gpu.func @norm_combine(%[[PW:.+]]: memref<?x32768xf32>, %[[DW:.+]]: memref<32768xbf16>, %[[PB:.+]]: memref<?x32768xf32>, %[[DB:.+]]: memref<32768xbf16>) workgroup(%[[TOT:.+]] : memref<4x64xvector<4xf32>, #gpu.address_space<workgroup>>) kernel
 // STAGED-SAME: norm.block_size = 256
+// STAGED-SAME: norm.cols_per_block = 256
 // STAGED: %[[BID:.+]] = gpu.block_id x
+// STAGED: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
+// STAGED: %[[GROUP:.+]] = arith.divui %{{.+}}, %c64
 // STAGED: %[[NW:.+]] = memref.dim %[[PW]], %c1
-// STAGED: %[[END:.+]] = arith.ceildivui %[[NW]], %c32
+// STAGED: %[[END:.+]] = arith.ceildivui %[[NW]], %c256
 // STAGED: %[[MINE:.+]] = arith.cmpi ult, %[[BID]], %[[END]]
 // STAGED: scf.if %[[MINE]]
-// STAGED: memref.load %[[PW]]
-// STAGED: gpu.barrier
-// STAGED: memref.store %{{.+}}, %[[DW]]
+// STAGED: vector.load %[[PW]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x32768xf32>, vector<4xf32>
+// STAGED: memref.store %{{.+}}, %[[TOT]][%[[GROUP]], %[[LANE]]] : memref<4x64xvector<4xf32>
+// STAGED-NEXT: gpu.barrier
+// STAGED-COUNT-3: memref.load %[[TOT]]
+// STAGED-NOT: memref.load %[[TOT]]
+// STAGED: vector.store %{{.+}}, %[[DW]][%{{.+}}] {{.+}} : memref<32768xbf16>, vector<4xbf16>
 // STAGED: %[[AFTER:.+]] = arith.cmpi uge, %[[BID]], %[[END]]
 // STAGED: scf.if
 // STAGED: arith.subi %[[BID]], %[[END]]
-// STAGED: memref.load %[[PB]]
+// STAGED: vector.load %[[PB]]
 // STAGED: gpu.barrier
-// STAGED: memref.store %{{.+}}, %[[DB]]
+// STAGED: vector.store %{{.+}}, %[[DB]]
 // STAGED-NOT: gpu.func @norm_combine_0
 func.func @reread_cluster_rows(%dy: memref<?x32768xbf16>, %x: memref<?x32768xbf16>, %w: memref<32768xbf16>, %dx: memref<?x32768xbf16>, %pw: memref<?x32768xf32>, %pb: memref<?x32768xf32>, %dw: memref<32768xbf16>, %db: memref<32768xbf16>) {
   norm.fused ins(%dy : full memref<?x32768xbf16>, %x : full memref<?x32768xbf16>, %w : col memref<32768xbf16>) outs(%dx : full memref<?x32768xbf16>, %pw : col memref<?x32768xf32>, %pb : col memref<?x32768xf32>) attributes {rows_per_partial = 32 : i64} {

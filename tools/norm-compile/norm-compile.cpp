@@ -86,6 +86,15 @@ static cl::opt<int64_t> minBlocksPerSM(
     cl::desc("Blocks per SM the register allocation of row kernels must "
              "allow (0: ptxas chooses)"),
     cl::init(0));
+static cl::opt<int64_t> combineLanes(
+    "combine-lanes",
+    cl::desc("Threads across the columns of a combine block (0: the tuning "
+             "rule)"),
+    cl::init(0));
+static cl::opt<int64_t> combineThreads(
+    "combine-threads",
+    cl::desc("Threads of a combine block (0: the tuning rule)"),
+    cl::init(0));
 static cl::opt<std::string> tuningTable(
     "tuning-table",
     cl::desc("Measured tuning table (default: $NORM_TUNING_TABLE, else the "
@@ -204,6 +213,8 @@ int main(int argc, char **argv) {
   options.rowsPerBlock = rowsPerBlock;
   options.maxClusterSize = maxClusterSize;
   options.minBlocksPerSM = minBlocksPerSM;
+  options.combineLanes = combineLanes;
+  options.combineThreads = combineThreads;
   options.sharedStages = sharedStages;
   options.streamRows = streamRows;
   options.persistent = persistent;

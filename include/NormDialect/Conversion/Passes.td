@@ -77,6 +77,12 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Option<"rowsPerBlock", "rows-per-block", "int64_t", /*default=*/"0",
            "Rows a block walks in kernels without column outputs (0: tuning "
            "rule; a kernel's norm.rows_per_block attribute wins)">,
+    Option<"combineLanes", "combine-lanes", "int64_t", /*default=*/"0",
+           "Threads across the columns of a norm.combine block (0: the "
+           "tuning rule; else a power of two)">,
+    Option<"combineThreads", "combine-threads", "int64_t", /*default=*/"0",
+           "Threads of a norm.combine block (0: the tuning rule; else a "
+           "power of two)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",

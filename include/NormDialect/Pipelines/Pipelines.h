@@ -80,6 +80,15 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "
                      "must allow (0: ptxas chooses)"),
       llvm::cl::init(0)};
+  Option<int64_t> combineLanes{
+      *this, "combine-lanes",
+      llvm::cl::desc("Threads across the columns of a combine block (0: the "
+                     "tuning rule)"),
+      llvm::cl::init(0)};
+  Option<int64_t> combineThreads{
+      *this, "combine-threads",
+      llvm::cl::desc("Threads of a combine block (0: the tuning rule)"),
+      llvm::cl::init(0)};
   Option<int64_t> numSMs{*this, "num-sms",
                          llvm::cl::desc("Multiprocessors of the target"),
                          llvm::cl::init(132)};

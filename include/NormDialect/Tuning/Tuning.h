@@ -174,23 +174,44 @@ RowLayout chooseSlicedLayout(int64_t n, int64_t elementBytes,
 
 /// Layout of a norm.combine kernel (the finishing reduction of split column
 /// partials, lib/Conversion/CombineKernelBuilder.cpp): each block owns
-/// `columns` columns (one per lane of a warp) and its warps are groups of
-/// partial rows, each thread keeping `unroll` loads in flight.
+/// blockColumns() columns, `lanes` threads across them with a vector of
+/// `vectorWidth` f32 each, and groups() row groups that each sum every
+/// groups()-th partial row, each thread keeping `unroll` loads in flight;
+/// the groups' totals meet in a pairwise tree.
 struct CombineLayout {
+  /// Threads per block (a power of two).
   int64_t threads = 256;
-  int64_t columns = 32;
+  /// Threads across the block's columns (a power of two, at most threads).
+  int64_t lanes = 32;
+  /// f32 partials per load: 4 (16 bytes) where every combined N allows it.
+  int64_t vectorWidth = 1;
   int64_t unroll = 8;
 
-  /// Warps of a block, each summing every groups()-th partial row.
-  int64_t groups() const { return threads / columns; }
+  /// Row groups of a block, each summing every groups()-th partial row.
+  int64_t groups() const { return threads / lanes; }
+  /// Columns one block covers.
+  int64_t blockColumns() const { return lanes * vectorWidth; }
 };
 
-/// The combine layout for N columns (N <= 0: unknown, e.g. dynamic):
-/// the grid has ceil(N / 32) blocks, so narrow rows get few blocks, and the
-/// combine is a chain of dependent rounds of L2 latency (P / (groups x
-/// unroll) rounds for P partials); narrow rows therefore get bigger blocks
-/// (more row groups, fewer rounds) up to the device's block limit.
-CombineLayout chooseCombineLayout(int64_t n, const DeviceInfo &device);
+/// The combine layout for N columns in all (N <= 0: unknown, e.g. dynamic),
+/// loaded `vectorWidth` (1 or 4) f32 at a time. The combine is a chain of
+/// dependent rounds of L2 latency (P / (groups x unroll) rounds for P
+/// partial rows), so the rule keeps the grid at two or more blocks per SM
+/// with the widest rows of lanes that allows (at least 32 bytes of a row
+/// per load), and gives the blocks more row groups the fewer there are.
+/// Narrow rows come from kernels with hundreds of partial rows (their
+/// min_partials), wide ones (N >= 16K) from one wave of clusters (7 to 60):
+/// the former get many groups of few lanes, the latter few groups of many.
+/// `lanes` and `threads` override the rule where positive (see
+/// validateCombineLayout).
+CombineLayout chooseCombineLayout(int64_t n, int64_t vectorWidth,
+                                  const DeviceInfo &device, int64_t lanes = 0,
+                                  int64_t threads = 0);
+
+/// Returns an empty string when `lanes` and `threads` (0: the rule) are a
+/// usable combine layout override on `device`, else why not.
+std::string validateCombineLayout(int64_t lanes, int64_t threads,
+                                  const DeviceInfo &device);
 
 /// Rows of at least this many bytes stream with 1024-thread blocks
 /// (chooseStreamingLayout), and long forward rows up to it stream instead of

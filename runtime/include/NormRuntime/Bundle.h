@@ -61,6 +61,9 @@ struct LaunchDesc {
   /// The kernel walks rows strided by its grid (any grid is correct): the
   /// launcher caps the grid at the blocks (clusters) resident at once.
   bool persistent = false;
+  /// A programmatic dependent launch of the launch before it (PDL): it may
+  /// start before that one completes and waits for it itself.
+  bool programmatic = false;
   /// Buffer names and ranks of the kernel's memref parameters.
   std::vector<std::pair<std::string, int64_t>> params;
 };
