@@ -594,14 +594,44 @@ bool mlir::norm::splitsIntoOneWave(const KernelShape &shape,
   return plan.kind == KernelPlan::Kind::Cluster && shape.columnOutputs > 0;
 }
 
+int64_t mlir::norm::rereadClusterBlocksPerSM(const KernelShape &shape,
+                                             const RowLayout &layout,
+                                             const DeviceInfo &device) {
+  if (!layout.rereadStaged || layout.clusterSize <= 1 ||
+      layout.sharedStages <= 0)
+    return 0;
+  int64_t threads = std::max<int64_t>(32, layout.threads);
+  // Registers: the f32 column accumulators and about 48 for addressing
+  // and temporaries (ptxas -v: 80 at 16 elements a thread), in units of 8.
+  int64_t registers = ceilDiv(
+      shape.columnOutputs * layout.elementsPerThread() + 48, 8) * 8;
+  return std::min<int64_t>(
+      {3, device.threadsPerSM / threads,
+       device.registersPerSM / (threads * registers),
+       device.sharedMemoryPerSM /
+           stagedBlockBytes(shape, layout, layout.sharedStages)});
+}
+
 int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
                                       const KernelPlan &plan,
                                       const DeviceInfo &device) {
   int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
                             plan.minBlocksPerSM);
+  // Re-reading clusters whose slices leave room for three blocks per SM fit
+  // their registers too (planKernel); with fewer (N = 131072: 112 KB of
+  // slices, 190 registers) the estimate stands.
+  if (rereadClusterBlocksPerSM(shape, plan.layout, device) == 3)
+    blocks = std::max<int64_t>(blocks, 3);
+  // One wave of clusters: up to three blocks per SM. Measured on the H200
+  // (2026-12-01, LayerNorm backward over re-reading clusters at three
+  // blocks per SM, ab-2026-12-01-cluster-waves.log and
+  // ab-2026-12-01-reread-three-blocks.log): 45 clusters of 8 instead of 30
+  // at N = 32768 +5-10% (4096x32768 3.18 -> 3.51 TB/s), 90 of 4 instead of
+  // 60 at N = 16384 +1-3%, 21 of 16 instead of 14 at N = 65536 +1-3%
+  // (512x65536 -1%).
   if (splitsIntoOneWave(shape, plan))
     return device.residentClusters(plan.layout.clusterSize) *
-           std::min<int64_t>(2, blocks);
+           std::min<int64_t>(3, blocks);
   if (plan.layout.columnSlices > 1)
     return 0;
   // Two blocks per SM, or up to four where that makes 16 warps: the
@@ -666,6 +696,14 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.sharedStages = stagesFor(plan.layout);
     plan.layout.rereadStaged =
         plan.layout.sharedStages > 0 && rereadsStagedRows(shape, plan.layout);
+    // Re-reading clusters hold only their column accumulators: ptxas -v
+    // gave 80 registers at 16 elements a thread (N = 16K-64K), three blocks
+    // per SM, except at clusters of 16 (118: the peers' totals), which the
+    // bound (.minnctapersm 3) holds to 80 with no spills. At clusters of 4
+    // the bound made ptxas spill 4 bytes, so smaller clusters get none.
+    if (rereadClusterBlocksPerSM(shape, plan.layout, device) == 3 &&
+        plan.layout.clusterSize >= 8)
+      plan.minBlocksPerSM = 3;
   } else if (hasRowReductions) {
     plan.layout = chooseRowLayout(n, elementBytes, fullOperands, device,
                                   /*allowRowGroups=*/shape.columnOutputs == 0);

@@ -200,7 +200,7 @@ struct CombineLayout {
 /// with the widest rows of lanes that allows (at least 32 bytes of a row
 /// per load), and gives the blocks more row groups the fewer there are.
 /// Narrow rows come from kernels with hundreds of partial rows (their
-/// min_partials), wide ones (N >= 16K) from one wave of clusters (7 to 60):
+/// min_partials), wide ones (N >= 16K) from one wave of clusters (7 to 90):
 /// the former get many groups of few lanes, the latter few groups of many.
 /// `lanes` and `threads` override the rule where positive (see
 /// validateCombineLayout).
@@ -443,7 +443,7 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 ///
 /// A split kernel over clusters instead gets one wave: min_partials = the
 /// resident clusters (DeviceInfo::residentClusters) times its blocks per SM
-/// (estimated, at most 2), with an uncapped split (kUncappedSplit), so each
+/// (estimated, or rereadClusterBlocksPerSM; at most 3), with an uncapped split (kUncappedSplit), so each
 /// cluster walks ceil(M / F) rows. Measured on the H200 (2026-11-29): split
 /// 32 ran 16 clusters of 16 on 7 resident at RMS bwd 512x131072 (three
 /// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one
@@ -451,6 +451,16 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 /// +70% at small M (bench/results/ab-2026-11-29-split-waves.log).
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
+
+/// Blocks per SM of a cluster kernel that re-reads its staged slices
+/// (RowLayout::rereadStaged; 0 for any other kernel): up to three, as its
+/// staged slices and threads allow. Such kernels keep only their column
+/// accumulators in registers (80 at 16 elements a thread), which the
+/// register estimate of row-resident kernels overstates; planKernel bounds
+/// the registers of those at clusters of 8 and more to match.
+int64_t rereadClusterBlocksPerSM(const KernelShape &shape,
+                                 const RowLayout &layout,
+                                 const DeviceInfo &device);
 
 /// The analytic staging depth where the table has none: two stages (the
 /// next row lands while this one is reduced; the bulk copy engine keeps the
