@@ -110,3 +110,17 @@ func.func @cluster_rows(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %r:
       : tensor<?x65536xbf16>, tensor<?x65536xbf16>, tensor<?xf32> -> tensor<?x65536xbf16>, tensor<65536xbf16>
   return %dx, %dw : tensor<?x65536xbf16>, tensor<65536xbf16>
 }
+
+// -----
+
+// The LayerNorm backward at N = 32768 spreads rows over clusters of 8 that
+// re-read their staged slices: they keep only the column accumulators in
+// registers, so three blocks fit an SM, and one wave is 3 x 15 = 45
+// clusters (15 clusters of 8 fit an H200 at one block per SM).
+// HEUR-LABEL: func @reread_cluster_wave
+// HEUR: arith.ceildivui %{{.+}}, %c45
+// HEUR: min_partials = 45 : i64, rows_per_partial = 1048576 : i64
+func.func @reread_cluster_wave(%dy: tensor<?x32768xbf16>, %x: tensor<?x32768xbf16>, %mean: tensor<?xf32>, %rstd: tensor<?xf32>, %w: tensor<32768xbf16>) -> (tensor<?x32768xbf16>, tensor<32768xbf16>, tensor<32768xbf16>) {
+  %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd weight(%w : tensor<32768xbf16>) {has_bias} : tensor<?x32768xbf16>, tensor<?x32768xbf16>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32768xbf16> dw tensor<32768xbf16> db tensor<32768xbf16>
+  return %dx, %dw, %db : tensor<?x32768xbf16>, tensor<32768xbf16>, tensor<32768xbf16>
+}
