@@ -651,6 +651,13 @@ TEST(Tuning, CombineWideRowsTakeFewFatBlocks) {
   CombineLayout forced = chooseCombineLayout(1024, 4, h200, 8, 256);
   EXPECT_EQ(forced.lanes, 8);
   EXPECT_EQ(forced.threads, 256);
+  // Threads alone below the rule's lanes: the lanes follow.
+  CombineLayout fewThreads = chooseCombineLayout(2 * 131072, 4, h200, 0, 64);
+  EXPECT_EQ(fewThreads.threads, 64);
+  EXPECT_EQ(fewThreads.lanes, 64);
+  // Lanes alone above the rule's threads: the threads follow.
+  EXPECT_EQ(chooseCombineLayout(1024, 4, h200, 512, 0).threads, 1024);
+  EXPECT_EQ(chooseCombineLayout(131072, 4, h200, 512, 0).threads, 512);
   EXPECT_TRUE(validateCombineLayout(0, 0, h200).empty());
   EXPECT_TRUE(validateCombineLayout(64, 256, h200).empty());
   EXPECT_FALSE(validateCombineLayout(3, 0, h200).empty());

@@ -409,12 +409,13 @@ CombineLayout mlir::norm::chooseCombineLayout(int64_t n, int64_t vectorWidth,
   int64_t vectors = vectorWidth == 4 && n > 0 ? n / 4 : 0;
   if (vectors >= 32 * device.numSMs) {
     // Wide rows (N >= 16K in all, partials from one wave of clusters: 7 to
-    // 60 rows): 16-byte loads, 256 threads, and the most lanes (up to 256)
+    // 90 rows): 16-byte loads, 256 threads, and the most lanes (up to 256)
     // that still give every SM a block, so each block has few groups.
-    // Measured on the H200 (2026-12-01, bf16 backwards, whole backward
-    // against 32 lanes of scalars, ab-2026-12-01-combine-layouts.log):
-    // LayerNorm 512x131072 +7%, 1024x65536 +2%, RMSNorm 512x131072 +3%,
-    // within 1% at N = 16K-32K.
+    // Measured on the H200 (2026-12-01, bf16, the whole backward against 32
+    // lanes of scalars, ab-2026-12-01-combine-layouts.log and
+    // -combine-pdl.log): LayerNorm 512x131072 +5%, 300x131072 +11%,
+    // 1024x65536 +2%, RMSNorm 512x131072 +3%, 300x131072 +5%, within 1% at
+    // N = 16K-32K.
     layout.vectorWidth = 4;
     layout.threads = std::min<int64_t>(256, limit);
     layout.lanes = 32;
@@ -436,11 +437,15 @@ CombineLayout mlir::norm::chooseCombineLayout(int64_t n, int64_t vectorWidth,
     else if (blocks <= 4 * device.numSMs)
       layout.threads = std::min<int64_t>(512, limit);
   }
+  // Overrides: an override of one of the two keeps the rule's other within
+  // it (lanes never exceed threads).
   if (lanes > 0)
     layout.lanes = lanes;
-  if (threads > 0)
+  if (threads > 0) {
     layout.threads = threads;
-  // An override of the lanes alone may exceed the rule's threads.
+    if (lanes <= 0)
+      layout.lanes = std::min(layout.lanes, threads);
+  }
   layout.threads = std::max(layout.threads, layout.lanes);
   return layout;
 }
