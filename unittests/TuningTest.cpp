@@ -538,54 +538,39 @@ TEST(Tuning, MinPartialsFillOneWave) {
   EXPECT_TRUE(splitsIntoOneWave(longRow, cluster));
   EXPECT_EQ(chooseMinPartials(longRow, cluster, h200), 15);
   EXPECT_EQ(chooseSplitSize(std::nullopt, 65536, h200, true), 32);
-  // The LayerNorm backward over clusters re-reads staged rows (fewer
-  // registers): clusters of 16 at three blocks per SM (the registers
-  // bounded to allow them), three times the clusters.
-  KernelShape lnLong{65536, 2, 2, 2, 2, false};
-  lnLong.columnInputBytes = 2;
-  KernelPlan lnCluster = planKernel(lnLong, h200, nullptr);
-  ASSERT_EQ(lnCluster.kind, KernelPlan::Kind::Cluster);
-  ASSERT_EQ(lnCluster.layout.clusterSize, 16);
-  ASSERT_TRUE(lnCluster.layout.rereadStaged);
-  EXPECT_EQ(rereadClusterBlocksPerSM(lnLong, lnCluster.layout, h200), 3);
-  EXPECT_EQ(lnCluster.minBlocksPerSM, 3);
-  EXPECT_TRUE(splitsIntoOneWave(lnLong, lnCluster));
-  EXPECT_EQ(chooseMinPartials(lnLong, lnCluster, h200), 21);
-  // N = 32768: 45 clusters of 8; N = 16384: 90 of 4, whose registers ptxas
-  // fits without the bound (with it, it spilled).
-  KernelShape ln32k{32768, 2, 2, 2, 2, false};
-  ln32k.columnInputBytes = 2;
-  KernelPlan ln32kCluster = planKernel(ln32k, h200, nullptr);
-  ASSERT_EQ(ln32kCluster.layout.clusterSize, 8);
-  EXPECT_EQ(ln32kCluster.minBlocksPerSM, 3);
-  EXPECT_EQ(chooseMinPartials(ln32k, ln32kCluster, h200), 45);
-  KernelShape ln16k{16384, 2, 2, 2, 2, false};
-  ln16k.columnInputBytes = 2;
-  KernelPlan ln16kCluster = planKernel(ln16k, h200, nullptr);
-  ASSERT_EQ(ln16kCluster.layout.clusterSize, 4);
-  EXPECT_EQ(ln16kCluster.minBlocksPerSM, 0);
-  EXPECT_EQ(chooseMinPartials(ln16k, ln16kCluster, h200), 90);
-  // Staged slices of 112 KB (N = 131072) leave room for two blocks per SM,
-  // not three: no bound. And row-resident kernels are not re-reading
-  // clusters.
-  KernelShape ln128k{131072, 2, 2, 2, 2, false};
-  ln128k.columnInputBytes = 2;
-  KernelPlan ln128kCluster = planKernel(ln128k, h200, nullptr);
-  EXPECT_LT(rereadClusterBlocksPerSM(ln128k, ln128kCluster.layout, h200), 3);
-  EXPECT_EQ(ln128kCluster.minBlocksPerSM, 0);
-  EXPECT_EQ(chooseMinPartials(ln128k, ln128kCluster, h200), 7);
+  // (The LayerNorm backward's re-reading clusters: RereadClustersTakeThreeBlocksPerSM.)
   EXPECT_EQ(rereadClusterBlocksPerSM(longRow, cluster.layout, h200), 0);
-  // Ragged N = 40000: clusters of 8 x 320 threads, whose 80 registers
-  // allow two blocks per SM, not three (the bound would spill).
-  KernelShape ln40k{40000, 2, 2, 2, 2, false};
-  ln40k.columnInputBytes = 2;
-  KernelPlan ln40kCluster = planKernel(ln40k, h200, nullptr);
-  ASSERT_EQ(ln40kCluster.layout.threads, 320);
-  EXPECT_LT(rereadClusterBlocksPerSM(ln40k, ln40kCluster.layout, h200), 3);
-  EXPECT_EQ(ln40kCluster.minBlocksPerSM, 0);
   // Forwards have no split.
   KernelShape fwdLong{65536, 2, 1, 0, 1, false};
   EXPECT_FALSE(splitsIntoOneWave(fwdLong, planKernel(fwdLong, h200, nullptr)));
+}
+
+TEST(Tuning, RereadClustersTakeThreeBlocksPerSM) {
+  DeviceInfo h200;
+  // LayerNorm backward (bf16 dy, x; weight; dW, dB) over re-reading
+  // clusters: N, cluster size, threads, blocks per SM, register bound and
+  // one wave of partial rows. Clusters of 4 fit three blocks without the
+  // bound (with it ptxas spilled); 112 KB of slices at N = 131072 and the
+  // 320-thread ragged N = 40000 (80 registers) fit two.
+  struct Case {
+    int64_t n, clusterSize, threads, blocks, bound, minPartials;
+  };
+  for (Case c : {Case{16384, 4, 256, 3, 0, 90}, Case{32768, 8, 256, 3, 3, 45},
+                 Case{65536, 16, 256, 3, 3, 21},
+                 Case{131072, 16, 256, 2, 0, 7},
+                 Case{40000, 8, 320, 2, 0, 15}}) {
+    SCOPED_TRACE(c.n);
+    KernelShape shape{c.n, 2, 2, 2, 2, false};
+    shape.columnInputBytes = 2;
+    KernelPlan plan = planKernel(shape, h200, nullptr);
+    ASSERT_EQ(plan.kind, KernelPlan::Kind::Cluster);
+    ASSERT_TRUE(plan.layout.rereadStaged);
+    EXPECT_EQ(plan.layout.clusterSize, c.clusterSize);
+    EXPECT_EQ(plan.layout.threads, c.threads);
+    EXPECT_EQ(rereadClusterBlocksPerSM(shape, plan.layout, h200), c.blocks);
+    EXPECT_EQ(plan.minBlocksPerSM, c.bound);
+    EXPECT_EQ(chooseMinPartials(shape, plan, h200), c.minPartials);
+  }
 }
 
 TEST(Tuning, ResidentClusters) {

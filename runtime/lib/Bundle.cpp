@@ -94,6 +94,22 @@ static bool parseBuffer(const JsonValue &v, BufferDesc &out,
   return true;
 }
 
+/// Reads the optional boolean field `key` of launch object `launch` (of
+/// kernel `kernel`) into `out`; absent leaves `out` as it is.
+static bool parseFlag(const JsonValue &launch, const char *key,
+                      const std::string &kernel, bool &out,
+                      std::string &error) {
+  const JsonValue *flag = launch.get(key);
+  if (!flag)
+    return true;
+  if (flag->kind != JsonValue::Kind::Bool) {
+    error = "manifest: launch of " + kernel + " has a non-boolean " + key;
+    return false;
+  }
+  out = flag->boolean;
+  return true;
+}
+
 static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
   const JsonValue *name = v.get("function"), *args = v.get("arguments"),
                   *buffers = v.get("buffers"), *results = v.get("results"),
@@ -162,22 +178,11 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       }
       launch.cluster = cluster->integer;
     }
-    if (const JsonValue *persistent = l.get("persistent")) {
-      if (persistent->kind != JsonValue::Kind::Bool) {
-        error = "manifest: launch of " + launch.kernel +
-                " has a non-boolean persistent";
-        return false;
-      }
-      launch.persistent = persistent->boolean;
-    }
-    if (const JsonValue *programmatic = l.get("programmatic")) {
-      if (programmatic->kind != JsonValue::Kind::Bool) {
-        error = "manifest: launch of " + launch.kernel +
-                " has a non-boolean programmatic";
-        return false;
-      }
-      launch.programmatic = programmatic->boolean;
-    }
+    if (!parseFlag(l, "persistent", launch.kernel, launch.persistent,
+                   error) ||
+        !parseFlag(l, "programmatic", launch.kernel, launch.programmatic,
+                   error))
+      return false;
     for (const JsonValue &p : params->array) {
       const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank");
       if (!buffer || !buffer->isString() || !known.count(buffer->string) ||
