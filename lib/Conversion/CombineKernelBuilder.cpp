@@ -41,6 +41,14 @@
 using namespace mlir;
 using namespace mlir::norm;
 
+/// What one thread loads at a time: an f32, or a vector of
+/// layout.vectorWidth of them.
+static Type loadType(OpBuilder &b, const CombineLayout &layout) {
+  if (layout.vectorWidth == 1)
+    return b.getF32Type();
+  return VectorType::get({layout.vectorWidth}, b.getF32Type());
+}
+
 /// Emits at `b` the combine of one norm.combine (`partials` -> `output`)
 /// for the block of index `block` among its ceil(N / blockColumns) blocks.
 /// `totals` is the groups' shared buffer [groups][lanes] of loads (null
@@ -50,9 +58,7 @@ static void emitCombine(OpBuilder &b, Location loc, const CombineLayout &layout,
                         Value group, Value totals) {
   const int64_t groups = layout.groups();
   const int64_t unroll = layout.unroll, width = layout.vectorWidth;
-  // One f32 a load (width 1) or a vector of `width`.
-  Type vecType = width == 1 ? b.getF32Type()
-                            : Type(VectorType::get({width}, b.getF32Type()));
+  Type vecType = loadType(b, layout);
   Value col = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, block,
@@ -148,13 +154,9 @@ LogicalResult mlir::norm::buildCombineKernel(ArrayRef<CombineOp> ops,
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Value totals;
   if (layout.groups() > 1) {
-    Type load = layout.vectorWidth == 1
-                    ? b.getF32Type()
-                    : Type(VectorType::get({layout.vectorWidth},
-                                           b.getF32Type()));
     totals = func.addWorkgroupAttribution(
-        MemRefType::get({layout.groups(), layout.lanes}, load, AffineMap(),
-                        workgroup),
+        MemRefType::get({layout.groups(), layout.lanes}, loadType(b, layout),
+                        AffineMap(), workgroup),
         loc);
   }
   // Programmatic dependent launch (the bundle marks the launch so): the

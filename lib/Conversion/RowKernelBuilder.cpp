@@ -216,10 +216,7 @@ public:
     // The combines after a split kernel are its programmatic dependents
     // (CombineKernelBuilder.cpp): their launch may begin once every block
     // has signalled here; they still wait for this grid to complete.
-    bool hasColumnOutputs = false;
-    for (unsigned k = 0; k < outputs.size(); ++k)
-      hasColumnOutputs |= op.getOutputRole(k) == Role::col;
-    if (hasColumnOutputs)
+    if (op.hasColumnOutputs())
       emitInlinePtx(b, loc, {}, "griddepcontrol.launch_dependents;");
     // Staged rows are already pipelined; otherwise --norm-pipeline
     // prefetches the next row into registers.

@@ -417,8 +417,6 @@ CombineLayout mlir::norm::chooseCombineLayout(int64_t n, int64_t vectorWidth,
     // 1024x65536 +2%, RMSNorm 512x131072 +3%, 300x131072 +5%, within 1% at
     // N = 16K-32K.
     layout.vectorWidth = 4;
-    layout.threads = std::min<int64_t>(256, limit);
-    layout.lanes = 32;
     while (layout.lanes * 2 <= layout.threads &&
            ceilDiv(vectors, layout.lanes * 2) >= device.numSMs)
       layout.lanes *= 2;

@@ -177,7 +177,7 @@ RowLayout chooseSlicedLayout(int64_t n, int64_t elementBytes,
 /// blockColumns() columns, `lanes` threads across them with a vector of
 /// `vectorWidth` f32 each, and groups() row groups that each sum every
 /// groups()-th partial row, each thread keeping `unroll` loads in flight;
-/// the groups' totals meet in a pairwise tree.
+/// the first group adds the groups' totals in order.
 struct CombineLayout {
   /// Threads per block (a power of two).
   int64_t threads = 256;
@@ -196,9 +196,10 @@ struct CombineLayout {
 /// The combine layout for N columns in all (N <= 0: unknown, e.g. dynamic),
 /// loaded `vectorWidth` (1 or 4) f32 at a time. The combine is a chain of
 /// dependent rounds of L2 latency (P / (groups x unroll) rounds for P
-/// partial rows), so the rule keeps the grid at two or more blocks per SM
-/// with the widest rows of lanes that allows (at least 32 bytes of a row
-/// per load), and gives the blocks more row groups the fewer there are.
+/// partial rows), so the rule sizes blocks by the grid: wide rows get the
+/// most lanes of 16-byte loads that still give every SM a block, narrow
+/// rows a warp of scalar lanes and the more row groups the fewer blocks
+/// there are.
 /// Narrow rows come from kernels with hundreds of partial rows (their
 /// min_partials), wide ones (N >= 16K) from one wave of clusters (7 to 90):
 /// the former get many groups of few lanes, the latter few groups of many.
@@ -443,8 +444,8 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 ///
 /// A split kernel over clusters instead gets one wave: min_partials = the
 /// resident clusters (DeviceInfo::residentClusters) times its blocks per SM
-/// (estimated, or rereadClusterBlocksPerSM; at most 3), with an uncapped split (kUncappedSplit), so each
-/// cluster walks ceil(M / F) rows. Measured on the H200 (2026-11-29): split
+/// (estimated, or rereadClusterBlocksPerSM; at most 3), with an uncapped
+/// split (kUncappedSplit), so each cluster walks ceil(M / F) rows. Measured on the H200 (2026-11-29): split
 /// 32 ran 16 clusters of 16 on 7 resident at RMS bwd 512x131072 (three
 /// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one
 /// wave: RMS bwd +16% to +22% at N = 32K-128K, LN bwd +9% to +11%, up to
