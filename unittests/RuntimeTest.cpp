@@ -121,8 +121,9 @@ TEST(Bundle, LoadsAndChecksSignatures) {
 }
 
 TEST(Bundle, ReadsClusterLaunches) {
-  // LayerNorm backward at N = 65536: the main kernel runs in clusters of 16
-  // blocks (grid y), which the launcher must allow before launching.
+  // LayerNorm backward at N = 65536: the main kernel runs in clusters of 4
+  // blocks (grid y) with 224 KB of dynamic shared memory, which the
+  // launcher must allow before launching.
   std::string dir = compileExample("layer_norm_bwd_long", "test/Target/Inputs");
   std::string error;
   auto bundle = Bundle::load(dir, error);
@@ -132,8 +133,8 @@ TEST(Bundle, ReadsClusterLaunches) {
   ASSERT_FALSE(f->launches.empty());
   const LaunchDesc &main = f->launches[0];
   EXPECT_EQ(main.kernel, "norm_fused");
-  EXPECT_EQ(main.cluster, 16);
-  EXPECT_EQ(evaluate(main.gridY, 1000), 16);
+  EXPECT_EQ(main.cluster, 4);
+  EXPECT_EQ(evaluate(main.gridY, 1000), 4);
   // A backward (column partials) is not persistent; its combine is a
   // programmatic dependent launch of it.
   EXPECT_FALSE(main.persistent);
@@ -166,7 +167,7 @@ TEST(Bundle, ReadsClusterLaunches) {
   // A manifest asking for an impossible cluster is rejected when loaded.
   std::string bad = testing::TempDir() + "/bad_cluster_bundle";
   ASSERT_TRUE(
-      copyWithEditedManifest(dir, bad, "\"cluster\": 16", "\"cluster\": 32"));
+      copyWithEditedManifest(dir, bad, "\"cluster\": 4", "\"cluster\": 32"));
   EXPECT_FALSE(Bundle::load(bad, error));
   EXPECT_NE(error.find("bad cluster size"), std::string::npos) << error;
 }

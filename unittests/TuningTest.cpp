@@ -550,14 +550,16 @@ TEST(Tuning, RereadClustersTakeThreeBlocksPerSM) {
   // LayerNorm backward (bf16 dy, x; weight; dW, dB) over re-reading
   // clusters: N, cluster size, threads, blocks per SM, register bound and
   // one wave of partial rows. Clusters of 4 fit three blocks without the
-  // bound (with it ptxas spilled); 112 KB of slices at N = 131072 and the
-  // 320-thread ragged N = 40000 (80 registers) fit two.
+  // bound (with it ptxas spilled); the 320-thread ragged N = 40000 (80
+  // registers) fits two. N = 65536 and 131072 take fewer blocks of 512
+  // threads instead of 16 (chooseWideRereadCluster), one per SM: their
+  // 224 KB of slices fill a block's shared memory.
   struct Case {
     int64_t n, clusterSize, threads, blocks, bound, minPartials;
   };
   for (Case c : {Case{16384, 4, 256, 3, 0, 90}, Case{32768, 8, 256, 3, 3, 45},
-                 Case{65536, 16, 256, 3, 3, 21},
-                 Case{131072, 16, 256, 2, 0, 7},
+                 Case{65536, 4, 512, 1, 0, 30},
+                 Case{131072, 8, 512, 1, 0, 15},
                  Case{40000, 8, 320, 2, 0, 15}}) {
     SCOPED_TRACE(c.n);
     KernelShape shape{c.n, 2, 2, 2, 2, false};
@@ -571,6 +573,42 @@ TEST(Tuning, RereadClustersTakeThreeBlocksPerSM) {
     EXPECT_EQ(plan.minBlocksPerSM, c.bound);
     EXPECT_EQ(chooseMinPartials(shape, plan, h200), c.minPartials);
   }
+}
+
+TEST(Tuning, WideRereadClustersReplaceClustersOfSixteen) {
+  DeviceInfo h200;
+  KernelShape lnBwd{131072, 2, 2, 2, 2, false};
+  lnBwd.columnInputBytes = 2;
+  // The re-reading cluster of 16 (chooseClusterLayout) gives way to 8
+  // blocks of 512 threads, 32 elements a thread, 3 stages in 224 KB.
+  RowLayout sixteen = *chooseClusterLayout(lnBwd, h200);
+  ASSERT_EQ(sixteen.clusterSize, 16);
+  std::optional<RowLayout> wide =
+      chooseWideRereadCluster(lnBwd, sixteen, h200);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_EQ(wide->clusterSize, 8);
+  EXPECT_EQ(wide->threads, 512);
+  EXPECT_EQ(wide->elementsPerThread(), 32);
+  EXPECT_EQ(stagedBytes(lnBwd, *wide, 3), 224 * 1024);
+  // Clusters of 8 or fewer stay; so do kernels that do not re-read
+  // (RMSNorm: one column output).
+  EXPECT_FALSE(chooseWideRereadCluster(lnBwd, *wide, h200).has_value());
+  KernelShape rmsBwd = lnBwd;
+  rmsBwd.columnOutputs = 1;
+  EXPECT_FALSE(chooseWideRereadCluster(rmsBwd, sixteen, h200).has_value());
+  // Without 224 KB of shared memory a block no wider slice stages (1024
+  // threads would hold 16 elements, but their accumulators not fit 64
+  // registers), and the plan keeps the cluster of 16.
+  DeviceInfo smaller = h200;
+  smaller.sharedMemoryPerBlock = 160 * 1024;
+  EXPECT_FALSE(chooseWideRereadCluster(lnBwd, sixteen, smaller).has_value());
+  KernelPlan plan = planKernel(lnBwd, smaller, nullptr);
+  EXPECT_EQ(plan.layout.clusterSize, 16);
+  EXPECT_TRUE(plan.layout.rereadStaged);
+  // Asked for two stages, the wide cluster stages two as well.
+  KernelPlan two = planKernel(lnBwd, h200, nullptr, 2);
+  EXPECT_EQ(two.layout.clusterSize, 8);
+  EXPECT_EQ(two.layout.sharedStages, 2);
 }
 
 TEST(Tuning, ResidentClusters) {

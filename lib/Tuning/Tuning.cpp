@@ -297,6 +297,27 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
       });
 }
 
+std::optional<RowLayout>
+mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
+                                    const RowLayout &layout,
+                                    const DeviceInfo &device) {
+  constexpr int64_t maxBlocks = 8, minThreads = 512, maxElements = 32;
+  if (layout.clusterSize <= maxBlocks || !rereadsStagedRows(shape, layout))
+    return std::nullopt;
+  DeviceInfo fewer = device;
+  fewer.maxClusterSize = maxBlocks;
+  int64_t vectorWidth = chooseVectorWidth(shape.n, shape.elementBytes);
+  return searchClusterLayouts(
+      shape.n, shape.elementBytes, std::max<int64_t>(1, maxElements / vectorWidth),
+      fewer, [&](const RowLayout &candidate, int64_t registers) {
+        int64_t accumulators =
+            shape.columnOutputs * candidate.elementsPerThread() + 48;
+        return candidate.threads >= minThreads && accumulators <= registers &&
+               chooseSharedStages(shape, candidate, device, kRereadStages) ==
+                   kRereadStages;
+      });
+}
+
 bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
                                int64_t fullOperands, int64_t columnOutputs,
                                const DeviceInfo &device) {
@@ -699,6 +720,18 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.sharedStages = stagesFor(plan.layout);
     plan.layout.rereadStaged =
         plan.layout.sharedStages > 0 && rereadsStagedRows(shape, plan.layout);
+    // Re-reading clusters of 16 leave SMs idle: fewer, wider blocks where
+    // their slices stage as deep.
+    if (plan.layout.rereadStaged)
+      if (std::optional<RowLayout> wide =
+              chooseWideRereadCluster(shape, plan.layout, device)) {
+        int64_t stages = stagesFor(*wide);
+        if (stages == plan.layout.sharedStages) {
+          plan.layout = *wide;
+          plan.layout.sharedStages = stages;
+          plan.layout.rereadStaged = true;
+        }
+      }
     // Re-reading clusters hold only their column accumulators: ptxas -v
     // gave 80 registers at 16 elements a thread (N = 16K-64K), three blocks
     // per SM, except at clusters of 16 (118: the peers' totals), which the

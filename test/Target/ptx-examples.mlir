@@ -15,7 +15,7 @@
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd/kernels.ptx -o %t/ln_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
 // Long rows spread over thread block clusters (4 blocks for the forward at
-// N = 65536, 16 for the LayerNorm backward at N = 65536): the cluster shape
+// N = 65536, 16 for the RMSNorm backward at N = 131072): the cluster shape
 // is compiled in, block totals are pushed to the other blocks with st.async
 // completing on mbarriers.
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long --quiet
@@ -25,17 +25,23 @@
 // RUN: FileCheck %s --check-prefix=PERSISTENT < %t/rms_fwd_long/manifest.json
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long_np --quiet --persistent=false
 // RUN: FileCheck %s --check-prefix=NOTPERSISTENT < %t/rms_fwd_long_np/manifest.json
+// RUN: norm-compile %S/Inputs/rms_norm_bwd_131072.mlir -o %t/rms_bwd_131072 --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/rms_bwd_131072/kernels.ptx -o %t/rms_bwd_131072.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=VEC < %t/rms_bwd_131072/kernels.ptx
+// RUN: FileCheck %s --check-prefix=CLUSTER16 < %t/rms_bwd_131072/kernels.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST16 < %t/rms_bwd_131072/manifest.json
+// The LayerNorm backward re-reads 3 staged slices over 4 blocks of 512
+// threads at N = 65536 and 8 at N = 131072 (224 KB of dynamic shared memory
+// each; chooseWideRereadCluster) instead of the split-rows path that reads
+// x and dy twice.
 // RUN: norm-compile %S/Inputs/layer_norm_bwd_long.mlir -o %t/ln_bwd_long --quiet
-// RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_long/kernels.ptx -o %t/ln_bwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS16
+// RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_long/kernels.ptx -o %t/ln_bwd_long.cubin 2>&1 | FileCheck %s --check-prefix=REREAD
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
-// RUN: FileCheck %s --check-prefix=CLUSTER16 < %t/ln_bwd_long/kernels.ptx
-// RUN: FileCheck %s --check-prefix=MANIFEST16 < %t/ln_bwd_long/manifest.json
-// At N = 131072 the LayerNorm backward still takes one cluster of 16
-// (re-reading 3 staged slices: 112 KB of dynamic shared memory) instead of
-// the split-rows path that reads x and dy twice; no spills.
+// RUN: FileCheck %s --check-prefix=REREAD4 < %t/ln_bwd_long/kernels.ptx
+// RUN: FileCheck %s --check-prefix=REREADMANIFEST4 < %t/ln_bwd_long/manifest.json
 // RUN: norm-compile %S/Inputs/layer_norm_bwd_131072.mlir -o %t/ln_bwd_131072 --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_131072/kernels.ptx -o %t/ln_bwd_131072.cubin 2>&1 | FileCheck %s --check-prefix=REREAD
-// RUN: FileCheck %s --check-prefix=REREADMANIFEST < %t/ln_bwd_131072/manifest.json
+// RUN: FileCheck %s --check-prefix=REREADMANIFEST8 < %t/ln_bwd_131072/manifest.json
 // N = 40000: block sizes of powers of two leave the last slice outside the
 // row, so the backward's cluster takes 8 blocks of 320 threads (instead of
 // the split-rows path); no spills.
@@ -56,21 +62,27 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill
 
-// The 16-block cluster of the LayerNorm backward re-reads its staged
-// slices (80 registers instead of 188); ptxas keeps 4 bytes on the stack
-// there, which is all a combine and the fused kernel may spill.
-// PTXAS16: Compiling entry function 'norm_combine
-// PTXAS16: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS16: Compiling entry function 'norm_fused
-// PTXAS16: {{^ *[0-9] bytes stack frame, [0-9] bytes spill stores, [0-9] bytes spill loads}}
-// PTXAS16-NOT: {{[1-9][0-9]+}} bytes spill
-
-// REREAD: Compiling entry function 'norm_fused
+// The re-reading clusters of 512 threads keep 64 f32 column accumulators a
+// thread within 128 registers; ptxas spills one value (4-8 bytes, stored
+// before the row loop and loaded after it), which is all the fused kernel
+// may spill; the combine none.
+// REREAD: Compiling entry function 'norm_combine
 // REREAD: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// REREAD-NOT: {{[1-9][0-9]*}} bytes spill
-// REREADMANIFEST: "cluster": 16
-// REREADMANIFEST-NOT: "kernel": "norm_fused_0"
-// REREADMANIFEST: "shared_bytes": 114688
+// REREAD: Compiling entry function 'norm_fused
+// REREAD: {{^ *[0-9] bytes stack frame, [0-9] bytes spill stores, [0-9] bytes spill loads}}
+// REREAD-NOT: {{[1-9][0-9]+}} bytes spill
+// REREAD4: .maxntid 512, 1, 1
+// REREAD4: .reqnctapercluster 1, 4, 1
+// REREAD4: st.async.shared::cluster
+// REREAD4: ld.shared.v4.b32
+// REREADMANIFEST4: "block": 512
+// REREADMANIFEST4-NEXT: "cluster": 4
+// REREADMANIFEST4-NOT: "kernel": "norm_fused_0"
+// REREADMANIFEST4: "shared_bytes": 229376
+// REREADMANIFEST8: "block": 512
+// REREADMANIFEST8-NEXT: "cluster": 8
+// REREADMANIFEST8-NOT: "kernel": "norm_fused_0"
+// REREADMANIFEST8: "shared_bytes": 229376
 
 // RAGGED: "block": 320
 // RAGGED-NEXT: "cluster": 8
