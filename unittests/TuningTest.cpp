@@ -590,12 +590,25 @@ TEST(Tuning, WideRereadClustersReplaceClustersOfSixteen) {
   EXPECT_EQ(wide->threads, 512);
   EXPECT_EQ(wide->elementsPerThread(), 32);
   EXPECT_EQ(stagedBytes(lnBwd, *wide, 3), 224 * 1024);
-  // Clusters of 8 or fewer stay; so do kernels that do not re-read
-  // (RMSNorm: one column output).
+  EXPECT_TRUE(wide->rereadStaged);
+  // Clusters of 8 or fewer stay; so do forwards (no column outputs).
   EXPECT_FALSE(chooseWideRereadCluster(lnBwd, *wide, h200).has_value());
-  KernelShape rmsBwd = lnBwd;
-  rmsBwd.columnOutputs = 1;
-  EXPECT_FALSE(chooseWideRereadCluster(rmsBwd, sixteen, h200).has_value());
+  KernelShape lnFwd{131072, 2, 1, 0, 2, false};
+  EXPECT_FALSE(chooseWideRereadCluster(lnFwd, sixteen, h200).has_value());
+  // The RMSNorm backward (one column output), whose rows a cluster of 16
+  // keeps in registers, re-reads over 8 as well, with the weight's copy;
+  // asked not to stage, it keeps the 16.
+  KernelShape rmsBwd{131072, 2, 2, 1, 1, false};
+  rmsBwd.columnInputBytes = 2;
+  KernelPlan rms = planKernel(rmsBwd, h200, nullptr);
+  EXPECT_EQ(rms.layout.clusterSize, 8);
+  EXPECT_EQ(rms.layout.threads, 512);
+  EXPECT_TRUE(rms.layout.rereadStaged);
+  EXPECT_EQ(rms.layout.sharedStages, 3);
+  EXPECT_EQ(stagedBytes(rmsBwd, rms.layout, 3), (3 * 2 * 2 + 2) * 16384);
+  KernelPlan unstaged = planKernel(rmsBwd, h200, nullptr, 0);
+  EXPECT_EQ(unstaged.layout.clusterSize, 16);
+  EXPECT_FALSE(unstaged.layout.rereadStaged);
   // Without 224 KB of shared memory a block no wider slice stages (1024
   // threads would hold 16 elements, but their accumulators not fit 64
   // registers), and the plan keeps the cluster of 16.

@@ -302,20 +302,26 @@ mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
                                     const RowLayout &layout,
                                     const DeviceInfo &device) {
   constexpr int64_t maxBlocks = 8, minThreads = 512, maxElements = 32;
-  if (layout.clusterSize <= maxBlocks || !rereadsStagedRows(shape, layout))
+  if (layout.clusterSize <= maxBlocks || shape.columnOutputs == 0)
     return std::nullopt;
   DeviceInfo fewer = device;
   fewer.maxClusterSize = maxBlocks;
   int64_t vectorWidth = chooseVectorWidth(shape.n, shape.elementBytes);
-  return searchClusterLayouts(
-      shape.n, shape.elementBytes, std::max<int64_t>(1, maxElements / vectorWidth),
-      fewer, [&](const RowLayout &candidate, int64_t registers) {
+  std::optional<RowLayout> wide = searchClusterLayouts(
+      shape.n, shape.elementBytes,
+      std::max<int64_t>(1, maxElements / vectorWidth), fewer,
+      [&](const RowLayout &candidate, int64_t registers) {
+        RowLayout staged = candidate;
+        staged.rereadStaged = true;
         int64_t accumulators =
             shape.columnOutputs * candidate.elementsPerThread() + 48;
         return candidate.threads >= minThreads && accumulators <= registers &&
-               chooseSharedStages(shape, candidate, device, kRereadStages) ==
+               chooseSharedStages(shape, staged, device, kRereadStages) ==
                    kRereadStages;
       });
+  if (wide)
+    wide->rereadStaged = true;
+  return wide;
 }
 
 bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
@@ -516,7 +522,9 @@ int64_t mlir::norm::stagedBytes(const KernelShape &shape,
   // A cluster block stages its column slice; a row-resident block the row.
   int64_t elements = std::min(shape.n, layout.sliceWidth());
   int64_t columnCopy =
-      rereadsStagedRows(shape, layout) ? shape.columnInputBytes : 0;
+      layout.rereadStaged || rereadsStagedRows(shape, layout)
+          ? shape.columnInputBytes
+          : 0;
   return (stages * shape.fullOperands * shape.elementBytes + columnCopy) *
          elements;
 }
@@ -720,18 +728,19 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.sharedStages = stagesFor(plan.layout);
     plan.layout.rereadStaged =
         plan.layout.sharedStages > 0 && rereadsStagedRows(shape, plan.layout);
-    // Re-reading clusters of 16 leave SMs idle: fewer, wider blocks where
-    // their slices stage as deep.
-    if (plan.layout.rereadStaged)
-      if (std::optional<RowLayout> wide =
-              chooseWideRereadCluster(shape, plan.layout, device)) {
-        int64_t stages = stagesFor(*wide);
-        if (stages == plan.layout.sharedStages) {
-          plan.layout = *wide;
-          plan.layout.sharedStages = stages;
-          plan.layout.rereadStaged = true;
-        }
+    // Clusters of 16 leave SMs idle: fewer, wider blocks re-reading staged
+    // slices, unless asked not to stage.
+    if (std::optional<RowLayout> wide =
+            chooseWideRereadCluster(shape, plan.layout, device)) {
+      int64_t stages =
+          sharedStages >= 0
+              ? chooseSharedStages(shape, *wide, device, sharedStages)
+              : kRereadStages;
+      if (stages > 0) {
+        plan.layout = *wide;
+        plan.layout.sharedStages = stages;
       }
+    }
     // Re-reading clusters hold only their column accumulators: ptxas -v
     // gave 80 registers at 16 elements a thread (N = 16K-64K), three blocks
     // per SM, except at clusters of 16 (118: the peers' totals), which the

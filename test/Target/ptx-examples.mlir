@@ -15,8 +15,9 @@
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd/kernels.ptx -o %t/ln_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
 // Long rows spread over thread block clusters (4 blocks for the forward at
-// N = 65536, 16 for the RMSNorm backward at N = 131072): the cluster shape
-// is compiled in, block totals are pushed to the other blocks with st.async
+// N = 65536; 16 for the RMSNorm backward at N = 131072 asked not to stage,
+// which otherwise re-reads staged slices over 8): the cluster shape is
+// compiled in, block totals are pushed to the other blocks with st.async
 // completing on mbarriers.
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_long/kernels.ptx -o %t/rms_fwd_long.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
@@ -25,7 +26,7 @@
 // RUN: FileCheck %s --check-prefix=PERSISTENT < %t/rms_fwd_long/manifest.json
 // RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/rms_fwd_long_np --quiet --persistent=false
 // RUN: FileCheck %s --check-prefix=NOTPERSISTENT < %t/rms_fwd_long_np/manifest.json
-// RUN: norm-compile %S/Inputs/rms_norm_bwd_131072.mlir -o %t/rms_bwd_131072 --quiet
+// RUN: norm-compile %S/Inputs/rms_norm_bwd_131072.mlir -o %t/rms_bwd_131072 --quiet --shared-stages=0
 // RUN: %ptxas -arch=sm_90 -v %t/rms_bwd_131072/kernels.ptx -o %t/rms_bwd_131072.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/rms_bwd_131072/kernels.ptx
 // RUN: FileCheck %s --check-prefix=CLUSTER16 < %t/rms_bwd_131072/kernels.ptx
@@ -33,7 +34,7 @@
 // The LayerNorm backward re-reads 3 staged slices over 4 blocks of 512
 // threads at N = 65536 and 8 at N = 131072 (224 KB of dynamic shared memory
 // each; chooseWideRereadCluster) instead of the split-rows path that reads
-// x and dy twice.
+// x and dy twice; so does the RMSNorm backward at N = 131072, no spills.
 // RUN: norm-compile %S/Inputs/layer_norm_bwd_long.mlir -o %t/ln_bwd_long --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_long/kernels.ptx -o %t/ln_bwd_long.cubin 2>&1 | FileCheck %s --check-prefix=REREAD
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
@@ -42,6 +43,9 @@
 // RUN: norm-compile %S/Inputs/layer_norm_bwd_131072.mlir -o %t/ln_bwd_131072 --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_131072/kernels.ptx -o %t/ln_bwd_131072.cubin 2>&1 | FileCheck %s --check-prefix=REREAD
 // RUN: FileCheck %s --check-prefix=REREADMANIFEST8 < %t/ln_bwd_131072/manifest.json
+// RUN: norm-compile %S/Inputs/rms_norm_bwd_131072.mlir -o %t/rms_bwd_131072_reread --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/rms_bwd_131072_reread/kernels.ptx -o %t/rms_bwd_131072_reread.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=REREADMANIFEST8 < %t/rms_bwd_131072_reread/manifest.json
 // N = 40000: block sizes of powers of two leave the last slice outside the
 // row, so the backward's cluster takes 8 blocks of 320 threads (instead of
 // the split-rows path); no spills.

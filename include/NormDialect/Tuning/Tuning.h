@@ -377,21 +377,25 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 std::optional<RowLayout> chooseClusterLayout(const KernelShape &shape,
                                              const DeviceInfo &device);
 
-/// The cluster a re-reading kernel (rereadsStagedRows) takes instead of
-/// `layout` when that one has more than 8 blocks: an H200 holds 7 clusters
-/// of 16 at once, which leaves 20 of its 132 SMs idle (clusters of 4 and 8:
-/// 12). Returns the fewest blocks up to 8 of 512 or 1024 threads, at most
-/// 32 elements a thread, whose column accumulators fit the registers
+/// The cluster a backward kernel (column outputs) takes instead of `layout`
+/// when that one has more than 8 blocks: an H200 holds 7 clusters of 16 at
+/// once, which leaves 20 of its 132 SMs idle (clusters of 4 and 8: 12).
+/// Returns a layout that re-reads its staged slices (rereadStaged set) on
+/// the fewest blocks up to 8 of 512 or 1024 threads, at most 32 elements a
+/// thread, whose column accumulators fit the registers
 /// (rereadClusterBlocksPerSM's count) and whose slices, kRereadStages deep
 /// with the column inputs' copies, fit a block's shared memory; nullopt
-/// where `layout` has 8 blocks or fewer, or none fits. Measured on the H200
-/// (2026-12-01, LayerNorm backward bf16, ab-2026-12-01-ln-bwd-fewer-cluster-
-/// blocks.log): N = 65536 on 4 blocks of 512 threads instead of 16 of 256
-/// (three per SM) +7-11% at M = 1024-2048, N = 131072 on 8 instead of 16
-/// +5-7% at M = 512-1024; at N <= 32768, whose clusters have 8 blocks or
-/// fewer already, the same wider slices lost 0-8%
-/// (ab-2026-12-01-ln-bwd-cluster-2-4.log). ptxas gives them 128 registers
-/// and spills 4-8 bytes outside the row loop (test/Target/ptx-examples.mlir).
+/// where `layout` has 8 blocks or fewer, for forwards, or where none fits.
+/// Measured on the H200 (2026-12-01, bf16,
+/// ab-2026-12-01-ln-bwd-fewer-cluster-blocks.log, ...-wide-reread-confirm.log):
+/// LayerNorm backward at N = 65536 on 4 blocks of 512 threads instead of 16
+/// of 256 (three per SM) +8-11% at M = 1024-4096, N = 131072 on 8 instead
+/// of 16 +3-7% at M = 300-1024; RMSNorm backward at N = 131072 on 8
+/// re-reading blocks instead of 16 register-resident ones +4-7% at M =
+/// 512-1024. At N <= 32768, whose clusters have 8 blocks or fewer already,
+/// the same wider slices lost 0-8% (ab-2026-12-01-ln-bwd-cluster-2-4.log).
+/// ptxas gives the LayerNorm kernels 128 registers and spills 4-8 bytes
+/// outside the row loop (test/Target/ptx-examples.mlir).
 std::optional<RowLayout> chooseWideRereadCluster(const KernelShape &shape,
                                                  const RowLayout &layout,
                                                  const DeviceInfo &device);
