@@ -33,6 +33,10 @@ PUBLIC = {1024: [32768], 2048: [32768], 4096: [16384, 65536], 5120: [16384],
 def rows_for(n, quick):
     rows = list(PUBLIC.get(n, [4096]))
     rows += [1, 4097 if n <= 8192 else 3]
+    # Two waves of partial rows for the split backwards at one block per
+    # SM (M > 132 x 64 rows spread over whole waves, ragged).
+    if n <= 8192:
+        rows.append(9362)
     if quick:
         rows = [r for r in rows if r * n <= 64 * 2**20]
     return sorted(set(rows))

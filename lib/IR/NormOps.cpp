@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <limits>
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/IR/NormShapes.h"
 
@@ -346,12 +347,25 @@ bool FusedOp::hasColumnOutputs() {
   return false;
 }
 
+/// Rows of one wave of `minPartials` partial rows of `rowsPerPartial` rows
+/// each, saturated (a split size near the int64 range is one wave).
+static int64_t waveRows(int64_t rowsPerPartial, int64_t minPartials) {
+  if (rowsPerPartial > std::numeric_limits<int64_t>::max() / minPartials)
+    return std::numeric_limits<int64_t>::max();
+  return rowsPerPartial * minPartials;
+}
+
 std::optional<int64_t> FusedOp::getRowsPerPartialFor(int64_t m) {
   std::optional<int64_t> split = getRowsPerPartial();
   if (!split)
     return std::nullopt;
-  if (std::optional<int64_t> fill = getMinPartials())
-    return std::max<int64_t>(1, std::min(*split, (m + *fill - 1) / *fill));
+  if (std::optional<int64_t> fill = getMinPartials()) {
+    // As buildRowsPerPartial: ceil(M / F) rows spread over whole waves.
+    int64_t spread = (m + *fill - 1) / *fill;
+    int64_t wave = waveRows(*split, *fill);
+    int64_t waves = std::max<int64_t>(1, m / wave + (m % wave != 0));
+    return std::max<int64_t>(1, (spread + waves - 1) / waves);
+  }
   return *split;
 }
 
@@ -366,16 +380,26 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {
 Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
                                    int64_t rowsPerPartial,
                                    int64_t minPartials) {
-  Value split = arith::ConstantIndexOp::create(b, loc, rowsPerPartial);
   if (minPartials <= 0)
-    return split;
-  // max(1, min(S, ceil(M / F))): at M = 0 the partial rows ceil(M / R) are
-  // 0 instead of a division by zero.
+    return arith::ConstantIndexOp::create(b, loc, rowsPerPartial);
+  // R = max(1, ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))): the
+  // fewest whole waves W of F partial rows of at most S rows each, and the
+  // rows spread evenly over them. Where M <= F * S (one wave) that is
+  // ceil(M / F) <= S; past it, ceil(M / F) = 147 partial rows of 64 (M =
+  // 9362, F = 132) would run a second wave of 15 blocks, which 261 of 36
+  // rows avoid. At M = 0 the partial rows ceil(M / R) are 0 instead of a
+  // division by zero.
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value spread = arith::CeilDivUIOp::create(
       b, loc, rows, arith::ConstantIndexOp::create(b, loc, minPartials));
-  return arith::MaxUIOp::create(b, loc,
-                                arith::ConstantIndexOp::create(b, loc, 1),
-                                arith::MinUIOp::create(b, loc, split, spread));
+  Value waves = arith::MaxUIOp::create(
+      b, loc, one,
+      arith::CeilDivUIOp::create(
+          b, loc, rows,
+          arith::ConstantIndexOp::create(
+              b, loc, waveRows(rowsPerPartial, minPartials))));
+  return arith::MaxUIOp::create(
+      b, loc, one, arith::CeilDivUIOp::create(b, loc, spread, waves));
 }
 
 Value FusedOp::getShapeSource() {

@@ -70,8 +70,12 @@ def test_rms_bwd_bundle_signature(tmp_path):
     assert (per_partial, -(-1000 // per_partial)) == (2, 500)
     assert (rows, cols) == (-(-1000 // per_partial), 256)
     assert f.grid(f.launches[0], m) == (rows, 1)
+    # Past 528 x 64 rows, whole waves of 528 partial rows: 65536 rows ->
+    # 2 waves, ceil(ceil(65536 / 528) / 2) = 63 rows each -> 1041 partial
+    # rows (not 1024 of 64, whose second wave would be 496 blocks).
     big = f.bind_rows([[65536, 256], [65536, 256], [65536], [256]])
-    assert tuple(f.buffer_shape(workspace[0], big)) == (65536 // 64, 256)
+    assert tuple(f.buffer_shape(workspace[0], big)) == (-(-65536 // 63), 256)
+    assert -(-65536 // 63) == 1041
     # No rows: no partial rows and no blocks.
     assert tuple(f.buffer_shape(workspace[0], 0)) == (0, 256)
     assert f.grid(f.launches[0], 0) == (0, 1)

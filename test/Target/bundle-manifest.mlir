@@ -7,22 +7,33 @@
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
 // CHECK: "launches": [
-// One block per partial row: ceil(M / max(min(ceil(M / 528), 16), 1))
-// (N = 256 f32: one-warp blocks, four per SM of 132 when M allows).
+// One block per partial row: ceil(M / max(ceil(ceil(M / 528) /
+// max(ceil(M / 8448), 1)), 1)) (N = 256 f32: one-warp blocks, four per SM
+// of 132 when M allows, in whole waves of them of at most 16 rows each).
 // CHECK: "grid": {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
 // CHECK-NEXT: {
 // CHECK-NEXT: "max": [
 // CHECK-NEXT: {
-// CHECK-NEXT: "min": [
+// CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
 // CHECK-NEXT: 528
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
-// CHECK-NEXT: 16
+// CHECK-NEXT: {
+// CHECK-NEXT: "max": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "ceildiv": [
+// CHECK-NEXT: "M",
+// CHECK-NEXT: 8448
+// CHECK-NEXT: ]
+// CHECK-NEXT: },
+// CHECK-NEXT: 1
+// CHECK-NEXT: ]
+// CHECK-NEXT: }
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
 // CHECK-NEXT: 1

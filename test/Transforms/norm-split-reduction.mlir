@@ -17,20 +17,23 @@
 // BADOPT: for the --split-size option: 'abc' value invalid for long argument
 // BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 
-// Dynamic M: ceil(M / R) partial rows with R = max(1, min(16, ceil(M /
-// 528))) (at least 528 partial rows, four one-warp blocks per SM of 132,
-// when M allows; none for M = 0), then a combine into dw.
+// Dynamic M: ceil(M / R) partial rows with R = max(1, ceil(ceil(M / 528)
+// / W)) and W = max(1, ceil(M / (528 * 16))) (at least 528 partial rows,
+// four one-warp blocks per SM of 132, when M allows, in whole waves of them
+// when M is larger; none for M = 0), then a combine into dw.
 // CHECK-LABEL: func @rms_bwd
 // CHECK: %[[FILL:.+]] = arith.ceildivui %[[M:.+]], %c528
-// CHECK: %[[CAP:.+]] = arith.minui %c16{{.*}}, %[[FILL]]
-// CHECK: %[[R:.+]] = arith.maxui %c1{{.*}}, %[[CAP]]
+// CHECK: %[[W:.+]] = arith.ceildivui %[[M]], %c8448
+// CHECK: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %[[W]]
+// CHECK: %[[SPREAD:.+]] = arith.ceildivui %[[FILL]], %[[WAVES]]
+// CHECK: %[[R:.+]] = arith.maxui %c1{{.*}}, %[[SPREAD]]
 // CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
 // CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
 // CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 528 : i64, rows_per_partial = 16 : i64}
 // CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
 // HEUR-LABEL: func @rms_bwd
-// HEUR: arith.minui %c64
+// HEUR: arith.ceildivui %{{.+}}, %c33792
 // NOFILL-LABEL: func @rms_bwd
 // NOFILL: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
 // NOFILL: tensor.empty(%[[P]]) : tensor<?x64xf32>
@@ -101,7 +104,9 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 // HEUR: %[[M:.+]] = tensor.dim
 // HEUR: %[[M2:.+]] = tensor.dim
 // HEUR: %[[PER:.+]] = arith.ceildivui %[[M2]], %c15
-// HEUR: arith.minui %c1048576, %[[PER]]
+// HEUR: %[[W:.+]] = arith.ceildivui %[[M2]], %c15728640
+// HEUR: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %[[W]]
+// HEUR: arith.ceildivui %[[PER]], %[[WAVES]]
 // HEUR: min_partials = 15 : i64, rows_per_partial = 1048576 : i64
 // NOCLUSTER-LABEL: func @cluster_rows
 // NOCLUSTER: rows_per_partial = 64

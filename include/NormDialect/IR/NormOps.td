@@ -197,12 +197,13 @@ def Norm_FusedOp : Norm_Op<"fused", [
     With `rows_per_partial = S`, `col` outputs are f32 partial sums of shape
     `ceil(M / R) x N` with R = S: partial p sums rows [p*R, (p+1)*R).
     `norm.combine` finishes them. Without it, `col` outputs are the finished
-    N-vectors. With `min_partials = F` as well, R = max(1, min(S, ceil(M /
-    F))) (1 only for M = 0, which has no partial rows):
-    fewer rows per partial when M is small, so that there are about F
-    partial rows (a GPU runs one block per partial row and needs enough of
-    them to fill its multiprocessors). R depends on M only, so the split
-    stays deterministic.
+    N-vectors. With `min_partials = F` as well, R = max(1, ceil(ceil(M / F)
+    / W)) with W = max(1, ceil(M / (F * S))) (1 only for M = 0, which has no
+    partial rows): fewer rows per partial when M is small, so that there are
+    about F partial rows (a GPU runs one block per partial row and needs
+    enough of them to fill its multiprocessors), and past F * S rows a whole
+    number W of such waves, each partial at most S rows. R depends on M
+    only, so the split stays deterministic.
 
     The op is in destination-passing style: on tensors it returns the updated
     `outs`; on memrefs it writes them and has no results.
@@ -238,8 +239,9 @@ def Norm_FusedOp : Norm_Op<"fused", [
                                       ::mlir::Location loc,
                                       ::mlir::Value rows);
     /// Rows per partial for `rowsPerPartial` S and `minPartials` F (0:
-    /// none) from `rows` (M): max(1, min(S, ceil(M / F))), or S. What the
-    /// split pass, the host grid and the kernels all compute.
+    /// none) from `rows` (M): max(1, ceil(ceil(M / F) / W)), W = max(1,
+    /// ceil(M / (F * S))), or S. What the split pass, the host grid and the
+    /// kernels all compute.
     static ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
                                              ::mlir::Location loc,
                                              ::mlir::Value rows,
