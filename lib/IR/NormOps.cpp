@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <limits>
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/IR/NormShapes.h"
 
@@ -15,6 +14,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::norm;
