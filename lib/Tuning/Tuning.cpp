@@ -297,6 +297,20 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
       });
 }
 
+/// Registers a thread of a block that re-reads its staged rows holds: the
+/// f32 column accumulators and about 48 for addressing and temporaries
+/// (ptxas -v: 80 at 16 elements a thread, two column outputs).
+static int64_t rereadRegisters(const KernelShape &shape,
+                               const RowLayout &layout) {
+  return shape.columnOutputs * layout.elementsPerThread() + 48;
+}
+
+/// Whether `layout` re-reads its staged rows: marked so (a wide re-reading
+/// cluster, chooseWideRereadCluster) or by the rule (rereadsStagedRows).
+static bool rereads(const KernelShape &shape, const RowLayout &layout) {
+  return layout.rereadStaged || rereadsStagedRows(shape, layout);
+}
+
 std::optional<RowLayout>
 mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
                                     const RowLayout &layout,
@@ -313,9 +327,8 @@ mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
       [&](const RowLayout &candidate, int64_t registers) {
         RowLayout staged = candidate;
         staged.rereadStaged = true;
-        int64_t accumulators =
-            shape.columnOutputs * candidate.elementsPerThread() + 48;
-        return candidate.threads >= minThreads && accumulators <= registers &&
+        return candidate.threads >= minThreads &&
+               rereadRegisters(shape, candidate) <= registers &&
                chooseSharedStages(shape, staged, device, kRereadStages) ==
                    kRereadStages;
       });
@@ -521,10 +534,7 @@ int64_t mlir::norm::stagedBytes(const KernelShape &shape,
                                 const RowLayout &layout, int64_t stages) {
   // A cluster block stages its column slice; a row-resident block the row.
   int64_t elements = std::min(shape.n, layout.sliceWidth());
-  int64_t columnCopy =
-      layout.rereadStaged || rereadsStagedRows(shape, layout)
-          ? shape.columnInputBytes
-          : 0;
+  int64_t columnCopy = rereads(shape, layout) ? shape.columnInputBytes : 0;
   return (stages * shape.fullOperands * shape.elementBytes + columnCopy) *
          elements;
 }
@@ -567,7 +577,7 @@ int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
 int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
                                         const RowLayout &layout,
                                         const DeviceInfo &device) {
-  if (rereadsStagedRows(shape, layout))
+  if (rereads(shape, layout))
     return chooseSharedStages(shape, layout, device, kRereadStages);
   constexpr int64_t stages = 2;
   // Measured on the H200 (2026-11-29, bf16, 2 stages vs the register
@@ -633,10 +643,8 @@ int64_t mlir::norm::rereadClusterBlocksPerSM(const KernelShape &shape,
       layout.sharedStages <= 0)
     return 0;
   int64_t threads = std::max<int64_t>(32, layout.threads);
-  // Registers: the f32 column accumulators and about 48 for addressing
-  // and temporaries (ptxas -v: 80 at 16 elements a thread), in units of 8.
-  int64_t registers = ceilDiv(
-      shape.columnOutputs * layout.elementsPerThread() + 48, 8) * 8;
+  // Registers (rereadRegisters) in units of 8.
+  int64_t registers = ceilDiv(rereadRegisters(shape, layout), 8) * 8;
   return std::min<int64_t>(
       {3, device.threadsPerSM / threads,
        device.registersPerSM / (threads * registers),
@@ -732,10 +740,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     // slices, unless asked not to stage.
     if (std::optional<RowLayout> wide =
             chooseWideRereadCluster(shape, plan.layout, device)) {
-      int64_t stages =
-          sharedStages >= 0
-              ? chooseSharedStages(shape, *wide, device, sharedStages)
-              : kRereadStages;
+      int64_t stages = stagesFor(*wide);
       if (stages > 0) {
         plan.layout = *wide;
         plan.layout.sharedStages = stages;
