@@ -9,11 +9,16 @@ and beside them copy@size: the elementwise kernel moving the same traffic
 at the same M x N (--no-sized-copy skips it).
 Writes JSON (and a PNG plot when matplotlib is there) to --out.
 
-Timing: every implementation is captured once in a CUDA graph and the graph
-replays are timed with CUDA events by triton.testing.do_bench (median, L2
-flushed before each replay), so host dispatch gaps are excluded for all
-alike; a call that launches several kernels is timed as their sum plus the
-gaps between them inside the graph.
+Timing (bench/timing.py), both by default (--timing), anchors, ceiling and
+copy@size each measured the same way as the implementations:
+- graph: every implementation is captured once in a CUDA graph and the
+  graph replays are timed with CUDA events by triton.testing.do_bench
+  (median, L2 flushed before each replay), so host dispatch gaps are
+  excluded for all alike; a call that launches several kernels is timed as
+  their sum plus the gaps between them inside the graph.
+- kernels: ../shared/PERF.md's method, the summed device time of the
+  kernels a call launches (torch.profiler over replays of the same graph,
+  each after an L2 flush; median), which leaves out the gaps between them.
 """
 
 import argparse
@@ -27,12 +32,14 @@ import sys
 
 import torch
 import torch.nn.functional as F
-import triton.testing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
+from timing import time_graph, time_kernels  # noqa: E402,F401  (ab.py, autotune.py)
+
+TIMERS = {"graph": time_graph, "kernels": time_kernels}
 
 SHAPES = [(32768, 1024), (32768, 2048), (16384, 4096), (65536, 4096), (16384, 5120),
           (4097, 7168), (8192, 8192), (4096, 16384), (2048, 32768), (1024, 65536),
@@ -47,33 +54,23 @@ def min_bytes(op, m, n, e=2, w=2):
             "ln_bwd": m * n * 3 * e + 8 * m + 3 * n * w}[op]
 
 
-def time_graph(fn):
-    fn()  # warm up (compilation, module load)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    torch.cuda.synchronize()
-    ms = triton.testing.do_bench(graph.replay, warmup=25, rep=200, return_mode="median")
-    return ms * 1e-3
 
-
-def copy_ceiling():
+def copy_ceiling(timer=time_graph):
     """Device-to-device copy bandwidth (read + write) of 2 GiB: the best of
     cudaMemcpy and an elementwise copy kernel, after a warm-up that brings
-    the clocks up."""
+    the clocks up, each timed by `timer`."""
     n = 1 << 30  # 2 GiB of bf16
     a = torch.empty(n, dtype=torch.bfloat16, device="cuda").normal_()
     b = torch.empty_like(a)
     for _ in range(50):
         b.copy_(a)
-    t_memcpy = time_graph(lambda: b.copy_(a))
-    t_kernel = time_graph(lambda: torch.mul(a, 1, out=b))
+    t_memcpy = timer(lambda: b.copy_(a))
+    t_kernel = timer(lambda: torch.mul(a, 1, out=b))
     del a, b
     return 2 * n * 2 / min(t_memcpy, t_kernel)
 
 
-def sized_copy(op, m, n):
+def sized_copy(op, m, n, method="graph"):
     """Bandwidth (TB/s) of the elementwise kernel that moves what `op` must
     move at M x N, timed like the implementations (CUDA graph, L2 flushed):
     a copy (read x, write y) for a forward, an add (read x and dy, write dx)
@@ -81,20 +78,22 @@ def sized_copy(op, m, n):
     ceiling (costs fixed per launch weigh more: presumably the ramp and
     tail, and the dirty lines the L2 flush leaves to write back), so this
     is what the same traffic attains at this size."""
-    return _sized_copy(3 if op.endswith("bwd") else 2, m, n)
+    return _sized_copy(3 if op.endswith("bwd") else 2, m, n, method)
 
 
 @functools.lru_cache(maxsize=None)
-def _sized_copy(operands, m, n):
+def _sized_copy(operands, m, n, method):
     """sized_copy for `operands` M x N bf16 tensors (2: copy, 3: add), timed
-    once per shape: RMSNorm and LayerNorm of one direction move the same."""
+    once per shape and method: RMSNorm and LayerNorm of one direction move
+    the same."""
+    timer = TIMERS[method]
     a = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
     c = torch.empty_like(a)
     if operands == 2:
-        t = min(time_graph(lambda: c.copy_(a)), time_graph(lambda: torch.mul(a, 1, out=c)))
+        t = min(timer(lambda: c.copy_(a)), timer(lambda: torch.mul(a, 1, out=c)))
     else:
         b = torch.randn_like(a)
-        t = time_graph(lambda: torch.add(a, b, out=c))
+        t = timer(lambda: torch.add(a, b, out=c))
     return operands * m * n * 2 / t / 1e12
 
 
@@ -178,16 +177,47 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def print_table(op, rows, method, ceiling, sized):
+    """The per-shape table of one op and timing method, and its geomeans
+    (returned)."""
+    print(f"\n{op} [{method}]: TB/s (ratio to copy ceiling) and norm/torch.compile", flush=True)
+    print(f"{'shape':>14} {'norm':>14} {'eager':>7} {'compile':>8} {'vs compile':>10}"
+          + (f"{'copy@size':>11} {'norm/copy@size':>14}" if sized else ""))
+    for r in rows:
+        t = r[method]
+        c, s = t.get("compile"), t.get("copy_at_size")
+        print(f"{r['m']:>6}x{r['n']:<7} {t['norm']:6.2f} ({t['norm'] * 1e12 / ceiling:4.0%}) "
+              f"{t.get('eager') or float('nan'):7.2f} {c or float('nan'):8.2f} "
+              f"{(t['norm'] / c) if c else float('nan'):10.2f}"
+              + (f"{s:11.2f} {t['norm'] / s:14.2f}" if s else ""), flush=True)
+    summary = {k: geomean([r[method].get(k) for r in rows])
+               for k in ("norm", "eager", "compile", "copy_at_size")}
+    print(f"{'geomean':>14} {summary['norm']:6.2f} ({summary['norm'] * 1e12 / ceiling:4.0%}) "
+          f"{summary['eager']:7.2f} {summary['compile']:8.2f} "
+          f"{summary['norm'] / summary['compile']:10.2f}"
+          + (f"{summary['copy_at_size']:11.2f} {summary['norm'] / summary['copy_at_size']:14.2f}"
+             if sized else ""), flush=True)
+    return summary
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
     p.add_argument("--out", default=os.environ.get("OUT", os.path.join(ROOT, ".out")))
     p.add_argument("--ops", default="rms_fwd,ln_fwd,rms_bwd,ln_bwd")
     p.add_argument("--shapes", default="")
+    p.add_argument("--timing", default="graph,kernels",
+                   help="timing methods, comma-separated: graph (CUDA graph replays timed "
+                        "with events) and/or kernels (summed kernel device time, "
+                        "../shared/PERF.md's method); see bench/timing.py")
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--no-sized-copy", action="store_true",
                    help="skip the same-size copy column (copy or add of the op's traffic)")
     args = p.parse_args()
+    methods = [m for m in args.timing.split(",") if m]
+    unknown = [m for m in methods if m not in TIMERS]
+    if unknown or not methods:
+        p.error(f"--timing: unknown method(s) {unknown}; choose from {sorted(TIMERS)}")
     torch.cuda.init()
     # One compiled anchor per shape: allow as many recompilations as shapes.
     torch._dynamo.config.cache_size_limit = 256
@@ -195,54 +225,44 @@ def main():
     shapes = SHAPES
     if args.shapes:
         shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
-    ceiling = copy_ceiling()
-    results_ceiling_start = ceiling
-    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
-          f"copy ceiling {ceiling / 1e12:.2f} TB/s", flush=True)
+    ceilings = {m: copy_ceiling(TIMERS[m]) for m in methods}
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  copy ceiling "
+          + ", ".join(f"{ceilings[m] / 1e12:.2f} TB/s [{m}]" for m in methods), flush=True)
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-               "copy_ceiling_tbps": ceiling / 1e12, "dtype": "bf16", "eps": EPS, "ops": {}}
+               "timing": methods, "dtype": "bf16", "eps": EPS, "ops": {}}
     for op in args.ops.split(","):
         rows = []
-        print(f"\n{op}: TB/s (ratio to copy ceiling) and norm/torch.compile", flush=True)
-        sized_header = "" if args.no_sized_copy else f"{'copy@size':>11} {'norm/copy@size':>14}"
-        print(f"{'shape':>14} {'norm':>14} {'eager':>7} {'compile':>8} {'vs compile':>10}"
-              + sized_header)
         for m, n in shapes:
             impls = implementations(op, m, n, args.bundles)
             if args.no_compile:
                 impls.pop("compile")
             nbytes = min_bytes(op, m, n)
             row = {"m": m, "n": n, "bytes": nbytes}
-            for name, fn in impls.items():
-                try:
-                    row[name] = nbytes / time_graph(fn) / 1e12
-                except Exception as e:  # an anchor failing must not hide our numbers
-                    row[name] = None
-                    row[name + "_error"] = str(e)[:200]
-            if not args.no_sized_copy:
-                row["copy_at_size"] = sized_copy(op, m, n)
+            for method in methods:
+                timed = row.setdefault(method, {})
+                for name, fn in impls.items():
+                    try:
+                        timed[name] = nbytes / TIMERS[method](fn) / 1e12
+                    except Exception as e:  # an anchor failing must not hide our numbers
+                        timed[name] = None
+                        timed[name + "_error"] = str(e)[:200]
+                if not args.no_sized_copy:
+                    timed["copy_at_size"] = sized_copy(op, m, n, method)
             rows.append(row)
-            c = row.get("compile")
-            sized = row.get("copy_at_size")
-            print(f"{m:>6}x{n:<7} {row['norm']:6.2f} ({row['norm'] * 1e12 / ceiling:4.0%}) "
-                  f"{row['eager'] or float('nan'):7.2f} {c or float('nan'):8.2f} "
-                  f"{(row['norm'] / c) if c else float('nan'):10.2f}"
-                  + (f"{sized:11.2f} {row['norm'] / sized:14.2f}" if sized else ""), flush=True)
-        summary = {k: geomean([r.get(k) for r in rows])
-                   for k in ("norm", "eager", "compile", "copy_at_size")}
-        print(f"{'geomean':>14} {summary['norm']:6.2f} ({summary['norm'] * 1e12 / ceiling:4.0%}) "
-              f"{summary['eager']:7.2f} {summary['compile']:8.2f} "
-              f"{summary['norm'] / summary['compile']:10.2f}"
-              + ("" if args.no_sized_copy else
-                 f"{summary['copy_at_size']:11.2f} {summary['norm'] / summary['copy_at_size']:14.2f}"),
-              flush=True)
-        results["ops"][op] = {"rows": rows, "geomean_tbps": summary}
+            print(f"{op} {m}x{n}: " + ", ".join(
+                f"norm {row[method]['norm']:.2f} [{method}]" for method in methods), flush=True)
+        results["ops"][op] = {"rows": rows, "geomean_tbps": {}}
+        for method in methods:
+            results["ops"][op]["geomean_tbps"][method] = print_table(
+                op, rows, method, ceilings[method], not args.no_sized_copy)
     # Measure the ceiling again at the end; keep the higher (clock ramp-up).
-    ceiling_end = copy_ceiling()
-    results["copy_ceiling_tbps"] = max(results_ceiling_start, ceiling_end) / 1e12
-    print(f"copy ceiling at start {results_ceiling_start / 1e12:.2f} TB/s, at end "
-          f"{ceiling_end / 1e12:.2f} TB/s")
+    results["copy_ceiling_tbps"] = {}
+    for method in methods:
+        end = copy_ceiling(TIMERS[method])
+        print(f"copy ceiling [{method}] at start {ceilings[method] / 1e12:.2f} TB/s, "
+              f"at end {end / 1e12:.2f} TB/s")
+        results["copy_ceiling_tbps"][method] = max(ceilings[method], end) / 1e12
     # The compiler does not run here (no MLIR on the GPU machine): its time
     # from user-level IR to PTX is measured on the development machine by
     # bench/compile_time.sh; the newest result is printed and recorded with
@@ -266,15 +286,17 @@ def main():
         ops = list(results["ops"])
         fig, axes = plt.subplots(1, len(ops), figsize=(5 * len(ops), 4), sharey=True)
         for ax, op in zip(axes if len(ops) > 1 else [axes], ops):
-            rows = results["ops"][op]["rows"]
+            method = methods[0]
+            rows = [r[method] | {"m": r["m"], "n": r["n"]} for r in results["ops"][op]["rows"]]
             labels = [f"{r['m']}x{r['n']}" for r in rows]
             for k, name in enumerate(("norm", "eager", "compile")):
                 ax.bar([i + 0.27 * (k - 1) for i in range(len(rows))],
                        [r.get(name) or 0 for r in rows], 0.27, label=name)
-            ax.axhline(results["copy_ceiling_tbps"], color="k", ls="--", lw=1, label="copy")
+            ax.axhline(results["copy_ceiling_tbps"][method], color="k", ls="--", lw=1,
+                       label="copy")
             ax.set_xticks(range(len(rows)))
             ax.set_xticklabels(labels, rotation=70, fontsize=7)
-            ax.set_title(op)
+            ax.set_title(f"{op} [{method}]")
         axes[0].set_ylabel("TB/s") if len(ops) > 1 else axes.set_ylabel("TB/s")
         (axes[0] if len(ops) > 1 else axes).legend(fontsize=7)
         fig.tight_layout()

@@ -1,0 +1,107 @@
+"""The two ways bench/ times one call (a Python callable that launches the
+kernels of one implementation on the current stream).
+
+- time_graph: the call captured once in a CUDA graph, its replays timed with
+  CUDA events by triton.testing.do_bench (median, L2 flushed before each
+  replay). A call of several kernels counts their sum plus the gaps between
+  them inside the graph. The stricter of the two.
+- time_kernels: the method ../shared/PERF.md measured its anchors with:
+  "kernel time = summed device time of every kernel the call launches
+  (profiler), so host dispatch gaps are excluded". The same graph is
+  replayed under torch.profiler, each replay after an L2 flush of its own
+  kernel, and the device time of the call's kernels (and copies) is summed
+  per replay; the median is returned. Gaps between the call's kernels do
+  not count, and neither does the flush.
+"""
+
+import statistics
+
+import torch
+import triton.testing
+
+# Larger than the H200's 60 MB L2: writing it evicts the call's inputs.
+_FLUSH_BYTES = 256 << 20
+_flush_buffer = None
+
+
+def _capture(fn):
+    fn()  # warm up (compilation, module load)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    torch.cuda.synchronize()
+    return graph
+
+
+def time_graph(fn):
+    """Seconds per call: graph replays timed with CUDA events (median)."""
+    graph = _capture(fn)
+    ms = triton.testing.do_bench(graph.replay, warmup=25, rep=200, return_mode="median")
+    return ms * 1e-3
+
+
+def _flush():
+    """Overwrites the L2 with a kernel no implementation launches (a
+    bitwise not of int32), so the profile can tell the flushes apart."""
+    global _flush_buffer
+    if _flush_buffer is None:
+        _flush_buffer = torch.zeros(_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    _flush_buffer.bitwise_not_()
+
+
+def _device_events(prof):
+    """(start_us, duration_us, name) of every kernel, copy and memset the
+    profile recorded, in start order."""
+    events = []
+    for e in prof.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        events.append((e.time_range.start, e.time_range.elapsed_us(), e.name))
+    return sorted(events)
+
+
+def _profile(callables):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for fn in callables:
+            fn()
+        torch.cuda.synchronize()
+    return _device_events(prof)
+
+
+def _kernel_sums(call, reps, flush_names):
+    """Per call of `reps`, each after a flush: the summed device time (us)
+    of what it ran; None when the profile does not split into `reps`."""
+    calls = []
+    for _ in range(reps):
+        calls += [_flush, call]
+    sums, current = [], None
+    for _, duration, name in _profile(calls):
+        if name in flush_names:
+            if current is not None:
+                sums.append(current)
+            current = 0.0
+        elif current is not None:
+            current += duration
+    if current is not None:
+        sums.append(current)
+    return sums if len(sums) == reps and min(sums) > 0 else None
+
+
+def time_kernels(fn, reps=60, warmup=10):
+    """Seconds per call: the summed device time of the call's kernels
+    (median over `reps` calls, each after an L2 flush). Calls are replays
+    of the call's CUDA graph; where the profiler does not see the kernels
+    of graph replays, direct calls."""
+    graph = _capture(fn)
+    for _ in range(warmup):
+        _flush()
+        graph.replay()
+    torch.cuda.synchronize()
+    flush_names = {name for _, _, name in _profile([_flush])}
+    sums = _kernel_sums(graph.replay, reps, flush_names)
+    if sums is None:
+        sums = _kernel_sums(fn, reps, flush_names)
+    if sums is None:
+        raise RuntimeError(f"the profile of {reps} calls did not split into {reps} kernel sums")
+    return statistics.median(sums) * 1e-6
