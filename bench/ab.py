@@ -20,7 +20,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import SHAPES, copy_ceiling, geomean, implementations, min_bytes, time_graph  # noqa: E402
+from bench import SHAPES, TIMERS, copy_ceiling, geomean, implementations, min_bytes  # noqa: E402
 
 
 def main():
@@ -30,16 +30,22 @@ def main():
     p.add_argument("--ops", default="rms_fwd,ln_fwd,rms_bwd,ln_bwd")
     p.add_argument("--shapes", default="")
     p.add_argument("--out", default="")
+    p.add_argument("--timing", default="graph", choices=sorted(TIMERS),
+                   help="graph (CUDA graph replays, events) or kernels (summed kernel "
+                        "device time, ../shared/PERF.md's method); see bench/timing.py")
     args = p.parse_args()
+    timer = TIMERS[args.timing]
     variants = [v for v in args.variants.split(",") if v]
     shapes = SHAPES
     if args.shapes:
         shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     torch.cuda.init()
-    ceiling = copy_ceiling()
+    ceiling = copy_ceiling(timer)
     names = [os.path.basename(os.path.normpath(v)) for v in variants]
-    print(f"device: {torch.cuda.get_device_name()}  copy ceiling {ceiling / 1e12:.2f} TB/s")
-    results = {"copy_ceiling_tbps": ceiling / 1e12, "variants": variants, "ops": {}}
+    print(f"device: {torch.cuda.get_device_name()}  copy ceiling {ceiling / 1e12:.2f} TB/s "
+          f"[{args.timing}]")
+    results = {"copy_ceiling_tbps": ceiling / 1e12, "timing": args.timing,
+               "variants": variants, "ops": {}}
     for op in args.ops.split(","):
         print(f"\n{op}: TB/s per variant (ratio to {names[0]})")
         print(f"{'shape':>14} " + " ".join(f"{n[-16:]:>16}" for n in names))
@@ -52,7 +58,7 @@ def main():
                     row[name] = None
                     continue
                 fn = implementations(op, m, n, directory)["norm"]
-                row[name] = nbytes / time_graph(fn) / 1e12
+                row[name] = nbytes / timer(fn) / 1e12
             rows.append(row)
             base = row[names[0]]
             cells = []

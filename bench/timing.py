@@ -11,7 +11,10 @@ kernels of one implementation on the current stream).
   replayed under torch.profiler, each replay after an L2 flush of its own
   kernel, and the device time of the call's kernels (and copies) is summed
   per replay; the median is returned. Gaps between the call's kernels do
-  not count, and neither does the flush.
+  not count, and neither does the flush. Kernels of one call that overlap
+  (a programmatic dependent launch starts before its predecessor ends)
+  count once: the time is the union of their intervals, which is their sum
+  wherever they do not overlap.
 """
 
 import statistics
@@ -69,23 +72,39 @@ def _profile(callables):
     return _device_events(prof)
 
 
-def _kernel_sums(call, reps, flush_names):
-    """Per call of `reps`, each after a flush: the summed device time (us)
-    of what it ran; None when the profile does not split into `reps`."""
+def _busy_time(intervals):
+    """Length of the union of (start, end) intervals."""
+    total, end = 0.0, None
+    for start, stop in sorted(intervals):
+        if end is None or start >= end:
+            total += stop - start
+            end = stop
+        elif stop > end:
+            total += stop - end
+            end = stop
+    return total
+
+
+def _call_intervals(call, reps, flush_names):
+    """Per call of `reps`, each after a flush: the (start, end, name) of
+    the device work it ran; None when the profile does not split into
+    `reps`."""
     calls = []
     for _ in range(reps):
         calls += [_flush, call]
-    sums, current = [], None
-    for _, duration, name in _profile(calls):
+    groups, current = [], None
+    for start, duration, name in _profile(calls):
         if name in flush_names:
             if current is not None:
-                sums.append(current)
-            current = 0.0
+                groups.append(current)
+            current = []
         elif current is not None:
-            current += duration
+            current.append((start, start + duration, name))
     if current is not None:
-        sums.append(current)
-    return sums if len(sums) == reps and min(sums) > 0 else None
+        groups.append(current)
+    if len(groups) != reps or not all(groups):
+        return None
+    return groups
 
 
 def time_kernels(fn, reps=60, warmup=10):
@@ -98,10 +117,20 @@ def time_kernels(fn, reps=60, warmup=10):
         _flush()
         graph.replay()
     torch.cuda.synchronize()
+    groups = kernel_intervals(fn, graph, reps)
+    return statistics.median(_busy_time((a, b) for a, b, _ in g) for g in groups) * 1e-6
+
+
+def kernel_intervals(fn, graph=None, reps=60):
+    """The (start_us, end_us, kernel name) of each call's device work, one
+    list per call of `reps`, each call after an L2 flush: replays of
+    `graph` (captured from `fn` if None), or direct calls of `fn` where the
+    profiler does not see the kernels of graph replays."""
+    graph = graph or _capture(fn)
     flush_names = {name for _, _, name in _profile([_flush])}
-    sums = _kernel_sums(graph.replay, reps, flush_names)
-    if sums is None:
-        sums = _kernel_sums(fn, reps, flush_names)
-    if sums is None:
-        raise RuntimeError(f"the profile of {reps} calls did not split into {reps} kernel sums")
-    return statistics.median(sums) * 1e-6
+    groups = _call_intervals(graph.replay, reps, flush_names)
+    if groups is None:
+        groups = _call_intervals(fn, reps, flush_names)
+    if groups is None:
+        raise RuntimeError(f"the profile of {reps} calls did not split into {reps} calls")
+    return groups
