@@ -359,14 +359,18 @@ std::optional<int64_t> FusedOp::getRowsPerPartialFor(int64_t m) {
   std::optional<int64_t> split = getRowsPerPartial();
   if (!split)
     return std::nullopt;
-  if (std::optional<int64_t> fill = getMinPartials()) {
-    // As buildRowsPerPartial: ceil(M / F) rows spread over whole waves.
-    int64_t spread = (m + *fill - 1) / *fill;
-    int64_t wave = waveRows(*split, *fill);
-    int64_t waves = std::max<int64_t>(1, m / wave + (m % wave != 0));
-    return std::max<int64_t>(1, (spread + waves - 1) / waves);
-  }
-  return *split;
+  return getRowsPerPartialFor(m, *split, getMinPartials().value_or(0));
+}
+
+int64_t FusedOp::getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
+                                      int64_t minPartials) {
+  if (minPartials <= 0)
+    return rowsPerPartial;
+  // As buildRowsPerPartial: ceil(M / F) rows spread over whole waves.
+  int64_t spread = (m + minPartials - 1) / minPartials;
+  int64_t wave = waveRows(rowsPerPartial, minPartials);
+  int64_t waves = std::max<int64_t>(1, m / wave + (m % wave != 0));
+  return std::max<int64_t>(1, (spread + waves - 1) / waves);
 }
 
 Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {

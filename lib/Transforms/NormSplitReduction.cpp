@@ -51,11 +51,11 @@ struct NormSplitReductionPass
   }
 
   /// min_partials for a kernel of `shape` with `plan` (0: none): the option,
-  /// else the rule (which may decline). A static M has its split chosen for
-  /// it already.
+  /// else the rule (which may decline). A static M gets the same as a
+  /// dynamic one, so both run the same grid.
   int64_t minPartialsFor(const KernelShape &shape,
-                         const std::optional<KernelPlan> &plan, int64_t m) {
-    if (!ShapedType::isDynamic(m) || minPartials == 0)
+                         const std::optional<KernelPlan> &plan) {
+    if (minPartials == 0)
       return 0;
     if (minPartials > 0)
       return minPartials;
@@ -68,7 +68,7 @@ struct NormSplitReductionPass
   /// pass option, the heuristic.
   FailureOr<int64_t> splitSizeFor(FusedOp op, const KernelShape &shape,
                                   const std::optional<KernelPlan> &plan,
-                                  int64_t m, int64_t n) {
+                                  int64_t m, int64_t n, int64_t fill) {
     if (Attribute attr = op->getAttr("norm.split_size")) {
       auto integer = dyn_cast<IntegerAttr>(attr);
       if (!integer)
@@ -81,14 +81,13 @@ struct NormSplitReductionPass
     if (splitSize != 0)
       return splitSize.getValue();
     // One wave of clusters (chooseMinPartials): rows per partial ceil(M /
-    // F) whatever M, so no cap (with a dynamic M and the rule's fill only).
-    if (plan && ShapedType::isDynamic(m) && minPartials < 0 &&
-        splitsIntoOneWave(shape, *plan))
+    // F) whatever M, so no cap (with the rule's fill only).
+    if (plan && minPartials < 0 && splitsIntoOneWave(shape, *plan))
       return kUncappedSplit;
     bool overCluster = plan && plan->kind == KernelPlan::Kind::Cluster;
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt
                                                     : std::optional(m),
-                           n, device(), overCluster);
+                           n, device(), overCluster, fill);
   }
 
   LogicalResult split(IRRewriter &rewriter, FusedOp op) {
@@ -96,18 +95,19 @@ struct NormSplitReductionPass
     int64_t m = source.getDimSize(0), n = source.getDimSize(1);
     KernelShape shape = describeKernel(op);
     std::optional<KernelPlan> plan = planFor(shape);
-    FailureOr<int64_t> s = splitSizeFor(op, shape, plan, m, n);
+    int64_t fill = minPartialsFor(shape, plan);
+    FailureOr<int64_t> s = splitSizeFor(op, shape, plan, m, n, fill);
     if (failed(s))
       return failure();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    int64_t fill = minPartialsFor(shape, plan, m);
-    // Partial rows: ceil(M / R), R = S or, with min_partials F,
-    // max(1, min(S, ceil(M / F))) (FusedOp::buildRowsPerPartial).
+    // Partial rows: ceil(M / R), R = S or, with min_partials F, spread over
+    // whole waves of F (FusedOp::getRowsPerPartialFor).
     int64_t partials = ShapedType::kDynamic;
     SmallVector<Value> partialDims;
     if (!ShapedType::isDynamic(m)) {
-      partials = (m + *s - 1) / *s;
+      int64_t rows = FusedOp::getRowsPerPartialFor(m, *s, fill);
+      partials = (m + rows - 1) / rows;
     } else {
       Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
       Value perPartial =

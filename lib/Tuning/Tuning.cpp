@@ -31,7 +31,7 @@ static int64_t chunksWithin(int64_t elements, int64_t vectorWidth) {
 
 int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
                                     const DeviceInfo &device,
-                                    bool rowsOverCluster) {
+                                    bool rowsOverCluster, int64_t minPartials) {
   (void)n;
   (void)device;
   // Measured on the H200 (bench/autotune.py split sweep, 2026-11-29, RMSNorm
@@ -42,12 +42,22 @@ int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
   // per SM to hide latency). Bundles have a dynamic M, so the rule cannot
   // depend on it beyond never exceeding it.
   //
+  // With min_partials F, which fills one wave of blocks, the rows spread
+  // over whole waves (FusedOp::buildRowsPerPartial) and the split only
+  // decides how many waves a large M runs: ceil(M / (F * split)), so it is
+  // larger there. Measured on the H200
+  // (2026-12-01, bench/ab.py, RMSNorm and LayerNorm backward, both
+  // timings, ab-2026-12-01-split-256.log): 256 instead of 64 (one wave of
+  // F partial rows up to M = 256 F) +2-6% at 131072x1024, 65536x2048,
+  // 65536x4096 and 16384x8192, 1-2% at 16384x5120, the same within noise
+  // where M <= 64 F (128: within 1% of 256).
+  //
   // Rows over a cluster (N = 32K..128K, bench/autotune.py long-row sweep,
   // 2026-11-29): 32 was fastest or within 3% for both backwards at every N
   // (e.g. LayerNorm, N = 131072: 2.53 TB/s vs 2.40 at 64 and 2.24 at 16).
   // Those kernels run one block per SM; twice the clusters balance the
   // waves better than longer row walks.
-  int64_t best = rowsOverCluster ? 32 : 64;
+  int64_t best = rowsOverCluster ? 32 : minPartials > 0 ? 256 : 64;
   if (!m)
     return best;
   return std::max<int64_t>(1, std::min<int64_t>(best, *m));

@@ -59,23 +59,26 @@ def test_rms_bwd_bundle_signature(tmp_path):
     m = f.bind_rows([[1000, 256], [1000, 256], [1000], [256]])
     assert m == 1000
     # One f32 partial row per split of the rows and one block per partial
-    # row, then dx and dw. M is dynamic: at most 64 rows per partial, fewer
+    # row, then dx and dw. M is dynamic: at most 256 rows per partial, fewer
     # when M is small so that there are at least 528 partial rows (four
     # one-warp blocks per SM of 132): 1000 rows -> 2 rows each -> 500
     # partial rows.
     workspace = [b for b in f.buffers if b not in f.results]
     assert len(workspace) == 1
     rows, cols = f.buffer_shape(workspace[0], m)
-    per_partial = min(64, -(-1000 // 528))
+    per_partial = min(256, -(-1000 // 528))
     assert (per_partial, -(-1000 // per_partial)) == (2, 500)
     assert (rows, cols) == (-(-1000 // per_partial), 256)
     assert f.grid(f.launches[0], m) == (rows, 1)
-    # Past 528 x 64 rows, whole waves of 528 partial rows: 65536 rows ->
-    # 2 waves, ceil(ceil(65536 / 528) / 2) = 63 rows each -> 1041 partial
-    # rows (not 1024 of 64, whose second wave would be 496 blocks).
-    big = f.bind_rows([[65536, 256], [65536, 256], [65536], [256]])
-    assert tuple(f.buffer_shape(workspace[0], big)) == (-(-65536 // 63), 256)
-    assert -(-65536 // 63) == 1041
+    # Up to 528 x 256 rows, one wave: 65536 rows -> 125 rows each -> 525
+    # partial rows.
+    assert tuple(f.buffer_shape(workspace[0], 65536)) == (525, 256)
+    # Past it, whole waves of 528 partial rows: 200000 rows -> 2 waves,
+    # ceil(ceil(200000 / 528) / 2) = 190 rows each -> 1053 partial rows
+    # (not 782 of 256, whose second wave would be 254 blocks).
+    big = f.bind_rows([[200000, 256], [200000, 256], [200000], [256]])
+    assert tuple(f.buffer_shape(workspace[0], big)) == (-(-200000 // 190), 256)
+    assert -(-200000 // 190) == 1053
     # No rows: no partial rows and no blocks.
     assert tuple(f.buffer_shape(workspace[0], 0)) == (0, 256)
     assert f.grid(f.launches[0], 0) == (0, 1)

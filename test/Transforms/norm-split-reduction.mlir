@@ -32,8 +32,9 @@
 // CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 528 : i64, rows_per_partial = 16 : i64}
 // CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
+// With the rule's split, whole waves of 528 partial rows of up to 256 rows.
 // HEUR-LABEL: func @rms_bwd
-// HEUR: arith.ceildivui %{{.+}}, %c33792
+// HEUR: arith.ceildivui %{{.+}}, %c135168
 // NOFILL-LABEL: func @rms_bwd
 // NOFILL: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
 // NOFILL: tensor.empty(%[[P]]) : tensor<?x64xf32>
@@ -46,12 +47,19 @@ func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf
 
 // -----
 
-// Static M smaller than the split: one partial row.
+// A static M gets the partial rows a dynamic one would: at M = 5 with
+// min_partials 528, one row each; without min_partials, one partial row of
+// the split's 16.
 // CHECK-LABEL: func @small_m
-// CHECK: tensor.empty() : tensor<1x64xf32>
-// CHECK: rows_per_partial = 16
+// CHECK: tensor.empty() : tensor<5x64xf32>
+// CHECK: min_partials = 528 : i64, rows_per_partial = 16
 // HEUR-LABEL: func @small_m
-// HEUR: rows_per_partial = 5
+// HEUR: tensor.empty() : tensor<5x64xf32>
+// HEUR: min_partials = 528 : i64, rows_per_partial = 5
+// NOFILL-LABEL: func @small_m
+// NOFILL: tensor.empty() : tensor<1x64xf32>
+// NOFILL-NOT: min_partials
+// NOFILL: rows_per_partial = 16
 func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xf32>)
       : tensor<5x64xf32>, tensor<5x64xf32>, tensor<5xf32> -> tensor<5x64xf32>, tensor<64xf32>
@@ -60,11 +68,15 @@ func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32
 
 // -----
 
-// The kernel's own norm.split_size wins over the option; the forward has no
-// column output and is left alone.
+// The kernel's own norm.split_size wins over the option (min_partials
+// still spreads M = 10 over a row each); the forward has no column output
+// and is left alone.
 // CHECK-LABEL: func @attribute_wins
-// CHECK: tensor.empty() : tensor<4x32xf32>
-// CHECK: rows_per_partial = 3
+// CHECK: tensor.empty() : tensor<10x32xf32>
+// CHECK: min_partials = 528 : i64, rows_per_partial = 3
+// NOFILL-LABEL: func @attribute_wins
+// NOFILL: tensor.empty() : tensor<4x32xf32>
+// NOFILL: rows_per_partial = 3
 // CHECK-LABEL: func @forward_untouched
 // CHECK-NOT: rows_per_partial
 // CHECK-NOT: norm.combine
@@ -97,7 +109,8 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 // Rows of 65536 bf16 (x and dy) are spread over clusters of 8 blocks, one
 // block per SM: one wave of the 15 clusters an H200 holds, each walking
 // ceil(M / 15) rows (min_partials = 15, the split uncapped); without
-// clusters the usual 64; an explicit split size wins either way.
+// clusters the usual split of whole waves (one block per SM: 132 partial
+// rows of up to 256 rows); an explicit split size wins either way.
 // CHECK-LABEL: func @cluster_rows
 // CHECK: rows_per_partial = 16
 // HEUR-LABEL: func @cluster_rows
@@ -109,7 +122,7 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 // HEUR: arith.ceildivui %[[PER]], %[[WAVES]]
 // HEUR: min_partials = 15 : i64, rows_per_partial = 1048576 : i64
 // NOCLUSTER-LABEL: func @cluster_rows
-// NOCLUSTER: rows_per_partial = 64
+// NOCLUSTER: min_partials = 132 : i64, rows_per_partial = 256
 func.func @cluster_rows(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %r: tensor<?xf32>, %w: tensor<65536xbf16>) -> (tensor<?x65536xbf16>, tensor<65536xbf16>) {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<65536xbf16>)
       : tensor<?x65536xbf16>, tensor<?x65536xbf16>, tensor<?xf32> -> tensor<?x65536xbf16>, tensor<65536xbf16>

@@ -239,9 +239,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
                                       ::mlir::Location loc,
                                       ::mlir::Value rows);
     /// Rows per partial for `rowsPerPartial` S and `minPartials` F (0:
-    /// none) from `rows` (M): max(1, ceil(ceil(M / F) / W)), W = max(1,
-    /// ceil(M / (F * S))), or S. What the split pass, the host grid and the
-    /// kernels all compute.
+    /// none) for a known M: max(1, ceil(ceil(M / F) / W)), W = max(1,
+    /// ceil(M / (F * S))), or S.
+    static int64_t getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
+                                        int64_t minPartials);
+    /// The same from `rows` (M) at run time. What the split pass, the host
+    /// grid and the kernels all compute.
     static ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
                                              ::mlir::Location loc,
                                              ::mlir::Value rows,

@@ -52,10 +52,12 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     `chooseSplitSize` (NormDialect/Tuning/Tuning.h), which also needs to
     know whether the GPU lowering will spread the kernel's rows over a
     thread block cluster (hence the register budget and cluster options).
-    With a dynamic M the split also gets `min_partials` (the option, else
+    The split also gets `min_partials` F (the option, else
     `chooseMinPartials` from the GPU lowering's plan of the kernel, hence
     the tuning table option): a small M then takes fewer rows per partial
-    so that the GPU still gets enough blocks.
+    so that the GPU still gets enough blocks, and a large M spreads its rows
+    over whole waves of F partial rows of at most `S` rows each. A static M
+    gets the same partial rows as a dynamic one.
   }];
   let options = [
     Option<"splitSize", "split-size", "int64_t", /*default=*/"0",

@@ -61,8 +61,12 @@ constexpr int64_t kUncappedSplit = 1 << 20;
 /// definition).
 /// `rowsOverCluster`: the kernel's rows are spread over a thread block
 /// cluster (chooseClusterLayout), which measured best with smaller splits.
+/// `minPartials`: the kernel's min_partials F (0: none), with which the
+/// split caps the rows per partial of whole waves of F partial rows
+/// (FusedOp::buildRowsPerPartial) instead of setting them.
 int64_t chooseSplitSize(std::optional<int64_t> m, int64_t n,
-                        const DeviceInfo &device, bool rowsOverCluster = false);
+                        const DeviceInfo &device, bool rowsOverCluster = false,
+                        int64_t minPartials = 0);
 
 /// How one row (or a column slice of it) is spread over a thread block.
 struct RowLayout {
