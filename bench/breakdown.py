@@ -20,7 +20,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import ROOT, SHAPES, implementations, min_bytes  # noqa: E402
-from timing import kernel_intervals  # noqa: E402
+from timing import busy_time, kernel_intervals  # noqa: E402
 
 
 def short(name, width=48):
@@ -34,12 +34,8 @@ def breakdown(fn):
     busy, summed = [], []
     per_kernel = {}
     for group in groups:
-        intervals = sorted((a, b) for a, b, _ in group)
-        total, end = 0.0, None
-        for a, b in intervals:
-            total += b - a if end is None or a >= end else max(0.0, b - end)
-            end = b if end is None else max(end, b)
-        busy.append(total)
+        intervals = [(a, b) for a, b, _ in group]
+        busy.append(busy_time(intervals))
         summed.append(sum(b - a for a, b in intervals))
         for k, (a, b, name) in enumerate(sorted(group)):
             per_kernel.setdefault((k, name), []).append(b - a)

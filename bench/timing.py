@@ -20,7 +20,6 @@ kernels of one implementation on the current stream).
 import statistics
 
 import torch
-import triton.testing
 
 # Larger than the H200's 60 MB L2: writing it evicts the call's inputs.
 _FLUSH_BYTES = 256 << 20
@@ -39,6 +38,8 @@ def _capture(fn):
 
 def time_graph(fn):
     """Seconds per call: graph replays timed with CUDA events (median)."""
+    import triton.testing  # on the GPU machine only
+
     graph = _capture(fn)
     ms = triton.testing.do_bench(graph.replay, warmup=25, rep=200, return_mode="median")
     return ms * 1e-3
@@ -72,7 +73,7 @@ def _profile(callables):
     return _device_events(prof)
 
 
-def _busy_time(intervals):
+def busy_time(intervals):
     """Length of the union of (start, end) intervals."""
     total, end = 0.0, None
     for start, stop in sorted(intervals):
@@ -85,15 +86,13 @@ def _busy_time(intervals):
     return total
 
 
-def _call_intervals(call, reps, flush_names):
-    """Per call of `reps`, each after a flush: the (start, end, name) of
-    the device work it ran; None when the profile does not split into
-    `reps`."""
-    calls = []
-    for _ in range(reps):
-        calls += [_flush, call]
+def split_calls(events, flush_names, calls):
+    """The (start, end, name) of each call's device work from a profile's
+    (start, duration, name) `events` in start order, where each of `calls`
+    calls follows a flush (a kernel named in `flush_names`); None when the
+    profile does not split into `calls` non-empty calls."""
     groups, current = [], None
-    for start, duration, name in _profile(calls):
+    for start, duration, name in events:
         if name in flush_names:
             if current is not None:
                 groups.append(current)
@@ -102,9 +101,17 @@ def _call_intervals(call, reps, flush_names):
             current.append((start, start + duration, name))
     if current is not None:
         groups.append(current)
-    if len(groups) != reps or not all(groups):
+    if len(groups) != calls or not all(groups):
         return None
     return groups
+
+
+def _call_intervals(call, reps, flush_names):
+    """split_calls of `reps` calls of `call`, each after a flush."""
+    calls = []
+    for _ in range(reps):
+        calls += [_flush, call]
+    return split_calls(_profile(calls), flush_names, reps)
 
 
 def time_kernels(fn, reps=60, warmup=10):
@@ -118,7 +125,7 @@ def time_kernels(fn, reps=60, warmup=10):
         graph.replay()
     torch.cuda.synchronize()
     groups = kernel_intervals(fn, graph, reps)
-    return statistics.median(_busy_time((a, b) for a, b, _ in g) for g in groups) * 1e-6
+    return statistics.median(busy_time((a, b) for a, b, _ in g) for g in groups) * 1e-6
 
 
 def kernel_intervals(fn, graph=None, reps=60):

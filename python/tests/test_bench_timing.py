@@ -1,0 +1,44 @@
+"""bench/timing.py: how a profile becomes a call's kernel time (no GPU)."""
+
+import importlib.util
+import os
+
+import pytest
+
+pytest.importorskip("torch")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_spec = importlib.util.spec_from_file_location("timing", os.path.join(ROOT, "bench", "timing.py"))
+timing = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(timing)
+
+
+def test_busy_time_counts_overlap_once():
+    # A fused kernel and a programmatic combine that starts 2 us before it
+    # ends: 10 + 3 us of device work, 11 us busy.
+    assert timing.busy_time([(0.0, 10.0), (8.0, 11.0)]) == 11.0
+    # Disjoint kernels: the sum, the gap between them left out.
+    assert timing.busy_time([(20.0, 25.0), (0.0, 10.0)]) == 15.0
+    # One kernel inside another.
+    assert timing.busy_time([(0.0, 10.0), (2.0, 3.0)]) == 10.0
+    assert timing.busy_time([]) == 0.0
+
+
+def test_split_calls_groups_kernels_between_flushes():
+    flush = {"flush"}
+    events = [(0.0, 5.0, "flush"), (6.0, 10.0, "norm_fused"), (16.0, 1.0, "norm_combine"),
+              (20.0, 5.0, "flush"), (26.0, 9.0, "norm_fused"), (35.0, 2.0, "norm_combine")]
+    groups = timing.split_calls(events, flush, 2)
+    assert groups == [[(6.0, 16.0, "norm_fused"), (16.0, 17.0, "norm_combine")],
+                      [(26.0, 35.0, "norm_fused"), (35.0, 37.0, "norm_combine")]]
+    # Work before the first flush (the warm-up's tail) belongs to no call.
+    assert timing.split_calls([(0.0, 1.0, "late")] + events, flush, 2) == groups
+
+
+def test_split_calls_rejects_a_profile_that_lost_calls():
+    flush = {"flush"}
+    events = [(0.0, 5.0, "flush"), (6.0, 10.0, "norm_fused"), (20.0, 5.0, "flush")]
+    # The second call recorded no kernel (the profiler did not see it).
+    assert timing.split_calls(events, flush, 2) is None
+    # Fewer calls than asked for.
+    assert timing.split_calls(events[:2], flush, 2) is None
