@@ -83,7 +83,7 @@ def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=
         if kind.endswith("fwd"):
             return base + [dict(register_budget=b, num_stages=0, rows_per_block=r,
                                 min_blocks_per_sm=0, shared_stages=d)
-                           for d, b, r in itertools.product((2, 3, 4), (16, 32), (2, 4, 8))]
+                           for d, b, r in itertools.product((2, 3, 4), (16, 32), (2, 3, 4, 8))]
         return base + [dict(register_budget=b, num_stages=0, rows_per_block=0,
                             min_blocks_per_sm=0, shared_stages=d)
                        for d, b in itertools.product((2, 3, 4), (16, 32, 48))]
