@@ -637,6 +637,44 @@ TEST(Tuning, WideRereadClustersReplaceClustersOfSixteen) {
   EXPECT_EQ(two.layout.sharedStages, 2);
 }
 
+// With clusters limited to 8 blocks, rows no cluster keeps in registers
+// (RMSNorm and LayerNorm backward at N = 131072) still fit on chip over 8
+// re-reading blocks, the layout the default plan takes anyway, so
+// --norm-split-rows leaves them one kernel; asked not to stage, or with 4
+// blocks at most (384 KB of slices), they do not fit.
+TEST(Tuning, WideRereadLayoutServesWhereNoClusterWithinTheLimitFits) {
+  DeviceInfo eight;
+  eight.maxClusterSize = 8;
+  KernelShape rmsBwd{131072, 2, 2, 1, 1, false};
+  rmsBwd.columnInputBytes = 2;
+  KernelShape lnBwd{131072, 2, 2, 2, 2, false};
+  lnBwd.columnInputBytes = 2;
+  for (const KernelShape &shape : {rmsBwd, lnBwd}) {
+    EXPECT_FALSE(chooseClusterLayout(shape, eight).has_value());
+    EXPECT_TRUE(rowsFitOnChip(shape, eight));
+    EXPECT_TRUE(rowsFitOnChip(shape, eight, 2));
+    EXPECT_FALSE(rowsFitOnChip(shape, eight, 0));
+    KernelPlan plan = planKernel(shape, eight, nullptr);
+    EXPECT_EQ(plan.kind, KernelPlan::Kind::Cluster);
+    EXPECT_EQ(plan.layout.clusterSize, 8);
+    EXPECT_EQ(plan.layout.threads, 512);
+    EXPECT_TRUE(plan.layout.rereadStaged);
+    EXPECT_EQ(plan.layout.sharedStages, 3);
+    // The same kernel as with clusters of up to 16.
+    KernelPlan wide = planKernel(shape, DeviceInfo(), nullptr);
+    EXPECT_EQ(wide.layout.clusterSize, plan.layout.clusterSize);
+    EXPECT_EQ(wide.layout.threads, plan.layout.threads);
+    EXPECT_EQ(wide.layout.sharedStages, plan.layout.sharedStages);
+  }
+  DeviceInfo four;
+  four.maxClusterSize = 4;
+  EXPECT_FALSE(rowsFitOnChip(rmsBwd, four));
+  EXPECT_FALSE(rowsFitOnChip(lnBwd, four));
+  // Forwards have no re-reading layout.
+  KernelShape rmsFwd{262144, 2, 1, 0, 1, false};
+  EXPECT_FALSE(chooseWideRereadLayout(rmsFwd, eight).has_value());
+}
+
 TEST(Tuning, ResidentClusters) {
   // Measured on the H200 (cuOccupancyMaxActiveClusters, one block per SM).
   DeviceInfo h200;

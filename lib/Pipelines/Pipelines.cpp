@@ -43,6 +43,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
     NormSplitRowsOptions rows;
     rows.registerBudget = options.registerBudget;
     rows.maxClusterSize = clusterLimit(options);
+    rows.sharedStages = options.sharedStages;
     pm.addPass(createNormSplitRows(rows));
   }
   NormSplitReductionOptions split;

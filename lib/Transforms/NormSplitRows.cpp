@@ -40,7 +40,7 @@ struct NormSplitRowsPass
     DeviceInfo device;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
-    return !rowsFitOnChip(traits, device);
+    return !rowsFitOnChip(traits, device, sharedStages);
   }
 
   void split(IRRewriter &rewriter, FusedOp op) {
@@ -139,6 +139,11 @@ struct NormSplitRowsPass
       return signalPassFailure();
     }
     if (std::string error = validateClusterSize(maxClusterSize);
+        !error.empty()) {
+      getOperation()->emitError("norm-split-rows: ") << error;
+      return signalPassFailure();
+    }
+    if (std::string error = validateSharedStages(sharedStages);
         !error.empty()) {
       getOperation()->emitError("norm-split-rows: ") << error;
       return signalPassFailure();

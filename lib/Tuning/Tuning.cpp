@@ -322,14 +322,13 @@ static bool rereads(const KernelShape &shape, const RowLayout &layout) {
 }
 
 std::optional<RowLayout>
-mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
-                                    const RowLayout &layout,
-                                    const DeviceInfo &device) {
+mlir::norm::chooseWideRereadLayout(const KernelShape &shape,
+                                   const DeviceInfo &device) {
   constexpr int64_t maxBlocks = 8, minThreads = 512, maxElements = 32;
-  if (layout.clusterSize <= maxBlocks || shape.columnOutputs == 0)
+  if (shape.columnOutputs == 0)
     return std::nullopt;
   DeviceInfo fewer = device;
-  fewer.maxClusterSize = maxBlocks;
+  fewer.maxClusterSize = std::min(maxBlocks, device.maxClusterSize);
   int64_t vectorWidth = chooseVectorWidth(shape.n, shape.elementBytes);
   std::optional<RowLayout> wide = searchClusterLayouts(
       shape.n, shape.elementBytes,
@@ -347,6 +346,15 @@ mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
   return wide;
 }
 
+std::optional<RowLayout>
+mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
+                                    const RowLayout &layout,
+                                    const DeviceInfo &device) {
+  if (layout.clusterSize <= 8)
+    return std::nullopt;
+  return chooseWideRereadLayout(shape, device);
+}
+
 bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
                                int64_t fullOperands, int64_t columnOutputs,
                                const DeviceInfo &device) {
@@ -357,11 +365,28 @@ bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
              .has_value();
 }
 
+/// The re-reading layout of a backward whose rows no cluster within the
+/// limit keeps (chooseWideRereadLayout), if staging is not asked off and
+/// the requested depth (`sharedStages`, -1: the rule's kRereadStages) fits.
+static std::optional<RowLayout>
+stagedClusterFallback(const KernelShape &shape, const DeviceInfo &device,
+                      int64_t sharedStages) {
+  if (sharedStages == 0)
+    return std::nullopt;
+  std::optional<RowLayout> wide = chooseWideRereadLayout(shape, device);
+  if (!wide ||
+      chooseSharedStages(shape, *wide, device,
+                         sharedStages < 0 ? kRereadStages : sharedStages) == 0)
+    return std::nullopt;
+  return wide;
+}
+
 bool mlir::norm::rowsFitOnChip(const KernelShape &shape,
-                               const DeviceInfo &device) {
+                               const DeviceInfo &device, int64_t sharedStages) {
   return rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
                             shape.columnOutputs, device) ||
-         chooseClusterLayout(shape, device).has_value();
+         chooseClusterLayout(shape, device).has_value() ||
+         stagedClusterFallback(shape, device, sharedStages).has_value();
 }
 
 int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
@@ -729,6 +754,11 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   std::optional<RowLayout> cluster;
   if (longRows && !streaming)
     cluster = chooseClusterLayout(shape, device);
+  // No cluster within the limit keeps the row: a backward may still
+  // re-read staged slices over up to 8 blocks (as rowsFitOnChip counts),
+  // e.g. N = 131072 at --max-cluster-size=8.
+  if (longRows && !streaming && !cluster)
+    cluster = stagedClusterFallback(shape, device, sharedStages);
   // Staging depth: the request, else the table's, else the rule.
   auto stagesFor = [&](const RowLayout &layout) {
     if (sharedStages >= 0)
@@ -745,7 +775,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout = *cluster;
     plan.layout.sharedStages = stagesFor(plan.layout);
     plan.layout.rereadStaged =
-        plan.layout.sharedStages > 0 && rereadsStagedRows(shape, plan.layout);
+        plan.layout.sharedStages > 0 && rereads(shape, plan.layout);
     // Clusters of 16 leave SMs idle: fewer, wider blocks re-reading staged
     // slices, unless asked not to stage.
     if (std::optional<RowLayout> wide =

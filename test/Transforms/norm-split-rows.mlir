@@ -1,17 +1,23 @@
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=8" --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=4" --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=8 shared-stages=0" --split-input-file | FileCheck %s
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows --split-input-file | FileCheck %s --check-prefix=CLUSTER
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=8" --split-input-file | FileCheck %s --check-prefix=CLUSTER
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="always=true" --split-input-file | FileCheck %s --check-prefix=ALWAYS
 // RUN: not norm-opt %s --norm-split-rows="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // RUN: not norm-opt %s --norm-split-rows="max-cluster-size=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// RUN: not norm-opt %s --norm-split-rows="shared-stages=9" 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 
 // BAD: error: norm-split-rows: register-budget must be positive, got 0
 // BADCLUSTER: error: norm-split-rows: max-cluster-size must be 1, 2, 4, 8 or 16
+// BADSTAGES: error: norm-split-rows: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 9
 
 // Rows of 131072 bf16 do not fit in registers, nor (x and dy) over a
-// portable cluster of 8 blocks: the row reduction moves to a statistics
-// kernel whose result the backward kernel reads as a row input. A cluster
-// of 16 blocks holds them: one kernel.
+// cluster of 4 blocks, nor over 8 without staging: the row reduction moves
+// to a statistics kernel whose result the backward kernel reads as a row
+// input. A cluster of 16 blocks holds them in registers, and 8 blocks of
+// 512 threads that stage their slices and re-read them (what the GPU
+// lowering picks either way): one kernel.
 // CLUSTER-LABEL: func @long_rows
 // CLUSTER-COUNT-1: norm.fused
 // CLUSTER: norm.row_reduce

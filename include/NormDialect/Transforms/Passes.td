@@ -88,7 +88,8 @@ def NormSplitRows : Pass<"norm-split-rows"> {
     The row direction of split reduction. A `norm.fused` kernel whose rows do
     not fit on chip (`rowsFitOnChip`, NormDialect/Tuning/Tuning.h: neither in
     one block's registers nor spread over a thread block cluster of at most
-    `max-cluster-size` blocks) becomes two kernels: one computing every `norm.row_reduce` of the body as
+    `max-cluster-size` blocks, nor, for a backward, over up to 8 blocks that
+    stage `shared-stages` slices and re-read them) becomes two kernels: one computing every `norm.row_reduce` of the body as
     a `row` output (it streams the row in chunks, so no row has to fit
     anywhere), and the original kernel reading those statistics as `row`
     inputs instead of reducing. The second kernel has no row reduction left,
@@ -103,6 +104,10 @@ def NormSplitRows : Pass<"norm-split-rows"> {
     Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
            "Most blocks of a cluster the GPU lowering may spread a row over "
            "(1: no clusters)">,
+    Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
+           "Staging depth convert-norm-to-gpu is asked for (-1: the rule, "
+           "0: off); a backward's rows staged and re-read over a cluster "
+           "need it">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }

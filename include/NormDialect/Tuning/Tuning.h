@@ -381,15 +381,22 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 std::optional<RowLayout> chooseClusterLayout(const KernelShape &shape,
                                              const DeviceInfo &device);
 
+/// A cluster layout for a backward kernel (column outputs) that re-reads
+/// its staged slices (rereadStaged set) on the fewest blocks up to 8 (and
+/// device.maxClusterSize) of 512 or 1024 threads, at most 32 elements a
+/// thread, whose column accumulators fit the registers
+/// (rereadClusterBlocksPerSM's count) and whose slices, kRereadStages deep
+/// with the column inputs' copies, fit a block's shared memory; nullopt for
+/// forwards or where none fits. Used where no cluster within the limit
+/// keeps the row (chooseClusterLayout), and by chooseWideRereadCluster.
+std::optional<RowLayout> chooseWideRereadLayout(const KernelShape &shape,
+                                                const DeviceInfo &device);
+
 /// The cluster a backward kernel (column outputs) takes instead of `layout`
 /// when that one has more than 8 blocks: an H200 holds 7 clusters of 16 at
 /// once, which leaves 20 of its 132 SMs idle (clusters of 4 and 8: 12).
-/// Returns a layout that re-reads its staged slices (rereadStaged set) on
-/// the fewest blocks up to 8 of 512 or 1024 threads, at most 32 elements a
-/// thread, whose column accumulators fit the registers
-/// (rereadClusterBlocksPerSM's count) and whose slices, kRereadStages deep
-/// with the column inputs' copies, fit a block's shared memory; nullopt
-/// where `layout` has 8 blocks or fewer, for forwards, or where none fits.
+/// Returns chooseWideRereadLayout's; nullopt where `layout` has 8 blocks or
+/// fewer, for forwards, or where none fits.
 /// Measured on the H200 (2026-12-01, bf16,
 /// ab-2026-12-01-ln-bwd-fewer-cluster-blocks.log, ...-wide-reread-confirm.log):
 /// LayerNorm backward at N = 65536 on 4 blocks of 512 threads instead of 16
@@ -404,9 +411,13 @@ std::optional<RowLayout> chooseWideRereadCluster(const KernelShape &shape,
                                                  const RowLayout &layout,
                                                  const DeviceInfo &device);
 
-/// rowsFitOnChip for a kernel, with its cluster from the overload above
-/// (what --norm-split-rows asks).
-bool rowsFitOnChip(const KernelShape &shape, const DeviceInfo &device);
+/// rowsFitOnChip for a kernel, with its cluster from the overload above or
+/// a backward's re-reading layout of up to 8 blocks
+/// (chooseWideRereadLayout) where staging `sharedStages` deep (-1: the
+/// rule's depth; 0: asked off) fits: what --norm-split-rows asks, and what
+/// planKernel then lays out.
+bool rowsFitOnChip(const KernelShape &shape, const DeviceInfo &device,
+                   int64_t sharedStages = -1);
 
 /// Whether a forward (row reductions, no column outputs) whose rows do not
 /// fit one block's registers streams them (KernelPlan::Kind::Streaming)
