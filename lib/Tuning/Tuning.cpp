@@ -23,6 +23,9 @@ static int64_t blockThreadLimit(const DeviceInfo &device) {
 /// Rows staged for kernels that re-read them (rereadsStagedRows): the one
 /// being read again, the next one arriving, and one more in flight.
 static constexpr int64_t kRereadStages = 3;
+/// Most blocks of a wide re-reading cluster (chooseWideRereadLayout): the
+/// portable cluster size, of which an H200 holds 15 (120 SMs busy).
+static constexpr int64_t kWideRereadMaxBlocks = 8;
 
 /// Vector chunks of `vectorWidth` within `elements`, at least one.
 static int64_t chunksWithin(int64_t elements, int64_t vectorWidth) {
@@ -324,11 +327,11 @@ static bool rereads(const KernelShape &shape, const RowLayout &layout) {
 std::optional<RowLayout>
 mlir::norm::chooseWideRereadLayout(const KernelShape &shape,
                                    const DeviceInfo &device) {
-  constexpr int64_t maxBlocks = 8, minThreads = 512, maxElements = 32;
+  constexpr int64_t minThreads = 512, maxElements = 32;
   if (shape.columnOutputs == 0)
     return std::nullopt;
   DeviceInfo fewer = device;
-  fewer.maxClusterSize = std::min(maxBlocks, device.maxClusterSize);
+  fewer.maxClusterSize = std::min(kWideRereadMaxBlocks, device.maxClusterSize);
   int64_t vectorWidth = chooseVectorWidth(shape.n, shape.elementBytes);
   std::optional<RowLayout> wide = searchClusterLayouts(
       shape.n, shape.elementBytes,
@@ -350,7 +353,7 @@ std::optional<RowLayout>
 mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
                                     const RowLayout &layout,
                                     const DeviceInfo &device) {
-  if (layout.clusterSize <= 8)
+  if (layout.clusterSize <= kWideRereadMaxBlocks)
     return std::nullopt;
   return chooseWideRereadLayout(shape, device);
 }
