@@ -369,17 +369,20 @@ bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
 }
 
 /// The re-reading layout of a backward whose rows no cluster within the
-/// limit keeps (chooseWideRereadLayout), if staging is not asked off and
-/// the requested depth (`sharedStages`, -1: the rule's kRereadStages) fits.
+/// limit keeps (chooseWideRereadLayout), if it stages at the requested
+/// depth (`sharedStages`; -1: the rule's, defaultSharedStages), as
+/// planKernel then stages it.
 static std::optional<RowLayout>
 stagedClusterFallback(const KernelShape &shape, const DeviceInfo &device,
                       int64_t sharedStages) {
-  if (sharedStages == 0)
-    return std::nullopt;
   std::optional<RowLayout> wide = chooseWideRereadLayout(shape, device);
-  if (!wide ||
-      chooseSharedStages(shape, *wide, device,
-                         sharedStages < 0 ? kRereadStages : sharedStages) == 0)
+  if (!wide)
+    return std::nullopt;
+  int64_t stages =
+      sharedStages < 0
+          ? defaultSharedStages(shape, *wide, device)
+          : chooseSharedStages(shape, *wide, device, sharedStages);
+  if (stages == 0)
     return std::nullopt;
   return wide;
 }
