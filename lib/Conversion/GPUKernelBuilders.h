@@ -24,6 +24,11 @@ namespace mlir::norm {
 /// the row loop it pipelines (names shared with NormPipeline.cpp).
 constexpr llvm::StringLiteral kPrefetchAttr = "norm.prefetch";
 constexpr llvm::StringLiteral kRowLoopAttr = "norm.row_loop";
+/// On a row loop whose rows are staged in shared memory: --norm-pipeline
+/// predicates the last iterations' early loads instead of peeling an
+/// epilogue (a second copy of the row body).
+constexpr llvm::StringLiteral kPredicateEpilogueAttr =
+    "norm.predicate_epilogue";
 /// On a gpu.func launched as a programmatic dependent of the launch before
 /// it (PDL; the bundle's launch field `programmatic`): it may start before
 /// that launch completes and waits for it with griddepcontrol.wait.

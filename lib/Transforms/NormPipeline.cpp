@@ -100,7 +100,12 @@ struct NormPipelinePass
               s.emplace_back(&op, last);
         };
     options.supportDynamicLoops = true;
-    options.peelEpilogue = true;
+    // Peeling the epilogue copies the last stage (the whole row's
+    // arithmetic) once per stage but needs no guards on the steady state;
+    // loops marked norm.predicate_epilogue (rows staged in shared memory,
+    // whose early ops are a few scalar loads) keep one copy of the body and
+    // guard the early loads of iterations past the end instead.
+    options.peelEpilogue = !loop->hasAttr("norm.predicate_epilogue");
     options.predicateFn = predicate;
     bool modified = false;
     // The pipeliner builds the prologue at the rewriter's insertion point.

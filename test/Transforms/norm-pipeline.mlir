@@ -77,6 +77,39 @@ func.func @strided_guarded_rows(%m: memref<?x8xf32>, %o: memref<?x8xf32>, %b: in
 
 // -----
 
+// Rows staged in shared memory (norm.predicate_epilogue): the early loads are
+// the row's statistics, and the loop runs every iteration with the next
+// row's load guarded instead of peeling the body into an epilogue.
+// CHECK-LABEL: func @staged_rows
+// CHECK-SAME: (%[[STATS:.+]]: memref<?xf32>, %[[STAGED:.+]]: memref<8xf32>, %[[OUT:.+]]: memref<?x8xf32>, %[[LB:.+]]: index, %[[UB:.+]]: index)
+// CHECK: %[[FIRST:.+]] = scf.if %{{.+}} -> (f32) {
+// CHECK:   memref.load %[[STATS]]
+// CHECK: %[[LOOP:.+]] = scf.for %[[I:.+]] = %[[LB]] to %[[UB]] step %{{.+}} iter_args(%[[CUR:.+]] = %[[FIRST]]) -> (f32) {
+// CHECK:   %[[HASNEXT:.+]] = arith.cmpi slt, %[[I]], %{{.+}}
+// CHECK:   %[[NEXTI:.+]] = arith.addi %[[I]], %{{.+}}
+// CHECK:   %[[NEXT:.+]] = scf.if %[[HASNEXT]] -> (f32) {
+// CHECK:     memref.load %[[STATS]][%[[NEXTI]]] {norm.prefetch}
+// CHECK:   %[[V:.+]] = memref.load %[[STAGED]]
+// CHECK:   %[[W:.+]] = arith.mulf %[[V]], %[[CUR]]
+// CHECK:   memref.store %[[W]], %[[OUT]]
+// CHECK:   scf.yield %[[NEXT]]
+// CHECK: }
+// CHECK-NEXT: return
+// OFF-LABEL: func @staged_rows
+func.func @staged_rows(%stats: memref<?xf32>, %staged: memref<8xf32>, %o: memref<?x8xf32>, %lb: index, %ub: index) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  scf.for %i = %lb to %ub step %c1 {
+    %s = memref.load %stats[%i] {norm.prefetch} : memref<?xf32>
+    %v = memref.load %staged[%c0] : memref<8xf32>
+    %w = arith.mulf %v, %s : f32
+    memref.store %w, %o[%i, %c0] : memref<?x8xf32>
+  } {norm.row_loop, norm.predicate_epilogue}
+  return
+}
+
+// -----
+
 // A loop's norm.num_stages wins over the option; 1 leaves it alone.
 // CHECK-LABEL: func @attribute
 // CHECK: scf.for

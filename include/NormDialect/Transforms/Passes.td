@@ -124,7 +124,13 @@ def NormPipeline : Pass<"norm-pipeline"> {
     predicated on the row existing, since the trip count is dynamic. A loop's
     `norm.num_stages` attribute (from the kernel's) overrides the option.
     The prefetched data lives in registers (the loop's iter_args), so deeper
-    pipelines cost registers rather than shared memory.
+    pipelines cost registers rather than shared memory. The epilogue is
+    peeled (a copy of the last stage, unguarded), except on loops marked
+    `norm.predicate_epilogue`: rows staged in shared memory, which the
+    kernel pipelines itself (cp.async.bulk + mbarrier), so only their row
+    inputs (a backward's mean and rstd) load early; there the loop runs
+    every row and guards the next row's loads, keeping one copy of the row
+    body.
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", /*default=*/"2",
