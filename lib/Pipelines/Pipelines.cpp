@@ -81,7 +81,14 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.persistent = options.persistent;
   gpu.fpContract = options.fpContract;
   pm.addPass(createConvertNormToGPU(gpu));
-  pm.addPass(createCanonicalizerPass());
+  // Bottom-up: the kernel builders emit long blocks of straight-line
+  // arithmetic whose folds start at the leaves (constants, index math); the
+  // default top-down walk re-visits the users of every fold and took 28 of
+  // 170 ms for the LayerNorm backward at N = 65536, bottom-up 3 ms, with
+  // the same PTX for all 98 benchmark bundles.
+  GreedyRewriteConfig bottomUp;
+  bottomUp.setUseTopDownTraversal(false);
+  pm.addPass(createCanonicalizerPass(bottomUp));
   pm.addPass(createCSEPass());
   NormPipelineOptions pipelining;
   pipelining.numStages = options.numStages;
