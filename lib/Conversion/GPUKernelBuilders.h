@@ -33,6 +33,10 @@ constexpr llvm::StringLiteral kPredicateEpilogueAttr =
 /// it (PDL; the bundle's launch field `programmatic`): it may start before
 /// that launch completes and waits for it with griddepcontrol.wait.
 constexpr llvm::StringLiteral kProgrammaticAttr = "norm.programmatic";
+/// Most rows per block whose row inputs (mean, rstd) a staged kernel copies
+/// to shared memory: the largest split (chooseSplitSize), 1 KB an input,
+/// within the static shared memory stagedBlockBytes allows for.
+constexpr int64_t kMaxStagedRowInputRows = 256;
 /// Dynamic shared memory a kernel needs (set by RowStaging, read when the
 /// launch is created).
 constexpr llvm::StringLiteral kDynamicSharedBytesAttr =

@@ -171,6 +171,9 @@ public:
                        rowEnd);
       }
       stagingRowEnd = rowEnd;
+      if (!persistent && layout.rowGroups == 1 &&
+          rowsPerBlock <= kMaxStagedRowInputRows)
+        stageRowInputs(b, func, loc, tid, rowEnd);
     }
 
     // Column accumulators, flattened [output][chunk][lane].
@@ -253,6 +256,49 @@ public:
   }
 
 private:
+  /// Copies the row inputs (a backward's mean and rstd) of this block's rows
+  /// [rowBegin, rowEnd), at most rowsPerBlock (<= kMaxStagedRowInputRows:
+  /// kernels over clusters walk one wave, an unbounded split, and keep the
+  /// register prefetch), into shared memory, where
+  /// each row reads its own: with staged rows that is what the row would
+  /// otherwise load from global memory after its stage wait. Prefetching
+  /// them a row ahead into registers (--norm-pipeline) did not hide it
+  /// everywhere: the loaded value is the same in every thread, and ptxas
+  /// moves it into a uniform register right after the load (R2UR), which
+  /// waits for it there (ncu, LN bwd 4097x7168: 14% of the stall samples).
+  /// After the first stages are issued, so the copy overlaps them; one
+  /// barrier before the first row.
+  void stageRowInputs(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
+                      Value tid, Value rowEnd) {
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    int64_t threads = layout.threads;
+    for (unsigned i = 0; i < inputs.size(); ++i) {
+      if (op.getInputRole(i) != Role::row)
+        continue;
+      Type element = cast<MemRefType>(inputs[i].getType()).getElementType();
+      Value buffer = func.addWorkgroupAttribution(
+          MemRefType::get({rowsPerBlock}, element, AffineMap(), workgroup),
+          loc);
+      for (int64_t first = 0; first < rowsPerBlock; first += threads) {
+        Value local =
+            arith::AddIOp::create(b, loc, tid, indexConst(b, loc, first));
+        Value row = arith::AddIOp::create(b, loc, rowBegin, local);
+        // rowEnd - rowBegin <= rowsPerBlock (FusedOp::buildRowsPerPartial),
+        // so the row bound keeps `local` inside the buffer too.
+        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             row, rowEnd);
+        emitWhere(b, loc, inside, [&](OpBuilder &tb, Location l) {
+          Value v = memref::LoadOp::create(tb, l, inputs[i], ValueRange{row});
+          memref::StoreOp::create(tb, l, v, buffer, ValueRange{local});
+        });
+      }
+      rowInputBuffers[i] = buffer;
+    }
+    if (!rowInputBuffers.empty())
+      gpu::BarrierOp::create(b, loc);
+  }
+
   /// Loads this thread's chunks of `memref` at `row` (a full value) or of a
   /// column value (row == null) and returns one scalar per element.
   SmallVector<Value> loadRow(OpBuilder &b, Location loc, Value memref,
@@ -456,8 +502,14 @@ private:
       Role role = op.getInputRole(i);
       BlockArgument arg = body.getArgument(i);
       if (role == Role::row) {
-        Value scalar = memref::LoadOp::create(b, loc, inputs[i], row);
-        scalar.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
+        Value scalar;
+        if (Value buffer = rowInputBuffers.lookup(i)) {
+          Value local = arith::SubIOp::create(b, loc, row, rowBegin);
+          scalar = memref::LoadOp::create(b, loc, buffer, ValueRange{local});
+        } else {
+          scalar = memref::LoadOp::create(b, loc, inputs[i], row);
+          scalar.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
+        }
         for (IRMapping &m : mappings)
           m.map(arg, scalar);
         continue;
@@ -598,6 +650,9 @@ private:
   /// this block's rows.
   std::optional<RowStaging> staging;
   Value stagingRowEnd;
+  /// Shared-memory copies of the row inputs of this block's rows, by input
+  /// index (stageRowInputs).
+  DenseMap<unsigned, Value> rowInputBuffers;
   /// First row of this (virtual) block.
   Value rowBegin;
   int64_t reductionsPerRow = 0;

@@ -585,7 +585,10 @@ int64_t mlir::norm::stagedBytes(const KernelShape &shape,
 /// the mbarriers.
 static int64_t stagedBlockBytes(const KernelShape &shape,
                                 const RowLayout &layout, int64_t stages) {
-  return stagedBytes(shape, layout, stages) + 1024;
+  // Static shared memory beside the stages: reduction slots and mbarriers
+  // (under 1 KB) and the row inputs of up to 256 rows (mean and rstd, 2 KB;
+  // RowKernelBuilder's kMaxStagedRowInputRows).
+  return stagedBytes(shape, layout, stages) + 3 * 1024;
 }
 
 bool mlir::norm::rereadsStagedRows(const KernelShape &shape,

@@ -127,6 +127,43 @@ func.func @bwd(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %dx: memref<?x
 
 // -----
 
+// A row input (rstd) of staged rows: the block copies its rows' values into
+// shared memory after issuing its first stages, and each row reads its own
+// there instead of loading it from global memory after the stage wait.
+// STAGED-LABEL: func @bwd_row_inputs
+// STAGED: gpu.func @norm_fused(%{{.+}}, %{{.+}}, %[[RSTD:.+]]: memref<?xf32>, %{{.+}}, %{{.+}}) workgroup({{.+}}, %[[ROWIN:.+]] : memref<64xf32, #gpu.address_space<workgroup>>) kernel
+// STAGED: cp.async.bulk.shared::cluster.global
+// STAGED: %[[LOCAL:.+]] = arith.addi %{{.+}}, %c0
+// STAGED: %[[ROW:.+]] = arith.addi %[[BEGIN:.+]], %[[LOCAL]]
+// STAGED: %[[INSIDE:.+]] = arith.cmpi ult, %[[ROW]], %[[END:.+]] : index
+// STAGED: scf.if %[[INSIDE]] {
+// STAGED:   %[[V:.+]] = memref.load %[[RSTD]][%[[ROW]]]
+// STAGED:   memref.store %[[V]], %[[ROWIN]][%[[LOCAL]]]
+// STAGED: gpu.barrier
+// STAGED: scf.for %[[R:.+]] = %[[BEGIN]] to %[[END]]
+// STAGED:   mbarrier.try_wait.parity
+// STAGED:   %[[K:.+]] = arith.subi %[[R]], %[[BEGIN]]
+// STAGED:   memref.load %[[ROWIN]][%[[K]]]
+// STAGED-NOT: memref.load %[[RSTD]]
+// STAGED: gpu.func @norm_combine
+func.func @bwd_row_inputs(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %rstd: memref<?xf32>, %dx: memref<?x4096xbf16>, %p: memref<?x4096xf32>, %dw: memref<4096xbf16>) {
+  norm.fused ins(%dy : full memref<?x4096xbf16>, %x : full memref<?x4096xbf16>, %rstd : row memref<?xf32>) outs(%dx : full memref<?x4096xbf16>, %p : col memref<?x4096xf32>) attributes {rows_per_partial = 64 : i64} {
+  ^bb0(%a: bf16, %b: bf16, %r: f32):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %xh = arith.mulf %bf, %r : f32
+    %m = arith.mulf %af, %xh : f32
+    %s = norm.row_reduce <add> %m : f32
+    %d = arith.mulf %r, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t, %m : bf16, f32
+  }
+  norm.combine ins(%p : memref<?x4096xf32>) outs(%dw : memref<4096xbf16>)
+  return
+}
+
+// -----
+
 // Short rows: a warp per row, reduced with shuffles (no shared memory, no
 // barrier); four rows in flight per block (8 rows per warp by the tuning
 // rule for 512-byte rows).
