@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
-from bench import min_bytes, time_graph  # noqa: E402
+from bench import TIMERS, min_bytes  # noqa: E402
 
 
 def inputs(kind, m, n):
@@ -45,7 +45,11 @@ def main():
                    help="print every candidate's TB/s at each M")
     p.add_argument("--merge", default="",
                    help="a table whose entries of classes not measured here are kept")
+    p.add_argument("--timing", default="graph", choices=sorted(TIMERS),
+                   help="graph (CUDA graph replays, events) or kernels (summed kernel "
+                        "device time, ../shared/PERF.md's method); see bench/timing.py")
     args = p.parse_args()
+    timer = TIMERS[args.timing]
     torch.cuda.init()
     with open(os.path.join(args.candidates, "index.json")) as f:
         index = json.load(f)
@@ -69,7 +73,7 @@ def main():
             launcher = Launcher(load_bundle(os.path.join(args.candidates, c["bundle"])))
             tbps = []
             for mm in sizes:
-                t = time_graph(lambda: launcher(None, *args_by_m[mm]))
+                t = timer(lambda: launcher(None, *args_by_m[mm]))
                 tbps.append(min_bytes(kind, mm, n) / t / 1e12)
             timed.append((math.exp(sum(map(math.log, tbps)) / len(tbps)), c))
             c["_by_m"] = {str(mm): round(v, 3) for mm, v in zip(sizes, tbps)}
@@ -102,7 +106,8 @@ def main():
         entries = [e for e in old if (e.get("kind"), e["n"]) not in measured] + entries
         entries.sort(key=lambda e: (e.get("kind", ""), e["n"]))
     table = {"device": torch.cuda.get_device_name(), "chip": "sm_90",
-             "note": "written by bench/autotune.py; knobs of the fastest candidate per class",
+             "note": "written by bench/autotune.py; knobs of the fastest candidate per class "
+                     f"({args.timing} timing)",
              "entries": entries}
     with open(args.out, "w") as f:
         json.dump(table, f, indent=1)
