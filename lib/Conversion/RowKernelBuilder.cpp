@@ -224,10 +224,11 @@ public:
     // --norm-pipeline prefetches a row's loads into registers stages - 1
     // rows ahead. Staged rows are already pipelined (RowStaging's ring of
     // stages), so there the early loads are only the row inputs (LayerNorm
-    // backward's mean and rstd): issued after the stage wait, their latency
-    // from HBM was exposed once a row (ncu source counters, LN bwd
-    // 4097x7168: 15% of the warp stall samples). A predicated epilogue keeps
-    // one copy of the (large) row body, hence the compile time.
+    // backward's mean and rstd) that stageRowInputs did not copy (kernels
+    // over clusters): issued after the stage wait, their latency from HBM
+    // was exposed once a row (ncu source counters, LN bwd 512x131072: 5% of
+    // the warp stall samples). A predicated epilogue keeps one copy of the
+    // (large) row body, hence the compile time.
     loop->setAttr(kRowLoopAttr, b.getUnitAttr());
     if (staging)
       loop->setAttr(kPredicateEpilogueAttr, b.getUnitAttr());
@@ -257,21 +258,20 @@ public:
 
 private:
   /// Copies the row inputs (a backward's mean and rstd) of this block's rows
-  /// [rowBegin, rowEnd), at most rowsPerBlock (<= kMaxStagedRowInputRows:
-  /// kernels over clusters walk one wave, an unbounded split, and keep the
-  /// register prefetch), into shared memory, where
-  /// each row reads its own: with staged rows that is what the row would
-  /// otherwise load from global memory after its stage wait. Prefetching
-  /// them a row ahead into registers (--norm-pipeline) did not hide it
-  /// everywhere: the loaded value is the same in every thread, and ptxas
-  /// moves it into a uniform register right after the load (R2UR), which
-  /// waits for it there (ncu, LN bwd 4097x7168: 14% of the stall samples).
-  /// After the first stages are issued, so the copy overlaps them; one
-  /// barrier before the first row.
+  /// [rowBegin, rowEnd) into shared memory, where each row reads its own;
+  /// a staged row would otherwise load them from global memory after its
+  /// stage wait. Only for a bounded split (rowsPerBlock <=
+  /// kMaxStagedRowInputRows); kernels over clusters walk one wave, an
+  /// unbounded split, and keep the register prefetch. That prefetch alone
+  /// did not hide the load everywhere: the value is the same in every
+  /// thread, and ptxas moves it into a uniform register right after the
+  /// load (R2UR), which waits for it there (ncu, LN bwd 4097x7168: 14% of
+  /// the stall samples). Emitted after the first stages are issued, so the
+  /// copy overlaps them; one barrier before the first row.
   void stageRowInputs(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
                       Value tid, Value rowEnd) {
-    auto workgroup =
-        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
     int64_t threads = layout.threads;
     for (unsigned i = 0; i < inputs.size(); ++i) {
       if (op.getInputRole(i) != Role::row)
