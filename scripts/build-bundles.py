@@ -15,7 +15,6 @@ rather than on the GPU machine; --no-ptxas skips that.
 import argparse
 import concurrent.futures
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from norm_mlir.programs import program_text  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cuda_tools import ptxas_path  # noqa: E402
 
 PUBLIC_N = [1024, 2048, 4096, 5120, 7168, 8192, 16384, 32768, 65536, 131072]
 KINDS = ["rms_fwd", "rms_bwd", "ln_fwd", "ln_bwd"]
@@ -56,14 +57,6 @@ def variants():
             out.append((kind, "bf16", n, "prefetch", {"flags": ["--shared-stages=0"]}))
         out.append((kind, "bf16", 5120, "staged3", {"flags": ["--shared-stages=3"]}))
     return out
-
-
-def ptxas_path():
-    for candidate in (os.environ.get("PTXAS"), shutil.which("ptxas"),
-                      "/usr/local/cuda/bin/ptxas"):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return None
 
 
 def compile_one(compiler, ptxas, outdir, kind, dtype, n, variant, kwargs):

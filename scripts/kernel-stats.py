@@ -23,12 +23,13 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cuda_tools import nvdisasm_path, ptxas_path  # noqa: E402
 
 # Hopper (sm_90) per-SM limits.
 REGISTERS_PER_SM = 65536
@@ -50,21 +51,6 @@ def blocks_per_sm(threads, registers, shared_bytes):
         limits["shared"] = SHARED_PER_SM // (shared_bytes + SHARED_RESERVED_PER_BLOCK)
     limit = min(limits, key=limits.get)
     return limits[limit], limit
-
-
-def ptxas_path():
-    for candidate in (os.environ.get("PTXAS"), shutil.which("ptxas"),
-                      "/usr/local/cuda/bin/ptxas"):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return None
-
-
-def nvdisasm_path():
-    for candidate in (os.environ.get("NVDISASM"), shutil.which("nvdisasm")):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return None
 
 
 def compile_stats(ptx, chip, ptxas, nvdisasm):

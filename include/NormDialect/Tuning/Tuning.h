@@ -405,8 +405,9 @@ std::optional<RowLayout> chooseWideRereadLayout(const KernelShape &shape,
 /// re-reading blocks instead of 16 register-resident ones +4-7% at M =
 /// 512-1024. At N <= 32768, whose clusters have 8 blocks or fewer already,
 /// the same wider slices lost 0-8% (ab-2026-12-01-ln-bwd-cluster-2-4.log).
-/// ptxas gives the LayerNorm kernels 128 registers and spills 4-8 bytes
-/// outside the row loop (test/Target/ptx-examples.mlir).
+/// ptxas gives the LayerNorm kernels 128 registers; the 4-8 bytes it
+/// spilled outside the row loop went when their row inputs started loading
+/// a row ahead (test/Target/ptx-examples.mlir).
 std::optional<RowLayout> chooseWideRereadCluster(const KernelShape &shape,
                                                  const RowLayout &layout,
                                                  const DeviceInfo &device);
