@@ -436,6 +436,53 @@ TEST(Tuning, PersistentGridsForForwardsOverClusters) {
   EXPECT_FALSE(planKernel(whole, h200, nullptr).persistent);
 }
 
+TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
+  DeviceInfo h200;
+  // Staged forwards: 4 MB of input rows ahead (N = 4096 bf16: 512 rows,
+  // N = 2048: 1024), at least one row.
+  KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
+  KernelPlan staged = planKernel(rmsFwd, h200, nullptr, 2);
+  ASSERT_GT(staged.layout.sharedStages, 0);
+  EXPECT_EQ(staged.layout.l2PrefetchRows, 512);
+  EXPECT_EQ(chooseL2PrefetchRows(rmsFwd, staged, h200), 512);
+  KernelShape shortFwd{2048, 2, 1, 0, 2, false};
+  KernelPlan shortPlan = planKernel(shortFwd, h200, nullptr, 2);
+  ASSERT_GT(shortPlan.layout.sharedStages, 0);
+  EXPECT_EQ(shortPlan.layout.l2PrefetchRows, 1024);
+  KernelShape huge{1 << 22, 2, 1, 0, 1, false};
+  KernelPlan hugePlan;
+  EXPECT_EQ(chooseL2PrefetchRows(huge, hugePlan, h200), 1);
+  // Streamed forwards (a row a block) too: N = 32768, 64 rows.
+  KernelShape longFwd{32768, 2, 1, 0, 2, false};
+  KernelPlan streamed = planKernel(longFwd, h200, nullptr);
+  ASSERT_EQ(streamed.kind, KernelPlan::Kind::Streaming);
+  EXPECT_EQ(streamed.layout.l2PrefetchRows, 64);
+  // The request wins: 0 turns it off, a count is taken as given.
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 2, false, true, 0)
+                .layout.l2PrefetchRows,
+            0);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 2, false, true, 7)
+                .layout.l2PrefetchRows,
+            7);
+  // None for split kernels (measured slower), register-prefetching
+  // kernels (no bulk copies), forwards over clusters, or rows that are
+  // not whole 16-byte multiples (the bulk prefetch's unit).
+  KernelShape rmsBwd{4096, 2, 2, 1, 1, false};
+  KernelPlan bwd = planKernel(rmsBwd, h200, nullptr, 2);
+  ASSERT_GT(bwd.layout.sharedStages, 0);
+  EXPECT_EQ(bwd.layout.l2PrefetchRows, 0);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 0).layout.l2PrefetchRows, 0);
+  KernelShape clusterFwd{131072, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(clusterFwd, h200, nullptr).layout.l2PrefetchRows, 0);
+  KernelShape odd{4097, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(odd, h200, nullptr, -1, true, true, 7)
+                .layout.l2PrefetchRows,
+            0);
+  EXPECT_TRUE(validateL2PrefetchRows(-1).empty());
+  EXPECT_TRUE(validateL2PrefetchRows(0).empty());
+  EXPECT_FALSE(validateL2PrefetchRows(-2).empty());
+}
+
 TEST(Tuning, StreamRowsFromTheTable) {
   DeviceInfo h200;
   // A table entry that measured the streamed forward faster streams its

@@ -132,7 +132,8 @@ struct ConvertNormToGPUPass
     KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan =
-        planKernel(shape, device, &table, sharedStages, streamRows, persistent);
+        planKernel(shape, device, &table, sharedStages, streamRows, persistent,
+                   l2PrefetchRows);
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
@@ -310,6 +311,11 @@ struct ConvertNormToGPUPass
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
     if (std::string error = validateSharedStages(sharedStages);
+        !error.empty()) {
+      module.emitError("convert-norm-to-gpu: ") << error;
+      return signalPassFailure();
+    }
+    if (std::string error = validateL2PrefetchRows(l2PrefetchRows);
         !error.empty()) {
       module.emitError("convert-norm-to-gpu: ") << error;
       return signalPassFailure();

@@ -87,3 +87,10 @@ void mlir::norm::emitMbarrierWaitParity(OpBuilder &b, Location loc,
                  label + "; }")
                     .str());
 }
+
+void mlir::norm::emitBulkPrefetchL2(OpBuilder &b, Location loc, Value address,
+                                    Value bytes) {
+  emitInlinePtx(b, loc, {address, bytes},
+                "{ .reg .u64 global; cvta.to.global.u64 global, $0; "
+                "cp.async.bulk.prefetch.L2.global [global], $1; }");
+}

@@ -154,7 +154,10 @@ public:
         if (op.getInputRole(i) == Role::col && layout.rereadStaged)
           column.push_back(inputs[i]);
       }
-      staging.emplace(layout, n, layout.sharedStages, sliceBase);
+      // The L2 prefetch of a split kernel (one wave, long walks) stays in
+      // its own rows; a forward's reaches the rows of the blocks after it.
+      staging.emplace(layout, n, layout.sharedStages, sliceBase,
+                      op.hasColumnOutputs() ? rowEnd : rows);
       staging->allocate(b, func, loc, full, column);
       unsigned columnIndex = 0;
       for (unsigned i = 0; i < numInputs && layout.rereadStaged; ++i)

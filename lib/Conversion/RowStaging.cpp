@@ -175,7 +175,33 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
           "bytes [$0], [global], $2, [$3]; }");
     }
+    prefetchAhead(tb, l, row, elements);
     scf::YieldOp::create(tb, l);
+  });
+}
+
+void RowStaging::prefetchAhead(OpBuilder &b, Location loc, Value row,
+                               Value elements) {
+  if (layout.l2PrefetchRows <= 0)
+    return;
+  Value ahead = arith::AddIOp::create(
+      b, loc, row, indexConst(b, loc, layout.l2PrefetchRows));
+  Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       ahead, prefetchEnd);
+  scf::IfOp::create(b, loc, exists, [&](OpBuilder &pb, Location l) {
+    Value first = arith::MulIOp::create(pb, l, ahead, indexConst(pb, l, n));
+    if (sliceBase)
+      first = arith::AddIOp::create(pb, l, first, sliceBase);
+    for (auto [source, bytes] : llvm::zip(sources, elementBytes)) {
+      Value src = elementAddress(pb, l, source, first, bytes);
+      Value size = toI32(pb, l,
+                         pb.createOrFold<arith::MulIOp>(
+                             l, elements, indexConst(pb, l, bytes)));
+      // The staged copy of that row later finds it in L2 (or reads HBM
+      // again if it was evicted by then).
+      emitBulkPrefetchL2(pb, l, src, size);
+    }
+    scf::YieldOp::create(pb, l);
   });
 }
 

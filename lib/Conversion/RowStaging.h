@@ -22,11 +22,14 @@ class RowStaging {
 public:
   /// `stages` rows in flight per input; rows of `n` elements. A block of a
   /// cluster (layout.clusterSize > 1) stages only its column slice, which
-  /// starts at column `sliceBase`.
+  /// starts at column `sliceBase`. With layout.l2PrefetchRows > 0, issuing
+  /// row r also prefetches row r + layout.l2PrefetchRows into L2 if it is
+  /// below `prefetchEnd`.
   RowStaging(const RowLayout &layout, int64_t n, int64_t stages,
-             Value sliceBase)
+             Value sliceBase, Value prefetchEnd)
       : layout(layout), n(n), stages(stages),
-        stageElements(std::min(n, layout.sliceWidth())), sliceBase(sliceBase) {}
+        stageElements(std::min(n, layout.sliceWidth())), sliceBase(sliceBase),
+        prefetchEnd(prefetchEnd) {}
 
   /// Carves one stage buffer per input in `fullInputs` (memrefs M x N) and
   /// one row buffer per input in `columnInputs` (memrefs N) out of the
@@ -41,7 +44,7 @@ public:
   void init(OpBuilder &b, Location loc, Value threadId);
 
   /// Thread 0 starts copying row `row` of every input into stage
-  /// `localRow % stages`, if `row < rowEnd`.
+  /// `localRow % stages`, if `row < rowEnd` (and the L2 prefetch ahead).
   void issue(OpBuilder &b, Location loc, Value threadId, Value row,
              Value localRow, Value rowEnd);
 
@@ -62,6 +65,10 @@ public:
   Value vectorIndex(OpBuilder &b, Location loc, Value column) const;
 
 private:
+  /// Thread 0's L2 prefetch of row `row` + layout.l2PrefetchRows (this
+  /// block's part of it), where that row is below prefetchEnd.
+  void prefetchAhead(OpBuilder &b, Location loc, Value row, Value elements);
+
   Value stageOf(OpBuilder &b, Location loc, Value localRow);
 
   /// Elements of one input a stage receives for one row: stageElements,
@@ -74,6 +81,8 @@ private:
   int64_t stageElements;
   /// First column of this block's slice (null: the whole row).
   Value sliceBase;
+  /// Rows below it may be prefetched into L2.
+  Value prefetchEnd;
   SmallVector<Value> sources, buffers, columnBuffers;
   /// Bytes of one element of each input, and of all inputs together (what
   /// a stage's mbarrier expects per staged column).

@@ -732,7 +732,7 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
                                   int64_t sharedStages, bool streamRows,
-                                  bool persistent) {
+                                  bool persistent, int64_t l2PrefetchRows) {
   int64_t n = shape.n, elementBytes = shape.elementBytes;
   int64_t fullOperands = shape.fullOperands;
   bool hasRowReductions = shape.rowReductions > 0;
@@ -825,5 +825,44 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                     shape.columnOutputs == 0 && plan.layout.sharedStages == 0;
   if (plan.persistent)
     plan.rowsPerBlock = 1;
+  // The bulk prefetch moves whole rows (multiples of 16 bytes), from
+  // kernels that stage their rows or stream them a row per block.
+  bool prefetchable =
+      (plan.layout.sharedStages > 0 ||
+       plan.kind == KernelPlan::Kind::Streaming) &&
+      n * elementBytes % 16 == 0;
+  if (prefetchable)
+    plan.layout.l2PrefetchRows = l2PrefetchRows >= 0
+                                     ? l2PrefetchRows
+                                     : chooseL2PrefetchRows(shape, plan, device);
   return plan;
+}
+
+int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
+                                         const KernelPlan &plan,
+                                         const DeviceInfo &device) {
+  (void)device;
+  // Measured on the H200 (bench/results/ab-2026-12-01-l2-prefetch*.log):
+  // forwards, whose blocks walk 1-4 rows (or stream one), gain 1-2% (up to
+  // 5% at N = 32768) when each block asks L2 for the rows about 4 MB of
+  // inputs ahead: a block that starts later finds its first rows there
+  // instead of waiting on HBM. 8 MB or more ahead lost 2-23% (the lines
+  // are evicted again before their block reads them). Split kernels (one
+  // wave of blocks walking 64-256 rows of their own) lost 1-13% with their
+  // own rows 2-8 ahead of the stages, so they get none; statistics-only
+  // kernels were not measured.
+  constexpr int64_t kAheadBytes = 4 << 20;
+  if (shape.columnOutputs > 0 || shape.onlyRowOutputs ||
+      plan.layout.clusterSize > 1)
+    return 0;
+  int64_t rowBytes = shape.n * shape.elementBytes * shape.fullOperands;
+  return std::max<int64_t>(1, ceilDiv(kAheadBytes, rowBytes));
+}
+
+std::string mlir::norm::validateL2PrefetchRows(int64_t rows) {
+  if (rows < -1)
+    return "l2-prefetch-rows must be -1 (the tuning rule), 0 (off) or a "
+           "number of rows ahead, got " +
+           std::to_string(rows);
+  return {};
 }

@@ -1,7 +1,9 @@
 // Register prefetch (shared-stages=0) and rows staged in shared memory.
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0" --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
+// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2 l2-prefetch-rows=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOL2
 // RUN: norm-opt %s --convert-norm-to-gpu="stream-rows=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STREAM
+// RUN: not norm-opt %s --convert-norm-to-gpu="l2-prefetch-rows=-2" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADL2
 // RUN: norm-opt %s --convert-norm-to-gpu="fp-contract=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCONTRACT
 // RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
@@ -164,6 +166,43 @@ func.func @bwd_row_inputs(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %rs
 
 // -----
 
+// A staged forward (blocks of a few rows): thread 0 issues each row's bulk
+// copy, then asks L2 for the row 4 MB of inputs ahead (4096 bf16: 512
+// rows), bounded by M, so a block that starts later finds its first rows
+// in L2 (chooseL2PrefetchRows); l2-prefetch-rows=0 turns it off.
+// STAGED-LABEL: func @staged_forward
+// STAGED: gpu.func @norm_fused
+// STAGED: %[[M:.+]] = memref.dim %arg0, %c0
+// STAGED: cp.async.bulk.shared::cluster.global
+// STAGED-NEXT: %[[D:.+]] = arith.constant 512 : index
+// STAGED-NEXT: %[[AHEAD:.+]] = arith.addi %[[ROW:.+]], %[[D]] : index
+// STAGED-NEXT: %[[EXISTS:.+]] = arith.cmpi ult, %[[AHEAD]], %[[M]] : index
+// STAGED-NEXT: scf.if %[[EXISTS]] {
+// STAGED: %[[FIRST:.+]] = arith.muli %[[AHEAD]], %c4096
+// STAGED: cp.async.bulk.prefetch.L2.global [global], $1; }" ro(%{{.+}}, %c8192_i32{{.*}} : i64, i32)
+// STAGED: scf.for
+// STAGED: cp.async.bulk.prefetch.L2.global
+// STAGED: gpu.return
+// NOL2-LABEL: func @staged_forward
+// NOL2: cp.async.bulk.shared::cluster.global
+// NOL2-NOT: prefetch.L2
+// NOL2: gpu.return
+// BADL2: l2-prefetch-rows must be -1 (the tuning rule), 0 (off) or a number of rows ahead, got -2
+func.func @staged_forward(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16>, %r: memref<?xf32>) {
+  norm.fused ins(%x : full memref<?x4096xbf16>) outs(%y : full memref<?x4096xbf16>, %r : row memref<?xf32>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t, %s : bf16, f32
+  }
+  return
+}
+
+// -----
+
 // Short rows: a warp per row, reduced with shuffles (no shared memory, no
 // barrier); four rows in flight per block (8 rows per warp by the tuning
 // rule for 512-byte rows).
@@ -276,6 +315,9 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STREAM: %[[FIRST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;" -> i64
 // STREAM: %[[LAST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;" -> i64
 // STREAM: %[[BASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
+// A streamed forward's blocks (a row each) ask L2 for the row 4 MB ahead.
+// STREAM: %[[AHEAD:.+]] = arith.addi %[[ROW]], %c32 : index
+// STREAM: cp.async.bulk.prefetch.L2.global [global], $1; }" ro(%{{.+}}, %c131072_i32 : i64, i32)
 // STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
 // STREAM: %[[ADDR:.+]] = arith.addi %[[BASE]], %{{.+}} : i64
 // STREAM: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[ADDR]], %[[LAST]] : i64, i64) -> i32, i32, i32, i32

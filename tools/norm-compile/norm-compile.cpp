@@ -76,6 +76,11 @@ static cl::opt<bool>
                cl::desc("Persistent grids for forwards over clusters (rows "
                         "strided by the grid, capped at launch)"),
                cl::init(true));
+static cl::opt<int64_t> l2PrefetchRows(
+    "l2-prefetch-rows",
+    cl::desc("Rows ahead of each staged row prefetched into L2 (0: off; -1: "
+             "the tuning rule)"),
+    cl::init(-1));
 static cl::opt<bool>
     fpContract("fp-contract",
                cl::desc("Fuse the kernels' float multiplies and adds into "
@@ -218,6 +223,7 @@ int main(int argc, char **argv) {
   options.sharedStages = sharedStages;
   options.streamRows = streamRows;
   options.persistent = persistent;
+  options.l2PrefetchRows = l2PrefetchRows;
   options.fpContract = fpContract;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 

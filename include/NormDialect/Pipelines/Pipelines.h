@@ -71,6 +71,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Persistent grids for forwards over clusters (rows "
                      "strided by the grid, capped at launch)"),
       llvm::cl::init(true)};
+  Option<int64_t> l2PrefetchRows{
+      *this, "l2-prefetch-rows",
+      llvm::cl::desc("Rows ahead of each staged row prefetched into L2 (0: "
+                     "off; -1: the tuning rule)"),
+      llvm::cl::init(-1)};
   Option<bool> fpContract{
       *this, "fp-contract",
       llvm::cl::desc("Fuse the kernels' float multiplies and adds into FMAs"),

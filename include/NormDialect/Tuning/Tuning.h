@@ -96,6 +96,10 @@ struct RowLayout {
   /// holding the row's elements in registers across the reduction
   /// (rereadsStagedRows).
   bool rereadStaged = false;
+  /// Staged kernels only: when thread 0 issues the copy of a staged row r,
+  /// it also asks the bulk copy engine to prefetch row r + l2PrefetchRows
+  /// into L2 (0: no prefetch); see chooseL2PrefetchRows.
+  int64_t l2PrefetchRows = 0;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -367,9 +371,26 @@ struct KernelPlan {
 ///
 /// `persistent` allows persistent grids (KernelPlan::persistent) where the
 /// kernel can have one.
+///
+/// `l2PrefetchRows` asks staged kernels to prefetch the rows that far ahead
+/// into L2 (0: none; -1, the default: chooseL2PrefetchRows).
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table, int64_t sharedStages = -1,
-                      bool streamRows = false, bool persistent = true);
+                      bool streamRows = false, bool persistent = true,
+                      int64_t l2PrefetchRows = -1);
+
+/// How far ahead (in rows) a staged kernel prefetches its full inputs into
+/// L2 (RowLayout::l2PrefetchRows), 0 for none: a kernel whose blocks walk
+/// only a few rows (a forward) prefetches the rows of the blocks that run
+/// after the resident ones, so a new block's first rows come from L2; a
+/// split kernel (one wave of long walks) prefetches its own rows beyond its
+/// stages.
+int64_t chooseL2PrefetchRows(const KernelShape &shape, const KernelPlan &plan,
+                             const DeviceInfo &device);
+
+/// Empty if `rows` is a valid l2-prefetch-rows option (-1: the rule, 0:
+/// off, else rows ahead), else the error.
+std::string validateL2PrefetchRows(int64_t rows);
 
 /// chooseClusterLayout for a kernel: a kernel with one row reduction
 /// (RMSNorm) takes twice the threads per block where the same cluster holds
