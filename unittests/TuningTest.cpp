@@ -465,15 +465,30 @@ TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
                 .layout.l2PrefetchRows,
             7);
   // None for split kernels (measured slower), register-prefetching
-  // kernels (no bulk copies), forwards over clusters, or rows that are
-  // not whole 16-byte multiples (the bulk prefetch's unit).
+  // kernels that are not persistent, or rows that are not whole 16-byte
+  // multiples (the bulk prefetch's unit).
   KernelShape rmsBwd{4096, 2, 2, 1, 1, false};
   KernelPlan bwd = planKernel(rmsBwd, h200, nullptr, 2);
   ASSERT_GT(bwd.layout.sharedStages, 0);
   EXPECT_EQ(bwd.layout.l2PrefetchRows, 0);
   EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 0).layout.l2PrefetchRows, 0);
+  // Persistent forwards over clusters count steps of their walk: two (G
+  // rows, ~4 MB, past the row the registers prefetch), more where G rows
+  // are fewer bytes (here: a 16-SM target's 2 clusters of 8).
   KernelShape clusterFwd{131072, 2, 1, 0, 1, false};
-  EXPECT_EQ(planKernel(clusterFwd, h200, nullptr).layout.l2PrefetchRows, 0);
+  KernelPlan cluster = planKernel(clusterFwd, h200, nullptr);
+  ASSERT_TRUE(cluster.persistent);
+  EXPECT_EQ(cluster.layout.l2PrefetchRows, 2);
+  KernelShape clusterFwd64K{65536, 2, 1, 0, 2, false};
+  EXPECT_EQ(planKernel(clusterFwd64K, h200, nullptr).layout.l2PrefetchRows,
+            2);
+  DeviceInfo small;
+  small.numSMs = 16;
+  KernelPlan smallPlan = planKernel(clusterFwd, small, nullptr);
+  ASSERT_TRUE(smallPlan.persistent);
+  EXPECT_GT(smallPlan.layout.l2PrefetchRows, 2);
+  // A staged cluster (a backward's, or on request) gets none.
+  EXPECT_EQ(planKernel(clusterFwd, h200, nullptr, 2).layout.l2PrefetchRows, 0);
   KernelShape odd{4097, 2, 1, 0, 1, false};
   EXPECT_EQ(planKernel(odd, h200, nullptr, -1, true, true, 7)
                 .layout.l2PrefetchRows,

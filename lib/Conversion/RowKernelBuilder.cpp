@@ -97,6 +97,7 @@ public:
       if (op.getOutputRole(i) == Role::full && !shapeSource)
         shapeSource = outputs[i];
     Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
+    rowCount = rows;
     // Rows of this block: its partial row's (the host computes the grid
     // from the same count, FusedOp::buildRowsPerPartial).
     Value split =
@@ -107,7 +108,7 @@ public:
 
     // Column offsets and bounds of this thread's chunks. With column slices
     // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
-    Value sliceBase;
+    sliceBase = Value();
     if (layout.columnSlices > 1) {
       sliceY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
       sliceBase = arith::MulIOp::create(
@@ -193,6 +194,7 @@ public:
     Value loopBegin = rowBegin, loopEnd = rowEnd, grid;
     if (persistent) {
       grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+      walkStep = grid;
       Value hasRow =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, bid, rows);
       loopBegin = indexConst(b, loc, 0);
@@ -376,6 +378,47 @@ private:
     return loadStaged(b, loc, staging->columnBuffer(columnIndex), Value());
   }
 
+  /// A register-prefetching kernel's thread 0 asks L2 for this block's part
+  /// (its column slice) of the full inputs' row layout.l2PrefetchRows steps
+  /// ahead in the block's walk: the register prefetch holds only the next
+  /// row (chooseL2PrefetchRows).
+  void prefetchWalkAhead(OpBuilder &b, Location loc, Value row, Value tid) {
+    Value step = walkStep ? walkStep : indexConst(b, loc, 1);
+    Value ahead = arith::AddIOp::create(
+        b, loc, row,
+        arith::MulIOp::create(b, loc, step,
+                              indexConst(b, loc, layout.l2PrefetchRows)));
+    Value go = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                              indexConst(b, loc, 0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead,
+                              rowCount));
+    scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
+      Value first = arith::MulIOp::create(tb, l, ahead, indexConst(tb, l, n));
+      Value elements = indexConst(tb, l, std::min(n, layout.sliceWidth()));
+      if (sliceBase) {
+        first = arith::AddIOp::create(tb, l, first, sliceBase);
+        elements = arith::MinUIOp::create(
+            tb, l, elements,
+            arith::SubIOp::create(tb, l, indexConst(tb, l, n), sliceBase));
+      }
+      for (auto [i, input] : llvm::enumerate(inputs)) {
+        if (op.getInputRole(i) != Role::full)
+          continue;
+        int64_t bytes =
+            cast<MemRefType>(input.getType()).getElementTypeBitWidth() / 8;
+        emitBulkPrefetchL2(
+            tb, l, elementAddress(tb, l, input, first, bytes),
+            arith::IndexCastUIOp::create(
+                tb, l, tb.getI32Type(),
+                arith::MulIOp::create(tb, l, elements,
+                                      indexConst(tb, l, bytes))));
+      }
+      scf::YieldOp::create(tb, l);
+    });
+  }
+
   /// Stores one value per owned element into row `row` of `memref`.
   void storeRow(OpBuilder &b, Location loc, Value memref, Value row,
                 ArrayRef<Value> lanes) {
@@ -484,6 +527,8 @@ private:
     // A row that is read again after each reduction (rereadStaged) is
     // issued after the row's first reduction barrier instead: the reads of
     // row i - 1 end before it.
+    if (!staging && layout.l2PrefetchRows > 0)
+      prefetchWalkAhead(b, loc, row, tid);
     Value stage;
     std::function<void()> issueNext;
     if (staging) {
@@ -653,6 +698,11 @@ private:
   /// this block's rows.
   std::optional<RowStaging> staging;
   Value stagingRowEnd;
+  /// Rows of the kernel, and the distance between the rows of a block's
+  /// walk (null: 1; a persistent block's: the grid).
+  Value rowCount, walkStep;
+  /// First column of this block's slice (null: the whole row).
+  Value sliceBase;
   /// Shared-memory copies of the row inputs of this block's rows, by input
   /// index (stageRowInputs).
   DenseMap<unsigned, Value> rowInputBuffers;

@@ -829,8 +829,9 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // kernels that stage their rows or stream them a row per block.
   bool prefetchable =
       (plan.layout.sharedStages > 0 ||
-       plan.kind == KernelPlan::Kind::Streaming) &&
-      n * elementBytes % 16 == 0;
+       plan.kind == KernelPlan::Kind::Streaming || plan.persistent) &&
+      n * elementBytes % 16 == 0 &&
+      plan.layout.sliceWidth() * elementBytes % 16 == 0;
   if (prefetchable)
     plan.layout.l2PrefetchRows = l2PrefetchRows >= 0
                                      ? l2PrefetchRows
@@ -841,21 +842,35 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
 int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
                                          const KernelPlan &plan,
                                          const DeviceInfo &device) {
-  (void)device;
   // Measured on the H200 (bench/results/ab-2026-12-01-l2-prefetch*.log):
   // forwards, whose blocks walk 1-4 rows (or stream one), gain 1-2% (up to
   // 5% at N = 32768) when each block asks L2 for the rows about 4 MB of
   // inputs ahead: a block that starts later finds its first rows there
-  // instead of waiting on HBM. 8 MB or more ahead lost 2-23% (the lines
-  // are evicted again before their block reads them). Split kernels (one
+  // instead of waiting on HBM. 8 MB or more ahead lost 2-23% (presumably
+  // evicted again before their block reads them). Split kernels (one
   // wave of blocks walking 64-256 rows of their own) lost 1-13% with their
   // own rows 2-8 ahead of the stages, so they get none; statistics-only
   // kernels were not measured.
   constexpr int64_t kAheadBytes = 4 << 20;
-  if (shape.columnOutputs > 0 || shape.onlyRowOutputs ||
-      plan.layout.clusterSize > 1)
+  if (shape.columnOutputs > 0 || shape.onlyRowOutputs)
     return 0;
   int64_t rowBytes = shape.n * shape.elementBytes * shape.fullOperands;
+  if (plan.persistent) {
+    // A persistent forward over clusters walks its rows strided by the
+    // grid (G clusters, one row each per step) and holds the next row of
+    // its walk in registers: its prefetch counts steps. One step past the
+    // register prefetch is G rows, about 4 MB at N = 64K-128K on the H200
+    // (30 clusters of 4 x 128 KB, 15 of 8 x 256 KB): measured +4-6%
+    // (RMSNorm) and +5-10% (LayerNorm) on every long-row forward, one more
+    // step (8 MB) 0-3%, two (12 MB) -4 to -13%
+    // (ab-2026-12-01-l2-prefetch-clusters.log).
+    int64_t stepBytes =
+        device.residentClusters(plan.layout.clusterSize) * rowBytes;
+    return 1 + std::max<int64_t>(1, kAheadBytes / std::max<int64_t>(
+                                                     stepBytes, 1));
+  }
+  if (plan.layout.clusterSize > 1)
+    return 0;
   return std::max<int64_t>(1, ceilDiv(kAheadBytes, rowBytes));
 }
 

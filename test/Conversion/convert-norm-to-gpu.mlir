@@ -267,6 +267,15 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // CHECK: scf.for %[[K:.+]] = %[[ZERO]] to %[[COUNT]] step
 // CHECK: %[[STRIDE:.+]] = arith.muli %[[K]], %[[G]]
 // CHECK: %[[ROW:.+]] = arith.addi %[[BID]], %[[STRIDE]]
+// Thread 0 asks L2 for its slice of the row two steps ahead in the walk
+// (the next one is prefetched into registers): G rows, ~4 MB past it.
+// CHECK: %[[TWO:.+]] = arith.constant 2 : index
+// CHECK: %[[STEPS2:.+]] = arith.muli %[[G]], %[[TWO]]
+// CHECK: %[[AHEAD:.+]] = arith.addi %[[ROW]], %[[STEPS2]]
+// CHECK: arith.cmpi ult, %[[AHEAD]], %[[M]]
+// CHECK: %[[FIRST:.+]] = arith.muli %[[AHEAD]], %c65536
+// CHECK: arith.addi %[[FIRST]], %{{.+}}
+// CHECK: cp.async.bulk.prefetch.L2.global
 // CHECK: vector.load %arg0[%[[ROW]],
 // CHECK: gpu.barrier
 // CHECK-NOT: nvvm.cluster.arrive

@@ -96,9 +96,12 @@ struct RowLayout {
   /// holding the row's elements in registers across the reduction
   /// (rereadsStagedRows).
   bool rereadStaged = false;
-  /// Staged kernels only: when thread 0 issues the copy of a staged row r,
-  /// it also asks the bulk copy engine to prefetch row r + l2PrefetchRows
-  /// into L2 (0: no prefetch); see chooseL2PrefetchRows.
+  /// Rows ahead that a block's thread 0 asks the bulk copy engine to
+  /// prefetch into L2 (0: none; see chooseL2PrefetchRows): a staged kernel
+  /// row r + l2PrefetchRows when it issues the copy of row r, a streamed one
+  /// its row + l2PrefetchRows, a persistent one (rows strided by the grid
+  /// G) the row l2PrefetchRows steps ahead in its walk, r + l2PrefetchRows
+  /// x G, when it starts row r.
   int64_t l2PrefetchRows = 0;
 
   /// Threads that share one row.
@@ -379,12 +382,13 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       bool streamRows = false, bool persistent = true,
                       int64_t l2PrefetchRows = -1);
 
-/// How far ahead (in rows) a staged kernel prefetches its full inputs into
-/// L2 (RowLayout::l2PrefetchRows), 0 for none: a kernel whose blocks walk
-/// only a few rows (a forward) prefetches the rows of the blocks that run
-/// after the resident ones, so a new block's first rows come from L2; a
-/// split kernel (one wave of long walks) prefetches its own rows beyond its
-/// stages.
+/// How far ahead a forward prefetches its full inputs into L2
+/// (RowLayout::l2PrefetchRows), 0 for none (backwards: measured slower):
+/// about 4 MB of rows past what the kernel already loads. A staged or
+/// streamed forward (blocks of 1-4 rows) reaches the rows of the blocks
+/// that start after the resident ones, so a new block's first rows come
+/// from L2; a persistent forward over clusters (the next row of its walk
+/// in registers) reaches one walk step (G rows) past that.
 int64_t chooseL2PrefetchRows(const KernelShape &shape, const KernelPlan &plan,
                              const DeviceInfo &device);
 
