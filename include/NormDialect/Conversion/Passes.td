@@ -41,6 +41,12 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Adjacent `norm.combine` ops that do not read each other's outputs (the
     dW and dB of one split kernel) become one kernel and one launch, each
     owning its own range of blocks.
+
+    Forwards also ask the bulk copy engine to prefetch rows into L2
+    (`cp.async.bulk.prefetch.L2`, `l2-prefetch-rows`): about 4 MB of rows
+    past what the kernel already loads (`chooseL2PrefetchRows`), so blocks
+    that start later, or the next steps of a persistent walk, find their
+    rows in L2.
   }];
   let options = [
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
