@@ -201,8 +201,8 @@ TEST(Tuning, PlanAppliesTheTableToRowResidentKernelsOnly) {
   EXPECT_EQ(clustered.numStages, 0);
   // Persistent: one row at a time, strided by the grid; else the rule's 8.
   EXPECT_EQ(clustered.rowsPerBlock, 1);
-  EXPECT_EQ(planKernel({65536, 2, 1, 0, 1, false}, h200, &table, -1, false,
-                       /*persistent=*/false)
+  EXPECT_EQ(planKernel({65536, 2, 1, 0, 1, false}, h200, &table,
+                       PlanRequest().setPersistent(false))
                 .rowsPerBlock,
             8);
 }
@@ -260,8 +260,12 @@ TEST(Tuning, SharedStagesFromRequestTableOrRule) {
   KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
   // The request wins; -1 asks the table, then the rule (2 stages where two
   // blocks still fit an SM).
-  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 3).layout.sharedStages, 3);
-  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 0).layout.sharedStages, 0);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, PlanRequest().setSharedStages(3))
+                .layout.sharedStages,
+            3);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, PlanRequest().setSharedStages(0))
+                .layout.sharedStages,
+            0);
   EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).layout.sharedStages, 2);
   TuningTable table;
   TuningChoice off;
@@ -297,7 +301,9 @@ TEST(Tuning, SharedStagesFromRequestTableOrRule) {
   KernelShape longRow{131072, 2, 1, 0, 1, false};
   RowLayout cluster = *chooseClusterLayout(131072, 2, 1, 0, h200);
   EXPECT_EQ(defaultSharedStages(longRow, cluster, h200), 0);
-  EXPECT_EQ(planKernel(longRow, h200, nullptr, 2).layout.sharedStages, 2);
+  EXPECT_EQ(planKernel(longRow, h200, nullptr, PlanRequest().setSharedStages(2))
+                .layout.sharedStages,
+            2);
 }
 
 TEST(Tuning, RaggedRowsTakeClustersOfAnyWarpCount) {
@@ -400,7 +406,9 @@ TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
   int64_t slice = plan.layout.sliceWidth();
   EXPECT_EQ(stagedBytes(lnBwd, plan.layout, 3), (3 * 2 * 2 + 2) * slice);
   // Asked not to stage, nothing is re-read.
-  EXPECT_FALSE(planKernel(lnBwd, h200, nullptr, 0).layout.rereadStaged);
+  EXPECT_FALSE(
+      planKernel(lnBwd, h200, nullptr, PlanRequest().setSharedStages(0))
+          .layout.rereadStaged);
   // One column output (RMSNorm backward) keeps the register prefetch, and
   // rows a block keeps whole are never re-read (measured slower).
   KernelShape rmsBwd{32768, 2, 2, 1, 1, false};
@@ -411,7 +419,8 @@ TEST(Tuning, ClustersWithTwoColumnOutputsRereadStagedRows) {
   EXPECT_EQ(stagedBytes(rmsBwd, rms.layout, 2),
             2 * 2 * 2 * rms.layout.sliceWidth());
   KernelShape lnBwd4K{4096, 2, 2, 2, 2, false};
-  KernelPlan whole = planKernel(lnBwd4K, h200, nullptr, 3);
+  KernelPlan whole =
+      planKernel(lnBwd4K, h200, nullptr, PlanRequest().setSharedStages(3));
   EXPECT_EQ(whole.layout.sharedStages, 3);
   EXPECT_FALSE(whole.layout.rereadStaged);
 }
@@ -428,8 +437,12 @@ TEST(Tuning, PersistentGridsForForwardsOverClusters) {
   // Not when asked not to, not with staged rows (issued by contiguous
   // index), not for a backward (its partial rows are contiguous), not for
   // rows a block keeps whole.
-  EXPECT_FALSE(planKernel(rmsFwd, h200, nullptr, -1, false, false).persistent);
-  EXPECT_FALSE(planKernel(rmsFwd, h200, nullptr, 2).persistent);
+  EXPECT_FALSE(
+      planKernel(rmsFwd, h200, nullptr, PlanRequest().setPersistent(false))
+          .persistent);
+  EXPECT_FALSE(
+      planKernel(rmsFwd, h200, nullptr, PlanRequest().setSharedStages(2))
+          .persistent);
   KernelShape rmsBwd{131072, 2, 2, 1, 1, false};
   EXPECT_FALSE(planKernel(rmsBwd, h200, nullptr).persistent);
   KernelShape whole{8192, 2, 1, 0, 1, false};
@@ -441,12 +454,14 @@ TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
   // Staged forwards: 4 MB of input rows ahead (N = 4096 bf16: 512 rows,
   // N = 2048: 1024), at least one row.
   KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
-  KernelPlan staged = planKernel(rmsFwd, h200, nullptr, 2);
+  KernelPlan staged =
+      planKernel(rmsFwd, h200, nullptr, PlanRequest().setSharedStages(2));
   ASSERT_GT(staged.layout.sharedStages, 0);
   EXPECT_EQ(staged.layout.l2PrefetchRows, 512);
   EXPECT_EQ(chooseL2PrefetchRows(rmsFwd, staged, h200), 512);
   KernelShape shortFwd{2048, 2, 1, 0, 2, false};
-  KernelPlan shortPlan = planKernel(shortFwd, h200, nullptr, 2);
+  KernelPlan shortPlan =
+      planKernel(shortFwd, h200, nullptr, PlanRequest().setSharedStages(2));
   ASSERT_GT(shortPlan.layout.sharedStages, 0);
   EXPECT_EQ(shortPlan.layout.l2PrefetchRows, 1024);
   KernelShape huge{1 << 22, 2, 1, 0, 1, false};
@@ -458,20 +473,25 @@ TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
   ASSERT_EQ(streamed.kind, KernelPlan::Kind::Streaming);
   EXPECT_EQ(streamed.layout.l2PrefetchRows, 64);
   // The request wins: 0 turns it off, a count is taken as given.
-  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 2, false, true, 0)
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr,
+                       PlanRequest().setSharedStages(2).setL2PrefetchRows(0))
                 .layout.l2PrefetchRows,
             0);
-  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 2, false, true, 7)
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr,
+                       PlanRequest().setSharedStages(2).setL2PrefetchRows(7))
                 .layout.l2PrefetchRows,
             7);
   // None for split kernels (measured slower), register-prefetching
   // kernels that are not persistent, or rows that are not whole 16-byte
   // multiples (the bulk prefetch's unit).
   KernelShape rmsBwd{4096, 2, 2, 1, 1, false};
-  KernelPlan bwd = planKernel(rmsBwd, h200, nullptr, 2);
+  KernelPlan bwd =
+      planKernel(rmsBwd, h200, nullptr, PlanRequest().setSharedStages(2));
   ASSERT_GT(bwd.layout.sharedStages, 0);
   EXPECT_EQ(bwd.layout.l2PrefetchRows, 0);
-  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, 0).layout.l2PrefetchRows, 0);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, PlanRequest().setSharedStages(0))
+                .layout.l2PrefetchRows,
+            0);
   // Persistent forwards over clusters count steps of their walk: two (G
   // rows, ~4 MB, past the row the registers prefetch), more where G rows
   // are fewer bytes (here: a 16-SM target's 2 clusters of 8).
@@ -480,17 +500,20 @@ TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
   ASSERT_TRUE(cluster.persistent);
   EXPECT_EQ(cluster.layout.l2PrefetchRows, 2);
   KernelShape clusterFwd64K{65536, 2, 1, 0, 2, false};
-  EXPECT_EQ(planKernel(clusterFwd64K, h200, nullptr).layout.l2PrefetchRows,
-            2);
+  EXPECT_EQ(planKernel(clusterFwd64K, h200, nullptr).layout.l2PrefetchRows, 2);
   DeviceInfo small;
   small.numSMs = 16;
   KernelPlan smallPlan = planKernel(clusterFwd, small, nullptr);
   ASSERT_TRUE(smallPlan.persistent);
   EXPECT_GT(smallPlan.layout.l2PrefetchRows, 2);
   // A staged cluster (a backward's, or on request) gets none.
-  EXPECT_EQ(planKernel(clusterFwd, h200, nullptr, 2).layout.l2PrefetchRows, 0);
+  EXPECT_EQ(
+      planKernel(clusterFwd, h200, nullptr, PlanRequest().setSharedStages(2))
+          .layout.l2PrefetchRows,
+      0);
   KernelShape odd{4097, 2, 1, 0, 1, false};
-  EXPECT_EQ(planKernel(odd, h200, nullptr, -1, true, true, 7)
+  EXPECT_EQ(planKernel(odd, h200, nullptr,
+                       PlanRequest().setStreamRows(true).setL2PrefetchRows(7))
                 .layout.l2PrefetchRows,
             0);
   EXPECT_TRUE(validateL2PrefetchRows(-1).empty());
@@ -523,14 +546,16 @@ TEST(Tuning, StreamRowsOnRequest) {
   KernelShape rmsFwd{8192, 2, 1, 0, 1, false};
   EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).kind,
             KernelPlan::Kind::RowResident);
-  KernelPlan streamed = planKernel(rmsFwd, h200, nullptr, -1, true);
+  KernelPlan streamed =
+      planKernel(rmsFwd, h200, nullptr, PlanRequest().setStreamRows(true));
   EXPECT_EQ(streamed.kind, KernelPlan::Kind::Streaming);
   // 1024 vectors a row: 512 threads with 2 vectors each per iteration.
   EXPECT_EQ(streamed.layout.threads, 512);
   EXPECT_EQ(streamed.layout.chunksPerThread, 2);
   KernelShape rmsBwd{8192, 2, 2, 1, 1, false};
-  EXPECT_NE(planKernel(rmsBwd, h200, nullptr, -1, true).kind,
-            KernelPlan::Kind::Streaming);
+  EXPECT_NE(
+      planKernel(rmsBwd, h200, nullptr, PlanRequest().setStreamRows(true)).kind,
+      KernelPlan::Kind::Streaming);
   // Short rows: one vector per thread, threads cut to the row.
   RowLayout shortRow = chooseStreamingLayout(1000, 2, h200);
   EXPECT_EQ(shortRow.vectorWidth, 8);
@@ -613,7 +638,8 @@ TEST(Tuning, MinPartialsFillOneWave) {
   EXPECT_TRUE(splitsIntoOneWave(longRow, cluster));
   EXPECT_EQ(chooseMinPartials(longRow, cluster, h200), 15);
   EXPECT_EQ(chooseSplitSize(std::nullopt, 65536, h200, true), 32);
-  // (The LayerNorm backward's re-reading clusters: RereadClustersTakeThreeBlocksPerSM.)
+  // (The LayerNorm backward's re-reading clusters:
+  // RereadClustersTakeThreeBlocksPerSM.)
   EXPECT_EQ(rereadClusterBlocksPerSM(longRow, cluster.layout, h200), 0);
   // Forwards have no split.
   KernelShape fwdLong{65536, 2, 1, 0, 1, false};
@@ -633,8 +659,7 @@ TEST(Tuning, RereadClustersTakeThreeBlocksPerSM) {
     int64_t n, clusterSize, threads, blocks, bound, minPartials;
   };
   for (Case c : {Case{16384, 4, 256, 3, 0, 90}, Case{32768, 8, 256, 3, 3, 45},
-                 Case{65536, 4, 512, 1, 0, 30},
-                 Case{131072, 8, 512, 1, 0, 15},
+                 Case{65536, 4, 512, 1, 0, 30}, Case{131072, 8, 512, 1, 0, 15},
                  Case{40000, 8, 320, 2, 0, 15}}) {
     SCOPED_TRACE(c.n);
     KernelShape shape{c.n, 2, 2, 2, 2, false};
@@ -658,8 +683,7 @@ TEST(Tuning, WideRereadClustersReplaceClustersOfSixteen) {
   // blocks of 512 threads, 32 elements a thread, 3 stages in 224 KB.
   RowLayout sixteen = *chooseClusterLayout(lnBwd, h200);
   ASSERT_EQ(sixteen.clusterSize, 16);
-  std::optional<RowLayout> wide =
-      chooseWideRereadCluster(lnBwd, sixteen, h200);
+  std::optional<RowLayout> wide = chooseWideRereadCluster(lnBwd, sixteen, h200);
   ASSERT_TRUE(wide.has_value());
   EXPECT_EQ(wide->clusterSize, 8);
   EXPECT_EQ(wide->threads, 512);
@@ -681,7 +705,8 @@ TEST(Tuning, WideRereadClustersReplaceClustersOfSixteen) {
   EXPECT_TRUE(rms.layout.rereadStaged);
   EXPECT_EQ(rms.layout.sharedStages, 3);
   EXPECT_EQ(stagedBytes(rmsBwd, rms.layout, 3), (3 * 2 * 2 + 2) * 16384);
-  KernelPlan unstaged = planKernel(rmsBwd, h200, nullptr, 0);
+  KernelPlan unstaged =
+      planKernel(rmsBwd, h200, nullptr, PlanRequest().setSharedStages(0));
   EXPECT_EQ(unstaged.layout.clusterSize, 16);
   EXPECT_FALSE(unstaged.layout.rereadStaged);
   // Without 224 KB of shared memory a block no wider slice stages (1024
@@ -694,7 +719,8 @@ TEST(Tuning, WideRereadClustersReplaceClustersOfSixteen) {
   EXPECT_EQ(plan.layout.clusterSize, 16);
   EXPECT_TRUE(plan.layout.rereadStaged);
   // Asked for two stages, the wide cluster stages two as well.
-  KernelPlan two = planKernel(lnBwd, h200, nullptr, 2);
+  KernelPlan two =
+      planKernel(lnBwd, h200, nullptr, PlanRequest().setSharedStages(2));
   EXPECT_EQ(two.layout.clusterSize, 8);
   EXPECT_EQ(two.layout.sharedStages, 2);
 }

@@ -131,9 +131,12 @@ struct ConvertNormToGPUPass
     }
     KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
-    KernelPlan plan =
-        planKernel(shape, device, &table, sharedStages, streamRows, persistent,
-                   l2PrefetchRows);
+    KernelPlan plan = planKernel(shape, device, &table,
+                                 PlanRequest()
+                                     .setSharedStages(sharedStages)
+                                     .setStreamRows(streamRows)
+                                     .setPersistent(persistent)
+                                     .setL2PrefetchRows(l2PrefetchRows));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))

@@ -88,9 +88,17 @@ void mlir::norm::emitMbarrierWaitParity(OpBuilder &b, Location loc,
                     .str());
 }
 
-void mlir::norm::emitBulkPrefetchL2(OpBuilder &b, Location loc, Value address,
-                                    Value bytes) {
-  emitInlinePtx(b, loc, {address, bytes},
-                "{ .reg .u64 global; cvta.to.global.u64 global, $0; "
-                "cp.async.bulk.prefetch.L2.global [global], $1; }");
+void mlir::norm::emitPrefetchL2(OpBuilder &b, Location loc, ValueRange memrefs,
+                                Value first, Value elements) {
+  for (Value memref : memrefs) {
+    int64_t bytes =
+        cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+    Value size = b.createOrFold<arith::IndexCastUIOp>(
+        loc, b.getI32Type(),
+        b.createOrFold<arith::MulIOp>(loc, elements,
+                                      indexConst(b, loc, bytes)));
+    emitInlinePtx(b, loc, {elementAddress(b, loc, memref, first, bytes), size},
+                  "{ .reg .u64 global; cvta.to.global.u64 global, $0; "
+                  "cp.async.bulk.prefetch.L2.global [global], $1; }");
+  }
 }

@@ -45,11 +45,12 @@ Value emitGlobalLoad16(OpBuilder &b, Location loc, Value address,
                        VectorType type, Value policy,
                        EvictionPriority priority);
 
-/// Asks the bulk copy engine to bring `bytes` (i32, a multiple of 16) of
-/// global memory from generic address `address` (i64, 16-byte aligned)
+/// Asks the bulk copy engine to bring `elements` (index) elements from
+/// element `first` (index) of each contiguous global memref in `memrefs`
 /// into L2 (cp.async.bulk.prefetch.L2): a hint with nothing to wait for.
-void emitBulkPrefetchL2(OpBuilder &b, Location loc, Value address,
-                        Value bytes);
+/// Each part must start 16-byte aligned and be a multiple of 16 bytes.
+void emitPrefetchL2(OpBuilder &b, Location loc, ValueRange memrefs, Value first,
+                    Value elements);
 
 /// mbarrier.init with one expected arrival (the thread that arms it).
 void emitMbarrierInit(OpBuilder &b, Location loc, Value barrier);

@@ -108,7 +108,6 @@ public:
 
     // Column offsets and bounds of this thread's chunks. With column slices
     // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
-    sliceBase = Value();
     if (layout.columnSlices > 1) {
       sliceY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
       sliceBase = arith::MulIOp::create(
@@ -403,18 +402,11 @@ private:
             tb, l, elements,
             arith::SubIOp::create(tb, l, indexConst(tb, l, n), sliceBase));
       }
-      for (auto [i, input] : llvm::enumerate(inputs)) {
-        if (op.getInputRole(i) != Role::full)
-          continue;
-        int64_t bytes =
-            cast<MemRefType>(input.getType()).getElementTypeBitWidth() / 8;
-        emitBulkPrefetchL2(
-            tb, l, elementAddress(tb, l, input, first, bytes),
-            arith::IndexCastUIOp::create(
-                tb, l, tb.getI32Type(),
-                arith::MulIOp::create(tb, l, elements,
-                                      indexConst(tb, l, bytes))));
-      }
+      SmallVector<Value> full;
+      for (auto [i, input] : llvm::enumerate(inputs))
+        if (op.getInputRole(i) == Role::full)
+          full.push_back(input);
+      emitPrefetchL2(tb, l, full, first, elements);
       scf::YieldOp::create(tb, l);
     });
   }

@@ -186,21 +186,15 @@ void RowStaging::prefetchAhead(OpBuilder &b, Location loc, Value row,
     return;
   Value ahead = arith::AddIOp::create(
       b, loc, row, indexConst(b, loc, layout.l2PrefetchRows));
-  Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       ahead, prefetchEnd);
+  Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead,
+                                       prefetchEnd);
   scf::IfOp::create(b, loc, exists, [&](OpBuilder &pb, Location l) {
     Value first = arith::MulIOp::create(pb, l, ahead, indexConst(pb, l, n));
     if (sliceBase)
       first = arith::AddIOp::create(pb, l, first, sliceBase);
-    for (auto [source, bytes] : llvm::zip(sources, elementBytes)) {
-      Value src = elementAddress(pb, l, source, first, bytes);
-      Value size = toI32(pb, l,
-                         pb.createOrFold<arith::MulIOp>(
-                             l, elements, indexConst(pb, l, bytes)));
-      // The staged copy of that row later finds it in L2 (or reads HBM
-      // again if it was evicted by then).
-      emitBulkPrefetchL2(pb, l, src, size);
-    }
+    // The staged copy of that row later finds it in L2 (or reads HBM again
+    // if it was evicted by then).
+    emitPrefetchL2(pb, l, sources, first, elements);
     scf::YieldOp::create(pb, l);
   });
 }

@@ -222,19 +222,18 @@ private:
     storeAlignedVector(b, loc, memref, ValueRange{row, col}, values, inside);
   }
 
-  /// Whether vector loads of `memref` are 16 bytes wide, so they carry L2
-  /// eviction hints (inline PTX from the input's global base address).
   /// Thread 0 asks L2 for the full inputs' row `row` + l2PrefetchRows (the
   /// row of a block that starts later), so that block's first pass reads
   /// it from L2 (chooseL2PrefetchRows).
   void prefetchRowAhead(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
                         Value row, Value tid) {
-    Value rows;
+    SmallVector<Value> full;
     for (auto [i, input] : llvm::enumerate(inputs))
-      if (op.getInputRole(i) == Role::full && !rows)
-        rows = memref::DimOp::create(b, loc, input, 0);
-    if (!rows)
+      if (op.getInputRole(i) == Role::full)
+        full.push_back(input);
+    if (full.empty())
       return;
+    Value rows = memref::DimOp::create(b, loc, full.front(), 0);
     Value ahead = arith::AddIOp::create(
         b, loc, row, indexConst(b, loc, layout.l2PrefetchRows));
     Value go = arith::AndIOp::create(
@@ -243,20 +242,15 @@ private:
                               indexConst(b, loc, 0)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead, rows));
     scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
-      Value first = arith::MulIOp::create(tb, l, ahead, indexConst(tb, l, n));
-      for (auto [i, input] : llvm::enumerate(inputs)) {
-        if (op.getInputRole(i) != Role::full)
-          continue;
-        int64_t bytes =
-            cast<MemRefType>(input.getType()).getElementTypeBitWidth() / 8;
-        emitBulkPrefetchL2(
-            tb, l, elementAddress(tb, l, input, first, bytes),
-            arith::ConstantIntOp::create(tb, l, tb.getI32Type(), n * bytes));
-      }
+      emitPrefetchL2(tb, l, full,
+                     arith::MulIOp::create(tb, l, ahead, indexConst(tb, l, n)),
+                     indexConst(tb, l, n));
       scf::YieldOp::create(tb, l);
     });
   }
 
+  /// Whether vector loads of `memref` are 16 bytes wide, so they carry L2
+  /// eviction hints (inline PTX from the input's global base address).
   bool hintedLoads(Value memref) const {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     return layout.vectorWidth * element.getIntOrFloatBitWidth() == 128;

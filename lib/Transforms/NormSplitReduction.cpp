@@ -47,7 +47,8 @@ struct NormSplitReductionPass
   std::optional<KernelPlan> planFor(const KernelShape &shape) {
     if (ShapedType::isDynamic(shape.n))
       return std::nullopt;
-    return planKernel(shape, device(), &table, sharedStages);
+    return planKernel(shape, device(), &table,
+                      PlanRequest().setSharedStages(sharedStages));
   }
 
   /// min_partials for a kernel of `shape` with `plan` (0: none): the option,

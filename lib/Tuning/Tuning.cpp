@@ -731,8 +731,11 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
-                                  int64_t sharedStages, bool streamRows,
-                                  bool persistent, int64_t l2PrefetchRows) {
+                                  const PlanRequest &request) {
+  int64_t sharedStages = request.sharedStages;
+  bool streamRows = request.streamRows;
+  bool persistent = request.persistent;
+  int64_t l2PrefetchRows = request.l2PrefetchRows;
   int64_t n = shape.n, elementBytes = shape.elementBytes;
   int64_t fullOperands = shape.fullOperands;
   bool hasRowReductions = shape.rowReductions > 0;
@@ -833,9 +836,9 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
       n * elementBytes % 16 == 0 &&
       plan.layout.sliceWidth() * elementBytes % 16 == 0;
   if (prefetchable)
-    plan.layout.l2PrefetchRows = l2PrefetchRows >= 0
-                                     ? l2PrefetchRows
-                                     : chooseL2PrefetchRows(shape, plan, device);
+    plan.layout.l2PrefetchRows =
+        l2PrefetchRows >= 0 ? l2PrefetchRows
+                            : chooseL2PrefetchRows(shape, plan, device);
   return plan;
 }
 
@@ -866,8 +869,8 @@ int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
     // (ab-2026-12-01-l2-prefetch-clusters.log).
     int64_t stepBytes =
         device.residentClusters(plan.layout.clusterSize) * rowBytes;
-    return 1 + std::max<int64_t>(1, kAheadBytes / std::max<int64_t>(
-                                                     stepBytes, 1));
+    return 1 +
+           std::max<int64_t>(1, kAheadBytes / std::max<int64_t>(stepBytes, 1));
   }
   if (plan.layout.clusterSize > 1)
     return 0;

@@ -356,31 +356,55 @@ struct KernelPlan {
   bool persistent = false;
 };
 
+/// What a caller of planKernel asks for beyond the shape: the pass options
+/// of convert-norm-to-gpu (and of norm-split-reduction, which must plan the
+/// same kernel). The defaults leave every decision to the table and rules.
+struct PlanRequest {
+  /// Rows staged in shared memory that many rows deep (see
+  /// chooseSharedStages); 0 keeps the register prefetch; -1 takes the
+  /// table's measured depth, else defaultSharedStages.
+  int64_t sharedStages = -1;
+  /// The streaming layout for every kernel with row reductions and no
+  /// column outputs (a forward): each reduction, then the outputs, stream
+  /// the row in vector chunks, so the second and later passes read it from
+  /// L2; few registers and many warps instead of a row held on chip.
+  /// Experimental (bench/NOTES.md).
+  bool streamRows = false;
+  /// Persistent grids (KernelPlan::persistent) where the kernel can have
+  /// one.
+  bool persistent = true;
+  /// Rows (walk steps) ahead that kernels prefetch into L2
+  /// (RowLayout::l2PrefetchRows; 0: none; -1: chooseL2PrefetchRows).
+  int64_t l2PrefetchRows = -1;
+
+  PlanRequest &setSharedStages(int64_t stages) {
+    sharedStages = stages;
+    return *this;
+  }
+  PlanRequest &setStreamRows(bool stream) {
+    streamRows = stream;
+    return *this;
+  }
+  PlanRequest &setPersistent(bool allow) {
+    persistent = allow;
+    return *this;
+  }
+  PlanRequest &setL2PrefetchRows(int64_t rows) {
+    l2PrefetchRows = rows;
+    return *this;
+  }
+};
+
 /// The layout decision of convert-norm-to-gpu: rows too long for one block
 /// go to a cluster (chooseClusterLayout) unless the kernel only computes
 /// statistics (streamed); kernels without row reductions are sliced; the
 /// rest keep rows in registers, with the measured `table` (may be null or
 /// empty) overriding budget, rows per block, stages and blocks per SM for
-/// its shape class. The table measures row-resident kernels only.
-/// `sharedStages` asks for rows staged in shared memory that many rows deep
-/// (see chooseSharedStages); 0 keeps the register prefetch; -1 (the default)
-/// takes the table's measured depth, else defaultSharedStages.
-///
-/// `streamRows` asks for the streaming layout for every kernel with row
-/// reductions and no column outputs (a forward): each reduction, then the
-/// outputs, stream the row in vector chunks, so the second and later passes
-/// read it from L2; few registers and many warps instead of a row held on
-/// chip. Experimental (bench/NOTES.md).
-///
-/// `persistent` allows persistent grids (KernelPlan::persistent) where the
-/// kernel can have one.
-///
-/// `l2PrefetchRows` asks staged kernels to prefetch the rows that far ahead
-/// into L2 (0: none; -1, the default: chooseL2PrefetchRows).
+/// its shape class, and `request` what the caller asks for. The table
+/// measures row-resident kernels only.
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
-                      const TuningTable *table, int64_t sharedStages = -1,
-                      bool streamRows = false, bool persistent = true,
-                      int64_t l2PrefetchRows = -1);
+                      const TuningTable *table,
+                      const PlanRequest &request = {});
 
 /// How far ahead a forward prefetches its full inputs into L2
 /// (RowLayout::l2PrefetchRows), 0 for none (backwards: measured slower):
