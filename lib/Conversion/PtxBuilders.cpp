@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -88,17 +89,40 @@ void mlir::norm::emitMbarrierWaitParity(OpBuilder &b, Location loc,
                     .str());
 }
 
-void mlir::norm::emitPrefetchL2(OpBuilder &b, Location loc, ValueRange memrefs,
-                                Value first, Value elements) {
-  for (Value memref : memrefs) {
-    int64_t bytes =
-        cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
-    Value size = b.createOrFold<arith::IndexCastUIOp>(
-        loc, b.getI32Type(),
-        b.createOrFold<arith::MulIOp>(loc, elements,
-                                      indexConst(b, loc, bytes)));
-    emitInlinePtx(b, loc, {elementAddress(b, loc, memref, first, bytes), size},
-                  "{ .reg .u64 global; cvta.to.global.u64 global, $0; "
-                  "cp.async.bulk.prefetch.L2.global [global], $1; }");
-  }
+void mlir::norm::emitRowPrefetchL2(OpBuilder &b, Location loc,
+                                   ValueRange memrefs, Value row, Value rowEnd,
+                                   int64_t n, Value columnBase, int64_t width,
+                                   Value threadId) {
+  Value go =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
+  if (threadId)
+    go = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
+                              indexConst(b, loc, 0)),
+        go);
+  scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
+    Value first = arith::MulIOp::create(tb, l, row, indexConst(tb, l, n));
+    Value elements = indexConst(tb, l, width);
+    if (columnBase) {
+      first = arith::AddIOp::create(tb, l, first, columnBase);
+      // The last slice of a cluster may end with the row.
+      if (n % width != 0)
+        elements = arith::MinUIOp::create(
+            tb, l, elements,
+            arith::SubIOp::create(tb, l, indexConst(tb, l, n), columnBase));
+    }
+    for (Value memref : memrefs) {
+      int64_t bytes =
+          cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+      Value size = tb.createOrFold<arith::IndexCastUIOp>(
+          l, tb.getI32Type(),
+          tb.createOrFold<arith::MulIOp>(l, elements,
+                                         indexConst(tb, l, bytes)));
+      emitInlinePtx(tb, l, {elementAddress(tb, l, memref, first, bytes), size},
+                    "{ .reg .u64 global; cvta.to.global.u64 global, $0; "
+                    "cp.async.bulk.prefetch.L2.global [global], $1; }");
+    }
+    scf::YieldOp::create(tb, l);
+  });
 }

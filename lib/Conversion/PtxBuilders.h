@@ -45,12 +45,16 @@ Value emitGlobalLoad16(OpBuilder &b, Location loc, Value address,
                        VectorType type, Value policy,
                        EvictionPriority priority);
 
-/// Asks the bulk copy engine to bring `elements` (index) elements from
-/// element `first` (index) of each contiguous global memref in `memrefs`
-/// into L2 (cp.async.bulk.prefetch.L2): a hint with nothing to wait for.
-/// Each part must start 16-byte aligned and be a multiple of 16 bytes.
-void emitPrefetchL2(OpBuilder &b, Location loc, ValueRange memrefs, Value first,
-                    Value elements);
+/// If `row` < `rowEnd` (and, where `threadId` is given, in thread 0 only),
+/// asks the bulk copy engine to bring row `row` of each contiguous global
+/// memref in `memrefs` (rows of `n` elements) into L2
+/// (cp.async.bulk.prefetch.L2, a hint with nothing to wait for): its
+/// columns [columnBase, min(columnBase + width, n)), or [0, width) without
+/// a `columnBase`. Each part must start 16-byte aligned and be a multiple
+/// of 16 bytes.
+void emitRowPrefetchL2(OpBuilder &b, Location loc, ValueRange memrefs,
+                       Value row, Value rowEnd, int64_t n, Value columnBase,
+                       int64_t width, Value threadId = Value());
 
 /// mbarrier.init with one expected arrival (the thread that arms it).
 void emitMbarrierInit(OpBuilder &b, Location loc, Value barrier);

@@ -387,28 +387,12 @@ private:
         b, loc, row,
         arith::MulIOp::create(b, loc, step,
                               indexConst(b, loc, layout.l2PrefetchRows)));
-    Value go = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                              indexConst(b, loc, 0)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead,
-                              rowCount));
-    scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
-      Value first = arith::MulIOp::create(tb, l, ahead, indexConst(tb, l, n));
-      Value elements = indexConst(tb, l, std::min(n, layout.sliceWidth()));
-      if (sliceBase) {
-        first = arith::AddIOp::create(tb, l, first, sliceBase);
-        elements = arith::MinUIOp::create(
-            tb, l, elements,
-            arith::SubIOp::create(tb, l, indexConst(tb, l, n), sliceBase));
-      }
-      SmallVector<Value> full;
-      for (auto [i, input] : llvm::enumerate(inputs))
-        if (op.getInputRole(i) == Role::full)
-          full.push_back(input);
-      emitPrefetchL2(tb, l, full, first, elements);
-      scf::YieldOp::create(tb, l);
-    });
+    SmallVector<Value> full;
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (op.getInputRole(i) == Role::full)
+        full.push_back(input);
+    emitRowPrefetchL2(b, loc, full, ahead, rowCount, n, sliceBase,
+                      std::min(n, layout.sliceWidth()), tid);
   }
 
   /// Stores one value per owned element into row `row` of `memref`.

@@ -175,28 +175,20 @@ void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,
           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
           "bytes [$0], [global], $2, [$3]; }");
     }
-    prefetchAhead(tb, l, row, elements);
+    prefetchAhead(tb, l, row);
     scf::YieldOp::create(tb, l);
   });
 }
 
-void RowStaging::prefetchAhead(OpBuilder &b, Location loc, Value row,
-                               Value elements) {
+void RowStaging::prefetchAhead(OpBuilder &b, Location loc, Value row) {
   if (layout.l2PrefetchRows <= 0)
     return;
+  // The staged copy of that row later finds it in L2 (or reads HBM again
+  // if it was evicted by then).
   Value ahead = arith::AddIOp::create(
       b, loc, row, indexConst(b, loc, layout.l2PrefetchRows));
-  Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead,
-                                       prefetchEnd);
-  scf::IfOp::create(b, loc, exists, [&](OpBuilder &pb, Location l) {
-    Value first = arith::MulIOp::create(pb, l, ahead, indexConst(pb, l, n));
-    if (sliceBase)
-      first = arith::AddIOp::create(pb, l, first, sliceBase);
-    // The staged copy of that row later finds it in L2 (or reads HBM again
-    // if it was evicted by then).
-    emitPrefetchL2(pb, l, sources, first, elements);
-    scf::YieldOp::create(pb, l);
-  });
+  emitRowPrefetchL2(b, loc, sources, ahead, prefetchEnd, n, sliceBase,
+                    stageElements);
 }
 
 Value RowStaging::wait(OpBuilder &b, Location loc, Value localRow) {

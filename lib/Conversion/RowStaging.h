@@ -67,7 +67,7 @@ public:
 private:
   /// Thread 0's L2 prefetch of row `row` + layout.l2PrefetchRows (this
   /// block's part of it), where that row is below prefetchEnd.
-  void prefetchAhead(OpBuilder &b, Location loc, Value row, Value elements);
+  void prefetchAhead(OpBuilder &b, Location loc, Value row);
 
   Value stageOf(OpBuilder &b, Location loc, Value localRow);
 

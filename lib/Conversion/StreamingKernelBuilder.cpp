@@ -236,17 +236,8 @@ private:
     Value rows = memref::DimOp::create(b, loc, full.front(), 0);
     Value ahead = arith::AddIOp::create(
         b, loc, row, indexConst(b, loc, layout.l2PrefetchRows));
-    Value go = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                              indexConst(b, loc, 0)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead, rows));
-    scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
-      emitPrefetchL2(tb, l, full,
-                     arith::MulIOp::create(tb, l, ahead, indexConst(tb, l, n)),
-                     indexConst(tb, l, n));
-      scf::YieldOp::create(tb, l);
-    });
+    emitRowPrefetchL2(b, loc, full, ahead, rows, n, /*columnBase=*/Value(), n,
+                      tid);
   }
 
   /// Whether vector loads of `memref` are 16 bytes wide, so they carry L2
