@@ -299,54 +299,47 @@ struct ConvertNormToGPUPass
     });
   }
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
+  /// Options are checked once, before the pass sees any IR: a bad option is
+  /// not an error of the program, so its diagnostic carries no location and
+  /// does not print the module. The tuning table is read here too.
+  LogicalResult initialize(MLIRContext *context) override {
+    std::string error;
     if (numSMs <= 0 || maxThreads < 32 || maxThreads % 32 != 0 ||
-        registerBudget <= 0) {
-      module.emitError("convert-norm-to-gpu: num-sms and register-budget "
-                       "must be positive and max-threads a positive multiple "
-                       "of 32");
-      return signalPassFailure();
-    }
+        registerBudget <= 0)
+      error = "num-sms and register-budget must be positive and max-threads "
+              "a positive multiple of 32";
+    else if (minBlocksPerSM < 0 || minBlocksPerSM > 32)
+      error = "min-blocks-per-sm must be 0 (no limit) to 32, got " +
+              std::to_string(static_cast<int64_t>(minBlocksPerSM));
+    if (error.empty())
+      error = validateSharedStages(sharedStages);
+    if (error.empty())
+      error = validateL2PrefetchRows(l2PrefetchRows);
+    if (error.empty())
+      error = validateCombineLayout(combineLanes, combineThreads, deviceInfo());
+    if (error.empty())
+      error = validateClusterSize(maxClusterSize);
+    if (error.empty() && !tuningTable.empty())
+      table.load(tuningTable, error);
+    if (error.empty())
+      return success();
+    return emitError(UnknownLoc::get(context))
+           << "convert-norm-to-gpu: " << error;
+  }
+
+  /// The target as the options describe it.
+  DeviceInfo deviceInfo() const {
     DeviceInfo device;
     device.numSMs = numSMs;
     device.maxThreadsPerBlock = maxThreads;
     device.registerBudget = registerBudget;
     device.maxClusterSize = maxClusterSize;
-    if (std::string error = validateSharedStages(sharedStages);
-        !error.empty()) {
-      module.emitError("convert-norm-to-gpu: ") << error;
-      return signalPassFailure();
-    }
-    if (std::string error = validateL2PrefetchRows(l2PrefetchRows);
-        !error.empty()) {
-      module.emitError("convert-norm-to-gpu: ") << error;
-      return signalPassFailure();
-    }
-    if (minBlocksPerSM < 0 || minBlocksPerSM > 32) {
-      module.emitError("convert-norm-to-gpu: min-blocks-per-sm must be 0 (no "
-                       "limit) to 32, got ")
-          << static_cast<int64_t>(minBlocksPerSM);
-      return signalPassFailure();
-    }
-    if (std::string error =
-            validateCombineLayout(combineLanes, combineThreads, device);
-        !error.empty()) {
-      module.emitError("convert-norm-to-gpu: ") << error;
-      return signalPassFailure();
-    }
-    if (std::string error = validateClusterSize(maxClusterSize);
-        !error.empty()) {
-      module.emitError("convert-norm-to-gpu: ") << error;
-      return signalPassFailure();
-    }
-    if (!tuningTable.empty()) {
-      std::string error;
-      if (!table.load(tuningTable, error)) {
-        module.emitError("convert-norm-to-gpu: ") << error;
-        return signalPassFailure();
-      }
-    }
+    return device;
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    DeviceInfo device = deviceInfo();
     // Kernels in order; adjacent combines grouped into one launch.
     SmallVector<SmallVector<Operation *>> kernels;
     module.walk([&](Operation *op) {

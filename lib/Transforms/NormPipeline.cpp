@@ -121,13 +121,18 @@ struct NormPipelinePass
     return success();
   }
 
+  /// Options are checked once, before the pass sees any IR: a bad option is
+  /// not an error of the program, so its diagnostic carries no location and
+  /// does not print the module.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (numStages >= 1 && numStages <= 4)
+      return success();
+    return emitError(UnknownLoc::get(context))
+           << "norm-pipeline: num-stages must be 1 to 4, got "
+           << static_cast<int64_t>(numStages);
+  }
+
   void runOnOperation() override {
-    if (numStages < 1 || numStages > 4) {
-      getOperation()->emitError("norm-pipeline: num-stages must be 1 to 4, "
-                                "got ")
-          << static_cast<int64_t>(numStages);
-      return signalPassFailure();
-    }
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
       if (loop->hasAttr("norm.row_loop"))

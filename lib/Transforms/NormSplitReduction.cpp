@@ -151,48 +151,36 @@ struct NormSplitReductionPass
     return success();
   }
 
+  /// Options are checked once, before the pass sees any IR: a bad option is
+  /// not an error of the program, so its diagnostic carries no location and
+  /// does not print the module. The tuning table is read here too.
+  LogicalResult initialize(MLIRContext *context) override {
+    std::string error;
+    if (minPartials < -1)
+      error = "min-partials must be -1 (the tuning rule), 0 (off) or "
+              "positive, got " +
+              std::to_string(static_cast<int64_t>(minPartials));
+    else if (splitSize < 0)
+      error = validateSplitSize(splitSize);
+    else if (numSMs <= 0)
+      error = "num-sms must be positive, got " +
+              std::to_string(static_cast<int64_t>(numSMs));
+    else if (registerBudget <= 0)
+      error = "register-budget must be positive, got " +
+              std::to_string(static_cast<int64_t>(registerBudget));
+    if (error.empty())
+      error = validateClusterSize(maxClusterSize);
+    if (error.empty())
+      error = validateSharedStages(sharedStages);
+    if (error.empty() && !tuningTable.empty())
+      table.load(tuningTable, error);
+    if (error.empty())
+      return success();
+    return emitError(UnknownLoc::get(context))
+           << "norm-split-reduction: " << error;
+  }
+
   void runOnOperation() override {
-    if (minPartials < -1) {
-      getOperation()->emitError("norm-split-reduction: min-partials must be "
-                                "-1 (the tuning rule), 0 (off) or positive, "
-                                "got ")
-          << static_cast<int64_t>(minPartials);
-      return signalPassFailure();
-    }
-    if (splitSize < 0) {
-      getOperation()->emitError("norm-split-reduction: ")
-          << validateSplitSize(splitSize);
-      return signalPassFailure();
-    }
-    if (numSMs <= 0) {
-      getOperation()->emitError(
-          "norm-split-reduction: num-sms must be positive, got ")
-          << static_cast<int64_t>(numSMs);
-      return signalPassFailure();
-    }
-    if (registerBudget <= 0) {
-      getOperation()->emitError(
-          "norm-split-reduction: register-budget must be positive, got ")
-          << static_cast<int64_t>(registerBudget);
-      return signalPassFailure();
-    }
-    if (std::string error = validateClusterSize(maxClusterSize);
-        !error.empty()) {
-      getOperation()->emitError("norm-split-reduction: ") << error;
-      return signalPassFailure();
-    }
-    if (std::string error = validateSharedStages(sharedStages);
-        !error.empty()) {
-      getOperation()->emitError("norm-split-reduction: ") << error;
-      return signalPassFailure();
-    }
-    if (!tuningTable.empty()) {
-      std::string error;
-      if (!table.load(tuningTable, error)) {
-        getOperation()->emitError("norm-split-reduction: ") << error;
-        return signalPassFailure();
-      }
-    }
     SmallVector<FusedOp> candidates;
     getOperation()->walk([&](FusedOp op) {
       if (op.hasColumnOutputs() && !op.getRowsPerPartial() &&

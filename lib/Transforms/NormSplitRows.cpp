@@ -131,23 +131,24 @@ struct NormSplitRowsPass
     rewriter.replaceOp(op, rest.getResults());
   }
 
+  /// Options are checked once, before the pass sees any IR: a bad option is
+  /// not an error of the program, so its diagnostic carries no location and
+  /// does not print the module.
+  LogicalResult initialize(MLIRContext *context) override {
+    std::string error;
+    if (registerBudget <= 0)
+      error = "register-budget must be positive, got " +
+              std::to_string(static_cast<int64_t>(registerBudget));
+    if (error.empty())
+      error = validateClusterSize(maxClusterSize);
+    if (error.empty())
+      error = validateSharedStages(sharedStages);
+    if (error.empty())
+      return success();
+    return emitError(UnknownLoc::get(context)) << "norm-split-rows: " << error;
+  }
+
   void runOnOperation() override {
-    if (registerBudget <= 0) {
-      getOperation()->emitError("norm-split-rows: register-budget must be "
-                                "positive, got ")
-          << static_cast<int64_t>(registerBudget);
-      return signalPassFailure();
-    }
-    if (std::string error = validateClusterSize(maxClusterSize);
-        !error.empty()) {
-      getOperation()->emitError("norm-split-rows: ") << error;
-      return signalPassFailure();
-    }
-    if (std::string error = validateSharedStages(sharedStages);
-        !error.empty()) {
-      getOperation()->emitError("norm-split-rows: ") << error;
-      return signalPassFailure();
-    }
     SmallVector<FusedOp> candidates;
     getOperation()->walk([&](FusedOp op) {
       if (!op.getBody().front().getOps<RowReduceOp>().empty() &&

@@ -45,6 +45,7 @@
 // CHECK: "ptx": "kernels.ptx"
 // CHECK: "target": "sm_90"
 // BADSPLIT: error: norm-split-reduction: split size must be a positive number of rows, got -1
+// BADSPLIT-NOT: see current operation
 // DYNN: error: 'norm.fused' op the GPU lowering needs a static normalized dimension N
 
 func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<?xf32>, %w: tensor<256xf32>) -> (tensor<?x256xf32>, tensor<256xf32>) {

@@ -11,6 +11,8 @@
 // BAD: error: norm-split-rows: register-budget must be positive, got 0
 // BADCLUSTER: error: norm-split-rows: max-cluster-size must be 1, 2, 4, 8 or 16
 // BADSTAGES: error: norm-split-rows: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 9
+// An option error is checked before the pass sees the IR: no dump of the module.
+// BADSTAGES-NOT: see current operation
 
 // Rows of 131072 bf16 do not fit in registers, nor (x and dy) over a
 // cluster of 4 blocks, nor over 8 without staging: the row reduction moves
