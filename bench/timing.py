@@ -17,6 +17,7 @@ kernels of one implementation on the current stream).
   wherever they do not overlap.
 """
 
+import inspect
 import statistics
 
 import torch
@@ -65,8 +66,17 @@ def _device_events(prof):
     return sorted(events)
 
 
+# One profiling cycle per call: acc_events only keeps torch's profiler from
+# warning, on every run, that events of earlier cycles are cleared (there are
+# none). Older torch versions do not know the argument.
+_PROFILE_ARGS = ({"acc_events": True}
+                 if "acc_events" in inspect.signature(torch.profiler.profile).parameters
+                 else {})
+
+
 def _profile(callables):
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA],
+                                **_PROFILE_ARGS) as prof:
         for fn in callables:
             fn()
         torch.cuda.synchronize()
