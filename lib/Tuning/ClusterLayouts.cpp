@@ -1,0 +1,269 @@
+//===- ClusterLayouts.cpp - rows spread over thread block clusters --------===//
+//
+// Rows too long for one block: the cluster that holds a row in registers
+// (chooseClusterLayout), the wide clusters that stage their slices and read
+// them again after each reduction (chooseWideRereadLayout), and whether a row
+// fits on chip at all (rowsFitOnChip).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuningHelpers.h"
+
+#include <algorithm>
+
+using namespace mlir::norm;
+using namespace mlir::norm::detail;
+
+/// The cluster search of chooseClusterLayout: fewest blocks first (each
+/// exchange of block totals waits for the slowest block), then fewest
+/// threads that hold the slice (more work per thread means more loads in
+/// flight per instruction stream), up to `maxChunks` vectors a thread, every
+/// slice starting inside the row, and `fits(layout, registers a thread may
+/// use at that block size)`. Blocks of 256, 512 or 1024 threads; with
+/// `anyWarpCount`, instead, any multiple of 32 threads from 256 on that
+/// covers the slice with 1..maxChunks vectors a thread (slices of ragged
+/// rows such as N = 40000, which whole powers of two overshoot so far that
+/// the last slice starts outside the row).
+template <typename Fits>
+static std::optional<RowLayout>
+searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
+                     const DeviceInfo &device, Fits fits,
+                     bool anyWarpCount = false) {
+  int64_t vectorWidth = chooseVectorWidth(n, elementBytes);
+  int64_t vectors = ceilDiv(n, vectorWidth);
+  int64_t limit = blockThreadLimit(device);
+  for (int64_t cluster = 2; cluster <= device.maxClusterSize; cluster *= 2) {
+    int64_t sliceVectors = ceilDiv(vectors, cluster);
+    // Candidate block sizes, fewest threads first.
+    std::vector<int64_t> candidates;
+    if (!anyWarpCount) {
+      for (int64_t threads = 256; threads <= limit; threads *= 2)
+        candidates.push_back(threads);
+    } else {
+      for (int64_t chunks = maxChunks; chunks >= 1; --chunks) {
+        int64_t threads = ceilDiv(ceilDiv(sliceVectors, chunks), 32) * 32;
+        if (threads >= 256 && threads <= limit &&
+            (candidates.empty() || candidates.back() != threads))
+          candidates.push_back(threads);
+      }
+    }
+    for (int64_t threads : candidates) {
+      int64_t chunks = ceilDiv(sliceVectors, threads);
+      if (chunks > maxChunks)
+        continue;
+      RowLayout layout;
+      layout.vectorWidth = vectorWidth;
+      layout.threads = threads;
+      layout.chunksPerThread = chunks;
+      layout.columnSlices = cluster;
+      layout.clusterSize = cluster;
+      // Registers a thread may use at one block per SM: the file's share,
+      // allocated in units of 8 (200 at 320 threads), at most 255. Layouts
+      // other than powers of two keep 32 of them spare: the estimate was
+      // checked against ptxas on power-of-two layouts only, and the RMSNorm
+      // backward at N = 40000 with 320 threads x 32 elements (estimate 192)
+      // spilled 276 bytes at its 200.
+      int64_t registers = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+      if (anyWarpCount)
+        registers -= 32;
+      if (!fits(layout, registers))
+        continue;
+      // Every slice must start inside the row.
+      if (layout.sliceWidth() * (cluster - 1) >= n)
+        continue;
+      return layout;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Vectors a thread of a cluster kernel may hold: `budgetFactor` times the
+/// register budget. A cluster kernel runs one block per SM, so registers up
+/// to the file's share per thread cost no occupancy, and fewer threads with
+/// more elements each reduce faster. Measured on the H200 (long-row sweep,
+/// 2026-11-29): LayerNorm backward at N = 131072 2.53 TB/s with 2x the
+/// budget vs < 2.0 with 1x; LayerNorm forward +1-6%; RMSNorm within 3%.
+static int64_t clusterChunks(int64_t n, int64_t elementBytes,
+                             int64_t fullOperands, const DeviceInfo &device,
+                             int64_t budgetFactor) {
+  return chunksWithin(
+      elementsPerOperand(budgetFactor * device.registerBudget, fullOperands),
+      chooseVectorWidth(n, elementBytes));
+}
+
+/// The register-resident cluster with at most `budgetFactor` x the budget
+/// of elements a thread (chooseClusterLayout), its estimated registers
+/// `slack` below the limit.
+static std::optional<RowLayout>
+registerResidentCluster(int64_t n, int64_t elementBytes, int64_t fullOperands,
+                        int64_t columnOutputs, const DeviceInfo &device,
+                        int64_t budgetFactor, int64_t slack = 0) {
+  auto fits = [&](const RowLayout &layout, int64_t registers) {
+    // Every column output also keeps an f32 operand live across the row
+    // reductions (xhat, dy * w): count it twice, so that slices at the edge
+    // of the register file go to more blocks instead of spilling (ptxas:
+    // LayerNorm backward, N = 131072, 32 elements a thread: 255 registers
+    // and 40 bytes of spills; checked in test/Target).
+    return estimateRegisters(layout, elementBytes, fullOperands,
+                             2 * columnOutputs) +
+               slack <=
+           registers;
+  };
+  int64_t maxChunks =
+      clusterChunks(n, elementBytes, fullOperands, device, budgetFactor);
+  // Powers of two first (what every measured layout uses); other warp
+  // counts only where none fits.
+  if (std::optional<RowLayout> layout =
+          searchClusterLayouts(n, elementBytes, maxChunks, device, fits))
+    return layout;
+  return searchClusterLayouts(n, elementBytes, maxChunks, device, fits,
+                              /*anyWarpCount=*/true);
+}
+
+std::optional<RowLayout>
+mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
+                                int64_t fullOperands, int64_t columnOutputs,
+                                const DeviceInfo &device) {
+  return registerResidentCluster(n, elementBytes, fullOperands, columnOutputs,
+                                 device, /*budgetFactor=*/2);
+}
+
+std::optional<RowLayout>
+mlir::norm::chooseClusterLayout(const KernelShape &shape,
+                                const DeviceInfo &device) {
+  if (std::optional<RowLayout> layout =
+          chooseClusterLayout(shape.n, shape.elementBytes, shape.fullOperands,
+                              shape.columnOutputs, device)) {
+    // One row reduction per row (RMSNorm) exchanges totals across the
+    // cluster once per row, so the fewest threads per element buy less than
+    // the warps they cost: where the same cluster holds the row with half
+    // the elements a thread, it takes twice the threads. A/B on the H200
+    // (2026-11-30, ab-2026-11-30-long-rows-512-threads.log): RMSNorm
+    // backward +2-5% at N = 32K-128K (e.g. 1024x65536 3.19 -> 3.33 TB/s
+    // with 8 blocks of 512 threads instead of 256), forward +1%; the
+    // LayerNorm kernels (two reductions a row) lost 0-2%, so keep theirs.
+    // 16 registers spare: at 512 threads (128 registers a thread) the f32
+    // RMSNorm backward at N = 32768, estimated at exactly 128, spilled 76
+    // bytes; the bf16 kernels (estimates 112) use 104-128.
+    if (shape.rowReductions == 1)
+      if (std::optional<RowLayout> wider = registerResidentCluster(
+              shape.n, shape.elementBytes, shape.fullOperands,
+              shape.columnOutputs, device, /*budgetFactor=*/1,
+              /*slack=*/16))
+        // Same cluster, and no wider slice (a ragged N = 40000 would cut
+        // into 3 x 12288 + 3136 columns instead of 3 x 10240 + 9280).
+        if (wider->clusterSize == layout->clusterSize &&
+            wider->sliceWidth() <= layout->sliceWidth())
+          return wider;
+    return layout;
+  }
+  if (shape.columnOutputs < 2)
+    return std::nullopt;
+  // A kernel that re-reads its staged rows (rereadsStagedRows) holds only
+  // its column accumulators and temporaries across the row reductions, not
+  // the row: such a cluster holds rows no register-resident one does
+  // (LayerNorm backward at N = 131072: 16 blocks of 256 threads, 32
+  // elements a thread), where the staged slices fit shared memory. The
+  // estimate has no row operands but 16 more registers for the shared
+  // memory addressing: ptxas -v gave 176 registers at 32 elements a thread
+  // (N = 131072, estimate 160) and 128 with 12 bytes of spills at 24 with
+  // 512 threads (N = 40000, estimate 128, now rejected).
+  constexpr int64_t rereadAddressing = 16;
+  return searchClusterLayouts(
+      shape.n, shape.elementBytes,
+      clusterChunks(shape.n, shape.elementBytes, shape.fullOperands, device,
+                    /*budgetFactor=*/2),
+      device, [&](const RowLayout &layout, int64_t registers) {
+        return estimateRegisters(layout, shape.elementBytes,
+                                 /*fullOperands=*/0, shape.columnOutputs) +
+                       rereadAddressing <=
+                   registers &&
+               chooseSharedStages(shape, layout, device, kRereadStages) ==
+                   kRereadStages;
+      });
+}
+
+/// Registers a thread of a block that re-reads its staged rows holds: the
+/// f32 column accumulators and about 48 for addressing and temporaries
+/// (ptxas -v: 80 at 16 elements a thread, two column outputs).
+int64_t mlir::norm::detail::rereadRegisters(const KernelShape &shape,
+                                            const RowLayout &layout) {
+  return shape.columnOutputs * layout.elementsPerThread() + 48;
+}
+
+/// Whether `layout` re-reads its staged rows: marked so (a wide re-reading
+/// cluster, chooseWideRereadCluster) or by the rule (rereadsStagedRows).
+bool mlir::norm::detail::rereads(const KernelShape &shape,
+                                 const RowLayout &layout) {
+  return layout.rereadStaged || rereadsStagedRows(shape, layout);
+}
+
+std::optional<RowLayout>
+mlir::norm::chooseWideRereadLayout(const KernelShape &shape,
+                                   const DeviceInfo &device) {
+  constexpr int64_t minThreads = 512, maxElements = 32;
+  if (shape.columnOutputs == 0)
+    return std::nullopt;
+  DeviceInfo fewer = device;
+  fewer.maxClusterSize = std::min(kWideRereadMaxBlocks, device.maxClusterSize);
+  int64_t vectorWidth = chooseVectorWidth(shape.n, shape.elementBytes);
+  std::optional<RowLayout> wide = searchClusterLayouts(
+      shape.n, shape.elementBytes,
+      std::max<int64_t>(1, maxElements / vectorWidth), fewer,
+      [&](const RowLayout &candidate, int64_t registers) {
+        RowLayout staged = candidate;
+        staged.rereadStaged = true;
+        return candidate.threads >= minThreads &&
+               rereadRegisters(shape, candidate) <= registers &&
+               chooseSharedStages(shape, staged, device, kRereadStages) ==
+                   kRereadStages;
+      });
+  if (wide)
+    wide->rereadStaged = true;
+  return wide;
+}
+
+std::optional<RowLayout>
+mlir::norm::chooseWideRereadCluster(const KernelShape &shape,
+                                    const RowLayout &layout,
+                                    const DeviceInfo &device) {
+  if (layout.clusterSize <= kWideRereadMaxBlocks)
+    return std::nullopt;
+  return chooseWideRereadLayout(shape, device);
+}
+
+bool mlir::norm::rowsFitOnChip(int64_t n, int64_t elementBytes,
+                               int64_t fullOperands, int64_t columnOutputs,
+                               const DeviceInfo &device) {
+  return rowsFitInRegisters(n, elementBytes, fullOperands, columnOutputs,
+                            device) ||
+         chooseClusterLayout(n, elementBytes, fullOperands, columnOutputs,
+                             device)
+             .has_value();
+}
+
+/// The re-reading layout of a backward whose rows no cluster within the
+/// limit keeps (chooseWideRereadLayout), if it stages at the requested
+/// depth (`sharedStages`; -1: the rule's, defaultSharedStages), as
+/// planKernel then stages it.
+std::optional<RowLayout> mlir::norm::detail::stagedClusterFallback(
+    const KernelShape &shape, const DeviceInfo &device, int64_t sharedStages) {
+  std::optional<RowLayout> wide = chooseWideRereadLayout(shape, device);
+  if (!wide)
+    return std::nullopt;
+  int64_t stages =
+      sharedStages < 0
+          ? defaultSharedStages(shape, *wide, device)
+          : chooseSharedStages(shape, *wide, device, sharedStages);
+  if (stages == 0)
+    return std::nullopt;
+  return wide;
+}
+
+bool mlir::norm::rowsFitOnChip(const KernelShape &shape,
+                               const DeviceInfo &device, int64_t sharedStages) {
+  return rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
+                            shape.columnOutputs, device) ||
+         chooseClusterLayout(shape, device).has_value() ||
+         stagedClusterFallback(shape, device, sharedStages).has_value();
+}

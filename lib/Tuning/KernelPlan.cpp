@@ -1,0 +1,194 @@
+//===- KernelPlan.cpp - one kernel's plan and the option checks -----------===//
+//
+// planKernel, the one decision a lowering asks for (kernel kind, layout,
+// staging, rows per block, persistence, L2 prefetch), from a kernel's shape,
+// the device and the measured table; and the checks of the pass options that
+// feed the tuning rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuningHelpers.h"
+
+#include <algorithm>
+
+using namespace mlir::norm;
+using namespace mlir::norm::detail;
+
+KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
+                                  const TuningTable *table,
+                                  const PlanRequest &request) {
+  int64_t sharedStages = request.sharedStages;
+  bool streamRows = request.streamRows;
+  bool persistent = request.persistent;
+  int64_t l2PrefetchRows = request.l2PrefetchRows;
+  int64_t n = shape.n, elementBytes = shape.elementBytes;
+  int64_t fullOperands = shape.fullOperands;
+  bool hasRowReductions = shape.rowReductions > 0;
+  KernelPlan plan;
+  // Rows with row reductions that one block cannot hold in registers: a
+  // statistics-only kernel streams them; any other kernel spreads each row
+  // over a cluster (--norm-split-rows has already taken the statistics out
+  // of kernels no cluster holds).
+  bool longRows = hasRowReductions &&
+                  !rowsFitInRegisters(
+                      n, elementBytes, fullOperands,
+                      shape.onlyRowOutputs ? 0 : shape.columnOutputs, device);
+  std::optional<TuningChoice> tuned;
+  if (table && !table->empty() && !longRows) {
+    tuned = table->lookup(TuningKey{n, elementBytes, fullOperands,
+                                    shape.columnOutputs, shape.rowReductions});
+    if (tuned && tuned->registerBudget > 0)
+      device.registerBudget = tuned->registerBudget;
+  }
+  // Forwards stream their rows when asked or where the table measured it
+  // faster.
+  bool streamForward = streamRows || (tuned && tuned->streamRows);
+  // Long forward rows just past what a block holds stream too: one wave of
+  // 1024-thread blocks re-reading their row from L2 beats a cluster there.
+  bool streaming =
+      (longRows && (shape.onlyRowOutputs || streamsLongForwardRows(shape))) ||
+      (streamForward && hasRowReductions && shape.columnOutputs == 0);
+  std::optional<RowLayout> cluster;
+  if (longRows && !streaming)
+    cluster = chooseClusterLayout(shape, device);
+  // No cluster within the limit keeps the row: a backward may still
+  // re-read staged slices over up to 8 blocks (as rowsFitOnChip counts),
+  // e.g. N = 131072 at --max-cluster-size=8.
+  if (longRows && !streaming && !cluster)
+    cluster = stagedClusterFallback(shape, device, sharedStages);
+  // Staging depth: the request, else the table's, else the rule.
+  auto stagesFor = [&](const RowLayout &layout) {
+    if (sharedStages >= 0)
+      return chooseSharedStages(shape, layout, device, sharedStages);
+    if (tuned && tuned->sharedStages >= 0)
+      return chooseSharedStages(shape, layout, device, tuned->sharedStages);
+    return defaultSharedStages(shape, layout, device);
+  };
+  if (streaming) {
+    plan.kind = KernelPlan::Kind::Streaming;
+    plan.layout = chooseStreamingLayout(n, elementBytes, device);
+  } else if (cluster) {
+    plan.kind = KernelPlan::Kind::Cluster;
+    plan.layout = *cluster;
+    plan.layout.sharedStages = stagesFor(plan.layout);
+    plan.layout.rereadStaged =
+        plan.layout.sharedStages > 0 && rereads(shape, plan.layout);
+    // Clusters of 16 leave SMs idle: fewer, wider blocks re-reading staged
+    // slices, unless asked not to stage.
+    if (std::optional<RowLayout> wide =
+            chooseWideRereadCluster(shape, plan.layout, device)) {
+      int64_t stages = stagesFor(*wide);
+      if (stages > 0) {
+        plan.layout = *wide;
+        plan.layout.sharedStages = stages;
+      }
+    }
+    // Re-reading clusters hold only their column accumulators: ptxas -v
+    // gave 80 registers at 16 elements a thread (N = 16K-64K), three blocks
+    // per SM, except at clusters of 16 (118: the peers' totals), which the
+    // bound (.minnctapersm 3) holds to 80 with no spills. At clusters of 4
+    // the bound made ptxas spill 4 bytes, so smaller clusters get none.
+    if (rereadClusterBlocksPerSM(shape, plan.layout, device) == 3 &&
+        plan.layout.clusterSize >= 8)
+      plan.minBlocksPerSM = 3;
+  } else if (hasRowReductions) {
+    plan.layout = chooseRowLayout(n, elementBytes, fullOperands, device,
+                                  /*allowRowGroups=*/shape.columnOutputs == 0);
+    plan.layout.sharedStages = stagesFor(plan.layout);
+  } else {
+    plan.kind = KernelPlan::Kind::Sliced;
+    plan.layout = chooseSlicedLayout(n, elementBytes, fullOperands, device);
+  }
+  if (!streaming)
+    plan.rowsPerBlock = tuned && tuned->rowsPerBlock > 0
+                            ? tuned->rowsPerBlock
+                            : chooseRowsPerBlock(n, elementBytes, device);
+  if (tuned) {
+    plan.numStages = tuned->numStages;
+    plan.minBlocksPerSM = tuned->minBlocksPerSM;
+  }
+  // Staged rows are issued by their contiguous index, so only a register-
+  // prefetching kernel walks strided rows.
+  plan.persistent = persistent && plan.kind == KernelPlan::Kind::Cluster &&
+                    shape.columnOutputs == 0 && plan.layout.sharedStages == 0;
+  if (plan.persistent)
+    plan.rowsPerBlock = 1;
+  // The bulk prefetch moves whole rows (multiples of 16 bytes), from
+  // kernels that stage their rows or stream them a row per block.
+  bool prefetchable =
+      (plan.layout.sharedStages > 0 ||
+       plan.kind == KernelPlan::Kind::Streaming || plan.persistent) &&
+      n * elementBytes % 16 == 0 &&
+      plan.layout.sliceWidth() * elementBytes % 16 == 0;
+  if (prefetchable)
+    plan.layout.l2PrefetchRows =
+        l2PrefetchRows >= 0 ? l2PrefetchRows
+                            : chooseL2PrefetchRows(shape, plan, device);
+  return plan;
+}
+
+int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
+                                         const KernelPlan &plan,
+                                         const DeviceInfo &device) {
+  // Measured on the H200 (bench/results/ab-2026-12-01-l2-prefetch*.log):
+  // forwards, whose blocks walk 1-4 rows (or stream one), gain 1-2% (up to
+  // 5% at N = 32768) when each block asks L2 for the rows about 4 MB of
+  // inputs ahead: a block that starts later finds its first rows there
+  // instead of waiting on HBM. 8 MB or more ahead lost 2-23% (presumably
+  // evicted again before their block reads them). Split kernels (one
+  // wave of blocks walking 64-256 rows of their own) lost 1-13% with their
+  // own rows 2-8 ahead of the stages, so they get none; statistics-only
+  // kernels were not measured.
+  constexpr int64_t kAheadBytes = 4 << 20;
+  if (shape.columnOutputs > 0 || shape.onlyRowOutputs)
+    return 0;
+  int64_t rowBytes = shape.n * shape.elementBytes * shape.fullOperands;
+  if (plan.persistent) {
+    // A persistent forward over clusters walks its rows strided by the
+    // grid (G clusters, one row each per step) and holds the next row of
+    // its walk in registers: its prefetch counts steps. One step past the
+    // register prefetch is G rows, about 4 MB at N = 64K-128K on the H200
+    // (30 clusters of 4 x 128 KB, 15 of 8 x 256 KB): measured +4-6%
+    // (RMSNorm) and +5-10% (LayerNorm) on every long-row forward, one more
+    // step (8 MB) 0-3%, two (12 MB) -4 to -13%
+    // (ab-2026-12-01-l2-prefetch-clusters.log).
+    int64_t stepBytes =
+        device.residentClusters(plan.layout.clusterSize) * rowBytes;
+    return 1 +
+           std::max<int64_t>(1, kAheadBytes / std::max<int64_t>(stepBytes, 1));
+  }
+  if (plan.layout.clusterSize > 1)
+    return 0;
+  return std::max<int64_t>(1, ceilDiv(kAheadBytes, rowBytes));
+}
+
+std::string mlir::norm::validateL2PrefetchRows(int64_t rows) {
+  if (rows < -1)
+    return "l2-prefetch-rows must be -1 (the tuning rule), 0 (off) or a "
+           "number of rows ahead, got " +
+           std::to_string(rows);
+  return {};
+}
+
+std::string mlir::norm::validateClusterSize(int64_t size) {
+  if (size < 1 || size > 16 || (size & (size - 1)) != 0)
+    return "max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold "
+           "at most 16 blocks), got " +
+           std::to_string(size);
+  return {};
+}
+
+std::string mlir::norm::validateSharedStages(int64_t stages) {
+  if (stages < -1 || stages > 4)
+    return "shared-stages must be -1 (the tuning table, else the rule), 0 "
+           "(off) or 1 to 4, got " +
+           std::to_string(stages);
+  return {};
+}
+
+std::string mlir::norm::validateSplitSize(int64_t split) {
+  if (split <= 0)
+    return "split size must be a positive number of rows, got " +
+           std::to_string(split);
+  return {};
+}

@@ -1,0 +1,165 @@
+//===- RowLayouts.cpp - row-resident, sliced and streamed layouts ---------===//
+//
+// How one block covers a row it holds: vector width, threads and vector
+// chunks per thread (chooseRowLayout), whether a row fits in registers
+// (estimateRegisters), rows per block, and the layouts of kernels without row
+// reductions (sliced) and of forward rows streamed through L2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuningHelpers.h"
+
+#include <algorithm>
+
+using namespace mlir::norm;
+using namespace mlir::norm::detail;
+
+int64_t mlir::norm::chooseVectorWidth(int64_t n, int64_t elementBytes) {
+  int64_t widest = std::max<int64_t>(1, 16 / elementBytes);
+  for (int64_t w = widest; w > 1; w /= 2)
+    if (n % w == 0)
+      return w;
+  return 1;
+}
+
+RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
+                                      int64_t fullOperands,
+                                      const DeviceInfo &device,
+                                      bool allowRowGroups) {
+  RowLayout layout;
+  layout.vectorWidth = chooseVectorWidth(n, elementBytes);
+  int64_t vectors = ceilDiv(n, layout.vectorWidth);
+  int64_t maxChunks =
+      chunksWithin(elementsPerOperand(device.registerBudget, fullOperands),
+                   layout.vectorWidth);
+  int64_t warpsOfWork = ceilDiv(vectors, 32) * 32;
+  // Short rows: a warp per row when a warp can hold it within the budget
+  // (block-wide reductions and barriers per short row cost more than warp
+  // shuffles). Measured on the H200: with twice the budget (N = 2048 bf16)
+  // the forward fell from 3.7 to 1.8 TB/s.
+  if (allowRowGroups && ceilDiv(vectors, 32) <= maxChunks) {
+    layout.rowGroups = 4;
+    layout.threads = 128;
+    layout.chunksPerThread = ceilDiv(vectors, 32);
+    return layout;
+  }
+  // The most chunks per thread within the budget whose thread count (a
+  // multiple of 32) still reaches 128 threads, or covers the row with fewer:
+  // ILP per thread first, enough warps per block second, and no thread
+  // count rounded up to a power of two, which would leave threads idle or
+  // guarded (N = 5120 bf16: 160 threads x 4 chunks, not 256 x 3 with the
+  // last chunk out of the row for most threads).
+  int64_t wanted = std::min<int64_t>(128, warpsOfWork);
+  int64_t limit = blockThreadLimit(device);
+  for (int64_t chunks = maxChunks; chunks >= 1; --chunks) {
+    int64_t threads = ceilDiv(ceilDiv(vectors, chunks), 32) * 32;
+    if (threads > limit)
+      break;
+    if (threads < wanted && chunks > 1)
+      continue;
+    layout.threads = threads;
+    layout.chunksPerThread = ceilDiv(vectors, threads);
+    return layout;
+  }
+  // Over the budget even at the largest block: take the largest block
+  // (rowsFitInRegisters() reports that such rows do not fit).
+  layout.threads = std::max<int64_t>(32, std::min(limit, warpsOfWork));
+  layout.chunksPerThread = ceilDiv(vectors, layout.threads);
+  return layout;
+}
+
+int64_t mlir::norm::estimateRegisters(const RowLayout &layout,
+                                      int64_t elementBytes,
+                                      int64_t fullOperands,
+                                      int64_t columnOutputs) {
+  int64_t e = layout.elementsPerThread();
+  int64_t packed = ceilDiv(e * elementBytes, 4);
+  return fullOperands * packed + e * (2 + columnOutputs) + 32;
+}
+
+bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
+                                    int64_t fullOperands, int64_t columnOutputs,
+                                    const DeviceInfo &device) {
+  RowLayout layout = chooseRowLayout(n, elementBytes, fullOperands, device);
+  int64_t perOperand = elementsPerOperand(device.registerBudget, fullOperands);
+  int64_t perThread = std::min<int64_t>(255, 65536 / layout.threads);
+  return layout.elementsPerThread() <=
+             std::max(perOperand, layout.vectorWidth) &&
+         estimateRegisters(layout, elementBytes, fullOperands, columnOutputs) <=
+             perThread;
+}
+
+int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
+                                       const DeviceInfo &device) {
+  (void)device;
+  // Short rows: many rows per block so the prefetch of the next row hides
+  // the latency of the current one; long rows: fewer, so the grid still
+  // fills the machine at moderate M.
+  int64_t rowBytes = n * elementBytes;
+  if (rowBytes <= 4096)
+    return 8;
+  if (rowBytes <= 16384)
+    return 4;
+  if (rowBytes <= 32768)
+    return 2;
+  // Rows spread over clusters (one block per SM): the row walk is what
+  // overlaps the next row's loads with the cluster exchange. Measured on
+  // the H200 (long-row sweep, 2026-11-29): 16 rows at N = 32768 bf16 (3.49
+  // TB/s vs 3.37 at 8 and 2.4 at 2), 8 at N = 65536 and 131072.
+  return rowBytes <= 65536 ? 16 : 8;
+}
+
+RowLayout mlir::norm::chooseSlicedLayout(int64_t n, int64_t elementBytes,
+                                         int64_t fullOperands,
+                                         const DeviceInfo &device) {
+  // Rows that fit keep the row-resident layout (one slice); longer rows are
+  // cut into slices of 256 threads within the register budget.
+  if (rowsFitInRegisters(n, elementBytes, fullOperands, /*columnOutputs=*/2,
+                         device))
+    return chooseRowLayout(n, elementBytes, fullOperands, device);
+  RowLayout layout;
+  layout.vectorWidth = chooseVectorWidth(n, elementBytes);
+  layout.threads = 256;
+  layout.chunksPerThread =
+      chunksWithin(elementsPerOperand(device.registerBudget, fullOperands),
+                   layout.vectorWidth);
+  layout.columnSlices = ceilDiv(n, layout.sliceWidth());
+  return layout;
+}
+
+RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
+                                            const DeviceInfo &device) {
+  RowLayout layout;
+  layout.vectorWidth = chooseVectorWidth(n, elementBytes);
+  int64_t vectors = ceilDiv(n, layout.vectorWidth);
+  int64_t limit = blockThreadLimit(device);
+  // Rows of 64 KB and more: the largest block with one vector per thread
+  // per iteration (the shape of Inductor's looped reductions: 1024 threads,
+  // 32 registers, two blocks per SM). Measured on the H200 (2026-11-29,
+  // bf16 streamed forwards, bench/results/ab-2026-11-29-stream-layouts.log):
+  // RMSNorm N = 32768 3.81 TB/s vs 3.37 with 512 threads x 4 vectors, 65536
+  // 3.23 vs 2.66, 131072 2.64 vs 2.54; at N = 7168-8192 the big blocks lost
+  // (3.05 vs 3.89), so shorter rows keep 512 x 4.
+  if (n * elementBytes >= kLongStreamedRowBytes) {
+    layout.threads = std::max<int64_t>(32, limit - limit % 32);
+    layout.chunksPerThread = 1;
+    return layout;
+  }
+  // Up to 512 threads with four vectors each per iteration (64 bytes in
+  // flight per thread), fewer where a row has fewer vectors.
+  layout.threads = std::max<int64_t>(
+      32, std::min<int64_t>(std::min<int64_t>(512, device.maxThreadsPerBlock),
+                            ceilDiv(vectors, 32) * 32));
+  layout.chunksPerThread =
+      std::max<int64_t>(1, std::min<int64_t>(4, vectors / layout.threads));
+  return layout;
+}
+
+bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
+  // Measured on the H200 (2026-11-29, bf16, streamed with 1024 threads vs
+  // the persistent cluster kernel, ab-2026-11-29-stream-layouts.log):
+  // N = 32768 RMSNorm 3.81 vs 3.56 TB/s, LayerNorm 3.50 vs 3.40; N = 65536
+  // and 131072 the clusters win (RMSNorm 3.47 vs 3.23, 3.45 vs 2.64).
+  return shape.columnOutputs == 0 && shape.rowReductions > 0 &&
+         shape.n * shape.elementBytes <= kLongStreamedRowBytes;
+}

@@ -1,0 +1,139 @@
+//===- Splits.cpp - column splits, partial rows and residency -------------===//
+//
+// The split of column reductions into partial rows: rows per partial
+// (chooseSplitSize), how many partials fill the GPU (chooseMinPartials), and
+// the residency estimates they rest on (blocks per SM, resident clusters).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuningHelpers.h"
+
+#include <algorithm>
+
+using namespace mlir::norm;
+using namespace mlir::norm::detail;
+
+int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
+                                    const DeviceInfo &device,
+                                    bool rowsOverCluster, int64_t minPartials) {
+  (void)n;
+  (void)device;
+  // Measured on the H200 (bench/autotune.py split sweep, 2026-11-29, RMSNorm
+  // and LayerNorm backward, N = 1K..16K, M*N = 64M): 64 rows per partial was
+  // fastest in 9 of 10 shape classes, ahead of 32 by 5-35% (fewer partial
+  // rows to write and combine, more rows per block for the prefetch to
+  // overlap) and of 128/256 by up to 2x (too few blocks, hence too few warps
+  // per SM to hide latency). Bundles have a dynamic M, so the rule cannot
+  // depend on it beyond never exceeding it.
+  //
+  // With min_partials F, which fills one wave of blocks, the rows spread
+  // over whole waves (FusedOp::buildRowsPerPartial) and the split only
+  // decides how many waves a large M runs: ceil(M / (F * split)), so it is
+  // larger there. Measured on the H200
+  // (2026-12-01, bench/ab.py, RMSNorm and LayerNorm backward, both
+  // timings, ab-2026-12-01-split-256.log): 256 instead of 64 (one wave of
+  // F partial rows up to M = 256 F) +2-6% at 131072x1024, 65536x2048,
+  // 65536x4096 and 16384x8192, 1-2% at 16384x5120, the same within noise
+  // where M <= 64 F (128: within 1% of 256).
+  //
+  // Rows over a cluster (N = 32K..128K, bench/autotune.py long-row sweep,
+  // 2026-11-29): 32 was fastest or within 3% for both backwards at every N
+  // (e.g. LayerNorm, N = 131072: 2.53 TB/s vs 2.40 at 64 and 2.24 at 16).
+  // Those kernels run one block per SM; twice the clusters balance the
+  // waves better than longer row walks.
+  int64_t best = rowsOverCluster ? 32 : minPartials > 0 ? 256 : 64;
+  if (!m)
+    return best;
+  return std::max<int64_t>(1, std::min<int64_t>(best, *m));
+}
+
+int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
+                                        const RowLayout &layout,
+                                        const DeviceInfo &device) {
+  int64_t threads = std::max<int64_t>(32, layout.threads);
+  int64_t registers = estimateRegisters(
+      layout, shape.elementBytes, shape.fullOperands, shape.columnOutputs);
+  int64_t perThread = std::min<int64_t>(255, ceilDiv(registers, 8) * 8);
+  int64_t blocks = std::min(device.threadsPerSM / threads,
+                            device.registersPerSM / (threads * perThread));
+  if (layout.sharedStages > 0)
+    blocks = std::min(blocks,
+                      device.sharedMemoryPerSM /
+                          stagedBlockBytes(shape, layout, layout.sharedStages));
+  return std::max<int64_t>(1, blocks);
+}
+
+int64_t DeviceInfo::residentClusters(int64_t clusterSize) const {
+  clusterSize = std::max<int64_t>(1, clusterSize);
+  if (numSMs == 132) {
+    switch (clusterSize) {
+    case 1:
+      return 132;
+    case 2:
+      return 66;
+    case 4:
+      return 30;
+    case 8:
+      return 15;
+    case 16:
+      return 7;
+    default:
+      break;
+    }
+  }
+  return std::max<int64_t>(1, numSMs * 85 / (100 * clusterSize));
+}
+
+bool mlir::norm::splitsIntoOneWave(const KernelShape &shape,
+                                   const KernelPlan &plan) {
+  return plan.kind == KernelPlan::Kind::Cluster && shape.columnOutputs > 0;
+}
+
+int64_t mlir::norm::rereadClusterBlocksPerSM(const KernelShape &shape,
+                                             const RowLayout &layout,
+                                             const DeviceInfo &device) {
+  if (!layout.rereadStaged || layout.clusterSize <= 1 ||
+      layout.sharedStages <= 0)
+    return 0;
+  int64_t threads = std::max<int64_t>(32, layout.threads);
+  // Registers (rereadRegisters) in units of 8.
+  int64_t registers = ceilDiv(rereadRegisters(shape, layout), 8) * 8;
+  return std::min<int64_t>(
+      {3, device.threadsPerSM / threads,
+       device.registersPerSM / (threads * registers),
+       device.sharedMemoryPerSM /
+           stagedBlockBytes(shape, layout, layout.sharedStages)});
+}
+
+int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
+                                      const KernelPlan &plan,
+                                      const DeviceInfo &device) {
+  int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
+                            plan.minBlocksPerSM);
+  // Re-reading clusters whose slices leave room for three blocks per SM fit
+  // their registers too (planKernel); with fewer (N = 131072: 112 KB of
+  // slices, 190 registers) the estimate stands.
+  if (rereadClusterBlocksPerSM(shape, plan.layout, device) == 3)
+    blocks = std::max<int64_t>(blocks, 3);
+  // One wave of clusters: up to three blocks per SM. Measured on the H200
+  // (2026-12-01, LayerNorm backward over re-reading clusters at three
+  // blocks per SM, ab-2026-12-01-cluster-waves.log and
+  // ab-2026-12-01-reread-three-blocks.log): 45 clusters of 8 instead of 30
+  // at N = 32768 +5-10% (4096x32768 3.18 -> 3.51 TB/s), 90 of 4 instead of
+  // 60 at N = 16384 +1-3%, 21 of 16 instead of 14 at N = 65536 +1-3%
+  // (512x65536 -1%).
+  if (splitsIntoOneWave(shape, plan))
+    return device.residentClusters(plan.layout.clusterSize) *
+           std::min<int64_t>(3, blocks);
+  if (plan.layout.columnSlices > 1)
+    return 0;
+  // Two blocks per SM, or up to four where that makes 16 warps: the
+  // N = 1024 backwards (128-thread blocks) ran 12% (RMSNorm) and 25%
+  // (LayerNorm) faster at M = 16384 with 512 partial rows than with the 264
+  // of two blocks per SM, and the same at M >= 32768, where the split
+  // already gives ~512 (ab-2026-11-30-split-size.log). More than four was
+  // not measured.
+  int64_t warpsPerBlock = ceilDiv(plan.layout.threads, 32);
+  int64_t wanted = std::clamp<int64_t>(ceilDiv(16, warpsPerBlock), 2, 4);
+  return device.numSMs * std::min(wanted, blocks);
+}

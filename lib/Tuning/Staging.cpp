@@ -1,0 +1,82 @@
+//===- Staging.cpp - rows staged in shared memory -------------------------===//
+//
+// Rows staged in shared memory by bulk copies: the bytes a block stages,
+// which kernels read their stages again, and how deep they stage (the
+// request, the tuning table or the rule).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuningHelpers.h"
+
+#include <algorithm>
+
+using namespace mlir::norm;
+using namespace mlir::norm::detail;
+
+int64_t mlir::norm::stagedBytes(const KernelShape &shape,
+                                const RowLayout &layout, int64_t stages) {
+  // A cluster block stages its column slice; a row-resident block the row.
+  int64_t elements = std::min(shape.n, layout.sliceWidth());
+  int64_t columnCopy = rereads(shape, layout) ? shape.columnInputBytes : 0;
+  return (stages * shape.fullOperands * shape.elementBytes + columnCopy) *
+         elements;
+}
+
+/// Shared memory a block with `stages` staged rows needs: the stages and
+/// column copies (stagedBytes), plus 1 KB for the reductions' buffers and
+/// the mbarriers.
+int64_t mlir::norm::detail::stagedBlockBytes(const KernelShape &shape,
+                                             const RowLayout &layout,
+                                             int64_t stages) {
+  // Static shared memory beside the stages: reduction slots and mbarriers
+  // (under 1 KB) and the row inputs of up to 256 rows (mean and rstd, 2 KB;
+  // RowKernelBuilder's kMaxStagedRowInputRows).
+  return stagedBytes(shape, layout, stages) + 3 * 1024;
+}
+
+bool mlir::norm::rereadsStagedRows(const KernelShape &shape,
+                                   const RowLayout &layout) {
+  return layout.clusterSize > 1 && shape.columnOutputs >= 2;
+}
+
+int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
+                                       const RowLayout &layout,
+                                       const DeviceInfo &device,
+                                       int64_t requested) {
+  if (requested <= 0 || shape.rowReductions == 0 || layout.rowGroups != 1 ||
+      layout.columnSlices != layout.clusterSize ||
+      layout.threadsPerRow() <= 32 ||
+      layout.vectorWidth * shape.elementBytes != 16 ||
+      shape.n % layout.vectorWidth != 0)
+    return 0;
+  // Bulk copies move 16-byte multiples: the narrowest input's rows too.
+  // (Cluster slices are whole multiples of 32 vectors of the widest.)
+  int64_t narrowest = shape.narrowestInputBytes > 0 ? shape.narrowestInputBytes
+                                                    : shape.elementBytes;
+  if (shape.n * narrowest % 16 != 0)
+    return 0;
+  return stagedBlockBytes(shape, layout, requested) <=
+                 device.sharedMemoryPerBlock
+             ? requested
+             : 0;
+}
+
+int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
+                                        const RowLayout &layout,
+                                        const DeviceInfo &device) {
+  if (rereads(shape, layout))
+    return chooseSharedStages(shape, layout, device, kRereadStages);
+  constexpr int64_t stages = 2;
+  // Measured on the H200 (2026-11-29, bf16, 2 stages vs the register
+  // prefetch): rows of 32 KB and more per input lost 2-11% (RMSNorm forward
+  // N = 16384 3.43 vs 3.61 TB/s; every cluster kernel of the RMSNorm
+  // forward and backward and the LayerNorm forward at N = 32K-128K), so the
+  // rule stages only rows a block keeps whole, up to 16 KB per input.
+  if (layout.clusterSize > 1 || shape.n * shape.elementBytes > 16 * 1024)
+    return 0;
+  if (chooseSharedStages(shape, layout, device, stages) != stages)
+    return 0;
+  return 2 * stagedBlockBytes(shape, layout, stages) <= device.sharedMemoryPerSM
+             ? stages
+             : 0;
+}

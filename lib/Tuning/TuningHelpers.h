@@ -1,0 +1,65 @@
+//===- TuningHelpers.h - helpers shared by the tuning rules ----*- C++ -*-===//
+//
+// Private to lib/Tuning: the arithmetic, limits and derived quantities that
+// several of its files (row, cluster and combine layouts, staging, splits,
+// the kernel plan) use. Everything here is plain C++ on shapes and device
+// properties, like the public rules in NormDialect/Tuning/Tuning.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_TUNING_TUNINGHELPERS_H
+#define LIB_TUNING_TUNINGHELPERS_H
+
+#include "NormDialect/Tuning/Tuning.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace mlir::norm::detail {
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Elements of one full operand a thread may keep in registers: `budget`
+/// shared by the full operands, at least 8.
+inline int64_t elementsPerOperand(int64_t budget, int64_t fullOperands) {
+  return std::max<int64_t>(8, budget / std::max<int64_t>(1, fullOperands));
+}
+
+/// The largest block a kernel of ours launches: the device's, at most 1024
+/// threads (the CUDA limit).
+inline int64_t blockThreadLimit(const DeviceInfo &device) {
+  return std::min<int64_t>(1024, device.maxThreadsPerBlock);
+}
+
+/// Rows staged for kernels that re-read them (rereadsStagedRows): the one
+/// being read again, the next one arriving, and one more in flight.
+constexpr int64_t kRereadStages = 3;
+/// Most blocks of a wide re-reading cluster (chooseWideRereadLayout): the
+/// portable cluster size, of which an H200 holds 15 (120 SMs busy).
+constexpr int64_t kWideRereadMaxBlocks = 8;
+
+/// Vector chunks of `vectorWidth` within `elements`, at least one.
+inline int64_t chunksWithin(int64_t elements, int64_t vectorWidth) {
+  return std::max<int64_t>(1, elements / vectorWidth);
+}
+
+/// Registers a thread of a block that re-reads its staged rows holds
+/// (ClusterLayouts.cpp).
+int64_t rereadRegisters(const KernelShape &shape, const RowLayout &layout);
+
+/// Whether `layout` re-reads its staged rows (ClusterLayouts.cpp).
+bool rereads(const KernelShape &shape, const RowLayout &layout);
+
+/// The re-reading layout of a backward whose rows no cluster within the
+/// limit keeps, if it stages at the requested depth (ClusterLayouts.cpp).
+std::optional<RowLayout> stagedClusterFallback(const KernelShape &shape,
+                                               const DeviceInfo &device,
+                                               int64_t sharedStages);
+
+/// Shared memory a block with `stages` staged rows needs (Staging.cpp).
+int64_t stagedBlockBytes(const KernelShape &shape, const RowLayout &layout,
+                         int64_t stages);
+
+} // namespace mlir::norm::detail
+
+#endif // LIB_TUNING_TUNINGHELPERS_H
