@@ -324,7 +324,7 @@ struct ConvertNormToGPUPass
     if (error.empty())
       return success();
     return emitError(UnknownLoc::get(context))
-           << "convert-norm-to-gpu: " << error;
+           << getArgument() << ": " << error;
   }
 
   /// The target as the options describe it.

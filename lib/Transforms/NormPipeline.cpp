@@ -128,7 +128,7 @@ struct NormPipelinePass
     if (numStages >= 1 && numStages <= 4)
       return success();
     return emitError(UnknownLoc::get(context))
-           << "norm-pipeline: num-stages must be 1 to 4, got "
+           << getArgument() << ": num-stages must be 1 to 4, got "
            << static_cast<int64_t>(numStages);
   }
 

@@ -177,7 +177,7 @@ struct NormSplitReductionPass
     if (error.empty())
       return success();
     return emitError(UnknownLoc::get(context))
-           << "norm-split-reduction: " << error;
+           << getArgument() << ": " << error;
   }
 
   void runOnOperation() override {

@@ -145,7 +145,8 @@ struct NormSplitRowsPass
       error = validateSharedStages(sharedStages);
     if (error.empty())
       return success();
-    return emitError(UnknownLoc::get(context)) << "norm-split-rows: " << error;
+    return emitError(UnknownLoc::get(context))
+           << getArgument() << ": " << error;
   }
 
   void runOnOperation() override {
