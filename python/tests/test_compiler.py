@@ -68,6 +68,13 @@ def test_compile_errors_carry_diagnostics(tmp_path, monkeypatch):
     with pytest.raises(CompileError, match="invalid norm-to-ptx options"):
         compile_program(op_program("rms_fwd", 64, "f32", None, eps=1e-6, offset=0.0),
                         options="split-size=banana")
+    # An option that parses but is out of range: one line naming the pass and
+    # the option, without a dump of the program.
+    with pytest.raises(CompileError, match="norm-split-rows: shared-stages must be") as error:
+        compile_program(op_program("rms_fwd", 64, "f32", None, eps=1e-6, offset=0.0),
+                        options="shared-stages=9")
+    assert "see current operation" not in str(error.value)
+    assert "norm.fused" not in str(error.value)
 
 
 def test_pipeline_options_reach_the_kernels(tmp_path, monkeypatch):
