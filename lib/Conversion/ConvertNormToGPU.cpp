@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelBuilders.h"
+#include "PtxBuilders.h"
 
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormOps.h"
@@ -224,6 +225,7 @@ struct ConvertNormToGPUPass
                          : buildRowKernel(op, layout, n, split, minPartials,
                                           plan.persistent, func)))
       return failure();
+    lowerRsqrtApprox(func);
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
     // One block per partial row (of a split), else per `split` rows.

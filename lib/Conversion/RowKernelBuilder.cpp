@@ -414,7 +414,8 @@ private:
       // thread, a measurable share of short rows (N = 1024: ~220 per row).
       // Inline PTX because the NVVM lowering turns math.rsqrt into a
       // libdevice call, which would make the PTX depend on libdevice being
-      // found at compile time.
+      // found at compile time (other kernels get the same instruction
+      // through its intrinsic: lowerRsqrtApprox).
       for (IRMapping &m : mappings) {
         Value x = m.lookup(rsqrt.getOperand());
         m.map(rsqrt.getResult(),
