@@ -21,8 +21,8 @@ from norm_mlir import reference as ref  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
 
 EPS = 1e-6
-TOL = {"bf16": 1e-2, "f32": 1e-4}
-DT = {"bf16": torch.bfloat16, "f32": torch.float32}
+TOL = {"bf16": 1e-2, "f16": 2e-3, "f32": 1e-4}
+DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 
 # Rows per N: the public shapes, plus M = 1, a prime-ish M and small M.
 PUBLIC = {1024: [32768], 2048: [32768], 4096: [16384, 65536], 5120: [16384],

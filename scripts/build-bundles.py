@@ -44,6 +44,10 @@ def variants():
             out.append((kind, "bf16", n, "", {}))
         for n in [1000, 4096, 7168, 1024, 32768]:
             out.append((kind, "f32", n, "", {}))
+        # float16, which the torch ops accept: one bundle per layout class
+        # (warp or block rows, staged rows, a cluster, a ragged N).
+        for n in [1000, 1024, 4096, 32768]:
+            out.append((kind, "f16", n, "", {}))
     out.append(("rms_fwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_bwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_fwd", "bf16", 4096, "gemma", {"offset": 1.0}))

@@ -33,7 +33,7 @@ using namespace mlir;
 namespace {
 
 enum class Kind { RmsFwd, LnFwd, RmsBwd, LnBwd };
-enum class DType { BF16, F32 };
+enum class DType { BF16, F16, F32 };
 enum class Mode { Unfused, Fused, FusedSplit, RowSplit };
 
 struct Case {
@@ -49,11 +49,15 @@ struct Case {
   int64_t minPartials = 0;
 };
 
+std::string typeName(DType t) {
+  return t == DType::BF16 ? "bf16" : t == DType::F16 ? "f16" : "f32";
+}
+
 std::string caseName(const Case &c) {
   static const char *kinds[] = {"rms_fwd", "ln_fwd", "rms_bwd", "ln_bwd"};
   static const char *modes[] = {"unfused", "fused", "split", "rowsplit"};
   std::string s = std::string(kinds[int(c.kind)]) + "_" +
-                  (c.dtype == DType::BF16 ? "bf16" : "f32") + "_" +
+                  typeName(c.dtype) + "_" +
                   std::to_string(c.m) + "x" + std::to_string(c.n) + "_" +
                   modes[int(c.mode)];
   if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit)
@@ -83,6 +87,45 @@ float fromBF16(uint16_t h) {
   return f;
 }
 
+/// Round-to-nearest-even float -> IEEE binary16 bits (subnormals, infinities
+/// and NaN included).
+uint16_t toF16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t magnitude = bits & 0x7FFFFFFF;
+  if (magnitude > 0x7F800000) // NaN
+    return sign | 0x7E00;
+  if (magnitude >= 0x477FF000) // rounds to infinity
+    return sign | 0x7C00;
+  if (magnitude < 0x38800000) { // subnormal or zero in binary16
+    // Value in units of 2^-24, rounded to nearest even.
+    float scaled = std::fabs(f) * 16777216.0f;
+    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
+  }
+  // Normal: rebias the exponent (127 -> 15), round 13 mantissa bits away.
+  uint32_t rounded = magnitude + 0xFFF + ((magnitude >> 13) & 1);
+  return sign | static_cast<uint16_t>((rounded - 0x38000000) >> 13);
+}
+float fromF16(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+  float magnitude;
+  if (exponent == 0)
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 31)
+    magnitude = mantissa ? std::nanf("") : INFINITY;
+  else
+    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400),
+                           static_cast<int>(exponent) - 25);
+  uint32_t bits;
+  std::memcpy(&bits, &magnitude, 4);
+  bits |= sign;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 /// A host buffer of `count` elements in the case's storage type, seen as
 /// doubles by the reference.
 struct Buffer {
@@ -98,26 +141,34 @@ struct Buffer {
     int64_t count = 1;
     for (int64_t d : shape)
       count *= d;
+    // NaN poison: unwritten outputs fail.
     if (dtype == DType::BF16)
-      half.assign(count, 0x7FC0); // NaN poison: unwritten outputs fail.
+      half.assign(count, 0x7FC0);
+    else if (dtype == DType::F16)
+      half.assign(count, 0x7E00);
     else
       single.assign(count, std::nanf(""));
   }
-  size_t size() const {
-    return dtype == DType::BF16 ? half.size() : single.size();
-  }
+  bool isHalf() const { return dtype != DType::F32; }
+  size_t size() const { return isHalf() ? half.size() : single.size(); }
   double get(size_t i) const {
-    return dtype == DType::BF16 ? fromBF16(half[i]) : single[i];
+    if (dtype == DType::BF16)
+      return fromBF16(half[i]);
+    if (dtype == DType::F16)
+      return fromF16(half[i]);
+    return single[i];
   }
   void set(size_t i, float v) {
     if (dtype == DType::BF16)
       half[i] = toBF16(v);
+    else if (dtype == DType::F16)
+      half[i] = toF16(v);
     else
       single[i] = v;
   }
   void *data() {
-    return dtype == DType::BF16 ? static_cast<void *>(half.data())
-                                : static_cast<void *>(single.data());
+    return isHalf() ? static_cast<void *>(half.data())
+                    : static_cast<void *>(single.data());
   }
 };
 
@@ -142,7 +193,6 @@ Descriptor describe(Buffer &b) {
   return d;
 }
 
-std::string typeName(DType t) { return t == DType::BF16 ? "bf16" : "f32"; }
 
 /// An argument of the generated function.
 struct Arg {
@@ -272,7 +322,10 @@ TEST_P(CpuNumerics, MatchesFloat64) {
   // Tolerances: bf16 outputs are rounded once (relative error up to 2^-9 per
   // element, about 2e-3 as a norm), plus accumulation of a few ulps of f32;
   // f32 outputs carry only f32 accumulation error over at most M or N terms.
-  const double tol = c.dtype == DType::BF16 ? 8e-3 : 2e-5;
+  // f16 outputs: rounded once to 11 bits (2^-12 relative per element).
+  const double tol = c.dtype == DType::BF16  ? 8e-3
+                     : c.dtype == DType::F16 ? 2e-3
+                                             : 2e-5;
   const double eps = 1e-5;
   DType t = c.dtype;
 
@@ -420,7 +473,9 @@ TEST_P(CpuNumerics, MatchesFloat64) {
     }
   }
   expectClose(dx, dxRef, tol, "dx", 0.1 * std::sqrt(gScale));
-  const double colTol = c.dtype == DType::BF16 ? 8e-3 : 1e-4;
+  const double colTol = c.dtype == DType::BF16  ? 8e-3
+                        : c.dtype == DType::F16 ? 2e-3
+                                                : 1e-4;
   if (c.weight)
     expectClose(dw, dwRef, colTol, "dw");
   if (!rms && c.bias)
@@ -432,7 +487,7 @@ std::vector<Case> allCases() {
   const std::vector<std::pair<int64_t, int64_t>> shapes = {
       {1, 64}, {33, 100}, {7, 1}, {5, 4097}, {64, 24}};
   for (Kind k : {Kind::RmsFwd, Kind::LnFwd, Kind::RmsBwd, Kind::LnBwd})
-    for (DType t : {DType::BF16, DType::F32})
+    for (DType t : {DType::BF16, DType::F16, DType::F32})
       for (auto [m, n] : shapes) {
         cases.push_back({k, t, m, n, Mode::Unfused});
         cases.push_back({k, t, m, n, Mode::Fused});

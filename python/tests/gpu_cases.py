@@ -2,9 +2,9 @@
 prebuilt cache (scripts/prebuild-cache.py) that holds every one of them."""
 
 HIDDEN = [256, 512]
-DTYPES = ["f32", "bf16"]
+DTYPES = ["f32", "bf16", "f16"]
 # torch.finfo(dtype).eps: RMSNorm's default epsilon.
-FINFO_EPS = {"f32": 1.1920928955078125e-07, "bf16": 0.0078125}
+FINFO_EPS = {"f32": 1.1920928955078125e-07, "bf16": 0.0078125, "f16": 0.0009765625}
 
 
 def programs():

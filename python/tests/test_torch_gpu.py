@@ -14,15 +14,15 @@ if not torch.cuda.is_available():
 import norm_mlir  # noqa: E402
 from norm_mlir import ops  # noqa: E402
 
-DT = {"f32": torch.float32, "bf16": torch.bfloat16}
-TOL = {"f32": 1e-5, "bf16": 1e-2}
+DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+TOL = {"f32": 1e-5, "bf16": 1e-2, "f16": 2e-3}
 
 
 def rel(a, b):
     return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
 
 
-@pytest.mark.parametrize("t", ["f32", "bf16"])
+@pytest.mark.parametrize("t", ["f32", "bf16", "f16"])
 @pytest.mark.parametrize("n", [256, 512])
 def test_modules_match_torch_nn(t, n):
     torch.manual_seed(0)
@@ -43,7 +43,7 @@ def test_modules_match_torch_nn(t, n):
         assert rel(ours(x), expected(xd)) < TOL[t]
 
 
-@pytest.mark.parametrize("t", ["f32", "bf16"])
+@pytest.mark.parametrize("t", ["f32", "bf16", "f16"])
 def test_gradients_match_float64_autograd(t):
     torch.manual_seed(1)
     n = 512
