@@ -313,14 +313,13 @@ struct ConvertNormToGPUPass
     else if (minBlocksPerSM < 0 || minBlocksPerSM > 32)
       error = "min-blocks-per-sm must be 0 (no limit) to 32, got " +
               std::to_string(static_cast<int64_t>(minBlocksPerSM));
-    if (error.empty())
-      error = validateSharedStages(sharedStages);
+    else
+      error =
+          validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
     if (error.empty())
       error = validateL2PrefetchRows(l2PrefetchRows);
     if (error.empty())
       error = validateCombineLayout(combineLanes, combineThreads, deviceInfo());
-    if (error.empty())
-      error = validateClusterSize(maxClusterSize);
     if (error.empty() && !tuningTable.empty())
       table.load(tuningTable, error);
     if (error.empty())

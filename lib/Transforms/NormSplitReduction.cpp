@@ -165,13 +165,9 @@ struct NormSplitReductionPass
     else if (numSMs <= 0)
       error = "num-sms must be positive, got " +
               std::to_string(static_cast<int64_t>(numSMs));
-    else if (registerBudget <= 0)
-      error = "register-budget must be positive, got " +
-              std::to_string(static_cast<int64_t>(registerBudget));
-    if (error.empty())
-      error = validateClusterSize(maxClusterSize);
-    if (error.empty())
-      error = validateSharedStages(sharedStages);
+    else
+      error =
+          validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
     if (error.empty() && !tuningTable.empty())
       table.load(tuningTable, error);
     if (error.empty())

@@ -135,14 +135,8 @@ struct NormSplitRowsPass
   /// not an error of the program, so its diagnostic carries no location and
   /// does not print the module.
   LogicalResult initialize(MLIRContext *context) override {
-    std::string error;
-    if (registerBudget <= 0)
-      error = "register-budget must be positive, got " +
-              std::to_string(static_cast<int64_t>(registerBudget));
-    if (error.empty())
-      error = validateClusterSize(maxClusterSize);
-    if (error.empty())
-      error = validateSharedStages(sharedStages);
+    std::string error =
+        validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
     if (error.empty())
       return success();
     return emitError(UnknownLoc::get(context))
