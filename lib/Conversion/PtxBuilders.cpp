@@ -108,6 +108,16 @@ void mlir::norm::emitMbarrierWaitParity(OpBuilder &b, Location loc,
                     .str());
 }
 
+Value mlir::norm::sliceElements(OpBuilder &b, Location loc, int64_t n,
+                                int64_t width, Value columnBase) {
+  Value elements = indexConst(b, loc, width);
+  if (columnBase && n % width != 0)
+    elements = arith::MinUIOp::create(
+        b, loc, elements,
+        arith::SubIOp::create(b, loc, indexConst(b, loc, n), columnBase));
+  return elements;
+}
+
 void mlir::norm::emitRowPrefetchL2(OpBuilder &b, Location loc,
                                    ValueRange memrefs, Value row, Value rowEnd,
                                    int64_t n, Value columnBase, int64_t width,
@@ -122,15 +132,9 @@ void mlir::norm::emitRowPrefetchL2(OpBuilder &b, Location loc,
         go);
   scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
     Value first = arith::MulIOp::create(tb, l, row, indexConst(tb, l, n));
-    Value elements = indexConst(tb, l, width);
-    if (columnBase) {
+    if (columnBase)
       first = arith::AddIOp::create(tb, l, first, columnBase);
-      // The last slice of a cluster may end with the row.
-      if (n % width != 0)
-        elements = arith::MinUIOp::create(
-            tb, l, elements,
-            arith::SubIOp::create(tb, l, indexConst(tb, l, n), columnBase));
-    }
+    Value elements = sliceElements(tb, l, n, width, columnBase);
     for (Value memref : memrefs) {
       int64_t bytes =
           cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;

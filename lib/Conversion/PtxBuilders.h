@@ -56,6 +56,12 @@ Value emitGlobalLoad16(OpBuilder &b, Location loc, Value address,
                        VectorType type, Value policy,
                        EvictionPriority priority);
 
+/// Elements of a row's part that starts at column `columnBase` (null: 0)
+/// and is `width` wide: `width`, or fewer for the last slice of a cluster
+/// when it ends with the row (rows of `n` elements).
+Value sliceElements(OpBuilder &b, Location loc, int64_t n, int64_t width,
+                    Value columnBase);
+
 /// If `row` < `rowEnd` (and, where `threadId` is given, in thread 0 only),
 /// asks the bulk copy engine to bring row `row` of each contiguous global
 /// memref in `memrefs` (rows of `n` elements) into L2

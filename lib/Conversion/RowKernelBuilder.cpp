@@ -65,6 +65,9 @@ public:
     auto args = func.getArguments();
     inputs = SmallVector<Value>(args.take_front(numInputs));
     outputs = SmallVector<Value>(args.drop_front(numInputs));
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (op.getInputRole(i) == Role::full)
+        fullInputs.push_back(inputs[i]);
 
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -147,18 +150,15 @@ public:
     if (layout.sharedStages > 0) {
       // Rows staged in shared memory: the first stages - 1 rows are issued
       // before the loop, each iteration issues one more (RowStaging.cpp).
-      SmallVector<Value> full, column;
-      for (unsigned i = 0; i < numInputs; ++i) {
-        if (op.getInputRole(i) == Role::full)
-          full.push_back(inputs[i]);
+      SmallVector<Value> column;
+      for (unsigned i = 0; i < numInputs; ++i)
         if (op.getInputRole(i) == Role::col && layout.rereadStaged)
           column.push_back(inputs[i]);
-      }
       // The L2 prefetch of a split kernel (one wave, long walks) stays in
       // its own rows; a forward's reaches the rows of the blocks after it.
       staging.emplace(layout, n, layout.sharedStages, sliceBase,
                       op.hasColumnOutputs() ? rowEnd : rows);
-      staging->allocate(b, func, loc, full, column);
+      staging->allocate(b, func, loc, fullInputs, column);
       unsigned columnIndex = 0;
       for (unsigned i = 0; i < numInputs && layout.rereadStaged; ++i)
         if (op.getInputRole(i) == Role::col) {
@@ -190,17 +190,16 @@ public:
     // A persistent block walks its rows by a local index k (row bid + k *
     // grid) with a constant step, which scf::pipelineForLoop needs; the
     // reductions alternate their buffers with k.
-    Value loopBegin = rowBegin, loopEnd = rowEnd, grid;
+    Value loopBegin = rowBegin, loopEnd = rowEnd;
     if (persistent) {
-      grid = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-      walkStep = grid;
+      walkStep = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
       Value hasRow =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, bid, rows);
       loopBegin = indexConst(b, loc, 0);
       loopEnd = arith::SelectOp::create(
           b, loc, hasRow,
           arith::CeilDivUIOp::create(
-              b, loc, arith::SubIOp::create(b, loc, rows, bid), grid),
+              b, loc, arith::SubIOp::create(b, loc, rows, bid), walkStep),
           loopBegin);
     }
     auto loop = scf::ForOp::create(
@@ -210,7 +209,7 @@ public:
           Value row = index, local = index, first = rowBegin;
           if (persistent) {
             row = arith::AddIOp::create(
-                lb, l, bid, arith::MulIOp::create(lb, l, index, grid));
+                lb, l, bid, arith::MulIOp::create(lb, l, index, walkStep));
             first = loopBegin;
           }
           if (failed(emitRow(lb, l, row, local, first, tid, accs, next)))
@@ -387,11 +386,7 @@ private:
         b, loc, row,
         arith::MulIOp::create(b, loc, step,
                               indexConst(b, loc, layout.l2PrefetchRows)));
-    SmallVector<Value> full;
-    for (auto [i, input] : llvm::enumerate(inputs))
-      if (op.getInputRole(i) == Role::full)
-        full.push_back(input);
-    emitRowPrefetchL2(b, loc, full, ahead, rowCount, n, sliceBase,
+    emitRowPrefetchL2(b, loc, fullInputs, ahead, rowCount, n, sliceBase,
                       std::min(n, layout.sliceWidth()), tid);
   }
 
@@ -668,6 +663,8 @@ private:
   /// Rows strided by the grid (KernelPlan::persistent).
   bool persistent;
   SmallVector<Value> inputs, outputs, columns, inBounds;
+  /// The inputs with a value per element (Role::full), in input order.
+  SmallVector<Value> fullInputs;
   Value sliceY;
   /// The row reductions' code and shared memory.
   std::optional<RowReductions> reductions;

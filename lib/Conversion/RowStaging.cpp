@@ -130,13 +130,7 @@ Value RowStaging::vectorIndex(OpBuilder &b, Location loc, Value column) const {
 }
 
 Value RowStaging::stagedElements(OpBuilder &b, Location loc) {
-  // The last slice of a cluster ends with the row.
-  Value elements = indexConst(b, loc, stageElements);
-  if (sliceBase && n % stageElements != 0)
-    elements = arith::MinUIOp::create(
-        b, loc, elements,
-        arith::SubIOp::create(b, loc, indexConst(b, loc, n), sliceBase));
-  return elements;
+  return sliceElements(b, loc, n, stageElements, sliceBase);
 }
 
 void RowStaging::issue(OpBuilder &b, Location loc, Value threadId, Value row,

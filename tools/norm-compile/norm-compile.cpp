@@ -78,8 +78,8 @@ static cl::opt<bool>
                cl::init(true));
 static cl::opt<int64_t> l2PrefetchRows(
     "l2-prefetch-rows",
-    cl::desc("Rows ahead of each staged row prefetched into L2 (0: off; -1: "
-             "the tuning rule)"),
+    cl::desc("Rows (persistent grids: walk steps) ahead that forwards "
+             "prefetch into L2 (0: off; -1: the tuning rule)"),
     cl::init(-1));
 static cl::opt<bool>
     fpContract("fp-contract",

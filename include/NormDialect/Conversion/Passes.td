@@ -72,9 +72,9 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "the grid, which the launch may cap at the clusters that fit)">,
     Option<"l2PrefetchRows", "l2-prefetch-rows", "int64_t",
            /*default=*/"-1",
-           "Staged kernels also prefetch the full inputs of the row this many "
-           "rows ahead of each staged row into L2 (cp.async.bulk.prefetch; "
-           "0: off; -1: the tuning rule)">,
+           "Forwards also prefetch their full inputs this many rows ahead "
+           "into L2 (cp.async.bulk.prefetch; walk steps for a persistent "
+           "grid; 0: off; -1: the tuning rule)">,
     Option<"fpContract", "fp-contract", "bool", /*default=*/"true",
            "Let the kernels' float multiplies and adds fuse into FMAs (arith "
            "fastmath `contract`), as nvcc (--fmad=true) and Triton do; false "

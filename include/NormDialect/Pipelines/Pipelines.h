@@ -73,8 +73,9 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::init(true)};
   Option<int64_t> l2PrefetchRows{
       *this, "l2-prefetch-rows",
-      llvm::cl::desc("Rows ahead of each staged row prefetched into L2 (0: "
-                     "off; -1: the tuning rule)"),
+      llvm::cl::desc("Rows (persistent grids: walk steps) ahead that "
+                     "forwards prefetch into L2 (0: off; -1: the tuning "
+                     "rule)"),
       llvm::cl::init(-1)};
   Option<bool> fpContract{
       *this, "fp-contract",
