@@ -4,7 +4,8 @@
 Usage: scripts/build-bundles.py [--out DIR] [--jobs 2]
        scripts/build-bundles.py --bench-only --flags=--shared-stages=0 --out .out/prefetch
 Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
---bench-only builds the plain bf16 bundles of the public N only, and
+--bench-only builds the plain bf16 bundles of the public N only (and the
+inference forwards, <kind>_bf16_<N>_infer, which the benchmark times), and
 --flags passes extra norm-compile options to every bundle: an A/B directory
 for bench/bench.py --bundles. Each bundle's PTX is assembled with ptxas
 (sm_90) where ptxas exists, so a kernel the GPU would refuse to load (too
@@ -48,6 +49,13 @@ def variants():
         # (warp or block rows, staged rows, a cluster, a ragged N).
         for n in [1000, 1024, 4096, 32768]:
             out.append((kind, "f16", n, "", {}))
+    # The inference forwards (no saved statistics), which the benchmark
+    # times against torch.compile's inference forward.
+    for kind in ("rms_fwd", "ln_fwd"):
+        for n in PUBLIC_N + [1000, 4097, 32771, 40000]:
+            out.append((kind, "bf16", n, "infer", {"stats": False}))
+        for n in (1024, 4096):
+            out.append((kind, "f32", n, "infer", {"stats": False}))
     out.append(("rms_fwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_bwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_fwd", "bf16", 4096, "gemma", {"offset": 1.0}))
@@ -90,7 +98,7 @@ def main():
     p.add_argument("--compiler", default=os.path.join(ROOT, "build", "bin", "norm-compile"))
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--bench-only", action="store_true",
-                   help="only the plain bf16 bundles of the public N")
+                   help="only the plain (and inference forward) bf16 bundles of the public N")
     p.add_argument("--flags", default="",
                    help="extra norm-compile options for every bundle (space separated)")
     p.add_argument("--no-ptxas", action="store_true",
@@ -99,7 +107,8 @@ def main():
     ptxas = None if args.no_ptxas else ptxas_path()
     wanted = variants()
     if args.bench_only:
-        wanted = [v for v in wanted if v[1] == "bf16" and not v[3] and v[2] in PUBLIC_N]
+        wanted = [v for v in wanted
+                  if v[1] == "bf16" and v[3] in ("", "infer") and v[2] in PUBLIC_N]
     extra = args.flags.split()
     if extra:
         wanted = [(kind, dtype, n, variant, {**kwargs, "flags": kwargs.get("flags", []) + extra})

@@ -34,6 +34,14 @@ def _runs_here(x):
     return x.is_cuda or (x.device.type == "cpu" and compiler._library() is not None)
 
 
+def _needs_grad(*tensors):
+    """Whether autograd will need this call's backward: only then does the
+    forward save its statistics (mean, rstd) for it; otherwise the modules
+    run the inference forward, whose kernel stores neither."""
+    return torch.is_grad_enabled() and any(
+        t is not None and t.requires_grad for t in tensors)
+
+
 def _shape(normalized_shape):
     if isinstance(normalized_shape, numbers.Integral):
         return (int(normalized_shape),)
@@ -65,6 +73,8 @@ class RMSNorm(torch.nn.Module):
         if n is None:
             return F.rms_norm(x, self.normalized_shape, self.weight, eps)
         w = self.weight.reshape(n) if self.weight is not None else None
+        if not _needs_grad(x, w):
+            return ops.rms_norm_inference(x.reshape(-1, n), w, float(eps), 0.0).reshape(x.shape)
         y, _ = ops.rms_norm(x.reshape(-1, n), w, float(eps), 0.0)
         return y.reshape(x.shape)
 
@@ -105,6 +115,9 @@ class LayerNorm(torch.nn.Module):
             return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
         w = self.weight.reshape(n) if self.weight is not None else None
         b = self.bias.reshape(n) if self.bias is not None else None
+        if not _needs_grad(x, w, b):
+            return ops.layer_norm_inference(x.reshape(-1, n), w, b,
+                                            float(self.eps)).reshape(x.shape)
         y, _, _ = ops.layer_norm(x.reshape(-1, n), w, b, float(self.eps))
         return y.reshape(x.shape)
 

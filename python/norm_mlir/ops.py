@@ -9,7 +9,12 @@ Ops (all take the normalized size from the last dimension of x):
   norm_mlir::rms_norm_backward(dy, x, rstd, weight?, offset) -> (dx, dw)
   norm_mlir::layer_norm(x, weight?, bias?, eps) -> (y, mean, rstd)
   norm_mlir::layer_norm_backward(dy, x, mean, rstd, weight?, has_bias) -> (dx, dw, db)
-dw/db are empty tensors when there is no weight/bias.
+  norm_mlir::rms_norm_inference(x, weight?, eps, offset) -> y
+  norm_mlir::layer_norm_inference(x, weight?, bias?, eps) -> y
+dw/db are empty tensors when there is no weight/bias. The inference ops are
+the forwards without the saved statistics (their kernels store no mean or
+rstd) and have no autograd: the modules call them when nothing needs a
+gradient.
 """
 
 import torch
@@ -113,6 +118,22 @@ def _rms_backward(ctx, dy, drstd):
 rms_norm.register_autograd(_rms_backward, setup_context=_rms_setup)
 
 
+@torch.library.custom_op("norm_mlir::rms_norm_inference", mutates_args=())
+def rms_norm_inference(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
+                       offset: float) -> torch.Tensor:
+    _check(x, weight, name="rms_norm_inference")
+    launcher = _launcher("rms_fwd", x.shape[-1], x, weight, eps=eps, offset=offset,
+                         stats=False)
+    args = [_rows(x)] + ([weight.contiguous()] if weight is not None else [])
+    (y,) = launcher(None, *args)
+    return y.view(x.shape)
+
+
+@rms_norm_inference.register_fake
+def _(x, weight, eps, offset):
+    return torch.empty_like(x)
+
+
 @torch.library.custom_op("norm_mlir::layer_norm", mutates_args=())
 def layer_norm(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
                eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -172,6 +193,24 @@ def _ln_backward(ctx, dy, dmean, drstd):
 layer_norm.register_autograd(_ln_backward, setup_context=_ln_setup)
 
 
+@torch.library.custom_op("norm_mlir::layer_norm_inference", mutates_args=())
+def layer_norm_inference(x: torch.Tensor, weight: torch.Tensor | None,
+                         bias: torch.Tensor | None, eps: float) -> torch.Tensor:
+    _check(x, weight, bias, name="layer_norm_inference")
+    if bias is not None and weight is None:
+        raise ValueError("layer_norm_inference: a bias needs a weight")
+    launcher = _launcher("ln_fwd", x.shape[-1], x, weight, eps=eps, bias=bias is not None,
+                         stats=False)
+    args = [_rows(x)] + [p.contiguous() for p in (weight, bias) if p is not None]
+    (y,) = launcher(None, *args)
+    return y.view(x.shape)
+
+
+@layer_norm_inference.register_fake
+def _(x, weight, bias, eps):
+    return torch.empty_like(x)
+
+
 # ---- CPU kernels: the CPU lowering of the same programs ---------------------
 
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
@@ -205,6 +244,15 @@ def _(x, weight, eps, offset):
     return y.view(x.shape), rstd.view(x.shape[:-1])
 
 
+@rms_norm_inference.register_kernel("cpu")
+def _(x, weight, eps, offset):
+    rows = _rows(x)
+    y = torch.empty_like(rows)
+    _cpu_run("rms_fwd", x, weight, dict(eps=eps, offset=offset, stats=False),
+             [rows] + ([weight] if weight is not None else []), [y])
+    return y.view(x.shape)
+
+
 @rms_norm_backward.register_kernel("cpu")
 def _(dy, x, rstd, weight, offset):
     rows = _rows(x)
@@ -227,6 +275,17 @@ def _(x, weight, bias, eps):
     _cpu_run("ln_fwd", x, weight, dict(eps=eps, bias=bias is not None),
              [rows] + [p for p in (weight, bias) if p is not None], [y, mean, rstd])
     return y.view(x.shape), mean.view(x.shape[:-1]), rstd.view(x.shape[:-1])
+
+
+@layer_norm_inference.register_kernel("cpu")
+def _(x, weight, bias, eps):
+    if bias is not None and weight is None:
+        raise ValueError("layer_norm_inference: a bias needs a weight")
+    rows = _rows(x)
+    y = torch.empty_like(rows)
+    _cpu_run("ln_fwd", x, weight, dict(eps=eps, bias=bias is not None, stats=False),
+             [rows] + [p for p in (weight, bias) if p is not None], [y])
+    return y.view(x.shape)
 
 
 @layer_norm_backward.register_kernel("cpu")

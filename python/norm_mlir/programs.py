@@ -17,16 +17,20 @@ def mlir_type(dtype):
 
 
 def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
-                 eps=1e-6, offset=0.0):
+                 eps=1e-6, offset=0.0, stats=True):
     """MLIR for one op.
 
     kind: 'rms_fwd', 'rms_bwd', 'ln_fwd' or 'ln_bwd'. Arguments and results
-    follow the op's operand order (see docs/bundle.md).
+    follow the op's operand order (see docs/bundle.md). stats=False makes a
+    forward return only y (the inference forward): its kernel then stores no
+    mean or rstd, which the backward is the only reader of.
     """
     if not isinstance(n, int) or n <= 0:
         raise ValueError(f"N must be a positive integer, got {n!r}")
     if not eps > 0:
         raise ValueError(f"eps must be positive, got {eps!r}")
+    if not stats and kind not in ("rms_fwd", "ln_fwd"):
+        raise ValueError(f"stats=False is for the forwards, not {kind!r}")
     t = mlir_type(dtype)
     wt = mlir_type(weight_dtype) if weight_dtype is not None else t
     x = f"tensor<?x{n}x{t}>"
@@ -38,16 +42,19 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
     if kind == "rms_fwd":
         args = [f"%x: {x}"] + ([f"%w: {v}"] if weight else [])
         wc = f" weight(%w : {v})" if weight else ""
-        return (f"func.func @rms_fwd({', '.join(args)}) -> ({x}, {s}) {{\n"
+        res, ret = (f"({x}, {s})", f"%y, %rstd : {x}, {s}") if stats else (x, f"%y : {x}")
+        return (f"func.func @rms_fwd({', '.join(args)}) -> {res} {{\n"
                 f"  %y, %rstd = norm.rms_norm %x{wc} {{{eps_attr}{off}}} : {x} -> {x}, {s}\n"
-                f"  return %y, %rstd : {x}, {s}\n}}\n")
+                f"  return {ret}\n}}\n")
     if kind == "ln_fwd":
         bias = bias and weight
         args = [f"%x: {x}"] + ([f"%w: {v}"] if weight else []) + ([f"%b: {v}"] if bias else [])
         wc = (f" weight(%w : {v})" if weight else "") + (f" bias(%b : {v})" if bias else "")
-        return (f"func.func @ln_fwd({', '.join(args)}) -> ({x}, {s}, {s}) {{\n"
+        res, ret = ((f"({x}, {s}, {s})", f"%y, %mean, %rstd : {x}, {s}, {s}") if stats
+                    else (x, f"%y : {x}"))
+        return (f"func.func @ln_fwd({', '.join(args)}) -> {res} {{\n"
                 f"  %y, %mean, %rstd = norm.layer_norm %x{wc} {{{eps_attr}}} : {x} -> {x}, {s}, {s}\n"
-                f"  return %y, %mean, %rstd : {x}, {s}, {s}\n}}\n")
+                f"  return {ret}\n}}\n")
     if kind == "rms_bwd":
         args = [f"%dy: {x}", f"%x: {x}", f"%rstd: {s}"] + ([f"%w: {v}"] if weight else [])
         wc = f" weight(%w : {v})" if weight else ""

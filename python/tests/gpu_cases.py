@@ -8,7 +8,9 @@ FINFO_EPS = {"f32": 1.1920928955078125e-07, "bf16": 0.0078125, "f16": 0.00097656
 
 
 def programs():
-    """(kind, n, dtype, weight_dtype or None, flags) of every op call."""
+    """(kind, n, dtype, weight_dtype or None, flags) of every op call: the
+    forwards twice, with their statistics (training) and without them
+    (inference, what the modules run when nothing needs a gradient)."""
     out = []
     for n in HIDDEN:
         for t in DTYPES:
@@ -20,4 +22,5 @@ def programs():
             for w, bias in ((t, True), (t, False), (None, False)):
                 out.append(("ln_fwd", n, t, w, dict(eps=1e-5, bias=bias)))
                 out.append(("ln_bwd", n, t, w, dict(bias=bias)))
-    return out
+    return out + [(k, n, t, w, dict(f, stats=False)) for k, n, t, w, f in out
+                  if k.endswith("_fwd")]

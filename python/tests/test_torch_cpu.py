@@ -43,12 +43,29 @@ def test_ops_and_gradients_on_cpu(dtype, tol):
     assert rel(gx, rx) < tol and rel(gw, rw) < tol and rel(gb, rb) < tol
 
 
+def test_inference_ops_on_cpu():
+    # The forwards without statistics: y equal to the training forward's.
+    torch.manual_seed(3)
+    x = torch.randn(6, 80)
+    w, b = torch.randn(80) * 0.5 + 1, torch.randn(80) * 0.1
+    assert torch.equal(ops.rms_norm_inference(x, w, 1e-6, 0.0), ops.rms_norm(x, w, 1e-6, 0.0)[0])
+    assert torch.equal(ops.layer_norm_inference(x, w, b, 1e-5),
+                       ops.layer_norm(x, w, b, 1e-5)[0])
+    assert torch.equal(ops.layer_norm_inference(x, None, None, 1e-5),
+                       ops.layer_norm(x, None, None, 1e-5)[0])
+    with pytest.raises(ValueError, match="a bias needs a weight"):
+        ops.layer_norm_inference(x, None, b, 1e-5)
+
+
 def test_opcheck():
     # torch.library's own consistency checks: schema, fake kernel, autograd.
     x = torch.randn(4, 32, requires_grad=True)
     w = torch.randn(32, requires_grad=True)
     torch.library.opcheck(torch.ops.norm_mlir.rms_norm.default, (x, w, 1e-6, 0.0))
     torch.library.opcheck(torch.ops.norm_mlir.layer_norm.default, (x, w, w, 1e-5))
+    x, w = x.detach(), w.detach()
+    torch.library.opcheck(torch.ops.norm_mlir.rms_norm_inference.default, (x, w, 1e-6, 0.0))
+    torch.library.opcheck(torch.ops.norm_mlir.layer_norm_inference.default, (x, w, w, 1e-5))
 
 
 def test_modules_under_torch_compile_on_cpu():

@@ -67,6 +67,34 @@ def test_gradients_match_float64_autograd(t):
     assert rel(gx, rx) < TOL[t] and rel(gw, rw) < TOL[t] and rel(gb, rb) < TOL[t]
 
 
+@pytest.mark.parametrize("t", ["f32", "bf16", "f16"])
+@pytest.mark.parametrize("n", [256, 512])
+def test_inference_forward_is_the_training_forward_without_stats(t, n, monkeypatch):
+    # Nothing needs a gradient, so the modules run the inference ops, whose
+    # kernels store no statistics; y must be the training forward's, bit for
+    # bit (the same reductions in the same order).
+    torch.manual_seed(2)
+    x = torch.randn(5, 33, n, device="cuda", dtype=DT[t])
+    calls = []
+    for name in ("rms_norm_inference", "layer_norm_inference"):
+        op = getattr(ops, name)
+        monkeypatch.setattr(ops, name, lambda *a, _op=op, _n=name: calls.append(_n) or _op(*a))
+    rms = norm_mlir.RMSNorm(n, eps=1e-6, device="cuda", dtype=DT[t])
+    ln = norm_mlir.LayerNorm(n, device="cuda", dtype=DT[t])
+    with torch.no_grad():
+        for p in (rms.weight, ln.weight, ln.bias):
+            p.copy_(torch.randn_like(p) * 0.5 + 1)
+        y_rms, y_ln = rms(x), ln(x)
+    assert calls == ["rms_norm_inference", "layer_norm_inference"]
+    assert torch.equal(y_rms, ops.rms_norm(x, rms.weight, 1e-6, 0.0)[0])
+    assert torch.equal(y_ln, ops.layer_norm(x, ln.weight, ln.bias, 1e-5)[0])
+    xd = x.double()
+    ref = torch.nn.functional.rms_norm(xd, (n,), rms.weight.double(), 1e-6)
+    assert rel(y_rms, ref) < TOL[t]
+    ref = torch.nn.functional.layer_norm(xd, (n,), ln.weight.double(), ln.bias.double(), 1e-5)
+    assert rel(y_ln, ref) < TOL[t]
+
+
 def test_bad_tensors_are_clear_errors():
     x = torch.randn(4, 256, device="cuda", dtype=torch.float64)
     with pytest.raises(TypeError, match="bfloat16, float16 or float32"):
