@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The training forwards beside torch.compile's: both save the statistics a
+backward reads (rstd; for LayerNorm mean and rstd), where bench/bench.py
+compares the inference forwards (no statistics) as PERF.md's anchors run.
+
+Ours is the bundle <op>_bf16_<N> (the forward that returns y and its
+statistics); torch.compile's is its training forward, called on inputs that
+require gradients, so AOTAutograd's forward graph saves what its backward
+needs. Kernel time (bench/timing.py's PERF.md method), PERF.md's byte
+formula (which counts the statistics), the copy ceiling of the same run.
+
+Usage (on the GPU):
+    python3 bench/training_forward.py [--bundles .out/bundles] [--shapes 32768x1024,...]
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import EPS, SHAPES, TIMERS, compiled, copy_ceiling, geomean, min_bytes  # noqa: E402
+from bench import ROOT, Launcher, load_bundle  # noqa: E402
+
+
+def training_pair(op, m, n, bundles):
+    """(ours, torch.compile's) training forwards of one shape."""
+    dt = torch.bfloat16
+    x = torch.randn(m, n, device="cuda", dtype=dt)
+    w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
+    b = (0.1 * torch.randn(n, device="cuda")).to(dt)
+    ours = Launcher(load_bundle(os.path.join(bundles, f"{op}_bf16_{n}")))
+    xg, wg, bg = (t.clone().requires_grad_() for t in (x, w, b))
+    if op == "rms_fwd":
+        f = compiled(f"rms_fwd_train{m}x{n}", lambda x, w: F.rms_norm(x, (n,), w, EPS))
+        return (lambda: ours(None, x, w)), (lambda: f(xg, wg))
+    f = compiled(f"ln_fwd_train{m}x{n}", lambda x, w, b: F.layer_norm(x, (n,), w, b, EPS))
+    return (lambda: ours(None, x, w, b)), (lambda: f(xg, wg, bg))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
+    p.add_argument("--ops", default="rms_fwd,ln_fwd")
+    p.add_argument("--shapes", default="")
+    args = p.parse_args()
+    torch.cuda.init()
+    torch._dynamo.config.cache_size_limit = 256
+    torch._dynamo.config.recompile_limit = 256
+    timer = TIMERS["kernels"]
+    shapes = SHAPES
+    if args.shapes:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    ceiling = copy_ceiling(timer)
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
+          f"copy ceiling {ceiling / 1e12:.2f} TB/s [kernels]")
+    for op in args.ops.split(","):
+        print(f"\n{op}, training forwards (statistics saved) [kernels]: TB/s")
+        print(f"{'shape':>14} {'norm':>7} {'compile':>8} {'vs compile':>10}")
+        ours_all, theirs_all = [], []
+        for m, n in shapes:
+            ours, theirs = training_pair(op, m, n, args.bundles)
+            nbytes = min_bytes(op, m, n)
+            a = nbytes / timer(ours) / 1e12
+            try:
+                c = nbytes / timer(theirs) / 1e12
+            except Exception as e:  # an anchor failing must not hide our number
+                c = float("nan")
+                print(f"  torch.compile failed: {str(e)[:200]}")
+            ours_all.append(a)
+            theirs_all.append(c)
+            print(f"{m:>6}x{n:<7} {a:7.2f} {c:8.2f} {a / c:10.2f}", flush=True)
+        ga, gc = geomean(ours_all), geomean(theirs_all)
+        print(f"{'geomean':>14} {ga:7.2f} {gc:8.2f} {ga / gc:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
