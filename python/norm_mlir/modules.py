@@ -31,7 +31,15 @@ def _flat_size(module, x):
 def _runs_here(x):
     """Whether the custom ops run `x`: CUDA tensors (bundles), or CPU tensors
     when the compiler is available for the CPU lowering."""
-    return x.is_cuda or (x.device.type == "cpu" and compiler._library() is not None)
+    return x.is_cuda or (x.device.type == "cpu" and _cpu_compiler())
+
+
+@torch.compiler.assume_constant_result
+def _cpu_compiler():
+    # Looking for the library touches the file system, which torch.compile
+    # cannot trace (with fullgraph=True it would fail when the first call of
+    # a module is a compiled one); its answer does not change in a process.
+    return compiler._library() is not None
 
 
 def _needs_grad(*tensors):

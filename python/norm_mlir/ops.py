@@ -62,6 +62,11 @@ def _check(x, *params, name):
     _check_params(x, *params, name=name)
 
 
+def _check_bias(weight, bias, name):
+    if bias is not None and weight is None:
+        raise ValueError(f"{name}: a bias needs a weight")
+
+
 def _rows(t):
     return t.contiguous().view(-1, t.shape[-1])
 
@@ -138,8 +143,7 @@ def _(x, weight, eps, offset):
 def layer_norm(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
                eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     _check(x, weight, bias, name="layer_norm")
-    if bias is not None and weight is None:
-        raise ValueError("layer_norm: a bias needs a weight")
+    _check_bias(weight, bias, "layer_norm")
     n = x.shape[-1]
     launcher = _launcher("ln_fwd", n, x, weight, eps=eps, bias=bias is not None)
     args = [_rows(x)] + [p.contiguous() for p in (weight, bias) if p is not None]
@@ -197,8 +201,7 @@ layer_norm.register_autograd(_ln_backward, setup_context=_ln_setup)
 def layer_norm_inference(x: torch.Tensor, weight: torch.Tensor | None,
                          bias: torch.Tensor | None, eps: float) -> torch.Tensor:
     _check(x, weight, bias, name="layer_norm_inference")
-    if bias is not None and weight is None:
-        raise ValueError("layer_norm_inference: a bias needs a weight")
+    _check_bias(weight, bias, "layer_norm_inference")
     launcher = _launcher("ln_fwd", x.shape[-1], x, weight, eps=eps, bias=bias is not None,
                          stats=False)
     args = [_rows(x)] + [p.contiguous() for p in (weight, bias) if p is not None]
@@ -234,23 +237,26 @@ def _cpu_run(kind, x, weight, flags, inputs, outputs):
                 *[_numpy(t) for t in outputs])
 
 
+def _cpu_forward(kind, x, weight, params, flags, stats):
+    """A forward through the CPU lowering: y and `stats` f32 statistics per
+    row (0: the inference forward's program, which returns y alone)."""
+    rows = _rows(x)
+    outputs = [torch.empty_like(rows)] + [x.new_empty(rows.shape[0], dtype=torch.float32)
+                                          for _ in range(stats)]
+    if not stats:
+        flags = dict(flags, stats=False)
+    _cpu_run(kind, x, weight, flags, [rows] + [p for p in params if p is not None], outputs)
+    return (outputs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outputs[1:])
+
+
 @rms_norm.register_kernel("cpu")
 def _(x, weight, eps, offset):
-    rows = _rows(x)
-    y = torch.empty_like(rows)
-    rstd = x.new_empty(rows.shape[0], dtype=torch.float32)
-    _cpu_run("rms_fwd", x, weight, dict(eps=eps, offset=offset),
-             [rows] + ([weight] if weight is not None else []), [y, rstd])
-    return y.view(x.shape), rstd.view(x.shape[:-1])
+    return _cpu_forward("rms_fwd", x, weight, [weight], dict(eps=eps, offset=offset), 1)
 
 
 @rms_norm_inference.register_kernel("cpu")
 def _(x, weight, eps, offset):
-    rows = _rows(x)
-    y = torch.empty_like(rows)
-    _cpu_run("rms_fwd", x, weight, dict(eps=eps, offset=offset, stats=False),
-             [rows] + ([weight] if weight is not None else []), [y])
-    return y.view(x.shape)
+    return _cpu_forward("rms_fwd", x, weight, [weight], dict(eps=eps, offset=offset), 0)[0]
 
 
 @rms_norm_backward.register_kernel("cpu")
@@ -266,26 +272,16 @@ def _(dy, x, rstd, weight, offset):
 
 @layer_norm.register_kernel("cpu")
 def _(x, weight, bias, eps):
-    if bias is not None and weight is None:
-        raise ValueError("layer_norm: a bias needs a weight")
-    rows = _rows(x)
-    y = torch.empty_like(rows)
-    mean = x.new_empty(rows.shape[0], dtype=torch.float32)
-    rstd = torch.empty_like(mean)
-    _cpu_run("ln_fwd", x, weight, dict(eps=eps, bias=bias is not None),
-             [rows] + [p for p in (weight, bias) if p is not None], [y, mean, rstd])
-    return y.view(x.shape), mean.view(x.shape[:-1]), rstd.view(x.shape[:-1])
+    _check_bias(weight, bias, "layer_norm")
+    return _cpu_forward("ln_fwd", x, weight, [weight, bias],
+                        dict(eps=eps, bias=bias is not None), 2)
 
 
 @layer_norm_inference.register_kernel("cpu")
 def _(x, weight, bias, eps):
-    if bias is not None and weight is None:
-        raise ValueError("layer_norm_inference: a bias needs a weight")
-    rows = _rows(x)
-    y = torch.empty_like(rows)
-    _cpu_run("ln_fwd", x, weight, dict(eps=eps, bias=bias is not None, stats=False),
-             [rows] + [p for p in (weight, bias) if p is not None], [y])
-    return y.view(x.shape)
+    _check_bias(weight, bias, "layer_norm_inference")
+    return _cpu_forward("ln_fwd", x, weight, [weight, bias],
+                        dict(eps=eps, bias=bias is not None), 0)[0]
 
 
 @layer_norm_backward.register_kernel("cpu")

@@ -3,6 +3,11 @@ their fake kernels under torch.compile. Needs torch and the compiler; skipped
 where either is missing (CI has no torch: its wheel pulls GBs of CUDA
 libraries)."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -78,6 +83,8 @@ def test_modules_under_torch_compile_on_cpu():
     x = torch.randn(16, 64)
     compiled = torch.compile(model, fullgraph=True)
     assert rel(compiled(x), ref(x)) < 1e-5
+    with torch.no_grad():  # the inference ops, traced through their fake kernels
+        assert rel(compiled(x), ref(x)) < 1e-5
     # A loss whose gradients do not cancel (mean(square(LayerNorm(.))) is
     # nearly constant, so its gradients are rounding noise).
     probe = torch.randn(16, 64)
@@ -85,3 +92,36 @@ def test_modules_under_torch_compile_on_cpu():
     (ref(x) * probe).sum().backward()
     for p, q in zip(model.parameters(), ref.parameters()):
         assert rel(p.grad, q.grad) < 1e-4
+
+
+def test_compiled_first_call_picks_the_op_for_the_grad_mode():
+    # A fresh process whose first call of the modules is a compiled one
+    # (fullgraph): the compiler lookup must not break the graph, and the
+    # graph holds the inference ops under no_grad, the training ops else.
+    script = textwrap.dedent("""
+        import torch, norm_mlir
+        model = torch.nn.Sequential(torch.nn.Linear(64, 64), norm_mlir.LayerNorm(64),
+                                    norm_mlir.RMSNorm(64))
+        graphs = []
+        def backend(gm, example_inputs):
+            graphs.append(gm)
+            return gm.forward
+        x = torch.randn(4, 64)
+        with torch.no_grad():
+            y = torch.compile(model, backend=backend, fullgraph=True)(x)
+        y2 = torch.compile(model, backend=backend, fullgraph=True)(x)
+        for gm in graphs:
+            print(sorted(str(n.target) for n in gm.graph.nodes
+                         if str(n.target).startswith("norm_mlir")))
+        print(torch.equal(y, y2.detach()))
+    """)
+    package_root = os.path.dirname(os.path.dirname(norm_mlir.__file__))
+    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=path), timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    assert lines == [
+        "['norm_mlir.layer_norm_inference.default', 'norm_mlir.rms_norm_inference.default']",
+        "['norm_mlir.layer_norm.default', 'norm_mlir.rms_norm.default']",
+        "True"], out.stdout
