@@ -150,6 +150,26 @@ def test_program_text_rejects_bad_arguments():
         program_text("rms_fwd", 64, "bf16", eps=0.0)
     with pytest.raises(ValueError, match="unknown op kind"):
         program_text("softmax", 64, "bf16")
+    with pytest.raises(ValueError, match="stats=False is for the forwards"):
+        program_text("ln_bwd", 64, "bf16", stats=False)
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+@pytest.mark.parametrize("kind", ["rms_fwd", "ln_fwd"])
+def test_inference_forward_bundle_returns_y_alone(tmp_path, kind):
+    # Same arguments as the training forward, one result and no buffer for
+    # the statistics (the kernel has no parameters for them either).
+    (tmp_path / "train").mkdir()
+    (tmp_path / "infer").mkdir()
+    train = compile_bundle(tmp_path / "train", kind, stats=True).function()
+    infer = compile_bundle(tmp_path / "infer", kind, stats=False).function()
+    assert infer.arguments == train.arguments
+    assert len(train.results) == (2 if kind == "rms_fwd" else 3)
+    assert len(infer.results) == 1 and len(infer.buffers) == 1
+    (buf,) = infer.buffers.values()
+    assert buf["dtype"] == "bf16" and buf["shape"] == ["M", 256]
+    assert len(infer.launches[0]["params"]) == len(train.launches[0]["params"]) - (
+        len(train.results) - 1)
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
