@@ -13,7 +13,7 @@ Ops (all take the normalized size from the last dimension of x):
   norm_mlir::layer_norm_inference(x, weight?, bias?, eps) -> y
 dw/db are empty tensors when there is no weight/bias. The inference ops are
 the forwards without the saved statistics (their kernels store no mean or
-rstd) and have no autograd: the modules call them when nothing needs a
+rstd) and refuse a backward: the modules call them when nothing needs a
 gradient.
 """
 
@@ -139,6 +139,19 @@ def _(x, weight, eps, offset):
     return torch.empty_like(x)
 
 
+def _no_backward(name, training_op):
+    """An autograd formula that refuses: the inference ops save nothing a
+    backward could use, so a gradient through them is a clear error (and
+    not a tensor without grad_fn found later)."""
+    def backward(ctx, *grads):
+        raise RuntimeError(f"norm_mlir::{name} has no backward (it saves no statistics); "
+                           f"use norm_mlir::{training_op} where gradients are needed")
+    return backward
+
+
+rms_norm_inference.register_autograd(_no_backward("rms_norm_inference", "rms_norm"))
+
+
 @torch.library.custom_op("norm_mlir::layer_norm", mutates_args=())
 def layer_norm(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
                eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -212,6 +225,9 @@ def layer_norm_inference(x: torch.Tensor, weight: torch.Tensor | None,
 @layer_norm_inference.register_fake
 def _(x, weight, bias, eps):
     return torch.empty_like(x)
+
+
+layer_norm_inference.register_autograd(_no_backward("layer_norm_inference", "layer_norm"))
 
 
 # ---- CPU kernels: the CPU lowering of the same programs ---------------------

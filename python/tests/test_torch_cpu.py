@@ -60,6 +60,12 @@ def test_inference_ops_on_cpu():
                        ops.layer_norm(x, None, None, 1e-5)[0])
     with pytest.raises(ValueError, match="a bias needs a weight"):
         ops.layer_norm_inference(x, None, b, 1e-5)
+    # They save nothing for a backward: a gradient through them is refused.
+    xg = x.clone().requires_grad_()
+    with pytest.raises(RuntimeError, match="rms_norm_inference has no backward"):
+        ops.rms_norm_inference(xg, w, 1e-6, 0.0).sum().backward()
+    with pytest.raises(RuntimeError, match="use norm_mlir::layer_norm where"):
+        ops.layer_norm_inference(xg, w, b, 1e-5).sum().backward()
 
 
 def test_opcheck():
