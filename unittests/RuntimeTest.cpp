@@ -120,6 +120,27 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   EXPECT_FALSE(bundle->function("nope", error));
 }
 
+TEST(Bundle, InferenceForwardReturnsYAlone) {
+  // A forward whose rstd is not returned: one result, one buffer (y), the
+  // training forward's arguments.
+  std::string dir = compileExample("rms_norm_fwd_inference");
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  const Function *f = bundle->function("rms_fwd_inference", error);
+  ASSERT_TRUE(f) << error;
+  ASSERT_EQ(f->arguments.size(), 2u);
+  ASSERT_EQ(f->buffers.size(), 1u);
+  ASSERT_EQ(f->results.size(), 1u);
+  EXPECT_EQ(f->results[0], f->buffers[0].name);
+  EXPECT_EQ(f->buffers[0].dtype, DType::BF16);
+  alignas(16) static char fake[64];
+  TensorRef x{fake, DType::BF16, {7, 4096}}, w{fake, DType::BF16, {4096}};
+  int64_t rows = 0;
+  EXPECT_TRUE(f->bindRows({x, w}, rows, error)) << error;
+  EXPECT_EQ(rows, 7);
+}
+
 TEST(Bundle, ReadsClusterLaunches) {
   // LayerNorm backward at N = 65536: the main kernel runs in clusters of 4
   // blocks (grid y) with 224 KB of dynamic shared memory, which the

@@ -14,6 +14,9 @@
 // RUN: norm-compile %norm_src/examples/layer_norm_bwd.mlir -o %t/ln_bwd --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd/kernels.ptx -o %t/ln_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
+// RUN: norm-compile %norm_src/examples/rms_norm_fwd_inference.mlir -o %t/rms_fwd_inference --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_inference/kernels.ptx -o %t/rms_fwd_inference.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=VEC < %t/rms_fwd_inference/kernels.ptx
 // Long rows spread over thread block clusters (4 blocks for the forward at
 // N = 65536; 16 for the RMSNorm backward at N = 131072 asked not to stage,
 // which otherwise re-reads staged slices over 8): the cluster shape is
