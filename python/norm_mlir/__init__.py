@@ -17,5 +17,5 @@ except ImportError:
     pass
 else:
     from .modules import LayerNorm, RMSNorm  # noqa: F401
-    from . import ops  # noqa: F401
-    __all__ += ["LayerNorm", "RMSNorm", "ops"]
+    from . import functional, ops  # noqa: F401
+    __all__ += ["LayerNorm", "RMSNorm", "functional", "ops"]

@@ -68,6 +68,71 @@ def test_inference_ops_on_cpu():
         ops.layer_norm_inference(xg, w, b, 1e-5).sum().backward()
 
 
+@pytest.mark.parametrize("shape,normalized", [((6, 80), 80), ((2, 3, 4, 16), (4, 16)),
+                                              ((5, 96), [96])])
+def test_functional_matches_torch(shape, normalized):
+    # norm_mlir.functional has torch.nn.functional's signatures and results,
+    # with and without gradients (the training and the inference op).
+    from norm_mlir import functional as NF
+    torch.manual_seed(4)
+    ns = (normalized,) if isinstance(normalized, int) else tuple(normalized)
+    x = torch.randn(*shape)
+    w = torch.randn(ns) * 0.5 + 1
+    b = torch.randn(ns) * 0.1
+    # (torch's rms_norm wants a sequence; ours also takes an int.)
+    for eps in (None, 1e-6):
+        assert rel(NF.rms_norm(x, normalized, w, eps),
+                   torch.nn.functional.rms_norm(x, ns, w, eps)) < 1e-5
+    assert rel(NF.rms_norm(x, normalized), torch.nn.functional.rms_norm(x, ns)) < 1e-5
+    for wb in ((w, b), (w, None), (None, None)):
+        assert rel(NF.layer_norm(x, normalized, *wb),
+                   torch.nn.functional.layer_norm(x, ns, *wb)) < 1e-5
+    xg, wg, bg = (t.clone().requires_grad_() for t in (x, w, b))
+    xd, wd, bd = (t.detach().double().requires_grad_() for t in (x, w, b))
+    y = NF.layer_norm(xg, normalized, wg, bg)
+    yd = torch.nn.functional.layer_norm(xd, ns, wd, bd)
+    dy = torch.randn(shape)
+    for g, r in zip(torch.autograd.grad(y, (xg, wg, bg), dy),
+                    torch.autograd.grad(yd, (xd, wd, bd), dy.double())):
+        assert rel(g, r) < 1e-4
+    y = NF.rms_norm(xg, normalized, wg, 1e-6)
+    yd = torch.nn.functional.rms_norm(xd, ns, wd, 1e-6)
+    for g, r in zip(torch.autograd.grad(y, (xg, wg), dy),
+                    torch.autograd.grad(yd, (xd, wd), dy.double())):
+        assert rel(g, r) < 1e-4
+
+
+def test_functional_falls_back_to_torch(monkeypatch):
+    # What no kernel takes goes to torch.nn.functional: float64, a bias
+    # without a weight, a bias of another dtype than the weight, a shape that
+    # is not x's last dimensions. The custom ops are not called.
+    from norm_mlir import functional as NF
+
+    def refuse(*args):
+        raise AssertionError("a custom op was called")
+    for name in ("rms_norm", "rms_norm_inference", "layer_norm", "layer_norm_inference"):
+        monkeypatch.setattr(ops, name, refuse)
+    x = torch.randn(4, 32, dtype=torch.float64)
+    w = torch.randn(32, dtype=torch.float64)
+    assert torch.equal(NF.rms_norm(x, (32,), w, 1e-6),
+                       torch.nn.functional.rms_norm(x, (32,), w, 1e-6))
+    x, w, b = torch.randn(4, 32), torch.randn(32), torch.randn(32)
+    assert torch.equal(NF.layer_norm(x, (32,), None, b),
+                       torch.nn.functional.layer_norm(x, (32,), None, b))
+    # torch rejects these itself (mixed parameter dtypes on the CPU, a shape
+    # that is not x's): its error, not one of ours.
+    with pytest.raises(RuntimeError, match="mixed dtype"):
+        NF.layer_norm(x, (32,), w.bfloat16(), b)
+    with pytest.raises(RuntimeError):
+        NF.rms_norm(x, (16,), None)
+
+
+def test_functional_rejects_a_weight_of_the_wrong_shape():
+    from norm_mlir import functional as NF
+    with pytest.raises(ValueError, match=r"weight/bias must have shape \(32,\), got \(16,\)"):
+        NF.layer_norm(torch.randn(4, 32), 32, torch.ones(16))
+
+
 def test_opcheck():
     # torch.library's own consistency checks: schema, fake kernel, autograd.
     x = torch.randn(4, 32, requires_grad=True)
