@@ -95,6 +95,31 @@ def test_inference_forward_is_the_training_forward_without_stats(t, n, monkeypat
     assert rel(y_ln, ref) < TOL[t]
 
 
+@pytest.mark.parametrize("t", ["f32", "bf16", "f16"])
+def test_functional_matches_float64_torch(t):
+    # norm_mlir.functional over a 2-D normalized shape (4 x 64: N = 256),
+    # inference (no grad) and training (gradients) against float64 torch.
+    from norm_mlir import functional as NF
+    torch.manual_seed(5)
+    ns = (4, 64)
+    x = torch.randn(3, 5, *ns, device="cuda", dtype=DT[t])
+    w = (torch.randn(ns, device="cuda") * 0.5 + 1).to(DT[t])
+    b = (torch.randn(ns, device="cuda") * 0.1).to(DT[t])
+    xd, wd, bd = x.double(), w.double(), b.double()
+    with torch.no_grad():
+        assert rel(NF.rms_norm(x, ns, w), torch.nn.functional.rms_norm(
+            xd, ns, wd, torch.finfo(DT[t]).eps)) < TOL[t]
+        assert rel(NF.layer_norm(x, ns, w, b, 1e-5),
+                   torch.nn.functional.layer_norm(xd, ns, wd, bd, 1e-5)) < TOL[t]
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+    dy = torch.randn_like(x)
+    gx, gw = torch.autograd.grad(NF.rms_norm(xg, ns, wg, 1e-6), (xg, wg), dy)
+    xr, wr = xd.clone().requires_grad_(), wd.clone().requires_grad_()
+    rx, rw = torch.autograd.grad(torch.nn.functional.rms_norm(xr, ns, wr, 1e-6), (xr, wr),
+                                 dy.double())
+    assert rel(gx, rx) < TOL[t] and rel(gw, rw) < TOL[t]
+
+
 def test_bad_tensors_are_clear_errors():
     x = torch.randn(4, 256, device="cuda", dtype=torch.float64)
     with pytest.raises(TypeError, match="bfloat16, float16 or float32"):
