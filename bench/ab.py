@@ -10,6 +10,7 @@ the default; bench/bench.py then measures the default against the anchors.
 Usage (on the GPU):
     python3 bench/ab.py --variants .out/bundles,.out/staged \\
         [--ops rms_fwd,ln_bwd] [--shapes 2048x32768,512x131072] [--out F.json]
+        [--forward infer]
 """
 
 import argparse
@@ -33,6 +34,11 @@ def main():
     p.add_argument("--timing", default="graph", choices=sorted(TIMERS),
                    help="graph (CUDA graph replays, events) or kernels (summed kernel "
                         "device time, ../shared/PERF.md's method); see bench/timing.py")
+    p.add_argument("--forward", default="stats", choices=("stats", "infer"),
+                   help="which forward bundles to time: <op>_bf16_<N> (saves the "
+                        "statistics; what the variant builders make) or "
+                        "<op>_bf16_<N>_infer (the inference forward, what bench.py "
+                        "compares with the anchors; scripts/build-bundles.py builds both)")
     args = p.parse_args()
     timer = TIMERS[args.timing]
     variants = [v for v in args.variants.split(",") if v]
@@ -53,15 +59,15 @@ def main():
         for m, n in shapes:
             nbytes = min_bytes(op, m, n)
             row = {"m": m, "n": n}
+            infer = args.forward == "infer" and op.endswith("_fwd")
+            wanted = f"{op}_bf16_{n}" + ("_infer" if infer else "")
             for name, directory in zip(names, variants):
-                if not os.path.isdir(os.path.join(directory, f"{op}_bf16_{n}")):
+                if not os.path.isdir(os.path.join(directory, wanted)):
                     row[name] = None
                     continue
-                # The bundle named <op>_bf16_<N> in every directory (for a
-                # forward: the one that saves its statistics, what the
-                # variant builders make), whatever else the directory has.
+                # The same bundle in every directory, whatever else it has.
                 impls = implementations(op, m, n, directory)
-                fn = impls.get("norm_stats", impls["norm"])
+                fn = impls["norm"] if infer else impls.get("norm_stats", impls["norm"])
                 row[name] = nbytes / timer(fn) / 1e12
             rows.append(row)
             base = row[names[0]]

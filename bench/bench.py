@@ -150,17 +150,23 @@ def implementations(op, m, n, bundles):
     mean = xf.mean(-1)
     rstd_ln = torch.rsqrt(xf.var(-1, unbiased=False) + EPS)
     rstd_rms = torch.rsqrt(xf.pow(2).mean(-1) + EPS)
-    ours = Launcher(load_bundle(os.path.join(bundles, f"{op}_bf16_{n}")))
+    path = os.path.join(bundles, f"{op}_bf16_{n}")
     if op in ("rms_fwd", "ln_fwd"):
         # The anchors run the inference forward (no autograd, so no saved
         # statistics); "norm" is ours in the same mode (the _infer bundle,
         # which stores no mean or rstd) and "norm_stats" the forward that
-        # saves them for a backward. Without an _infer bundle both are it.
-        infer = os.path.join(bundles, f"{op}_bf16_{n}_infer")
-        inference = Launcher(load_bundle(infer)) if os.path.isdir(infer) else ours
+        # saves them for a backward. With one of the two bundles, "norm" is
+        # the one there is.
+        infer = path + "_infer"
+        stats = (Launcher(load_bundle(path))
+                 if os.path.isdir(path) or not os.path.isdir(infer) else None)
+        inference = Launcher(load_bundle(infer)) if os.path.isdir(infer) else stats
         args = (x, w) if op == "rms_fwd" else (x, w, b)
-        impls = {"norm": lambda: inference(None, *args),
-                 "norm_stats": lambda: ours(None, *args)}
+        impls = {"norm": lambda: inference(None, *args)}
+        if stats:
+            impls["norm_stats"] = lambda: stats(None, *args)
+    else:
+        ours = Launcher(load_bundle(path))
     if op == "rms_fwd":
         return impls | {"eager": lambda: F.rms_norm(x, (n,), w, EPS),
                         "compile": (lambda f: lambda: f(x, w))(compiled(
