@@ -69,8 +69,25 @@ public:
       if (op.getInputRole(i) == Role::full)
         fullInputs.push_back(inputs[i]);
 
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    if (failed(setUpThreads(b, func, loc)))
+      return failure();
+    setUpRows(b, loc);
+    setUpColumns(b, loc);
+    setUpColumnInputsAndStaging(b, func, loc);
+    FailureOr<scf::ForOp> loop = emitRowLoop(b, loc);
+    if (failed(loop))
+      return failure();
+    finishKernel(b, loc, *loop);
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  /// The thread and (virtual) block indices, and the row reductions' shared
+  /// memory.
+  LogicalResult setUpThreads(OpBuilder &b, gpu::GPUFuncOp func, Location loc) {
+    tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     reductionsPerRow = 0;
     for (auto reduce : body.getOps<RowReduceOp>()) {
       if (!reduce.getValue().getType().isF32())
@@ -91,26 +108,32 @@ public:
                                 indexConst(b, loc, layout.rowGroups)),
           warp);
     }
-    Value lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+    lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+    return success();
+  }
+
+  /// The row count and this (virtual) block's rows [rowBegin, rowEnd).
+  void setUpRows(OpBuilder &b, Location loc) {
     Value shapeSource;
-    for (unsigned i = 0; i < numInputs; ++i)
+    for (unsigned i = 0; i < inputs.size(); ++i)
       if (op.getInputRole(i) == Role::full && !shapeSource)
         shapeSource = inputs[i];
     for (unsigned i = 0; i < outputs.size(); ++i)
       if (op.getOutputRole(i) == Role::full && !shapeSource)
         shapeSource = outputs[i];
-    Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
-    rowCount = rows;
+    rows = memref::DimOp::create(b, loc, shapeSource, 0);
     // Rows of this block: its partial row's (the host computes the grid
     // from the same count, FusedOp::buildRowsPerPartial).
     Value split =
         FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock, minPartials);
     rowBegin = arith::MulIOp::create(b, loc, bid, split);
-    Value rowEnd = arith::MinUIOp::create(
+    rowEnd = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, rowBegin, split), rows);
+  }
 
-    // Column offsets and bounds of this thread's chunks. With column slices
-    // (no row reductions left), block y owns columns [y * W, (y + 1) * W).
+  /// Column offsets and bounds of this thread's chunks. With column slices
+  /// (no row reductions left), block y owns columns [y * W, (y + 1) * W).
+  void setUpColumns(OpBuilder &b, Location loc) {
     if (layout.columnSlices > 1) {
       sliceY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
       sliceBase = arith::MulIOp::create(
@@ -136,12 +159,17 @@ public:
                                             col, indexConst(b, loc, n))
                                             .getResult());
     }
+  }
 
+  /// Column inputs (weights), the reductions' thread state, and the ring of
+  /// staged rows with its first stages issued.
+  void setUpColumnInputsAndStaging(OpBuilder &b, gpu::GPUFuncOp func,
+                                   Location loc) {
     // Column inputs are the same for every row: load them once, into
     // registers, or with staged rows into shared memory, from where each
     // row reads them again (registers then hold a few elements at a time).
-    elementValues.assign(numInputs, {});
-    for (unsigned i = 0; i < numInputs; ++i)
+    elementValues.assign(inputs.size(), {});
+    for (unsigned i = 0; i < inputs.size(); ++i)
       if (op.getInputRole(i) == Role::col)
         elementValues[i] = loadRow(b, loc, inputs[i], /*row=*/Value());
     reductions->setThread(tid, lane, sliceY);
@@ -151,7 +179,7 @@ public:
       // Rows staged in shared memory: the first stages - 1 rows are issued
       // before the loop, each iteration issues one more (RowStaging.cpp).
       SmallVector<Value> column;
-      for (unsigned i = 0; i < numInputs; ++i)
+      for (unsigned i = 0; i < inputs.size(); ++i)
         if (op.getInputRole(i) == Role::col && layout.rereadStaged)
           column.push_back(inputs[i]);
       // The L2 prefetch of a split kernel (one wave, long walks) stays in
@@ -160,7 +188,7 @@ public:
                       op.hasColumnOutputs() ? rowEnd : rows);
       staging->allocate(b, func, loc, fullInputs, column);
       unsigned columnIndex = 0;
-      for (unsigned i = 0; i < numInputs && layout.rereadStaged; ++i)
+      for (unsigned i = 0; i < inputs.size() && layout.rereadStaged; ++i)
         if (op.getInputRole(i) == Role::col) {
           storeColumnCopy(b, loc, staging->columnBuffer(columnIndex++),
                           elementValues[i]);
@@ -178,7 +206,10 @@ public:
           rowsPerBlock <= kMaxStagedRowInputRows)
         stageRowInputs(b, func, loc, tid, rowEnd);
     }
+  }
 
+  /// The loop over this block's rows, carrying the column accumulators.
+  FailureOr<scf::ForOp> emitRowLoop(OpBuilder &b, Location loc) {
     // Column accumulators, flattened [output][chunk][lane].
     SmallVector<Value> initAccs;
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
@@ -218,6 +249,12 @@ public:
         });
     if (failed(status))
       return failure();
+    return loop;
+  }
+
+  /// After the last row: the cluster's end, the combines' early launch, the
+  /// loop's pipelining attributes and the column partial rows.
+  void finishKernel(OpBuilder &b, Location loc, scf::ForOp loop) {
     reductions->finishCluster(b, loc);
     // The combines after a split kernel are its programmatic dependents
     // (CombineKernelBuilder.cpp): their launch may begin once every block
@@ -255,11 +292,8 @@ public:
       accIndex += layout.elementsPerThread();
       storeRow(pb, loc, outputs[k], bid, lanes);
     }
-    gpu::ReturnOp::create(b, loc);
-    return success();
   }
 
-private:
   /// Copies the row inputs (a backward's mean and rstd) of this block's rows
   /// [rowBegin, rowEnd) into shared memory, where each row reads its own;
   /// a staged row would otherwise load them from global memory after its
@@ -386,7 +420,7 @@ private:
         b, loc, row,
         arith::MulIOp::create(b, loc, step,
                               indexConst(b, loc, layout.l2PrefetchRows)));
-    emitRowPrefetchL2(b, loc, fullInputs, ahead, rowCount, n, sliceBase,
+    emitRowPrefetchL2(b, loc, fullInputs, ahead, rows, n, sliceBase,
                       std::min(n, layout.sliceWidth()), tid);
   }
 
@@ -672,16 +706,18 @@ private:
   /// this block's rows.
   std::optional<RowStaging> staging;
   Value stagingRowEnd;
-  /// Rows of the kernel, and the distance between the rows of a block's
-  /// walk (null: 1; a persistent block's: the grid).
-  Value rowCount, walkStep;
+  /// The distance between the rows of a block's walk (null: 1; a
+  /// persistent block's: the grid).
+  Value walkStep;
   /// First column of this block's slice (null: the whole row).
   Value sliceBase;
   /// Shared-memory copies of the row inputs of this block's rows, by input
   /// index (stageRowInputs).
   DenseMap<unsigned, Value> rowInputBuffers;
-  /// First row of this (virtual) block.
-  Value rowBegin;
+  /// This thread's index in its row and its lane; the (virtual) block.
+  Value tid, lane, bid;
+  /// Rows of the kernel; this (virtual) block's rows are [rowBegin, rowEnd).
+  Value rows, rowBegin, rowEnd;
   int64_t reductionsPerRow = 0;
   std::vector<SmallVector<Value>> elementValues;
 };
