@@ -538,19 +538,33 @@ private:
     Value stage;
     std::function<void()> issueNext;
     if (staging) {
-      Value local = arith::SubIOp::create(b, loc, row, rowBegin);
+      // The row's index in this block's rows (its stage is this modulo the
+      // stages).
+      Value inBlock = arith::SubIOp::create(b, loc, row, rowBegin);
       Value ahead = indexConst(b, loc, layout.sharedStages - 1);
-      issueNext = [&, local, ahead] {
+      issueNext = [&, inBlock, ahead] {
         staging->issue(b, loc, tid, arith::AddIOp::create(b, loc, row, ahead),
-                       arith::AddIOp::create(b, loc, local, ahead),
+                       arith::AddIOp::create(b, loc, inBlock, ahead),
                        stagingRowEnd);
       };
       if (!layout.rereadStaged) {
         issueNext();
         issueNext = nullptr;
       }
-      stage = staging->wait(b, loc, local);
+      stage = staging->wait(b, loc, inBlock);
     }
+    mapRowInputs(b, loc, row, stage, mappings);
+    evaluateBody(b, loc, stage, local, first, issueNext, mappings);
+    storeRowOutputs(b, loc, row, tid, mappings, accs, nextAccs);
+    return success();
+  }
+
+  /// Maps the body's arguments to this thread's values of the row: a row
+  /// input's scalar, a column input's elements, a full input's elements
+  /// (from its stage, or loaded).
+  void mapRowInputs(OpBuilder &b, Location loc, Value row, Value stage,
+                    std::vector<IRMapping> &mappings) {
+    int64_t elements = layout.elementsPerThread();
     unsigned fullIndex = 0;
     for (unsigned i = 0; i < inputs.size(); ++i) {
       Role role = op.getInputRole(i);
@@ -575,6 +589,14 @@ private:
       for (int64_t e = 0; e < elements; ++e)
         mappings[e].map(arg, scalars[e]);
     }
+  }
+
+  /// Evaluates the body for every owned element, level by level, with the
+  /// row reductions of each level between them; issues the next staged row
+  /// after the first reduction where the row is read again (`issueNext`).
+  void evaluateBody(OpBuilder &b, Location loc, Value stage, Value local,
+                    Value first, std::function<void()> &issueNext,
+                    std::vector<IRMapping> &mappings) {
     // Reductions that do not depend on each other (LayerNorm backward's two
     // sums) share one exchange: ops are emitted by level (the number of
     // reductions on their longest dependency chain), and the reductions of
@@ -590,6 +612,7 @@ private:
       levels[&bodyOp] = level;
       maxLevel = std::max(maxLevel, level);
     }
+    int64_t elements = layout.elementsPerThread();
     int64_t reductionIndex = 0;
     for (int64_t level = 0; level <= maxLevel; ++level) {
       SmallVector<RowReduceOp> batch;
@@ -652,6 +675,14 @@ private:
         for (IRMapping &m : mappings)
           m.map(reduce.getResult(), total);
     }
+  }
+
+  /// Stores the row's yielded values by role (full: the thread's chunks;
+  /// row: one thread; col: added to the accumulators, `nextAccs`).
+  void storeRowOutputs(OpBuilder &b, Location loc, Value row, Value tid,
+                       std::vector<IRMapping> &mappings, ValueRange accs,
+                       SmallVector<Value> &nextAccs) {
+    int64_t elements = layout.elementsPerThread();
     auto yield = cast<YieldOp>(body.getTerminator());
     rematerialize(b, loc, yield.getValues(), mappings);
     unsigned accIndex = 0;
@@ -685,7 +716,6 @@ private:
         break;
       }
     }
-    return success();
   }
 
   FusedOp op;
