@@ -13,8 +13,8 @@ Ops (all take the normalized size from the last dimension of x):
   norm_mlir::layer_norm_inference(x, weight?, bias?, eps) -> y
 dw/db are empty tensors when there is no weight/bias. The inference ops are
 the forwards without the saved statistics (their kernels store no mean or
-rstd) and refuse a backward: the modules call them when nothing needs a
-gradient.
+rstd) and refuse a backward: norm_mlir.functional (and so the modules) calls
+them when nothing needs a gradient.
 """
 
 import torch
