@@ -140,12 +140,18 @@ def compiled(name, fn):
     return COMPILED[name]
 
 
-def implementations(op, m, n, bundles):
+def forward_inputs(m, n):
+    """x (M x N), weight and bias (N) of a timed call: bf16, the weight near 1."""
     dt = torch.bfloat16
     x = torch.randn(m, n, device="cuda", dtype=dt)
     w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
     b = (0.1 * torch.randn(n, device="cuda")).to(dt)
-    dy = torch.randn(m, n, device="cuda", dtype=dt)
+    return x, w, b
+
+
+def implementations(op, m, n, bundles):
+    x, w, b = forward_inputs(m, n)
+    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
     xf = x.float()
     mean = xf.mean(-1)
     rstd_ln = torch.rsqrt(xf.var(-1, unbiased=False) + EPS)

@@ -21,16 +21,14 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import EPS, SHAPES, TIMERS, compiled, copy_ceiling, geomean, min_bytes  # noqa: E402
+from bench import (EPS, SHAPES, TIMERS, compiled, copy_ceiling, forward_inputs,  # noqa: E402
+                   geomean, min_bytes)
 from bench import ROOT, Launcher, load_bundle  # noqa: E402
 
 
 def training_pair(op, m, n, bundles):
     """(ours, torch.compile's) training forwards of one shape."""
-    dt = torch.bfloat16
-    x = torch.randn(m, n, device="cuda", dtype=dt)
-    w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
-    b = (0.1 * torch.randn(n, device="cuda")).to(dt)
+    x, w, b = forward_inputs(m, n)
     ours = Launcher(load_bundle(os.path.join(bundles, f"{op}_bf16_{n}")))
     xg, wg, bg = (t.clone().requires_grad_() for t in (x, w, b))
     if op == "rms_fwd":

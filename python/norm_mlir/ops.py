@@ -71,15 +71,21 @@ def _rows(t):
     return t.contiguous().view(-1, t.shape[-1])
 
 
+def _gpu_forward(kind, x, weight, params, flags, stats):
+    """A forward on the GPU: y and its `stats` f32 statistics per row (0: the
+    inference forward's program, which returns y alone)."""
+    if not stats:
+        flags = dict(flags, stats=False)
+    launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
+    outs = launcher(None, _rows(x), *[p.contiguous() for p in params if p is not None])
+    return (outs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outs[1:])
+
+
 @torch.library.custom_op("norm_mlir::rms_norm", mutates_args=())
 def rms_norm(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
              offset: float) -> tuple[torch.Tensor, torch.Tensor]:
     _check(x, weight, name="rms_norm")
-    n = x.shape[-1]
-    launcher = _launcher("rms_fwd", n, x, weight, eps=eps, offset=offset)
-    args = [_rows(x)] + ([weight.contiguous()] if weight is not None else [])
-    y, rstd = launcher(None, *args)
-    return y.view(x.shape), rstd.view(x.shape[:-1])
+    return _gpu_forward("rms_fwd", x, weight, [weight], dict(eps=eps, offset=offset), 1)
 
 
 @rms_norm.register_fake
@@ -127,11 +133,7 @@ rms_norm.register_autograd(_rms_backward, setup_context=_rms_setup)
 def rms_norm_inference(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
                        offset: float) -> torch.Tensor:
     _check(x, weight, name="rms_norm_inference")
-    launcher = _launcher("rms_fwd", x.shape[-1], x, weight, eps=eps, offset=offset,
-                         stats=False)
-    args = [_rows(x)] + ([weight.contiguous()] if weight is not None else [])
-    (y,) = launcher(None, *args)
-    return y.view(x.shape)
+    return _gpu_forward("rms_fwd", x, weight, [weight], dict(eps=eps, offset=offset), 0)[0]
 
 
 @rms_norm_inference.register_fake
@@ -157,11 +159,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor 
                eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     _check(x, weight, bias, name="layer_norm")
     _check_bias(weight, bias, "layer_norm")
-    n = x.shape[-1]
-    launcher = _launcher("ln_fwd", n, x, weight, eps=eps, bias=bias is not None)
-    args = [_rows(x)] + [p.contiguous() for p in (weight, bias) if p is not None]
-    y, mean, rstd = launcher(None, *args)
-    return y.view(x.shape), mean.view(x.shape[:-1]), rstd.view(x.shape[:-1])
+    return _gpu_forward("ln_fwd", x, weight, [weight, bias],
+                        dict(eps=eps, bias=bias is not None), 2)
 
 
 @layer_norm.register_fake
@@ -215,11 +214,8 @@ def layer_norm_inference(x: torch.Tensor, weight: torch.Tensor | None,
                          bias: torch.Tensor | None, eps: float) -> torch.Tensor:
     _check(x, weight, bias, name="layer_norm_inference")
     _check_bias(weight, bias, "layer_norm_inference")
-    launcher = _launcher("ln_fwd", x.shape[-1], x, weight, eps=eps, bias=bias is not None,
-                         stats=False)
-    args = [_rows(x)] + [p.contiguous() for p in (weight, bias) if p is not None]
-    (y,) = launcher(None, *args)
-    return y.view(x.shape)
+    return _gpu_forward("ln_fwd", x, weight, [weight, bias],
+                        dict(eps=eps, bias=bias is not None), 0)[0]
 
 
 @layer_norm_inference.register_fake
