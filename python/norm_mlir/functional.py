@@ -19,12 +19,20 @@ from . import compiler, ops
 _DTYPES = (torch.bfloat16, torch.float16, torch.float32)
 
 
+_cpu_compiler_found = None
+
+
 @torch.compiler.assume_constant_result
 def _cpu_compiler():
     # Looking for the library touches the file system, which torch.compile
     # cannot trace (with fullgraph=True it would fail when the first call of
-    # a module is a compiled one); its answer does not change in a process.
-    return compiler._library() is not None
+    # a module is a compiled one) and which a CPU without the compiler would
+    # otherwise repeat on every call; the answer does not change in a
+    # process, so it is looked up once.
+    global _cpu_compiler_found
+    if _cpu_compiler_found is None:
+        _cpu_compiler_found = compiler._library() is not None
+    return _cpu_compiler_found
 
 
 def _runs_here(x, *params):
