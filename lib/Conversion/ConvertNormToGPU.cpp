@@ -137,7 +137,8 @@ struct ConvertNormToGPUPass
                                      .setSharedStages(sharedStages)
                                      .setStreamRows(streamRows)
                                      .setPersistent(persistent)
-                                     .setL2PrefetchRows(l2PrefetchRows));
+                                     .setL2PrefetchRows(l2PrefetchRows)
+                                     .setBulkStores(bulkStores));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
@@ -212,6 +213,8 @@ struct ConvertNormToGPUPass
     if (layout.sharedStages > 0)
       func->setAttr("norm.shared_stages",
                     OpBuilder(op).getI64IntegerAttr(layout.sharedStages));
+    if (layout.bulkStores)
+      func->setAttr("norm.bulk_stores", OpBuilder(op).getUnitAttr());
     // Blocks per SM the registers must allow: the option, else the table.
     int64_t minBlocks =
         minBlocksPerSM > 0 ? minBlocksPerSM.getValue() : plan.minBlocksPerSM;
@@ -318,6 +321,8 @@ struct ConvertNormToGPUPass
           validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
     if (error.empty())
       error = validateL2PrefetchRows(l2PrefetchRows);
+    if (error.empty())
+      error = validateBulkStores(bulkStores);
     if (error.empty())
       error = validateCombineLayout(combineLanes, combineThreads, deviceInfo());
     if (error.empty() && !tuningTable.empty())

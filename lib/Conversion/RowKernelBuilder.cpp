@@ -19,7 +19,8 @@
 // does). Rows staged in shared memory (RowStaging.cpp) are read from there;
 // with layout.rereadStaged they are read again after each row reduction,
 // with the column inputs copied to shared memory once, instead of being held
-// in registers across it.
+// in registers across it. With layout.bulkStores the full outputs go
+// through shared memory too, a row at a time by one bulk copy each.
 // Without row reductions, rows can be cut into column slices (grid y).
 //
 //===----------------------------------------------------------------------===//
@@ -186,7 +187,11 @@ private:
       // its own rows; a forward's reaches the rows of the blocks after it.
       staging.emplace(layout, n, layout.sharedStages, sliceBase,
                       op.hasColumnOutputs() ? rowEnd : rows);
-      staging->allocate(b, func, loc, fullInputs, column);
+      SmallVector<Value> fullOutputs;
+      for (unsigned k = 0; k < outputs.size(); ++k)
+        if (op.getOutputRole(k) == Role::full)
+          fullOutputs.push_back(outputs[k]);
+      staging->allocate(b, func, loc, fullInputs, column, fullOutputs);
       unsigned columnIndex = 0;
       for (unsigned i = 0; i < inputs.size() && layout.rereadStaged; ++i)
         if (op.getInputRole(i) == Role::col) {
@@ -256,6 +261,19 @@ private:
   /// loop's pipelining attributes and the column partial rows.
   void finishKernel(OpBuilder &b, Location loc, scf::ForOp loop) {
     reductions->finishCluster(b, loc);
+    if (staging && staging->storesOutputs()) {
+      // The last row's outputs: every thread's writes precede the barrier,
+      // and the copies must have read their slots before the block exits
+      // (RowStaging::storesOutputs).
+      gpu::BarrierOp::create(b, loc);
+      Value last = arith::SubIOp::create(b, loc, rowEnd, indexConst(b, loc, 1));
+      Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            rowBegin, rowEnd);
+      staging->storeOutputRow(b, loc, tid, last,
+                              arith::SubIOp::create(b, loc, last, rowBegin),
+                              hasRows);
+      staging->waitOutputSlotsRead(b, loc, tid);
+    }
     // The combines after a split kernel are its programmatic dependents
     // (CombineKernelBuilder.cpp): their launch may begin once every block
     // has signalled here; they still wait for this grid to complete.
@@ -433,6 +451,24 @@ private:
           lanes.slice(c * layout.vectorWidth, layout.vectorWidth), inBounds[c]);
   }
 
+  /// Writes this thread's chunks `lanes` of an output row into slot `slot`
+  /// of `buffer` (RowStaging::outputBuffer).
+  void storeSlot(OpBuilder &b, Location loc, Value buffer, Value slot,
+                 ArrayRef<Value> lanes) {
+    auto vecType =
+        cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      SmallVector<Value> elements;
+      for (Value lane : lanes.slice(c * layout.vectorWidth, layout.vectorWidth))
+        elements.push_back(roundTo(b, loc, lane, vecType.getElementType()));
+      Value vec = vector::FromElementsOp::create(b, loc, vecType, elements);
+      Value index = staging->vectorIndex(b, loc, columns[c]);
+      emitWhere(b, loc, inBounds[c], [&](OpBuilder &sb, Location l) {
+        memref::StoreOp::create(sb, l, vec, buffer, ValueRange{slot, index});
+      });
+    }
+  }
+
   /// Emits `bodyOp` once per mapping (one mapping per owned element).
   void emitElementwise(OpBuilder &b, Location loc, Operation &bodyOp,
                        std::vector<IRMapping> &mappings) {
@@ -535,7 +571,7 @@ private:
     // row i - 1 end before it.
     if (!staging && layout.l2PrefetchRows > 0)
       prefetchWalkAhead(b, loc, row, tid);
-    Value stage;
+    Value stage, outputSlot;
     std::function<void()> issueNext;
     if (staging) {
       // The row's index in this block's rows (its stage is this modulo the
@@ -551,11 +587,28 @@ private:
         issueNext();
         issueNext = nullptr;
       }
+      if (staging->storesOutputs()) {
+        // The previous row's outputs are stored after this row's first
+        // reduction barrier; the slot this row writes must have been read.
+        staging->waitOutputSlotsRead(b, loc, tid);
+        outputSlot = staging->outputSlot(b, loc, inBlock);
+        Value one = indexConst(b, loc, 1);
+        Value hasPrevious = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ugt, inBlock, indexConst(b, loc, 0));
+        std::function<void()> issue = std::move(issueNext);
+        issueNext = [&, issue, inBlock, one, hasPrevious] {
+          if (issue)
+            issue();
+          staging->storeOutputRow(
+              b, loc, tid, arith::SubIOp::create(b, loc, row, one),
+              arith::SubIOp::create(b, loc, inBlock, one), hasPrevious);
+        };
+      }
       stage = staging->wait(b, loc, inBlock);
     }
     mapRowInputs(b, loc, row, stage, mappings);
     evaluateBody(b, loc, stage, local, first, issueNext, mappings);
-    storeRowOutputs(b, loc, row, tid, mappings, accs, nextAccs);
+    storeRowOutputs(b, loc, row, tid, outputSlot, mappings, accs, nextAccs);
     return success();
   }
 
@@ -592,8 +645,9 @@ private:
   }
 
   /// Evaluates the body for every owned element, level by level, with the
-  /// row reductions of each level between them; issues the next staged row
-  /// after the first reduction where the row is read again (`issueNext`).
+  /// row reductions of each level between them; runs `issueNext` (if set)
+  /// after the first reduction: the next staged row of a kernel that reads
+  /// its row again, the bulk store of the previous row's outputs.
   void evaluateBody(OpBuilder &b, Location loc, Value stage, Value local,
                     Value first, std::function<void()> &issueNext,
                     std::vector<IRMapping> &mappings) {
@@ -677,22 +731,27 @@ private:
     }
   }
 
-  /// Stores the row's yielded values by role (full: the thread's chunks;
-  /// row: one thread; col: added to the accumulators, `nextAccs`).
+  /// Stores the row's yielded values by role (full: the thread's chunks, or
+  /// with bulk stores its chunks of output slot `outputSlot`; row: one
+  /// thread; col: added to the accumulators, `nextAccs`).
   void storeRowOutputs(OpBuilder &b, Location loc, Value row, Value tid,
-                       std::vector<IRMapping> &mappings, ValueRange accs,
-                       SmallVector<Value> &nextAccs) {
+                       Value outputSlot, std::vector<IRMapping> &mappings,
+                       ValueRange accs, SmallVector<Value> &nextAccs) {
     int64_t elements = layout.elementsPerThread();
     auto yield = cast<YieldOp>(body.getTerminator());
     rematerialize(b, loc, yield.getValues(), mappings);
-    unsigned accIndex = 0;
+    unsigned accIndex = 0, fullIndex = 0;
     for (auto [k, value] : llvm::enumerate(yield.getValues())) {
       SmallVector<Value> lanes;
       for (IRMapping &m : mappings)
         lanes.push_back(m.lookup(value));
       switch (op.getOutputRole(k)) {
       case Role::full:
-        storeRow(b, loc, outputs[k], row, lanes);
+        if (outputSlot)
+          storeSlot(b, loc, staging->outputBuffer(fullIndex++), outputSlot,
+                    lanes);
+        else
+          storeRow(b, loc, outputs[k], row, lanes);
         break;
       case Role::row: {
         Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -716,6 +775,8 @@ private:
         break;
       }
     }
+    if (outputSlot)
+      staging->fenceOutputWrites(b, loc);
   }
 
   FusedOp op;

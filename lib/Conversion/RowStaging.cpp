@@ -20,6 +20,15 @@
 // elements need more than the 48 KB of static shared memory a kernel may
 // declare.
 //
+// Bulk stores (layout.bulkStores) run the same ring the other way for the
+// full outputs: the threads write row i's outputs into slot i % 2 and fence
+// them for the async proxy; after row i + 1's first reduction barrier
+// (which every thread reaches after those writes) thread 0 stores the slot
+// with one bulk copy per output, and at the start of row i + 2 it waits
+// until the copies have read their slots (cp.async.bulk.wait_group.read)
+// before that row's barrier, after which the slot is written again. The
+// last row's copy is issued after the loop, behind one more barrier.
+//
 // Not built on scf::pipelineForLoop: the copies are issued by one thread,
 // into buffers whose reuse is ordered by the kernel's own reduction
 // barrier, which the upstream pipeliner does not model.
@@ -46,7 +55,8 @@ static Value toI32(OpBuilder &b, Location loc, Value index) {
 
 void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
                           ArrayRef<Value> fullInputs,
-                          ArrayRef<Value> columnInputs) {
+                          ArrayRef<Value> columnInputs,
+                          ArrayRef<Value> fullOutputs) {
   MLIRContext *ctx = func.getContext();
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -90,6 +100,20 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
         dynamic, indexConst(b, loc, offset), ValueRange{}));
     // Keeps the next buffer 16-byte aligned.
     offset += llvm::alignTo(stageElements * bytes, 16);
+  }
+  for (Value output : fullOutputs) {
+    if (!layout.bulkStores)
+      break;
+    // allowsBulkStores: whole rows of 16-byte multiples.
+    Type element = cast<MemRefType>(output.getType()).getElementType();
+    outputs.push_back(output);
+    outputElementBytes.push_back(element.getIntOrFloatBitWidth() / 8);
+    outputBuffers.push_back(memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({kBulkStoreSlots, n / vw},
+                        VectorType::get({vw}, element), AffineMap(), workgroup),
+        dynamic, indexConst(b, loc, offset), ValueRange{}));
+    offset += kBulkStoreSlots * n * outputElementBytes.back();
   }
   func->setAttr(kDynamicSharedBytesAttr, b.getI64IntegerAttr(offset));
   barriers = func.addWorkgroupAttribution(
@@ -183,6 +207,54 @@ void RowStaging::prefetchAhead(OpBuilder &b, Location loc, Value row) {
       b, loc, row, indexConst(b, loc, layout.l2PrefetchRows));
   emitRowPrefetchL2(b, loc, sources, ahead, prefetchEnd, n, sliceBase,
                     stageElements);
+}
+
+Value RowStaging::outputSlot(OpBuilder &b, Location loc, Value localRow) {
+  Value rem = arith::RemUIOp::create(
+      b, loc, toI32(b, loc, localRow),
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kBulkStoreSlots));
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), rem);
+}
+
+void RowStaging::fenceOutputWrites(OpBuilder &b, Location loc) {
+  emitInlinePtx(b, loc, {}, "fence.proxy.async.shared::cta;");
+}
+
+void RowStaging::waitOutputSlotsRead(OpBuilder &b, Location loc,
+                                     Value threadId) {
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        threadId, indexConst(b, loc, 0));
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
+    // Only the reads of the slots: the writes to global memory may still
+    // be in flight (they are visible when the kernel ends).
+    emitInlinePtx(tb, l, {}, "cp.async.bulk.wait_group.read 0;");
+    scf::YieldOp::create(tb, l);
+  });
+}
+
+void RowStaging::storeOutputRow(OpBuilder &b, Location loc, Value threadId,
+                                Value row, Value localRow, Value when) {
+  Value go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId,
+                                   indexConst(b, loc, 0));
+  if (when)
+    go = arith::AndIOp::create(b, loc, go, when);
+  scf::IfOp::create(b, loc, go, [&](OpBuilder &tb, Location l) {
+    Value slot = outputSlot(tb, l, localRow);
+    Value first = arith::MulIOp::create(tb, l, row, indexConst(tb, l, n));
+    for (auto [output, buffer, bytes] :
+         llvm::zip(outputs, outputBuffers, outputElementBytes)) {
+      Value src = elementAddress(tb, l, buffer, slot, n * bytes);
+      Value dst = elementAddress(tb, l, output, first, bytes);
+      Value size =
+          arith::ConstantIntOp::create(tb, l, tb.getI32Type(), n * bytes);
+      emitInlinePtx(tb, l, {dst, src, size},
+                    "{ .reg .u64 global; cvta.to.global.u64 global, $0; "
+                    "cp.async.bulk.global.shared::cta.bulk_group [global], "
+                    "[$1], $2; }");
+    }
+    emitInlinePtx(tb, l, {}, "cp.async.bulk.commit_group;");
+    scf::YieldOp::create(tb, l);
+  });
 }
 
 Value RowStaging::wait(OpBuilder &b, Location loc, Value localRow) {

@@ -31,14 +31,16 @@ public:
         stageElements(std::min(n, layout.sliceWidth())), sliceBase(sliceBase),
         prefetchEnd(prefetchEnd) {}
 
-  /// Carves one stage buffer per input in `fullInputs` (memrefs M x N) and
-  /// one row buffer per input in `columnInputs` (memrefs N) out of the
-  /// kernel's dynamic shared memory (at `b`, the kernel's entry) and adds
-  /// the mbarriers to `func`. Sets `norm.dynamic_shared_bytes` on `func`:
-  /// the launch must provide that much (above 48 KB the runtime opts the
-  /// kernel in first).
+  /// Carves one stage buffer per input in `fullInputs` (memrefs M x N), one
+  /// row buffer per input in `columnInputs` (memrefs N) and, with
+  /// layout.bulkStores, kBulkStoreSlots rows per output in `fullOutputs`
+  /// (memrefs M x N) out of the kernel's dynamic shared memory (at `b`, the
+  /// kernel's entry) and adds the mbarriers to `func`. Sets
+  /// `norm.dynamic_shared_bytes` on `func`: the launch must provide that
+  /// much (above 48 KB the runtime opts the kernel in first).
   void allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
-                ArrayRef<Value> fullInputs, ArrayRef<Value> columnInputs);
+                ArrayRef<Value> fullInputs, ArrayRef<Value> columnInputs,
+                ArrayRef<Value> fullOutputs);
 
   /// Thread 0 initializes the mbarriers; a block barrier publishes them.
   void init(OpBuilder &b, Location loc, Value threadId);
@@ -64,6 +66,37 @@ public:
   /// Index of the vector at global column `column` in a stage buffer.
   Value vectorIndex(OpBuilder &b, Location loc, Value column) const;
 
+  /// Bulk stores (layout.bulkStores): a row's full outputs are written by
+  /// the threads into slot `localRow % kBulkStoreSlots` of their output
+  /// buffers, then stored by thread 0 with one bulk copy per output after
+  /// the next row's first reduction barrier, which orders every thread's
+  /// writes (and proxy fence) before it; the last row's after the loop.
+  /// Before a row's first barrier thread 0 waits until the copies issued
+  /// so far have read their slots, so the slot the row writes (that of the
+  /// row two before) is free once the barrier is passed.
+  bool storesOutputs() const { return !outputBuffers.empty(); }
+
+  /// The row buffers of `fullOutputs[index]`: memref<kBulkStoreSlots x
+  /// N/VW x vector<VW x T>> in shared memory.
+  Value outputBuffer(unsigned index) const { return outputBuffers[index]; }
+
+  /// The slot of local row `localRow` in the output buffers.
+  Value outputSlot(OpBuilder &b, Location loc, Value localRow);
+
+  /// After a thread's writes of a row into the output slots: orders them
+  /// before the bulk copy engine's reads (fence.proxy.async).
+  void fenceOutputWrites(OpBuilder &b, Location loc);
+
+  /// Thread 0 waits until every bulk store issued so far has read its
+  /// slot (cp.async.bulk.wait_group.read 0).
+  void waitOutputSlotsRead(OpBuilder &b, Location loc, Value threadId);
+
+  /// Thread 0 (where `when`, if given) stores the output slot of local row
+  /// `localRow` to row `row` of every full output: one bulk copy each, in
+  /// one bulk async-group.
+  void storeOutputRow(OpBuilder &b, Location loc, Value threadId, Value row,
+                      Value localRow, Value when);
+
 private:
   /// Thread 0's L2 prefetch of row `row` + layout.l2PrefetchRows (this
   /// block's part of it), where that row is below prefetchEnd.
@@ -84,6 +117,9 @@ private:
   /// Rows below it may be prefetched into L2.
   Value prefetchEnd;
   SmallVector<Value> sources, buffers, columnBuffers;
+  /// Bulk stores: the full outputs, their slot buffers and element bytes.
+  SmallVector<Value> outputs, outputBuffers;
+  SmallVector<int64_t> outputElementBytes;
   /// Bytes of one element of each input, and of all inputs together (what
   /// a stage's mbarrier expects per staged column).
   SmallVector<int64_t> elementBytes;

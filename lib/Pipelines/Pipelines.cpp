@@ -80,6 +80,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.streamRows = options.streamRows;
   gpu.persistent = options.persistent;
   gpu.l2PrefetchRows = options.l2PrefetchRows;
+  gpu.bulkStores = options.bulkStores;
   gpu.fpContract = options.fpContract;
   pm.addPass(createConvertNormToGPU(gpu));
   // Bottom-up: the kernel builders emit long blocks of straight-line

@@ -124,6 +124,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.l2PrefetchRows =
         l2PrefetchRows >= 0 ? l2PrefetchRows
                             : chooseL2PrefetchRows(shape, plan, device);
+  plan.layout.bulkStores =
+      chooseBulkStores(shape, plan, device, request.bulkStores);
   return plan;
 }
 

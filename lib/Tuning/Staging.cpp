@@ -80,3 +80,52 @@ int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
              ? stages
              : 0;
 }
+
+bool mlir::norm::allowsBulkStores(const KernelShape &shape,
+                                  const KernelPlan &plan,
+                                  const DeviceInfo &device) {
+  const RowLayout &layout = plan.layout;
+  // Staged row-resident kernels have a block-wide reduction per row
+  // (chooseSharedStages); clusters and column slices store parts of rows.
+  if (plan.kind != KernelPlan::Kind::RowResident || layout.sharedStages <= 0 ||
+      layout.rowGroups != 1 || layout.clusterSize != 1 ||
+      layout.columnSlices != 1 || shape.fullOutputs == 0 ||
+      layout.threadsPerRow() <= 32)
+    return false;
+  // Bulk copies move 16-byte multiples between 16-byte aligned addresses.
+  int64_t narrowest = shape.narrowestOutputBytes > 0
+                          ? shape.narrowestOutputBytes
+                          : shape.elementBytes;
+  if (shape.n * narrowest % 16 != 0)
+    return false;
+  int64_t outputRows =
+      kBulkStoreSlots * shape.fullOutputs * shape.n * shape.elementBytes;
+  return stagedBlockBytes(shape, layout, layout.sharedStages) + outputRows <=
+         device.sharedMemoryPerBlock;
+}
+
+bool mlir::norm::chooseBulkStores(const KernelShape &shape,
+                                  const KernelPlan &plan,
+                                  const DeviceInfo &device, int64_t requested) {
+  if (requested == 0 || !allowsBulkStores(shape, plan, device))
+    return false;
+  if (requested > 0)
+    return true;
+  // Measured on the H200 (bf16, kernel time, two runs each,
+  // bench/results/ab-2026-12-01-bulk-stores.log): LayerNorm backwards gain
+  // 0-3% at every N staged (1000-7168), RMSNorm backwards 1-2% at N =
+  // 2048-7168 but lose 0-2% at N = 1000-1024; forwards lose 1-5% (y is
+  // their only output, and its bulk store holds the slot a row longer than
+  // the threads' own stores did), so they keep the threads' stores.
+  if (shape.columnOutputs == 0)
+    return false;
+  return shape.columnOutputs >= 2 || shape.n * shape.elementBytes >= 4096;
+}
+
+std::string mlir::norm::validateBulkStores(int64_t mode) {
+  if (mode < -1 || mode > 1)
+    return "bulk-stores must be -1 (the tuning rule), 0 (off) or 1 (on), "
+           "got " +
+           std::to_string(mode);
+  return {};
+}

@@ -113,8 +113,14 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
     }
   }
   for (auto [i, v] : llvm::enumerate(op.getOutputs())) {
-    if (op.getOutputRole(i) == Role::full)
+    if (op.getOutputRole(i) == Role::full) {
+      ++traits.fullOutputs;
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));
+      traits.narrowestOutputBytes =
+          traits.narrowestOutputBytes > 0
+              ? std::min(traits.narrowestOutputBytes, bytes(v))
+              : bytes(v);
+    }
     if (op.getOutputRole(i) == Role::col)
       ++traits.columnOutputs;
     if (op.getOutputRole(i) != Role::row)

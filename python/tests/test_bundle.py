@@ -209,10 +209,17 @@ def test_long_rows_launch_in_clusters(tmp_path):
 def test_staged_rows_carry_dynamic_shared_memory(tmp_path):
     # Three rows of dy and x (N = 8192 bf16) staged in shared memory: 96 KB
     # of dynamic shared memory, over the 48 KB a kernel gets without the
-    # opt-in the launcher performs.
-    bundle = compile_bundle(tmp_path, "rms_bwd", n=8192, flags=["--shared-stages=3"])
+    # opt-in the launcher performs; with dx stored by bulk copies, its two
+    # row slots add 32 KB.
+    bundle = compile_bundle(tmp_path, "rms_bwd", n=8192,
+                            flags=["--shared-stages=3", "--bulk-stores=0"])
     main = bundle.function().launches[0]
     assert main["shared_bytes"] == 3 * 2 * 8192 * 2
+    (tmp_path / "bulk").mkdir()
+    bulk = compile_bundle(tmp_path / "bulk", "rms_bwd", n=8192,
+                          flags=["--shared-stages=3", "--bulk-stores=1"])
+    assert bulk.function().launches[0]["shared_bytes"] == (3 * 2 + 2) * 8192 * 2
+    assert "cp.async.bulk.global.shared::cta.bulk_group" in bulk.ptx
     assert ".extern .shared .align 16 .b8" in bundle.ptx
     # Without staging there is none.
     (tmp_path / "plain").mkdir()

@@ -1,6 +1,8 @@
 // Register prefetch (shared-stages=0) and rows staged in shared memory.
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0" --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
+// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2 bulk-stores=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
+// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2 bulk-stores=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=BULK
+// RUN: not norm-opt %s --convert-norm-to-gpu="bulk-stores=2" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADBULK
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2 l2-prefetch-rows=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOL2
 // RUN: norm-opt %s --convert-norm-to-gpu="stream-rows=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STREAM
 // RUN: not norm-opt %s --convert-norm-to-gpu="l2-prefetch-rows=-2" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADL2
@@ -112,6 +114,43 @@
 // pipelines the rows; only row inputs, none here, load early).
 // STAGED: } {norm.predicate_epilogue, norm.row_loop}
 // STAGED: gpu.func @norm_combine
+// With bulk-stores=1 (the rule's choice for this backward, N = 4096) the
+// block writes each row of dx into one of two slots after the stages, and
+// thread 0 stores it with one bulk copy after the next row's reduction
+// barrier (the first row has none before it), the last row's after the
+// loop; before each row's barrier it waits until the copies so far have
+// read their slots.
+// BULK-LABEL: func @bwd
+// BULK: dynamic_shared_memory_size %c49152_i32
+// BULK: gpu.func @norm_fused(%{{.+}}, %{{.+}}, %[[DX:.+]]: memref<?x4096xbf16>, %{{.+}}) workgroup
+// BULK-SAME: norm.bulk_stores
+// BULK-SAME: norm.dynamic_shared_bytes = 49152
+// BULK: %[[SLOTS:.+]] = memref.view %{{.+}}[%c32768][] : memref<0xi8, #gpu.address_space<workgroup>> to memref<2x512xvector<8xbf16>, #gpu.address_space<workgroup>>
+// BULK: scf.for %[[R:.+]] = %[[BEGIN:.+]] to %{{.+}} step
+// BULK:   %[[K:.+]] = arith.subi %[[R]], %[[BEGIN]] : index
+// BULK:   cp.async.bulk.wait_group.read 0;
+// BULK:   %[[K32:.+]] = arith.index_castui %[[K]] : index to i32
+// BULK-NEXT: %[[REM:.+]] = arith.remui %[[K32]], %c2_i32 : i32
+// BULK-NEXT: %[[SLOT:.+]] = arith.index_castui %[[REM]] : i32 to index
+// BULK:   %[[PREV:.+]] = arith.cmpi ugt, %[[K]], %c0{{.*}} : index
+// BULK:   mbarrier.try_wait.parity
+// BULK:   gpu.barrier
+// BULK:   %[[GO:.+]] = arith.andi %{{.+}}, %[[PREV]] : i1
+// BULK-NEXT: scf.if %[[GO]] {
+// BULK:     memref.extract_aligned_pointer_as_index %[[SLOTS]]
+// BULK:     memref.extract_aligned_pointer_as_index %[[DX]]
+// BULK:     cp.async.bulk.global.shared::cta.bulk_group [global], [$1], $2; }" ro(%{{.+}}, %{{.+}}, %c8192_i32
+// BULK-NEXT: cp.async.bulk.commit_group;
+// BULK:   memref.store %{{.+}}, %[[SLOTS]][%[[SLOT]], %{{.+}}]
+// BULK-NOT: vector.store {{.+}} %[[DX]]
+// BULK:   fence.proxy.async.shared::cta;
+// BULK-NEXT: scf.yield
+// BULK: gpu.barrier
+// BULK: cp.async.bulk.global.shared::cta.bulk_group
+// BULK-NEXT: cp.async.bulk.commit_group;
+// BULK: cp.async.bulk.wait_group.read 0;
+// BULK: gpu.func @norm_combine
+// BADBULK: bulk-stores must be -1 (the tuning rule), 0 (off) or 1 (on), got 2
 func.func @bwd(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %dx: memref<?x4096xbf16>, %p: memref<?x4096xf32>, %dw: memref<4096xbf16>) {
   norm.fused ins(%dy : full memref<?x4096xbf16>, %x : full memref<?x4096xbf16>) outs(%dx : full memref<?x4096xbf16>, %p : col memref<?x4096xf32>) attributes {rows_per_partial = 64 : i64} {
   ^bb0(%a: bf16, %b: bf16):

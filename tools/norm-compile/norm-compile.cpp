@@ -81,6 +81,11 @@ static cl::opt<int64_t> l2PrefetchRows(
     cl::desc("Rows (persistent grids: walk steps) ahead that forwards "
              "prefetch into L2 (0: off; -1: the tuning rule)"),
     cl::init(-1));
+static cl::opt<int64_t> bulkStores(
+    "bulk-stores",
+    cl::desc("Staged kernels store their full outputs' rows by bulk copies "
+             "from shared memory (1: on; 0: off; -1: the tuning rule)"),
+    cl::init(-1));
 static cl::opt<bool>
     fpContract("fp-contract",
                cl::desc("Fuse the kernels' float multiplies and adds into "
@@ -224,6 +229,7 @@ int main(int argc, char **argv) {
   options.streamRows = streamRows;
   options.persistent = persistent;
   options.l2PrefetchRows = l2PrefetchRows;
+  options.bulkStores = bulkStores;
   options.fpContract = fpContract;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 

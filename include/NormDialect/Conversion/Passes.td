@@ -47,6 +47,11 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     past what the kernel already loads (`chooseL2PrefetchRows`), so blocks
     that start later, or the next steps of a persistent walk, find their
     rows in L2.
+
+    Staged backwards write their dx rows into shared memory and store each
+    with one bulk copy (`cp.async.bulk.global.shared::cta`, `bulk-stores`,
+    `chooseBulkStores`) instead of every thread's vector stores, which
+    measured faster there (forwards keep their stores).
   }];
   let options = [
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
@@ -75,6 +80,12 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "Forwards also prefetch their full inputs this many rows ahead "
            "into L2 (cp.async.bulk.prefetch; walk steps for a persistent "
            "grid; 0: off; -1: the tuning rule)">,
+    Option<"bulkStores", "bulk-stores", "int64_t", /*default=*/"-1",
+           "Kernels that stage their rows write their full outputs' rows to "
+           "shared memory and store each with one bulk copy "
+           "(cp.async.bulk shared to global) where the kernel allows it (1: "
+           "on; 0: off, every thread stores its vectors; -1: the tuning "
+           "rule)">,
     Option<"fpContract", "fp-contract", "bool", /*default=*/"true",
            "Let the kernels' float multiplies and adds fuse into FMAs (arith "
            "fastmath `contract`), as nvcc (--fmad=true) and Triton do; false "

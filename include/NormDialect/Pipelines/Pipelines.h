@@ -77,6 +77,12 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
                      "forwards prefetch into L2 (0: off; -1: the tuning "
                      "rule)"),
       llvm::cl::init(-1)};
+  Option<int64_t> bulkStores{
+      *this, "bulk-stores",
+      llvm::cl::desc("Staged kernels store their full outputs' rows by bulk "
+                     "copies from shared memory (1: on; 0: off; -1: the "
+                     "tuning rule)"),
+      llvm::cl::init(-1)};
   Option<bool> fpContract{
       *this, "fp-contract",
       llvm::cl::desc("Fuse the kernels' float multiplies and adds into FMAs"),

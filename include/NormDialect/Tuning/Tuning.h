@@ -103,6 +103,11 @@ struct RowLayout {
   /// G) the row l2PrefetchRows steps ahead in its walk, r + l2PrefetchRows
   /// x G, when it starts row r.
   int64_t l2PrefetchRows = 0;
+  /// A staged kernel's full outputs are written to shared memory and stored
+  /// a row at a time by the bulk copy engine (cp.async.bulk shared to
+  /// global) instead of by each thread's vector stores: the row reaches L2
+  /// as whole lines, however it sits against them (chooseBulkStores).
+  bool bulkStores = false;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -114,6 +119,11 @@ struct RowLayout {
     return threadsPerRow() * vectorWidth * chunksPerThread;
   }
 };
+
+/// Rows of each full output that a bulk-storing kernel
+/// (RowLayout::bulkStores) keeps in shared memory: the row its threads
+/// write while the bulk copy of the row before reads its slot.
+constexpr int64_t kBulkStoreSlots = 2;
 
 /// Widest power-of-two vector (at most 16 bytes) that divides N, so every row
 /// starts aligned.
@@ -328,6 +338,10 @@ struct KernelShape {
   /// Bytes per column of the column inputs (weight, bias) together: a
   /// staged kernel keeps one copy of them in shared memory.
   int64_t columnInputBytes = 0;
+  /// Full (M x N) outputs the kernel writes (y, dx).
+  int64_t fullOutputs = 0;
+  /// Narrowest element of the full outputs (0: elementBytes).
+  int64_t narrowestOutputBytes = 0;
 };
 
 /// How a kernel is generated and launched.
@@ -382,6 +396,10 @@ struct PlanRequest {
   /// Rows (walk steps) ahead that kernels prefetch into L2
   /// (RowLayout::l2PrefetchRows; 0: none; -1: chooseL2PrefetchRows).
   int64_t l2PrefetchRows = -1;
+  /// Full outputs stored through shared memory by bulk copies
+  /// (RowLayout::bulkStores) where the kernel allows it: 1 on, 0 off, -1
+  /// chooseBulkStores.
+  int64_t bulkStores = -1;
 
   PlanRequest &setSharedStages(int64_t stages) {
     sharedStages = stages;
@@ -397,6 +415,10 @@ struct PlanRequest {
   }
   PlanRequest &setL2PrefetchRows(int64_t rows) {
     l2PrefetchRows = rows;
+    return *this;
+  }
+  PlanRequest &setBulkStores(int64_t mode) {
+    bulkStores = mode;
     return *this;
   }
 };
@@ -421,6 +443,24 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 /// in registers) reaches one walk step (G rows) past that.
 int64_t chooseL2PrefetchRows(const KernelShape &shape, const KernelPlan &plan,
                              const DeviceInfo &device);
+
+/// True when a planned kernel can store its full outputs' rows through
+/// shared memory (RowLayout::bulkStores): a row-resident kernel that stages
+/// its rows, with a block-wide reduction per row (whose barrier orders the
+/// rows' shared-memory writes before the bulk copy that reads them), output
+/// rows of 16-byte multiples, and room for two rows of every full output
+/// beside the stages.
+bool allowsBulkStores(const KernelShape &shape, const KernelPlan &plan,
+                      const DeviceInfo &device);
+
+/// Whether a kernel that allowsBulkStores stores its full outputs by bulk
+/// copies, by the rule (`requested` < 0) or as requested (0 off, 1 on).
+bool chooseBulkStores(const KernelShape &shape, const KernelPlan &plan,
+                      const DeviceInfo &device, int64_t requested = -1);
+
+/// Empty if `mode` is a valid bulk-stores option (-1: the rule, 0: off, 1:
+/// on), else the error.
+std::string validateBulkStores(int64_t mode);
 
 /// Empty if `rows` is a valid l2-prefetch-rows option (-1: the rule, 0:
 /// off, else rows ahead), else the error.
