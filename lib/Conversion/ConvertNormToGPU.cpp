@@ -151,14 +151,19 @@ struct ConvertNormToGPUPass
     // Rows per block: the split of column partials; else the kernel's
     // norm.rows_per_block, the pass option, or the tuning rule.
     int64_t split = 1;
+    // Rows per block from the tuning (not a split, the kernel's attribute
+    // or the option): a short M spreads them over plan.minBlocks blocks.
+    bool tunedSplit = false;
     if (plan.persistent)
       func->setAttr("norm.persistent", OpBuilder(op).getUnitAttr());
     else if (std::optional<int64_t> partial = op.getRowsPerPartial())
       split = *partial;
     else if (auto attr = op->getAttrOfType<IntegerAttr>("norm.rows_per_block"))
       split = attr.getInt();
-    else if (!streaming)
-      split = rowsPerBlock > 0 ? rowsPerBlock.getValue() : plan.rowsPerBlock;
+    else if (!streaming) {
+      tunedSplit = rowsPerBlock <= 0;
+      split = tunedSplit ? plan.rowsPerBlock : rowsPerBlock.getValue();
+    }
     if (split <= 0)
       return op.emitOpError("rows per block must be positive, got ") << split;
     func->setAttr("norm.rows_per_block",
@@ -221,20 +226,27 @@ struct ConvertNormToGPUPass
     if (minBlocks > 0)
       func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
                                          static_cast<int32_t>(minBlocks)));
-    int64_t minPartials = op.getMinPartials().value_or(0);
+    RowSplit rowSplit;
+    rowSplit.rowsPerBlock = split;
+    rowSplit.minPartials = op.getMinPartials().value_or(0);
+    if (tunedSplit && rowSplit.minPartials == 0)
+      rowSplit.minBlocks = plan.minBlocks;
+    int64_t minPartials = rowSplit.minPartials;
     if (minPartials > 0 && layout.rowGroups != 1)
       return op.emitOpError("min_partials needs a block per partial row");
     if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
-                         : buildRowKernel(op, layout, n, split, minPartials,
+                         : buildRowKernel(op, layout, n, rowSplit,
                                           plan.persistent, func)))
       return failure();
     lowerRsqrtApprox(func);
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
-    // One block per partial row (of a split), else per `split` rows.
+    // One block per partial row of a split, else per the rows the kernel
+    // computes (of each of its row groups).
     Value rowsPerBlock =
-        minPartials > 0 ? op.buildRowsPerPartial(b, op.getLoc(), rows)
-                        : indexConst(b, op.getLoc(), split * layout.rowGroups);
+        rowSplit.minPartials > 0 || rowSplit.minBlocks > 0
+            ? rowSplit.build(b, op.getLoc(), rows)
+            : indexConst(b, op.getLoc(), split * layout.rowGroups);
     Value grid = arith::CeilDivUIOp::create(b, op.getLoc(), rows, rowsPerBlock);
     launch(op, func, grid, layout.threads, operands,
            indexConst(b, op.getLoc(), layout.columnSlices));

@@ -121,15 +121,45 @@ inline void storeAlignedVector(OpBuilder &b, Location loc, Value memref,
   });
 }
 
+/// How many rows each block of a row kernel walks, from the row count M.
+struct RowSplit {
+  /// Rows per block (the split of a kernel with column outputs).
+  int64_t rowsPerBlock = 1;
+  /// With > 0: the rows per partial row follow M (norm.fused min_partials,
+  /// FusedOp::buildRowsPerPartial).
+  int64_t minPartials = 0;
+  /// With > 0 (a forward, KernelPlan::minBlocks): min(rowsPerBlock, max(1,
+  /// ceil(M / minBlocks))), a block per row up to minBlocks rows.
+  int64_t minBlocks = 0;
+
+  /// The rows per block as a value (what the kernel and its host grid
+  /// compute alike). The forward's divides by constants only: a division
+  /// by a computed value in the prologue of every block cost the
+  /// short-lived forward blocks 3-5% at N = 1024 (H200).
+  Value build(OpBuilder &b, Location loc, Value rows) const {
+    if (minPartials > 0)
+      return FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock,
+                                          minPartials);
+    Value split = arith::ConstantIndexOp::create(b, loc, rowsPerBlock);
+    if (minBlocks <= 0)
+      return split;
+    Value spread = arith::CeilDivUIOp::create(
+        b, loc, rows, arith::ConstantIndexOp::create(b, loc, minBlocks));
+    return arith::MinUIOp::create(
+        b, loc, split,
+        arith::MaxUIOp::create(
+            b, loc, arith::ConstantIndexOp::create(b, loc, 1), spread));
+  }
+};
+
 /// Emits into `func` (arguments: the op's inputs, then its outputs) a kernel
 /// that keeps each row (or, without row reductions, each column slice of it)
-/// in registers: see RowKernelBuilder.cpp. A block walks `rowsPerBlock`
-/// rows, or with `minPartials` > 0 max(1, min(rowsPerBlock, ceil(M /
-/// minPartials))) (norm.fused min_partials); a `persistent` kernel walks
-/// rows bid, bid + G, ... (G: the grid), one at a time.
+/// in registers: see RowKernelBuilder.cpp. A block walks `split`'s rows; a
+/// `persistent` kernel walks rows bid, bid + G, ... (G: the grid), one at a
+/// time.
 LogicalResult buildRowKernel(FusedOp op, const RowLayout &layout, int64_t n,
-                             int64_t rowsPerBlock, int64_t minPartials,
-                             bool persistent, gpu::GPUFuncOp func);
+                             const RowSplit &split, bool persistent,
+                             gpu::GPUFuncOp func);
 
 /// Emits into `func` (arguments: partials and output of each op in turn)
 /// one kernel for the norm.combine ops `ops` with `layout`

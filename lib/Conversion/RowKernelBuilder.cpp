@@ -52,10 +52,10 @@ namespace {
 class FusedKernelBuilder {
 public:
   FusedKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
-                     int64_t rowsPerBlock, int64_t minPartials, bool persistent)
+                     const RowSplit &split, bool persistent)
       : op(op), body(op.getBody().front()), layout(layout), n(n),
-        rowsPerBlock(rowsPerBlock), minPartials(minPartials),
-        persistent(persistent) {}
+        rowsPerBlock(split.rowsPerBlock), split(split), persistent(persistent) {
+  }
 
   /// Emits the kernel into `func` whose arguments are the op's inputs then
   /// outputs.
@@ -125,11 +125,10 @@ private:
     rows = memref::DimOp::create(b, loc, shapeSource, 0);
     // Rows of this block: its partial row's (the host computes the grid
     // from the same count, FusedOp::buildRowsPerPartial).
-    Value split =
-        FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock, minPartials);
-    rowBegin = arith::MulIOp::create(b, loc, bid, split);
+    Value rowsHere = split.build(b, loc, rows);
+    rowBegin = arith::MulIOp::create(b, loc, bid, rowsHere);
     rowEnd = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rowBegin, split), rows);
+        b, loc, arith::AddIOp::create(b, loc, rowBegin, rowsHere), rows);
   }
 
   /// Column offsets and bounds of this thread's chunks. With column slices
@@ -783,8 +782,9 @@ private:
   Block &body;
   RowLayout layout;
   int64_t n;
+  /// The most rows a block walks, and how the rows follow M.
   int64_t rowsPerBlock;
-  int64_t minPartials;
+  RowSplit split;
   /// Rows strided by the grid (KernelPlan::persistent).
   bool persistent;
   SmallVector<Value> inputs, outputs, columns, inBounds;
@@ -816,10 +816,7 @@ private:
 } // namespace
 
 LogicalResult mlir::norm::buildRowKernel(FusedOp op, const RowLayout &layout,
-                                         int64_t n, int64_t rowsPerBlock,
-                                         int64_t minPartials, bool persistent,
-                                         gpu::GPUFuncOp func) {
-  return FusedKernelBuilder(op, layout, n, rowsPerBlock, minPartials,
-                            persistent)
-      .build(func);
+                                         int64_t n, const RowSplit &split,
+                                         bool persistent, gpu::GPUFuncOp func) {
+  return FusedKernelBuilder(op, layout, n, split, persistent).build(func);
 }

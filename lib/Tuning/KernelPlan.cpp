@@ -126,7 +126,26 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                             : chooseL2PrefetchRows(shape, plan, device);
   plan.layout.bulkStores =
       chooseBulkStores(shape, plan, device, request.bulkStores);
+  plan.minBlocks = chooseMinBlocks(shape, plan, device);
   return plan;
+}
+
+int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
+                                    const KernelPlan &plan,
+                                    const DeviceInfo &device) {
+  // Measured on the H200 (bf16 inference forwards, kernel time,
+  // bench/results/ab-2026-12-01-small-m-rows-per-block.log): a block per
+  // row against the rule's 2-3 rows gains 4-24% wherever M is at most 8
+  // rows per SM (16-512 rows at N = 1024-4096, 256-1024 at N = 8192), and
+  // 1-5% at N = 4096 up to 32 rows per SM, but loses 4-10% at N = 1000-1024
+  // from 16 rows per SM (LayerNorm 2048 x 1024: 0.92x): there a block's
+  // second staged row is worth more than more blocks.
+  constexpr int64_t kRowsPerSM = 8;
+  if (shape.columnOutputs > 0 || shape.onlyRowOutputs || plan.persistent ||
+      plan.layout.rowGroups != 1 || plan.rowsPerBlock <= 1 ||
+      plan.kind != KernelPlan::Kind::RowResident)
+    return 0;
+  return kRowsPerSM * device.numSMs;
 }
 
 int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,

@@ -86,6 +86,25 @@ def test_rms_bwd_bundle_signature(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_forward_rows_per_block_follow_m(tmp_path):
+    # The forward's blocks take 2 rows each (N = 4096), but a short M gets a
+    # block per row up to 8 rows per SM (1056 blocks): min(2, ceil(M / 1056))
+    # rows a block.
+    f = compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False).function()
+    main = f.launches[0]
+    assert f.grid(main, 16) == (16, 1)
+    assert f.grid(main, 1056) == (1056, 1)
+    assert f.grid(main, 1057) == (-(-1057 // 2), 1)
+    assert f.grid(main, 32768) == (16384, 1)
+    assert f.grid(main, 0) == (0, 1)
+    # Rows per block asked for are taken as they are.
+    (tmp_path / "fixed").mkdir()
+    fixed = compile_bundle(tmp_path / "fixed", "rms_fwd", n=4096, stats=False,
+                           flags=["--rows-per-block=2"]).function()
+    assert fixed.grid(fixed.launches[0], 16) == (8, 1)
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_ln_bwd_combines_share_one_launch(tmp_path):
     # dW and dB are finished by one kernel: its parameters are both partial
     # buffers and both results, its grid the blocks of both (32 columns a

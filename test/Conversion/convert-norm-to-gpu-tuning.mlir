@@ -6,8 +6,9 @@
 // RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/bad-stream-rows.json" 2>&1 | FileCheck %s --check-prefix=BADSTREAM
 // BADSTREAM: error: convert-norm-to-gpu: {{.*}}bad-stream-rows.json: stream_rows must be true or false
 
+// The table's 3 rows a block (a short M still gets a block per row).
 // CHECK-LABEL: func @fwd
-// CHECK: arith.ceildivui %{{.+}}, %c3
+// CHECK: arith.minui %c3, %{{.+}}
 // CHECK: gpu.func @norm_fused
 // CHECK-SAME: norm.rows_per_block = 3
 // CHECK-SAME: nvvm.minctasm = 2 : i32

@@ -209,9 +209,20 @@ func.func @bwd_row_inputs(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %rs
 // copy, then asks L2 for the row 4 MB of inputs ahead (4096 bf16: 512
 // rows), bounded by M, so a block that starts later finds its first rows
 // in L2 (chooseL2PrefetchRows); l2-prefetch-rows=0 turns it off.
+// Its 4 rows a block (the rule's) follow M: min(4, max(1, ceil(M / 1056))),
+// a block per row up to 1056 rows (8 per SM, chooseMinBlocks), divided by
+// constants only; the kernel computes the same rows.
 // STAGED-LABEL: func @staged_forward
+// STAGED: %[[HM:.+]] = memref.dim %arg0, %c0
+// STAGED: %[[SPREAD:.+]] = arith.ceildivui %[[HM]], %c1056
+// STAGED: %[[ATLEAST:.+]] = arith.maxui %c1, %[[SPREAD]]
+// STAGED: %[[R:.+]] = arith.minui %c4, %[[ATLEAST]]
+// STAGED: %[[GRID:.+]] = arith.ceildivui %[[HM]], %[[R]]
+// STAGED: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]],
 // STAGED: gpu.func @norm_fused
 // STAGED: %[[M:.+]] = memref.dim %arg0, %c0
+// STAGED: %[[KSPREAD:.+]] = arith.ceildivui %[[M]], %c1056
+// STAGED: arith.minui %c4{{.*}}, %{{.+}}
 // STAGED: cp.async.bulk.shared::cluster.global
 // STAGED-NEXT: %[[D:.+]] = arith.constant 512 : index
 // STAGED-NEXT: %[[AHEAD:.+]] = arith.addi %[[ROW:.+]], %[[D]] : index

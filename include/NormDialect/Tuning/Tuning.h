@@ -366,6 +366,10 @@ struct KernelPlan {
   int64_t numStages = 0;
   /// Blocks per SM the registers must allow (0: no constraint).
   int64_t minBlocksPerSM = 0;
+  /// Rows up to which a kernel without a split gets a block per row (0:
+  /// always rowsPerBlock): it walks min(rowsPerBlock, max(1, ceil(M /
+  /// minBlocks))) rows a block (chooseMinBlocks).
+  int64_t minBlocks = 0;
   /// A persistent grid: block (cluster) b walks rows b, b + G, b + 2G, ...
   /// where G is the grid, so a launch may cap G at the clusters that fit the
   /// GPU at once (bundle launch "persistent"); any G is correct. For
@@ -443,6 +447,15 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 /// in registers) reaches one walk step (G rows) past that.
 int64_t chooseL2PrefetchRows(const KernelShape &shape, const KernelPlan &plan,
                              const DeviceInfo &device);
+
+/// KernelPlan::minBlocks for a kernel of `shape` with `plan`: forwards whose
+/// blocks own their rows (a block, not a warp, per row; not persistent)
+/// walk min(rowsPerBlock, max(1, ceil(M / minBlocks))) rows, so up to 8
+/// rows per SM (1056 on the H200) get a block each.
+/// Kernels with column outputs take theirs from the split
+/// (norm-split-reduction's min_partials) and get 0.
+int64_t chooseMinBlocks(const KernelShape &shape, const KernelPlan &plan,
+                        const DeviceInfo &device);
 
 /// True when a planned kernel can store its full outputs' rows through
 /// shared memory (RowLayout::bulkStores): a row-resident kernel that stages
