@@ -76,6 +76,14 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
   Value dynamic = memref::GetGlobalOp::create(b, loc, bytesType, name);
   int64_t vw = layout.vectorWidth;
   int64_t offset = 0;
+  // A buffer of `shape` VW-vectors of `element` at the next offset.
+  auto carve = [&](ArrayRef<int64_t> shape, Type element) -> Value {
+    return memref::ViewOp::create(
+        b, loc,
+        MemRefType::get(shape, VectorType::get({vw}, element), AffineMap(),
+                        workgroup),
+        dynamic, indexConst(b, loc, offset), ValueRange{});
+  };
   for (Value input : fullInputs) {
     Type element = cast<MemRefType>(input.getType()).getElementType();
     sources.push_back(input);
@@ -83,36 +91,22 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
     bytesPerColumn += elementBytes.back();
     // Stage sizes are 16-byte multiples (chooseSharedStages), so every
     // buffer stays 16-byte aligned for the bulk copies.
-    buffers.push_back(memref::ViewOp::create(
-        b, loc,
-        MemRefType::get({stages, stageElements / vw},
-                        VectorType::get({vw}, element), AffineMap(), workgroup),
-        dynamic, indexConst(b, loc, offset), ValueRange{}));
+    buffers.push_back(carve({stages, stageElements / vw}, element));
     offset += stages * stageElements * elementBytes.back();
   }
   for (Value input : columnInputs) {
     Type element = cast<MemRefType>(input.getType()).getElementType();
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    columnBuffers.push_back(memref::ViewOp::create(
-        b, loc,
-        MemRefType::get({stageElements / vw}, VectorType::get({vw}, element),
-                        AffineMap(), workgroup),
-        dynamic, indexConst(b, loc, offset), ValueRange{}));
+    columnBuffers.push_back(carve({stageElements / vw}, element));
     // Keeps the next buffer 16-byte aligned.
     offset += llvm::alignTo(stageElements * bytes, 16);
   }
-  for (Value output : fullOutputs) {
-    if (!layout.bulkStores)
-      break;
-    // allowsBulkStores: whole rows of 16-byte multiples.
+  // Bulk stores: whole output rows of 16-byte multiples (allowsBulkStores).
+  for (Value output : layout.bulkStores ? fullOutputs : ArrayRef<Value>()) {
     Type element = cast<MemRefType>(output.getType()).getElementType();
     outputs.push_back(output);
     outputElementBytes.push_back(element.getIntOrFloatBitWidth() / 8);
-    outputBuffers.push_back(memref::ViewOp::create(
-        b, loc,
-        MemRefType::get({kBulkStoreSlots, n / vw},
-                        VectorType::get({vw}, element), AffineMap(), workgroup),
-        dynamic, indexConst(b, loc, offset), ValueRange{}));
+    outputBuffers.push_back(carve({kBulkStoreSlots, n / vw}, element));
     offset += kBulkStoreSlots * n * outputElementBytes.back();
   }
   func->setAttr(kDynamicSharedBytesAttr, b.getI64IntegerAttr(offset));
