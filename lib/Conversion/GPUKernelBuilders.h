@@ -133,9 +133,10 @@ struct RowSplit {
   int64_t minBlocks = 0;
 
   /// The rows per block as a value (what the kernel and its host grid
-  /// compute alike). The forward's divides by constants only: a division
+  /// compute alike). The forward's divides by a constant only: a division
   /// by a computed value in the prologue of every block cost the
-  /// short-lived forward blocks 3-5% at N = 1024 (H200).
+  /// short-lived blocks of the RMSNorm forward at 4096 x 1024 5-7% (H200)
+  /// where their rows per block had not even changed.
   Value build(OpBuilder &b, Location loc, Value rows) const {
     if (minPartials > 0)
       return FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock,

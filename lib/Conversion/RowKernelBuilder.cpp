@@ -123,8 +123,8 @@ private:
       if (op.getOutputRole(i) == Role::full && !shapeSource)
         shapeSource = outputs[i];
     rows = memref::DimOp::create(b, loc, shapeSource, 0);
-    // Rows of this block: its partial row's (the host computes the grid
-    // from the same count, FusedOp::buildRowsPerPartial).
+    // Rows of this block: its partial row's, or its share of the rows (the
+    // host computes the grid from the same count, RowSplit::build).
     Value rowsHere = split.build(b, loc, rows);
     rowBegin = arith::MulIOp::create(b, loc, bid, rowsHere);
     rowEnd = arith::MinUIOp::create(
@@ -589,6 +589,7 @@ private:
       if (staging->storesOutputs()) {
         // The previous row's outputs are stored after this row's first
         // reduction barrier; the slot this row writes must have been read.
+        // (Staged blocks walk contiguous rows: the previous one is row - 1.)
         staging->waitOutputSlotsRead(b, loc, tid);
         outputSlot = staging->outputSlot(b, loc, inBlock);
         Value one = indexConst(b, loc, 1);

@@ -448,12 +448,13 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 int64_t chooseL2PrefetchRows(const KernelShape &shape, const KernelPlan &plan,
                              const DeviceInfo &device);
 
-/// KernelPlan::minBlocks for a kernel of `shape` with `plan`: forwards whose
+/// KernelPlan::minBlocks for a kernel of `shape` with `plan`: kernels
+/// without column outputs (forwards, a backward without a weight) whose
 /// blocks own their rows (a block, not a warp, per row; not persistent)
 /// walk min(rowsPerBlock, max(1, ceil(M / minBlocks))) rows, so up to 8
-/// rows per SM (1056 on the H200) get a block each.
-/// Kernels with column outputs take theirs from the split
-/// (norm-split-reduction's min_partials) and get 0.
+/// rows per SM (1056 on the H200) get a block each. Kernels with column
+/// outputs take theirs from the split (norm-split-reduction's
+/// min_partials) and get 0.
 int64_t chooseMinBlocks(const KernelShape &shape, const KernelPlan &plan,
                         const DeviceInfo &device);
 
