@@ -87,7 +87,8 @@ def main():
               f"(budget {best['register_budget']}, stages {best['num_stages']}, "
               f"rows/block {best['rows_per_block']}, split {best.get('split_size', '-')}, "
               f"shared stages {best.get('shared_stages', '-')}, "
-              f"streamed {best.get('stream_rows', '-')}), "
+              f"streamed {best.get('stream_rows', '-')}, "
+              f"bulk stores {best.get('bulk_stores', '-')}), "
               f"worst {worst_tbps:5.2f}; all: "
               + " ".join(f"{c['bundle'].split('_', 3)[-1]}={t:.2f}" for t, c in timed[:6]),
               flush=True)
@@ -95,7 +96,8 @@ def main():
                                              "column_outputs", "row_reductions",
                                              "register_budget", "num_stages",
                                              "rows_per_block", "min_blocks_per_sm",
-                                             "shared_stages", "stream_rows")
+                                             "shared_stages", "stream_rows",
+                                             "bulk_stores")
                         if k in best}
                        | {"measured_tbps": round(best_tbps, 3),
                           "measured_tbps_by_m": best["_by_m"], "kind": kind})

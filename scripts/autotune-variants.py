@@ -11,6 +11,9 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
       knobs of the committed table (or --baseline=TABLE)
   scripts/autotune-variants.py --streamed             forwards: the committed
       table's kernel against rows streamed through L2 (--stream-rows)
+  scripts/autotune-variants.py --bulk [--kinds=...]   the committed table's
+      kernel with its full outputs stored by each thread (--bulk-stores=0)
+      against one bulk copy a row (--bulk-stores=1), where rows are staged
 """
 
 import concurrent.futures
@@ -66,7 +69,14 @@ def table_entry(kind, n):
                                  "min_blocks_per_sm", "shared_stages") if k in best}
 
 
-def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=False):
+def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=False,
+          bulk=False):
+    if bulk:
+        # The table's kernel with the threads' stores and with bulk stores
+        # (a class whose kernel does not allow them compiles to the same
+        # kernel twice and is left out, see same_kernels).
+        entry = table_entry(kind, n)
+        return [dict(entry, bulk_stores=False), dict(entry, bulk_stores=True)]
     if streamed:
         # The table's kernel for this class, and the same class streamed
         # (the streaming kernel has no other knobs; the entry keeps the
@@ -113,7 +123,11 @@ def compile_variant(kind, n, k):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(program_text(kind, n, "bf16", eps=1e-6))
         src = f.name
-    if "stream_rows" in k:
+    if "bulk_stores" in k:
+        name = f"{kind}_{n}_bulk{int(k['bulk_stores'])}"
+        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
+               f"--tuning-table={TABLE}", f"--bulk-stores={int(k['bulk_stores'])}"]
+    elif "stream_rows" in k:
         name = f"{kind}_{n}_stream{int(k['stream_rows'])}"
         cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
                f"--tuning-table={TABLE}"] + (["--stream-rows"] if k["stream_rows"] else [])
@@ -154,12 +168,30 @@ def compile_variant(kind, n, k):
     return name, r.returncode, r.stderr
 
 
+def same_kernels(index):
+    """The candidates of `index` without the classes whose candidates all
+    compiled to the same PTX (an option the kernel ignores)."""
+    classes = {}
+    for c in index:
+        classes.setdefault((c["kind"], c["n"]), []).append(c)
+    kept = []
+    for cands in classes.values():
+        texts = set()
+        for c in cands:
+            with open(os.path.join(OUT, c["bundle"], "kernels.ptx")) as f:
+                texts.add(f.read())
+        if len(texts) > 1:
+            kept += cands
+    return kept
+
+
 def main():
     global OUT
     split_sweep = "--split" in sys.argv
     long_rows = "--long" in sys.argv
     staged = "--staged" in sys.argv
     streamed = "--streamed" in sys.argv
+    bulk = "--bulk" in sys.argv
     # --baseline=table.json: the register-prefetch knobs the staged
     # candidates compete with (default: the committed table).
     global TABLE
@@ -178,16 +210,18 @@ def main():
         OUT = os.path.join(ROOT, ".out", "tune-staged")
     if streamed:
         OUT = os.path.join(ROOT, ".out", "tune-streamed")
+    if bulk:
+        OUT = os.path.join(ROOT, ".out", "tune-bulk")
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in kinds:
-            sizes = (LONG_SIZES if long_rows else STAGED_SIZES if staged or streamed
+            sizes = (LONG_SIZES if long_rows else STAGED_SIZES if staged or streamed or bulk
                      else SIZES)
             if only_sizes:
                 sizes = [n for n in sizes if n in only_sizes]
             for n in sizes:
-                for k in knobs(kind, split_sweep, long_rows, staged, n, streamed):
+                for k in knobs(kind, split_sweep, long_rows, staged, n, streamed, bulk):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
         for kind, n, k, fut in jobs:
             name, rc, err = fut.result()
@@ -198,6 +232,8 @@ def main():
             index.append(dict(bundle=name, kind=kind, n=n, element_bytes=2,
                               **KEYS[kind], **{"register_budget": 0, "num_stages": 0,
                                                "rows_per_block": 0, **k}))
+    if bulk:
+        index = same_kernels(index)
     with open(os.path.join(OUT, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
     print(f"{len(index)} candidate bundles in {OUT}")

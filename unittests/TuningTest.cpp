@@ -310,6 +310,18 @@ TEST(Tuning, BulkStoresForStagedBackwards) {
   EXPECT_FALSE(allowsBulkStores(wideBwd, tightPlan, tight));
   tight.sharedMemoryPerBlock = 100 * 1024;
   EXPECT_TRUE(allowsBulkStores(wideBwd, tightPlan, tight));
+  // A table entry's measurement overrides the rule; the request overrides
+  // the table.
+  TuningTable measuredOff, measuredOn;
+  TuningChoice slower, faster;
+  slower.bulkStores = 0;
+  faster.bulkStores = 1;
+  measuredOff.add({1000, 2, 2, 2, 2}, slower);
+  measuredOn.add({1024, 2, 2, 1, 1}, faster);
+  EXPECT_FALSE(planKernel(lnBwd, h200, &measuredOff).layout.bulkStores);
+  EXPECT_TRUE(planKernel(lnBwd, h200, &measuredOff, on).layout.bulkStores);
+  KernelShape rmsBwd1024{1024, 2, 2, 1, 1, false, 0, 2, 1};
+  EXPECT_TRUE(planKernel(rmsBwd1024, h200, &measuredOn).layout.bulkStores);
   EXPECT_TRUE(validateBulkStores(-1).empty());
   EXPECT_TRUE(validateBulkStores(1).empty());
   EXPECT_FALSE(validateBulkStores(2).empty());
@@ -1033,5 +1045,18 @@ TEST(TuningTable, LoadsAndRejects) {
       "stream_rows": 1}]})");
   EXPECT_FALSE(TuningTable().load(path, error));
   EXPECT_NE(error.find("stream_rows"), std::string::npos) << error;
+  // Bulk stores: measured on (true) or off (false), else absent (-1).
+  writeFile(path, R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "bulk_stores": true}, {"n": 2048, "element_bytes": 2,
+      "bulk_stores": false}, {"n": 4096, "element_bytes": 2}]})");
+  TuningTable bulk;
+  ASSERT_TRUE(bulk.load(path, error)) << error;
+  EXPECT_EQ(bulk.lookup({1024, 2, 0, 0, 0})->bulkStores, 1);
+  EXPECT_EQ(bulk.lookup({2048, 2, 0, 0, 0})->bulkStores, 0);
+  EXPECT_EQ(bulk.lookup({4096, 2, 0, 0, 0})->bulkStores, -1);
+  writeFile(path, R"({"entries": [{"n": 1024, "element_bytes": 2,
+      "bulk_stores": 1}]})");
+  EXPECT_FALSE(TuningTable().load(path, error));
+  EXPECT_NE(error.find("bulk_stores"), std::string::npos) << error;
 }
 } // namespace

@@ -124,8 +124,11 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.l2PrefetchRows =
         l2PrefetchRows >= 0 ? l2PrefetchRows
                             : chooseL2PrefetchRows(shape, plan, device);
-  plan.layout.bulkStores =
-      chooseBulkStores(shape, plan, device, request.bulkStores);
+  // Bulk stores: the request, else the table's measurement, else the rule.
+  int64_t bulkStores = request.bulkStores;
+  if (bulkStores < 0 && tuned)
+    bulkStores = tuned->bulkStores;
+  plan.layout.bulkStores = chooseBulkStores(shape, plan, device, bulkStores);
   plan.minBlocks = chooseMinBlocks(shape, plan, device);
   return plan;
 }

@@ -45,6 +45,13 @@ bool TuningTable::load(const std::string &path, std::string &error) {
       }
       choice.streamRows = *stream->getAsBoolean();
     }
+    if (const llvm::json::Value *bulk = e ? e->get("bulk_stores") : nullptr) {
+      if (!bulk->getAsBoolean()) {
+        error = path + ": bulk_stores must be true or false";
+        return false;
+      }
+      choice.bulkStores = *bulk->getAsBoolean() ? 1 : 0;
+    }
     if (choice.sharedStages < -1 || choice.sharedStages > 4) {
       error = path + ": shared_stages must be 0 to 4";
       return false;

@@ -296,6 +296,10 @@ struct TuningChoice {
   /// Streaming, re-read from L2 under eviction hints) instead of holding
   /// them on chip.
   bool streamRows = false;
+  /// Full outputs stored by bulk copies (RowLayout::bulkStores) where the
+  /// kernel allows it: 1 measured faster, 0 slower, -1 not measured (the
+  /// rule, chooseBulkStores).
+  int64_t bulkStores = -1;
 };
 
 /// Measured choices (tuning/<device>.json, written by bench/autotune.py).
@@ -402,6 +406,7 @@ struct PlanRequest {
   int64_t l2PrefetchRows = -1;
   /// Full outputs stored through shared memory by bulk copies
   /// (RowLayout::bulkStores) where the kernel allows it: 1 on, 0 off, -1
+  /// the table's measurement (TuningChoice::bulkStores), else
   /// chooseBulkStores.
   int64_t bulkStores = -1;
 
@@ -431,8 +436,9 @@ struct PlanRequest {
 /// go to a cluster (chooseClusterLayout) unless the kernel only computes
 /// statistics (streamed); kernels without row reductions are sliced; the
 /// rest keep rows in registers, with the measured `table` (may be null or
-/// empty) overriding budget, rows per block, stages and blocks per SM for
-/// its shape class, and `request` what the caller asks for. The table
+/// empty) overriding budget, rows per block, stages, blocks per SM,
+/// staging, streaming and bulk stores for its shape class, and `request`
+/// what the caller asks for. The table
 /// measures row-resident kernels only.
 KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table,
