@@ -14,6 +14,7 @@
 // RUN: norm-compile %norm_src/examples/layer_norm_bwd.mlir -o %t/ln_bwd --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd/kernels.ptx -o %t/ln_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd/kernels.ptx
+// RUN: FileCheck %s --check-prefix=BULKSTORE < %t/ln_bwd/kernels.ptx
 // RUN: norm-compile %norm_src/examples/rms_norm_fwd_inference.mlir -o %t/rms_fwd_inference --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_inference/kernels.ptx -o %t/rms_fwd_inference.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/rms_fwd_inference/kernels.ptx
@@ -94,6 +95,19 @@
 
 // RAGGED: "block": 320
 // RAGGED-NEXT: "cluster": 8
+
+// The staged LayerNorm backward stores dx by bulk copies from shared
+// memory (chooseBulkStores), which ptxas accepts (PTXAS above): in the row
+// loop the slot wait before the reduction barrier and the previous row's
+// copy after it, then the last row's copy behind a barrier.
+// BULKSTORE: cp.async.bulk.wait_group.read 0;
+// BULKSTORE: bar.sync
+// BULKSTORE: cp.async.bulk.global.shared::cta.bulk_group [global]
+// BULKSTORE: cp.async.bulk.commit_group;
+// BULKSTORE: bar.sync
+// BULKSTORE: cp.async.bulk.global.shared::cta.bulk_group [global]
+// BULKSTORE: cp.async.bulk.commit_group;
+// BULKSTORE: cp.async.bulk.wait_group.read 0;
 
 // VEC: .target sm_90
 // VEC: .entry norm_fused
