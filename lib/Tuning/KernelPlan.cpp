@@ -136,13 +136,15 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
 int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
                                     const KernelPlan &plan,
                                     const DeviceInfo &device) {
-  // Measured on the H200 (bf16 inference forwards, kernel time,
-  // bench/results/ab-2026-12-01-small-m-rows-per-block.log): a block per
-  // row against the rule's 2-3 rows gains 4-24% wherever M is at most 8
+  // Measured on the H200 (bf16 forwards that save the statistics, kernel
+  // time, bench/results/ab-2026-12-01-small-m-rows-per-block.log): a block
+  // per row against the rule's 2-3 rows gains 4-24% wherever M is at most 8
   // rows per SM (16-512 rows at N = 1024-4096, 256-1024 at N = 8192), and
   // 1-5% at N = 4096 up to 32 rows per SM, but loses 4-10% at N = 1000-1024
   // from 16 rows per SM (LayerNorm 2048 x 1024: 0.92x): there a block's
-  // second staged row is worth more than more blocks.
+  // second staged row is worth more than more blocks. This rule against
+  // the rule's rows on the inference forwards: +3-26% at M = 16-1024, the
+  // public shapes unchanged (same log).
   constexpr int64_t kRowsPerSM = 8;
   if (shape.columnOutputs > 0 || shape.onlyRowOutputs || plan.persistent ||
       plan.layout.rowGroups != 1 || plan.rowsPerBlock <= 1 ||

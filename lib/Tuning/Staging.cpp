@@ -114,9 +114,10 @@ bool mlir::norm::chooseBulkStores(const KernelShape &shape,
   // Measured on the H200 (bf16, kernel time,
   // bench/results/ab-2026-12-01-bulk-stores.log): LayerNorm backwards gain
   // 0-3% at every N staged (1000-7168) in three runs, RMSNorm backwards
-  // 1-2% at N = 2048-7168 but lose 0-2% at N = 1000-1024; forwards lose 1-5%
-  // (why is not known; the whole-line L2 writes it buys at N = 1000 were
-  // not what limited them), so they keep the threads' stores.
+  // 1-2% at N = 2048-7168 but lose 0-2% at N = 1000-1024; forwards (those
+  // that save the statistics) lose 1-5% (why is not known; the whole-line
+  // L2 writes it buys at N = 1000 were not what limited them), so they keep
+  // the threads' stores.
   if (shape.columnOutputs == 0)
     return false;
   return shape.columnOutputs >= 2 || shape.n * shape.elementBytes >= 4096;
