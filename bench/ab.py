@@ -21,7 +21,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import SHAPES, TIMERS, copy_ceiling, geomean, implementations, min_bytes  # noqa: E402
+from bench import TIMERS, copy_ceiling, geomean, implementations, min_bytes, parse_shapes  # noqa: E402,E501
 
 
 def main():
@@ -42,9 +42,10 @@ def main():
     args = p.parse_args()
     timer = TIMERS[args.timing]
     variants = [v for v in args.variants.split(",") if v]
-    shapes = SHAPES
-    if args.shapes:
-        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    try:
+        shapes = parse_shapes(args.shapes)
+    except ValueError as e:
+        p.error(f"--shapes: {e}")
     torch.cuda.init()
     ceiling = copy_ceiling(timer)
     names = [os.path.basename(os.path.normpath(v)) for v in variants]

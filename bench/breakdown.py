@@ -19,7 +19,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import ROOT, SHAPES, implementations, min_bytes  # noqa: E402
+from bench import ROOT, implementations, min_bytes, parse_shapes  # noqa: E402
 from timing import busy_time, kernel_intervals  # noqa: E402
 
 
@@ -50,9 +50,10 @@ def main():
     p.add_argument("--shapes", default="")
     p.add_argument("--no-compile", action="store_true")
     args = p.parse_args()
-    shapes = SHAPES
-    if args.shapes:
-        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    try:
+        shapes = parse_shapes(args.shapes)
+    except ValueError as e:
+        p.error(f"--shapes: {e}")
     torch.cuda.init()
     torch._dynamo.config.cache_size_limit = 256
     torch._dynamo.config.recompile_limit = 256

@@ -21,8 +21,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (EPS, SHAPES, TIMERS, compiled, copy_ceiling, forward_inputs,  # noqa: E402
-                   geomean, min_bytes)
+from bench import (EPS, TIMERS, compiled, copy_ceiling, forward_inputs,  # noqa: E402
+                   geomean, min_bytes, parse_shapes)
 from bench import ROOT, Launcher, load_bundle  # noqa: E402
 
 
@@ -48,9 +48,10 @@ def main():
     torch._dynamo.config.cache_size_limit = 256
     torch._dynamo.config.recompile_limit = 256
     timer = TIMERS["kernels"]
-    shapes = SHAPES
-    if args.shapes:
-        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    try:
+        shapes = parse_shapes(args.shapes)
+    except ValueError as e:
+        p.error(f"--shapes: {e}")
     ceiling = copy_ceiling(timer)
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
           f"copy ceiling {ceiling / 1e12:.2f} TB/s [kernels]")

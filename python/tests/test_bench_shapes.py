@@ -1,0 +1,33 @@
+"""bench/bench.py's --shapes: named sets and MxN lists (no GPU)."""
+
+import importlib.util
+import os
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+_spec = importlib.util.spec_from_file_location("bench", os.path.join(ROOT, "bench", "bench.py"))
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+
+def test_named_sets_and_lists():
+    assert bench.parse_shapes("") == bench.SHAPES
+    assert bench.parse_shapes("public") == bench.SHAPES
+    assert len(bench.SHAPES) == 11
+    short = bench.parse_shapes("short-m")
+    assert (1, 4096) in short and (16, 4096) in short
+    assert all(m <= 4096 or (m, n) in ((100000, 1000), (16384, 1024)) for m, n in short)
+    extra = bench.parse_shapes("extra")
+    assert not set(extra) & set(bench.SHAPES)
+    assert bench.parse_shapes("16x4096, 1x8") == [(16, 4096), (1, 8)]
+
+
+@pytest.mark.parametrize("text", ["16x", "x4096", "0x4096", "16x4096x2", "big", "16x-1"])
+def test_bad_shapes_are_rejected_with_the_choices(text):
+    with pytest.raises(ValueError, match="expected MxN"):
+        bench.parse_shapes(text)
