@@ -322,6 +322,21 @@ TEST(Tuning, BulkStoresForStagedBackwards) {
   EXPECT_TRUE(planKernel(lnBwd, h200, &measuredOff, on).layout.bulkStores);
   KernelShape rmsBwd1024{1024, 2, 2, 1, 1, false, 0, 2, 1};
   EXPECT_TRUE(planKernel(rmsBwd1024, h200, &measuredOn).layout.bulkStores);
+  // The rule keeps the threads' stores where the slots would cost a block
+  // per SM: here shared memory holds two blocks' stages, not their slots.
+  KernelShape lnBwd4096{4096, 2, 2, 2, 2, false, 0, 4, 1};
+  KernelPlan roomy = planKernel(lnBwd4096, h200, nullptr);
+  ASSERT_GT(roomy.layout.sharedStages, 0);
+  EXPECT_TRUE(roomy.layout.bulkStores);
+  DeviceInfo twoBlocks = h200;
+  twoBlocks.sharedMemoryPerSM =
+      2 * (stagedBytes(lnBwd4096, roomy.layout, roomy.layout.sharedStages) +
+           3 * 1024);
+  KernelPlan tightSM = planKernel(lnBwd4096, twoBlocks, nullptr);
+  ASSERT_EQ(tightSM.layout.sharedStages, roomy.layout.sharedStages);
+  ASSERT_EQ(estimateBlocksPerSM(lnBwd4096, tightSM.layout, twoBlocks), 2);
+  EXPECT_FALSE(tightSM.layout.bulkStores);
+  EXPECT_TRUE(planKernel(lnBwd4096, twoBlocks, nullptr, on).layout.bulkStores);
   EXPECT_TRUE(validateBulkStores(-1).empty());
   EXPECT_TRUE(validateBulkStores(1).empty());
   EXPECT_FALSE(validateBulkStores(2).empty());

@@ -22,16 +22,22 @@ int64_t mlir::norm::stagedBytes(const KernelShape &shape,
          elements;
 }
 
+/// The output row slots of a bulk-storing block (layout.bulkStores).
+static int64_t bulkStoreBytes(const KernelShape &shape) {
+  return kBulkStoreSlots * shape.fullOutputs * shape.n * shape.elementBytes;
+}
+
 /// Shared memory a block with `stages` staged rows needs: the stages and
-/// column copies (stagedBytes), plus 1 KB for the reductions' buffers and
-/// the mbarriers.
+/// column copies (stagedBytes), the output slots of bulk stores, plus 3 KB
+/// for the reductions' buffers, the mbarriers and the row inputs.
 int64_t mlir::norm::detail::stagedBlockBytes(const KernelShape &shape,
                                              const RowLayout &layout,
                                              int64_t stages) {
   // Static shared memory beside the stages: reduction slots and mbarriers
   // (under 1 KB) and the row inputs of up to 256 rows (mean and rstd, 2 KB;
   // RowKernelBuilder's kMaxStagedRowInputRows).
-  return stagedBytes(shape, layout, stages) + 3 * 1024;
+  return stagedBytes(shape, layout, stages) + 3 * 1024 +
+         (layout.bulkStores ? bulkStoreBytes(shape) : 0);
 }
 
 bool mlir::norm::rereadsStagedRows(const KernelShape &shape,
@@ -98,9 +104,9 @@ bool mlir::norm::allowsBulkStores(const KernelShape &shape,
                           : shape.elementBytes;
   if (shape.n * narrowest % 16 != 0)
     return false;
-  int64_t outputRows =
-      kBulkStoreSlots * shape.fullOutputs * shape.n * shape.elementBytes;
-  return stagedBlockBytes(shape, layout, layout.sharedStages) + outputRows <=
+  RowLayout storing = layout;
+  storing.bulkStores = true;
+  return stagedBlockBytes(shape, storing, layout.sharedStages) <=
          device.sharedMemoryPerBlock;
 }
 
@@ -120,7 +126,17 @@ bool mlir::norm::chooseBulkStores(const KernelShape &shape,
   // the threads' stores.
   if (shape.columnOutputs == 0)
     return false;
-  return shape.columnOutputs >= 2 || shape.n * shape.elementBytes >= 4096;
+  if (shape.columnOutputs < 2 && shape.n * shape.elementBytes < 4096)
+    return false;
+  // None of the measured classes lost a block per SM to the slots (ptxas's
+  // registers, scripts/kernel-stats.py); where the estimate says a class
+  // would, the rule keeps the threads' stores. (The estimate can miss it:
+  // f32 RMSNorm N = 1024 has 8 blocks per SM by shared memory with the
+  // slots, 9 by ptxas's 56 registers without, but 8 by the estimate's.)
+  RowLayout storing = plan.layout;
+  storing.bulkStores = true;
+  return estimateBlocksPerSM(shape, storing, device) >=
+         estimateBlocksPerSM(shape, plan.layout, device);
 }
 
 std::string mlir::norm::validateBulkStores(int64_t mode) {
