@@ -231,8 +231,7 @@ struct ConvertNormToGPUPass
     rowSplit.minPartials = op.getMinPartials().value_or(0);
     if (tunedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
-    int64_t minPartials = rowSplit.minPartials;
-    if (minPartials > 0 && layout.rowGroups != 1)
+    if (rowSplit.minPartials > 0 && layout.rowGroups != 1)
       return op.emitOpError("min_partials needs a block per partial row");
     if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
                          : buildRowKernel(op, layout, n, rowSplit,

@@ -571,21 +571,22 @@ private:
     if (!staging && layout.l2PrefetchRows > 0)
       prefetchWalkAhead(b, loc, row, tid);
     Value stage, outputSlot;
-    std::function<void()> issueNext;
+    // What runs after the row's first reduction barrier, in order.
+    SmallVector<std::function<void()>, 2> afterFirstBarrier;
     if (staging) {
       // The row's index in this block's rows (its stage is this modulo the
       // stages).
       Value inBlock = arith::SubIOp::create(b, loc, row, rowBegin);
       Value ahead = indexConst(b, loc, layout.sharedStages - 1);
-      issueNext = [&, inBlock, ahead] {
+      auto issueNext = [&, inBlock, ahead] {
         staging->issue(b, loc, tid, arith::AddIOp::create(b, loc, row, ahead),
                        arith::AddIOp::create(b, loc, inBlock, ahead),
                        stagingRowEnd);
       };
-      if (!layout.rereadStaged) {
+      if (layout.rereadStaged)
+        afterFirstBarrier.push_back(issueNext);
+      else
         issueNext();
-        issueNext = nullptr;
-      }
       if (staging->storesOutputs()) {
         // The previous row's outputs are stored after this row's first
         // reduction barrier; the slot this row writes must have been read.
@@ -595,19 +596,16 @@ private:
         Value one = indexConst(b, loc, 1);
         Value hasPrevious = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ugt, inBlock, indexConst(b, loc, 0));
-        std::function<void()> issue = std::move(issueNext);
-        issueNext = [&, issue, inBlock, one, hasPrevious] {
-          if (issue)
-            issue();
+        afterFirstBarrier.push_back([&, inBlock, one, hasPrevious] {
           staging->storeOutputRow(
               b, loc, tid, arith::SubIOp::create(b, loc, row, one),
               arith::SubIOp::create(b, loc, inBlock, one), hasPrevious);
-        };
+        });
       }
       stage = staging->wait(b, loc, inBlock);
     }
     mapRowInputs(b, loc, row, stage, mappings);
-    evaluateBody(b, loc, stage, local, first, issueNext, mappings);
+    evaluateBody(b, loc, stage, local, first, afterFirstBarrier, mappings);
     storeRowOutputs(b, loc, row, tid, outputSlot, mappings, accs, nextAccs);
     return success();
   }
@@ -645,11 +643,12 @@ private:
   }
 
   /// Evaluates the body for every owned element, level by level, with the
-  /// row reductions of each level between them; runs `issueNext` (if set)
+  /// row reductions of each level between them; emits `afterFirstBarrier`
   /// after the first reduction: the next staged row of a kernel that reads
   /// its row again, the bulk store of the previous row's outputs.
   void evaluateBody(OpBuilder &b, Location loc, Value stage, Value local,
-                    Value first, std::function<void()> &issueNext,
+                    Value first,
+                    ArrayRef<std::function<void()>> afterFirstBarrier,
                     std::vector<IRMapping> &mappings) {
     // Reductions that do not depend on each other (LayerNorm backward's two
     // sums) share one exchange: ops are emitted by level (the number of
@@ -719,10 +718,9 @@ private:
       }
       SmallVector<Value> totals = reductions->reduce(
           b, loc, combiners, partials, indices, local, first);
-      if (issueNext) {
-        issueNext();
-        issueNext = nullptr;
-      }
+      for (const std::function<void()> &step : afterFirstBarrier)
+        step();
+      afterFirstBarrier = {};
       if (staging && layout.rereadStaged)
         rereadStaged(b, loc, stage, mappings);
       for (auto [reduce, total] : llvm::zip(batch, totals))
