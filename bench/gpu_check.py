@@ -37,6 +37,10 @@ def rows_for(n, quick):
     # SM (M > 132 x 64 rows spread over whole waves, ragged).
     if n <= 8192:
         rows.append(9362)
+        # The backwards' short-rows versions (chooseShortRowsLimit: 2^19 / N
+        # rows) on both sides of their limit: 37 and 300 rows are short for
+        # N = 1024, 300 is not for N = 4096.
+        rows += [37, 300]
     if quick:
         rows = [r for r in rows if r * n <= 64 * 2**20]
     return sorted(set(rows))

@@ -34,7 +34,10 @@ namespace {
 
 enum class Kind { RmsFwd, LnFwd, RmsBwd, LnBwd };
 enum class DType { BF16, F16, F32 };
-enum class Mode { Unfused, Fused, FusedSplit, RowSplit };
+/// ShortRows: norm-short-rows with `split` as its row limit, then the split
+/// of the long version (4 rows a partial): M < split runs the row and
+/// whole-column kernels, else the split kernel and its combine.
+enum class Mode { Unfused, Fused, FusedSplit, RowSplit, ShortRows };
 
 struct Case {
   Kind kind;
@@ -55,12 +58,14 @@ std::string typeName(DType t) {
 
 std::string caseName(const Case &c) {
   static const char *kinds[] = {"rms_fwd", "ln_fwd", "rms_bwd", "ln_bwd"};
-  static const char *modes[] = {"unfused", "fused", "split", "rowsplit"};
+  static const char *modes[] = {"unfused", "fused", "split", "rowsplit",
+                                "shortrows"};
   std::string s = std::string(kinds[int(c.kind)]) + "_" +
                   typeName(c.dtype) + "_" +
                   std::to_string(c.m) + "x" + std::to_string(c.n) + "_" +
                   modes[int(c.mode)];
-  if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit)
+  if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit ||
+      c.mode == Mode::ShortRows)
     s += std::to_string(c.split);
   if (!c.weight)
     s += "_noweight";
@@ -262,6 +267,9 @@ protected:
     if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit)
       pipeline += "norm-split-reduction{split-size=" + std::to_string(c.split) +
                   " min-partials=" + std::to_string(c.minPartials) + "},";
+    if (c.mode == Mode::ShortRows)
+      pipeline += "norm-short-rows{short-rows=" + std::to_string(c.split) +
+                  "},norm-split-reduction{split-size=4 min-partials=0},";
     pipeline += "one-shot-bufferize,convert-norm-to-loops,canonicalize,cse,"
                 "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
                 "convert-to-llvm,reconcile-unrealized-casts";
@@ -501,6 +509,10 @@ std::vector<Case> allCases() {
           // e.g. 9 rows each at M = 33.
           cases.push_back(
               {k, t, m, n, Mode::FusedSplit, 64, true, true, 0.0, 4});
+          // The short-rows versions: the row and whole-column kernels (M
+          // below the limit), and the split at the limit.
+          cases.push_back({k, t, m, n, Mode::ShortRows, m + 1});
+          cases.push_back({k, t, m, n, Mode::ShortRows, m});
         }
       }
   // Optional parameters.

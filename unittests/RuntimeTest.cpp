@@ -79,6 +79,15 @@ TEST(Bundle, EvaluatesSizes) {
   EXPECT_EQ(evaluate(v, 1), 2);
   ASSERT_TRUE(parseJson(R"({"min": ["M"]})", v, error));
   EXPECT_EQ(evaluate(v, 100), -1);
+  // Launch conditions: 1 where they hold.
+  ASSERT_TRUE(parseJson(R"({"lt": ["M", 128]})", v, error));
+  EXPECT_EQ(evaluate(v, 127), 1);
+  EXPECT_EQ(evaluate(v, 128), 0);
+  ASSERT_TRUE(parseJson(R"({"ge": ["M", 128]})", v, error));
+  EXPECT_EQ(evaluate(v, 128), 1);
+  EXPECT_EQ(evaluate(v, 0), 0);
+  ASSERT_TRUE(parseJson(R"({"ge": ["M"]})", v, error));
+  EXPECT_EQ(evaluate(v, 1), -1);
 }
 
 TEST(Bundle, LoadsAndChecksSignatures) {
@@ -90,8 +99,19 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   const Function *f = bundle->function("", error);
   ASSERT_TRUE(f) << error;
   EXPECT_EQ(f->name, "rms_norm_bwd");
-  ASSERT_EQ(f->launches.size(), 2u);
+  // Below 256 rows the row kernel and the whole-column kernel beside it,
+  // from 256 on the split kernel and its combine (norm-short-rows).
+  ASSERT_EQ(f->launches.size(), 4u);
   EXPECT_EQ(f->launches[0].kernel, "norm_fused");
+  EXPECT_EQ(f->launches[1].kernel, "norm_columns");
+  EXPECT_EQ(f->launches[3].kernel, "norm_combine");
+  for (const LaunchDesc &launch : f->launches)
+    ASSERT_TRUE(launch.conditional) << launch.kernel;
+  EXPECT_EQ(evaluate(f->launches[0].when, 255), 1);
+  EXPECT_EQ(evaluate(f->launches[1].when, 0), 1);
+  EXPECT_EQ(evaluate(f->launches[2].when, 255), 0);
+  EXPECT_EQ(evaluate(f->launches[3].when, 256), 1);
+  EXPECT_TRUE(f->launches[1].programmatic);
 
   alignas(16) static char fake[64];
   TensorRef dy{fake, DType::BF16, {10, 4096}}, x = dy;

@@ -1075,3 +1075,72 @@ TEST(TuningTable, LoadsAndRejects) {
   EXPECT_NE(error.find("bulk_stores"), std::string::npos) << error;
 }
 } // namespace
+
+TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
+  DeviceInfo h200;
+  // The LayerNorm backward (dx and two column outputs) and RMSNorm's (one).
+  KernelShape ln;
+  ln.n = 4096;
+  ln.fullOperands = 2;
+  ln.columnOutputs = 2;
+  ln.rowReductions = 2;
+  ln.fullOutputs = 1;
+  // Three rounds of the column kernel's 32 groups x 4 rows with two column
+  // outputs, two with one.
+  EXPECT_EQ(chooseShortRowsLimit(ln, h200), 384);
+  KernelShape rms = ln;
+  rms.columnOutputs = 1;
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 256);
+  rms.n = 1024; // 64 groups
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 512);
+  rms.n = 8192; // 16 groups
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128);
+  // Wider rows than measured, and kernels with no mix of orders.
+  rms.n = 16384;
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 0);
+  KernelShape forward = ln;
+  forward.columnOutputs = 0;
+  EXPECT_EQ(chooseShortRowsLimit(forward, h200), 0);
+  KernelShape columnsOnly = ln;
+  columnsOnly.fullOutputs = 0;
+  columnsOnly.rowReductions = 0;
+  EXPECT_EQ(chooseShortRowsLimit(columnsOnly, h200), 0);
+  EXPECT_TRUE(validateShortRowsLimit(-1).empty());
+  EXPECT_TRUE(validateShortRowsLimit(0).empty());
+  EXPECT_TRUE(validateShortRowsLimit(96).empty());
+  EXPECT_NE(validateShortRowsLimit(-2).find("short-rows"), std::string::npos);
+}
+
+TEST(Tuning, ColumnKernelsSpreadFewRowsOverBlocks) {
+  DeviceInfo h200;
+  KernelShape columns;
+  columns.n = 4096;
+  columns.fullOperands = 2;
+  columns.columnOutputs = 2;
+  columns.rowReductions = 0;
+  // bf16: 8 elements a 16-byte load; 8 lanes give 64 blocks (>= 33).
+  CombineLayout layout = chooseColumnKernelLayout(columns, h200);
+  EXPECT_EQ(layout.vectorWidth, 8);
+  EXPECT_EQ(layout.threads, 256);
+  EXPECT_EQ(layout.lanes, 8);
+  EXPECT_EQ(layout.groups(), 32);
+  EXPECT_EQ(layout.blockColumns(), 64);
+  // Narrow rows stop at 4 lanes (64-byte runs of a row): 32 blocks.
+  columns.n = 1024;
+  EXPECT_EQ(chooseColumnKernelLayout(columns, h200).lanes, 4);
+  // N = 1000 is whole vectors of 8; N = 1001 of none but 1.
+  columns.n = 1000;
+  EXPECT_EQ(chooseColumnKernelLayout(columns, h200).vectorWidth, 8);
+  columns.n = 1001;
+  EXPECT_EQ(chooseColumnKernelLayout(columns, h200).vectorWidth, 1);
+  // f32 inputs: 4 a load; wide rows keep 32 lanes.
+  columns.n = 8192;
+  columns.elementBytes = 4;
+  columns.narrowestInputBytes = 4;
+  layout = chooseColumnKernelLayout(columns, h200);
+  EXPECT_EQ(layout.vectorWidth, 4);
+  EXPECT_EQ(layout.lanes, 32); // 64 blocks
+  DeviceInfo small = h200;
+  small.maxThreadsPerBlock = 128;
+  EXPECT_EQ(chooseColumnKernelLayout(columns, small).threads, 128);
+}

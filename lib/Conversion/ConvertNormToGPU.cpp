@@ -30,6 +30,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_CONVERTNORMTOGPU
@@ -109,10 +110,73 @@ struct ConvertNormToGPUPass
     op->erase();
   }
 
+  /// Kernels followed by a whole-column kernel that runs beside them
+  /// (sideBySide), and those whole-column kernels.
+  llvm::SmallPtrSet<Operation *, 4> leadsSideBySide, runsSideBySide;
+
+  /// Finds the whole-column kernels that may run beside the kernel before
+  /// them (a programmatic dependent launch that does not wait for it): the
+  /// two are adjacent but for side-effect-free host ops, and neither writes
+  /// a buffer the other reads or writes (norm-short-rows' two parts).
+  void findSideBySide(ModuleOp module) {
+    module.walk([&](FusedOp op) {
+      if (!op->hasAttr(FusedOp::getWholeColumnsAttrName()))
+        return;
+      Operation *prev = op->getPrevNode();
+      while (prev && !isa<FusedOp, CombineOp>(prev) && isMemoryEffectFree(prev))
+        prev = prev->getPrevNode();
+      auto before = dyn_cast_or_null<FusedOp>(prev);
+      if (!before)
+        return;
+      auto writesAny = [](FusedOp writer, ValueRange buffers) {
+        return llvm::any_of(writer.getOutputs(), [&](Value out) {
+          return llvm::is_contained(buffers, out);
+        });
+      };
+      SmallVector<Value> mine(op->getOperands());
+      SmallVector<Value> theirs(before->getOperands());
+      if (writesAny(before, mine) || writesAny(op, theirs))
+        return;
+      leadsSideBySide.insert(before);
+      runsSideBySide.insert(op);
+    });
+  }
+
+  /// A whole-column kernel (norm.whole_columns): blocks across the columns,
+  /// each summing every row (ColumnKernelBuilder.cpp).
+  LogicalResult convertWholeColumns(gpu::GPUModuleOp gpuModule, FusedOp op,
+                                    const DeviceInfo &device) {
+    auto source = cast<MemRefType>(op.getShapeSource().getType());
+    int64_t n = source.getDimSize(1);
+    if (ShapedType::isDynamic(n))
+      return op.emitOpError("the GPU lowering needs a static normalized "
+                            "dimension N (rows M may be dynamic)");
+    CombineLayout layout = chooseColumnKernelLayout(describeKernel(op), device);
+    SmallVector<Value> operands(op.getInputs());
+    operands.append(op.getOutputs().begin(), op.getOutputs().end());
+    auto func =
+        createKernel(gpuModule, op, "norm_columns", operands, layout.threads);
+    func->setAttr("norm.cols_per_block",
+                  OpBuilder(op).getI64IntegerAttr(layout.blockColumns()));
+    bool beside = runsSideBySide.contains(op);
+    if (beside)
+      func->setAttr(kProgrammaticAttr, UnitAttr::get(func.getContext()));
+    if (failed(buildColumnKernel(op, layout, beside, func)))
+      return failure();
+    OpBuilder b(op);
+    Value grid =
+        indexConst(b, op.getLoc(),
+                   (n + layout.blockColumns() - 1) / layout.blockColumns());
+    launch(op, func, grid, layout.threads, operands);
+    return success();
+  }
+
   LogicalResult convertFused(gpu::GPUModuleOp gpuModule, FusedOp op,
                              DeviceInfo device) {
     if (op.getNumResults() != 0)
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
+    if (op->hasAttr(FusedOp::getWholeColumnsAttrName()))
+      return convertWholeColumns(gpuModule, op, device);
     if (op.hasColumnOutputs() && !op.getRowsPerPartial())
       return op.emitOpError(
           "column outputs need a split on the GPU: run "
@@ -238,6 +302,13 @@ struct ConvertNormToGPUPass
                                           plan.persistent, func)))
       return failure();
     lowerRsqrtApprox(func);
+    // The whole-column kernel after this one may start at once
+    // (findSideBySide): every block lets it.
+    if (leadsSideBySide.contains(op)) {
+      OpBuilder entry = OpBuilder::atBlockBegin(&func.getBody().front());
+      emitInlinePtx(entry, op.getLoc(), {},
+                    "griddepcontrol.launch_dependents;");
+    }
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
     // One block per partial row of a split, else per the rows the kernel
@@ -371,6 +442,7 @@ struct ConvertNormToGPUPass
     });
     if (kernels.empty())
       return;
+    findSideBySide(module);
     gpu::GPUModuleOp gpuModule = getOrCreateGPUModule(module);
     for (ArrayRef<Operation *> group : kernels) {
       LogicalResult result =

@@ -170,6 +170,15 @@ LogicalResult buildCombineKernel(ArrayRef<CombineOp> ops,
                                  const CombineLayout &layout,
                                  gpu::GPUFuncOp func);
 
+/// Emits into `func` (arguments: the op's inputs, then its outputs) the
+/// kernel of a norm.fused op that sums whole columns (column outputs only,
+/// not split): blocks across the columns, `layout`
+/// (chooseColumnKernelLayout), see ColumnKernelBuilder.cpp. With
+/// `waitsAtEnd` it ends by waiting for the launch before it (it runs as that
+/// launch's programmatic dependent).
+LogicalResult buildColumnKernel(FusedOp op, const CombineLayout &layout,
+                                bool waitsAtEnd, gpu::GPUFuncOp func);
+
 /// Emits into `func` a statistics-only kernel (row reductions, row outputs)
 /// that streams rows too long for registers: see StreamingKernelBuilder.cpp.
 LogicalResult buildStreamingKernel(FusedOp op, const RowLayout &layout,

@@ -449,6 +449,16 @@ LogicalResult FusedOp::verify() {
   if (getOutputs().size() != getOutputRoles().size())
     return emitOpError() << "has " << getOutputs().size() << " outputs but "
                          << getOutputRoles().size() << " output roles";
+  if ((*this)->hasAttr(getWholeColumnsAttrName())) {
+    if (split)
+      return emitOpError("'") << getWholeColumnsAttrName()
+                              << "' kernels are not split (rows_per_partial)";
+    for (unsigned i = 0, e = getOutputRoles().size(); i < e; ++i)
+      if (getOutputRole(i) != Role::col)
+        return emitOpError("'")
+               << getWholeColumnsAttrName() << "' kernels have column outputs "
+               << "only; output #" << i << " is not one";
+  }
   for (auto [i, output] : llvm::enumerate(getOutputs())) {
     auto type = cast<ShapedType>(output.getType());
     Role role = getOutputRole(i);

@@ -39,6 +39,10 @@ static void buildNormKernelPipeline(OpPassManager &pm,
                                     bool splitLongRows) {
   pm.addPass(createNormDecompose());
   pm.addPass(createNormFuseMixedOrder());
+  NormShortRowsOptions shortRows;
+  shortRows.shortRows = options.shortRows;
+  shortRows.numSMs = options.numSMs;
+  pm.addPass(createNormShortRows(shortRows));
   if (splitLongRows) {
     NormSplitRowsOptions rows;
     rows.registerBudget = options.registerBudget;

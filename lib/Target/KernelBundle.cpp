@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -45,7 +46,35 @@ public:
                                   {"shape", std::move(*shape)}});
     }
     json::Array buffers, launches;
-    for (Operation &op : func.getBody().front()) {
+    if (failed(describeBlock(func.getBody().front(), std::nullopt, buffers,
+                             launches)))
+      return failure();
+    json::Array results;
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    for (Value v : ret.getOperands()) {
+      std::optional<std::string> name = bufferName(v);
+      if (!name)
+        return ret.emitError("bundle: a result is not a buffer the program "
+                             "allocates");
+      results.push_back(*name);
+    }
+    return json::Object{{"function", func.getSymName().str()},
+                        {"arguments", std::move(args)},
+                        {"buffers", std::move(buffers)},
+                        {"results", std::move(results)},
+                        {"launches", std::move(launches)}};
+  }
+
+private:
+  /// The buffers and launches of `block` in program order; its launches
+  /// run only where `when` (an expression of M, 0 or 1) holds, if given.
+  /// The branches of an scf.if on M (norm-short-rows' versions) give their
+  /// launches the condition and its negation; every buffer is allocated
+  /// whatever the branch (a workspace that a branch does not use costs
+  /// memory, not time).
+  LogicalResult describeBlock(Block &block, std::optional<json::Value> when,
+                              json::Array &buffers, json::Array &launches) {
+    for (Operation &op : block) {
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         json::Array shape;
         unsigned dynamicIndex = 0;
@@ -67,28 +96,69 @@ public:
                          {"dtype", dtypeName(alloc.getType().getElementType())},
                          {"shape", std::move(shape)}});
       } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-        FailureOr<json::Object> described = describeLaunch(func, launch);
+        FailureOr<json::Object> described = describeLaunch(launch);
         if (failed(described))
           return failure();
+        if (when)
+          (*described)["when"] = *when;
         launches.push_back(std::move(*described));
+      } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        if (when)
+          return branch.emitError("bundle: nested conditional launches are "
+                                  "not supported");
+        FailureOr<std::pair<json::Value, json::Value>> conditions =
+            condition(branch.getCondition());
+        if (failed(conditions))
+          return failure();
+        if (failed(describeBlock(*branch.thenBlock(), conditions->first,
+                                 buffers, launches)))
+          return failure();
+        if (branch.elseBlock() &&
+            failed(describeBlock(*branch.elseBlock(), conditions->second,
+                                 buffers, launches)))
+          return failure();
       }
     }
-    json::Array results;
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    for (Value v : ret.getOperands()) {
-      if (!names.count(v))
-        return ret.emitError("bundle: a result is not a buffer the program "
-                             "allocates");
-      results.push_back(names[v]);
-    }
-    return json::Object{{"function", func.getSymName().str()},
-                        {"arguments", std::move(args)},
-                        {"buffers", std::move(buffers)},
-                        {"results", std::move(results)},
-                        {"launches", std::move(launches)}};
+    return success();
   }
 
-private:
+  /// An scf.if condition on M as the expressions of the then and else
+  /// branches: {"lt": [a, b]} (1 where a < b, else 0) and {"ge": [a, b]}.
+  FailureOr<std::pair<json::Value, json::Value>> condition(Value value) {
+    auto cmp = value.getDefiningOp<arith::CmpIOp>();
+    if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
+                 cmp.getPredicate() != arith::CmpIPredicate::uge))
+      return mlir::emitError(value.getLoc(),
+                             "bundle: a launch condition must compare sizes "
+                             "of M (unsigned < or >=)");
+    FailureOr<json::Value> lhs = expression(cmp.getLhs());
+    FailureOr<json::Value> rhs = expression(cmp.getRhs());
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    auto make = [&](StringRef name) {
+      return json::Value(json::Object{{name, json::Array{*lhs, *rhs}}});
+    };
+    if (cmp.getPredicate() == arith::CmpIPredicate::ult)
+      return std::make_pair(make("lt"), make("ge"));
+    return std::make_pair(make("ge"), make("lt"));
+  }
+
+  /// The name of the buffer `value` is: an argument, an allocation, or the
+  /// result of an scf.if whose branches both yield the same one.
+  std::optional<std::string> bufferName(Value value) {
+    if (names.count(value))
+      return names[value];
+    auto branch = value.getDefiningOp<scf::IfOp>();
+    if (!branch || !branch.elseBlock())
+      return std::nullopt;
+    unsigned k = cast<OpResult>(value).getResultNumber();
+    std::optional<std::string> a = bufferName(branch.thenYield().getOperand(k));
+    std::optional<std::string> b = bufferName(branch.elseYield().getOperand(k));
+    if (!a || a != b)
+      return std::nullopt;
+    return a;
+  }
+
   /// Dynamic dimensions of norm programs are row counts: dim 0 of a 2-D
   /// activation or of a 1-D per-row statistic. They are all "M"; the runtime
   /// checks that the tensors it is given agree.
@@ -147,8 +217,7 @@ private:
                            "bundle: cannot express this size in terms of M");
   }
 
-  FailureOr<json::Object> describeLaunch(func::FuncOp func,
-                                         gpu::LaunchFuncOp launch) {
+  FailureOr<json::Object> describeLaunch(gpu::LaunchFuncOp launch) {
     auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
         launch, launch.getKernel());
     if (!kernel)
@@ -160,11 +229,13 @@ private:
     json::Array params;
     for (Value operand : launch.getKernelOperands()) {
       auto type = dyn_cast<MemRefType>(operand.getType());
-      if (!type || !names.count(operand))
+      std::optional<std::string> name =
+          type ? bufferName(operand) : std::nullopt;
+      if (!name)
         return launch.emitError("bundle: kernel operands must be program "
                                 "arguments or allocated buffers");
       params.push_back(
-          json::Object{{"buffer", names[operand]}, {"rank", type.getRank()}});
+          json::Object{{"buffer", *name}, {"rank", type.getRank()}});
     }
     int64_t block = 0;
     if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.block_size"))

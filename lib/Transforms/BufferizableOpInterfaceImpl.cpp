@@ -60,6 +60,10 @@ struct FusedOpInterface
         rewriter, op->getLoc(), TypeRange{}, *inputs, fused.getRoles(),
         *outputs, fused.getOutputRoles(), fused.getRowsPerPartialAttr(),
         fused.getMinPartialsAttr());
+    // Discardable attributes (norm.whole_columns, per-kernel settings such
+    // as norm.rows_per_block) describe the kernel, not its operands' types.
+    for (NamedAttribute attr : fused->getDiscardableAttrs())
+      memrefOp->setAttr(attr.getName(), attr.getValue());
     rewriter.inlineRegionBefore(fused.getBody(), memrefOp.getBody(),
                                 memrefOp.getBody().end());
     replaceOpWithBufferizedValues(rewriter, op, *outputs);

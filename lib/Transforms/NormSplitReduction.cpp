@@ -179,7 +179,9 @@ struct NormSplitReductionPass
   void runOnOperation() override {
     SmallVector<FusedOp> candidates;
     getOperation()->walk([&](FusedOp op) {
+      // Kernels summing whole columns (norm-short-rows) stay unsplit.
       if (op.hasColumnOutputs() && !op.getRowsPerPartial() &&
+          !op->hasAttr(FusedOp::getWholeColumnsAttrName()) &&
           isa<RankedTensorType>(op.getShapeSource().getType()))
         candidates.push_back(op);
     });

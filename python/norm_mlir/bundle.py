@@ -14,16 +14,22 @@ class BundleError(ValueError):
 
 def evaluate(expr, m):
     """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]},
-    {"min": [a, b]}, {"max": [a, b]})."""
+    {"min": [a, b]}, {"max": [a, b]}) or launch condition ({"lt": [a, b]},
+    {"ge": [a, b]}: 1 where it holds, else 0)."""
     if isinstance(expr, int):
         return expr
     if expr == "M":
         return m
-    if isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in ("ceildiv", "min", "max"):
+    if isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in (
+            "ceildiv", "min", "max", "lt", "ge"):
         (name, args), = expr.items()
         if not isinstance(args, list) or len(args) != 2:
             raise BundleError(f"{name} takes two operands in size expression {expr!r}")
         a, b = (evaluate(e, m) for e in args)
+        if name == "lt":
+            return int(a < b)
+        if name == "ge":
+            return int(a >= b)
         if name == "min":
             return min(a, b)
         if name == "max":
@@ -62,6 +68,9 @@ class Function:
                 if not isinstance(launch.get(flag, False), bool):
                     raise BundleError(f"launch of {launch.get('kernel')} has a non-boolean "
                                       f"{flag} {launch.get(flag)!r}")
+            if "when" in launch and evaluate(launch["when"], 0) not in (0, 1):
+                raise BundleError(f"launch of {launch.get('kernel')} has a bad when "
+                                  f"{launch['when']!r} (a comparison of M)")
             shared = launch.get("shared_bytes", 0)
             if not isinstance(shared, int) or not 0 <= shared <= MAX_SHARED_BYTES:
                 raise BundleError(f"launch of {launch.get('kernel')} has a bad shared_bytes "

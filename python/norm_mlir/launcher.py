@@ -2,7 +2,7 @@
 
 import ctypes
 
-from .bundle import BundleError
+from .bundle import BundleError, evaluate
 from .driver import Module
 
 def _torch_dtype(name):
@@ -84,10 +84,19 @@ class Launcher:
         with torch.cuda.device(device):
             self._ensure_module()
             stream = torch.cuda.current_stream(device).cuda_stream
+            # A programmatic launch after a skipped one is an ordinary
+            # launch: it would otherwise overlap the stream's work before
+            # the call.
+            previous_issued = False
             for launch in function.launches:
+                if "when" in launch and not evaluate(launch["when"], m):
+                    continue
+                programmatic = launch.get("programmatic", False) and previous_issued
+                previous_issued = False
                 grid = function.grid(launch, m)
                 if grid[0] <= 0 or grid[1] <= 0:
                     continue
+                previous_issued = True
                 if launch.get("cluster", 1) > 8 and launch["kernel"] not in self._large_clusters:
                     self.module.allow_large_cluster(launch["kernel"])
                     self._large_clusters.add(launch["kernel"])
@@ -114,5 +123,5 @@ class Launcher:
                     params += _descriptor(env[p["buffer"]])
                 self.module.launch(launch["kernel"], grid, launch["block"], params,
                                    stream=stream, shared_bytes=launch.get("shared_bytes", 0),
-                                   programmatic=launch.get("programmatic", False))
+                                   programmatic=programmatic)
         return tuple(env[r] for r in function.results)

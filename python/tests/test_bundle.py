@@ -43,6 +43,9 @@ def test_evaluate_expressions():
     assert evaluate(partials, 3) == 3
     assert evaluate(partials, 0) == 0
     assert evaluate({"max": [2, "M"]}, 1) == 2
+    assert evaluate({"lt": ["M", 128]}, 127) == 1
+    assert evaluate({"lt": ["M", 128]}, 128) == 0
+    assert evaluate({"ge": ["M", 128]}, 128) == 1
     with pytest.raises(BundleError):
         evaluate("N", 3)
     with pytest.raises(BundleError):
@@ -51,7 +54,8 @@ def test_evaluate_expressions():
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_rms_bwd_bundle_signature(tmp_path):
-    bundle = compile_bundle(tmp_path, "rms_bwd")
+    # The split alone (test_short_rows_version_the_backward: the versions).
+    bundle = compile_bundle(tmp_path, "rms_bwd", flags=["--short-rows=0"])
     f = bundle.function()
     assert f.name == "rms_bwd"
     assert [a["dtype"] for a in f.arguments] == ["bf16", "bf16", "f32", "bf16"]
@@ -86,6 +90,30 @@ def test_rms_bwd_bundle_signature(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_short_rows_version_the_backward(tmp_path):
+    # N = 1024 bf16: below 512 rows (chooseShortRowsLimit) the row kernel
+    # (dx) and a whole-column kernel (dw, its programmatic dependent) run;
+    # from 512 on the fused kernel and the combine.
+    f = compile_bundle(tmp_path, "rms_bwd", n=1024).function()
+    kernels = [l["kernel"] for l in f.launches]
+    assert kernels == ["norm_fused", "norm_columns", "norm_fused_0", "norm_combine"]
+    short, long = {"lt": ["M", 512]}, {"ge": ["M", 512]}
+    assert [l["when"] for l in f.launches] == [short, short, long, long]
+    assert [l["programmatic"] for l in f.launches] == [False, True, False, True]
+    runs = lambda m: [l["kernel"] for l in f.launches if evaluate(l["when"], m)]
+    assert runs(0) == runs(1) == runs(511) == ["norm_fused", "norm_columns"]
+    assert runs(512) == runs(100000) == ["norm_fused_0", "norm_combine"]
+    # The column kernel's grid is the columns' (4 lanes of 8 elements: 32
+    # blocks of 32 columns), whatever M; the row kernel's a block per row.
+    assert f.grid(f.launches[1], 3) == (32, 1)
+    assert f.grid(f.launches[0], 300) == (300, 1)
+    # Both versions write the same results.
+    assert f.results == ["buf0", "buf1"]
+    for launch in (f.launches[0], f.launches[2]):
+        assert launch["params"][4]["buffer"] == "buf0"
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_forward_rows_per_block_follow_m(tmp_path):
     # The forward's blocks take 2 rows each (N = 4096), but a short M gets a
     # block per row up to 8 rows per SM (1056 blocks): min(2, ceil(M / 1056))
@@ -109,7 +137,7 @@ def test_ln_bwd_combines_share_one_launch(tmp_path):
     # dW and dB are finished by one kernel: its parameters are both partial
     # buffers and both results, its grid the blocks of both (32 columns a
     # block each), its block the narrow-row size.
-    bundle = compile_bundle(tmp_path, "ln_bwd", n=1024)
+    bundle = compile_bundle(tmp_path, "ln_bwd", n=1024, flags=["--short-rows=0"])
     f = bundle.function()
     assert [l["kernel"] for l in f.launches] == ["norm_fused", "norm_combine"]
     combine = f.launches[1]

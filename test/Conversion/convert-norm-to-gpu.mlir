@@ -666,3 +666,79 @@ func.func @combines_apart(%pw: memref<?x1024xf32>, %dw: memref<1024xf32>, %pb: m
   norm.combine ins(%pb : memref<?x1024xf32>) outs(%db : memref<1024xf32>)
   return
 }
+
+// -----
+
+// norm-short-rows' two parts: the row kernel (dx) signals its dependents
+// as it starts, and the whole-column kernel beside it (dw: a programmatic
+// dependent) sums every row of its 32 columns (4 lanes of 8 bf16) over 64
+// row groups of 4 rows a round, meets the groups in shared memory, and
+// waits for the row kernel only at its end. Its grid is N / 32.
+// CHECK-LABEL: func @side_by_side
+// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in
+// CHECK: %[[C32:.+]] = arith.constant 32 : index
+// CHECK: gpu.launch_func @norm_kernels::@norm_columns blocks in (%[[C32]], %{{.+}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.func @norm_fused(
+// CHECK-NEXT: nvvm.inline_ptx "griddepcontrol.launch_dependents;"
+// CHECK: gpu.func @norm_columns({{.+}}) workgroup(%[[TOTALS:.+]] : memref<1x64x32xf32, #gpu.address_space<workgroup>>) kernel attributes {{{.*}}norm.cols_per_block = 32 : i64, norm.programmatic}
+// CHECK: scf.for
+// CHECK-COUNT-8: vector.load %{{.+}} : memref<?x1024xbf16>, vector<8xbf16>
+// CHECK: arith.select
+// CHECK: scf.yield
+// CHECK: memref.store %{{.+}}, %[[TOTALS]]
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: memref.store %{{.+}} : memref<1024xbf16>
+// CHECK: nvvm.inline_ptx "griddepcontrol.wait;"
+// CHECK-NEXT: gpu.return
+func.func @side_by_side(%dy: memref<?x1024xbf16>, %x: memref<?x1024xbf16>, %rstd: memref<?xf32>, %w: memref<1024xbf16>,
+                        %dx: memref<?x1024xbf16>, %dw: memref<1024xbf16>) {
+  norm.fused ins(%dy : full memref<?x1024xbf16>, %x : full memref<?x1024xbf16>, %rstd : row memref<?xf32>, %w : col memref<1024xbf16>) outs(%dx : full memref<?x1024xbf16>) {
+  ^bb0(%g: bf16, %a: bf16, %r: f32, %wt: bf16):
+    %gf = arith.extf %g : bf16 to f32
+    %wf = arith.extf %wt : bf16 to f32
+    %gw = arith.mulf %gf, %wf : f32
+    %af = arith.extf %a : bf16 to f32
+    %xh = arith.mulf %af, %r : f32
+    %p = arith.mulf %gw, %xh : f32
+    %s = norm.row_reduce <add> %p : f32
+    %d = arith.mulf %xh, %s : f32
+    %e = arith.subf %gw, %d : f32
+    %f = arith.mulf %r, %e : f32
+    %t = arith.truncf %f : f32 to bf16
+    norm.yield %t : bf16
+  }
+  norm.fused ins(%dy : full memref<?x1024xbf16>, %x : full memref<?x1024xbf16>, %rstd : row memref<?xf32>) outs(%dw : col memref<1024xbf16>) attributes {norm.whole_columns} {
+  ^bb0(%g: bf16, %a: bf16, %r: f32):
+    %af = arith.extf %a : bf16 to f32
+    %xh = arith.mulf %af, %r : f32
+    %gf = arith.extf %g : bf16 to f32
+    %v = arith.mulf %gf, %xh : f32
+    norm.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// A whole-column kernel reading what the kernel before it writes is an
+// ordinary launch: no programmatic start, no wait, no early signal.
+// CHECK-LABEL: func @columns_after_producer
+// CHECK: gpu.func @norm_fused(
+// CHECK-NOT: griddepcontrol
+// CHECK: gpu.func @norm_columns(
+// CHECK-NOT: norm.programmatic
+// CHECK-NOT: griddepcontrol
+// CHECK: gpu.return
+func.func @columns_after_producer(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf16>, %dw: memref<1024xbf16>) {
+  norm.fused ins(%x : full memref<?x1024xbf16>) outs(%y : full memref<?x1024xbf16>) {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  norm.fused ins(%y : full memref<?x1024xbf16>) outs(%dw : col memref<1024xbf16>) attributes {norm.whole_columns} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    norm.yield %af : f32
+  }
+  return
+}

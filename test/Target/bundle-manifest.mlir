@@ -1,6 +1,9 @@
 // The manifest describes arguments, buffers, results and launches in terms
 // of the row count M.
-// RUN: rm -rf %t && norm-compile %s -o %t --quiet && FileCheck %s < %t/manifest.json
+// RUN: rm -rf %t && norm-compile %s -o %t --quiet --short-rows=0 && FileCheck %s < %t/manifest.json
+// With the short-rows versions (the default below 512 rows at N = 256 f32):
+// every launch carries its condition on M.
+// RUN: rm -rf %t5 && norm-compile %s -o %t5 --quiet && FileCheck %s --check-prefix=SHORT < %t5/manifest.json
 // RUN: not norm-compile %s -o %t2 --split-size=-1 2>&1 | FileCheck %s --check-prefix=BADSPLIT
 // RUN: not norm-compile %S/Inputs/dynamic-n.mlir -o %t3 2>&1 | FileCheck %s --check-prefix=DYNN
 // An inference forward (mean and rstd unused) gets one buffer and a kernel
@@ -50,6 +53,29 @@
 // CHECK-NEXT: "buf1"
 // CHECK: "ptx": "kernels.ptx"
 // CHECK: "target": "sm_90"
+// SHORT: "launches": [
+// SHORT: "kernel": "norm_fused",
+// SHORT: "programmatic": false,
+// SHORT: "when": {
+// SHORT-NEXT: "lt": [
+// SHORT-NEXT: "M",
+// SHORT-NEXT: 512
+// SHORT: "kernel": "norm_columns",
+// SHORT: "programmatic": true,
+// SHORT: "when": {
+// SHORT-NEXT: "lt": [
+// SHORT: "kernel": "norm_fused_0",
+// SHORT: "when": {
+// SHORT-NEXT: "ge": [
+// SHORT-NEXT: "M",
+// SHORT-NEXT: 512
+// SHORT: "kernel": "norm_combine",
+// SHORT: "programmatic": true,
+// SHORT: "when": {
+// SHORT-NEXT: "ge": [
+// SHORT: "results": [
+// SHORT-NEXT: "buf0",
+// SHORT-NEXT: "buf1"
 // BADSPLIT: error: norm-split-reduction: split size must be a positive number of rows, got -1
 // BADSPLIT-NOT: see current operation
 // DYNN: error: 'norm.fused' op the GPU lowering needs a static normalized dimension N

@@ -86,6 +86,12 @@ static cl::opt<int64_t> bulkStores(
     cl::desc("Staged kernels store their full outputs' rows by bulk copies "
              "from shared memory (1: on; 0: off; -1: the tuning rule)"),
     cl::init(-1));
+static cl::opt<int64_t> shortRows(
+    "short-rows",
+    cl::desc("Rows below which kernels mixing row and column reductions run "
+             "as a row and a column kernel side by side (0: never; -1: the "
+             "tuning rule)"),
+    cl::init(-1));
 static cl::opt<bool>
     fpContract("fp-contract",
                cl::desc("Fuse the kernels' float multiplies and adds into "
@@ -230,6 +236,7 @@ int main(int argc, char **argv) {
   options.persistent = persistent;
   options.l2PrefetchRows = l2PrefetchRows;
   options.bulkStores = bulkStores;
+  options.shortRows = shortRows;
   options.fpContract = fpContract;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 

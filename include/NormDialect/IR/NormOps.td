@@ -227,6 +227,11 @@ def Norm_FusedOp : Norm_Op<"fused", [
     ::mlir::norm::Role getOutputRole(unsigned i);
     /// True when some output is a column reduction.
     bool hasColumnOutputs();
+    /// The unit attribute marking a kernel of column outputs only that sums
+    /// whole columns (every row): norm-split-reduction leaves it unsplit.
+    static constexpr ::llvm::StringLiteral getWholeColumnsAttrName() {
+      return "norm.whole_columns";
+    }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();
     /// Rows per partial row of the column outputs for `m` rows

@@ -83,6 +83,12 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
                      "copies from shared memory (1: on; 0: off; -1: the "
                      "tuning rule)"),
       llvm::cl::init(-1)};
+  Option<int64_t> shortRows{
+      *this, "short-rows",
+      llvm::cl::desc("Rows below which kernels mixing row and column "
+                     "reductions run as a row and a column kernel side by "
+                     "side (0: never; -1: the tuning rule)"),
+      llvm::cl::init(-1)};
   Option<bool> fpContract{
       *this, "fp-contract",
       llvm::cl::desc("Fuse the kernels' float multiplies and adds into FMAs"),

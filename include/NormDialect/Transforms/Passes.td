@@ -41,6 +41,35 @@ def NormFuseMixedOrder : Pass<"norm-fuse-mixed-order"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def NormShortRows : Pass<"norm-short-rows"> {
+  let summary = "Run mixed-order kernels as a row and a column kernel at few rows";
+  let description = [{
+    Versions each `norm.fused` kernel that mixes row work (row reductions,
+    full outputs) with column outputs on its row count M. Below a limit
+    (`chooseShortRowsLimit` in NormDialect/Tuning/Tuning.h, or the
+    `short-rows` option) the kernel becomes two: the row part, and a column
+    part marked `norm.whole_columns` that `norm-split-reduction` leaves
+    whole, so that it lowers to a column kernel summing all M rows of its
+    columns. The two read x and dy each but depend on each other in nothing,
+    so the GPU runs them at once; the fused kernel they replace must finish
+    its partial rows before the combine can start, and at a few rows that
+    round trip costs more than the second read. With a dynamic M the two
+    versions sit in an `scf.if` on `M < limit` whose branches write the same
+    destinations; with a static M the version is chosen here. Kernels whose
+    column outputs need a row reduction of the same kernel stay as they are.
+  }];
+  let options = [
+    Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",
+           "Rows below which kernels split: -1 the tuning rule, 0 never, "
+           "else the limit">,
+    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
+           "Streaming multiprocessors of the target (tuning)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def NormSplitReduction : Pass<"norm-split-reduction"> {
   let summary = "Split column reductions into partial sums and a combine";
   let description = [{

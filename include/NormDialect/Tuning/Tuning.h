@@ -486,6 +486,28 @@ std::string validateBulkStores(int64_t mode);
 /// off, else rows ahead), else the error.
 std::string validateL2PrefetchRows(int64_t rows);
 
+/// The row count below which a kernel of `shape` that mixes row work (row
+/// reductions, full outputs) with column outputs runs as two kernels side
+/// by side (norm-short-rows): the row part, and a column kernel that sums
+/// whole columns over every row. 0: never (no column outputs, nothing but
+/// them, or rows wider than the measured range). At few rows the fused
+/// kernel's saving, one read of x and dy, is worth less than the latency
+/// of its partial rows and the combine that must wait for them.
+int64_t chooseShortRowsLimit(const KernelShape &shape,
+                             const DeviceInfo &device);
+
+/// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
+/// else the row limit), else the error.
+std::string validateShortRowsLimit(int64_t limit);
+
+/// The blocks of a column kernel (a norm.fused op whose outputs are all
+/// column outputs, not split: norm.whole_columns) of `shape`: lanes across
+/// the columns loading 16-byte vectors of the narrowest full input (of
+/// vectorWidth elements), times row groups that each walk every groups()-th
+/// row, unroll rows at a time. Few lanes, so that a few rows still spread
+/// over enough blocks.
+CombineLayout chooseColumnKernelLayout(const KernelShape &shape,
+                                       const DeviceInfo &device);
 /// chooseClusterLayout for a kernel: a kernel with one row reduction
 /// (RMSNorm) takes twice the threads per block where the same cluster holds
 /// its slices with half the elements a thread (16 registers to spare, no

@@ -1,0 +1,222 @@
+//===- NormShortRows.cpp - row and column kernels side by side at short M -===//
+//
+// Implements --norm-short-rows: a norm.fused kernel that mixes row work
+// (row reductions, full outputs) with column outputs is versioned on its
+// row count. Below the limit (chooseShortRowsLimit, or the option) it runs
+// as two kernels: the row part and a column part marked norm.whole_columns,
+// which norm-split-reduction leaves whole (one kernel summing every row of
+// its columns, no partials, no combine). The parts are independent, so the
+// GPU overlaps them; see NormDialect/Transforms/Passes.td for the trade.
+//
+// Why an scf.if and not two bundles: the host program stays one function
+// whose launches the bundle records with the branch's condition (its
+// `when`), and both branches write the same destination tensors, so
+// bufferization gives them the same buffers and the program's results do
+// not depend on the branch taken.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormDialect/IR/NormOps.h"
+#include "NormDialect/Transforms/Passes.h"
+#include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Utils/KernelBody.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::norm {
+#define GEN_PASS_DEF_NORMSHORTROWS
+#include "NormDialect/Transforms/Passes.h.inc"
+} // namespace mlir::norm
+
+using namespace mlir;
+using namespace mlir::norm;
+
+/// Marks the scf.if this pass creates, so that running it again leaves the
+/// versions alone.
+static constexpr llvm::StringLiteral kShortRowsIfAttr = "norm.short_rows";
+
+namespace {
+
+/// The body ops and block arguments that the yields `outputs` of `op`
+/// depend on.
+struct BodySlice {
+  llvm::SetVector<Operation *> ops;
+  llvm::BitVector arguments;
+};
+
+BodySlice sliceOf(FusedOp op, ArrayRef<unsigned> outputs) {
+  Block &body = op.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  BodySlice slice;
+  slice.arguments.resize(body.getNumArguments());
+  SmallVector<Value> work;
+  for (unsigned k : outputs)
+    work.push_back(yield.getValues()[k]);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body)
+        slice.arguments.set(arg.getArgNumber());
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    // Values from outside the body (constants such as 1/N) stay captured.
+    if (!def || def->getBlock() != &body || !slice.ops.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  return slice;
+}
+
+/// A norm.fused op at `b` computing the outputs `outputs` of `op` (into the
+/// same destinations): the inputs and body ops they need, in body order.
+FusedOp buildPart(OpBuilder &b, FusedOp op, ArrayRef<unsigned> outputs) {
+  BodySlice slice = sliceOf(op, outputs);
+  Block &body = op.getBody().front();
+  SmallVector<Value> inputs, destinations;
+  SmallVector<Attribute> roles, outputRoles;
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<Location> argLocs;
+  for (unsigned i : slice.arguments.set_bits()) {
+    inputs.push_back(op.getInputs()[i]);
+    roles.push_back(op.getRoles()[i]);
+    argTypes.push_back(body.getArgument(i).getType());
+    argLocs.push_back(body.getArgument(i).getLoc());
+  }
+  for (unsigned k : outputs) {
+    destinations.push_back(op.getOutputs()[k]);
+    outputRoles.push_back(op.getOutputRoles()[k]);
+    resultTypes.push_back(op.getResult(k).getType());
+  }
+  auto part = FusedOp::create(
+      b, op.getLoc(), resultTypes, inputs, b.getArrayAttr(roles),
+      destinations, b.getArrayAttr(outputRoles),
+      /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr);
+  OpBuilder::InsertionGuard guard(b);
+  Block *partBody =
+      b.createBlock(&part.getBody(), {}, argTypes, argLocs);
+  IRMapping mapping;
+  for (auto [index, i] : llvm::enumerate(slice.arguments.set_bits()))
+    mapping.map(body.getArgument(i), partBody->getArgument(index));
+  for (Operation &bodyOp : body.without_terminator())
+    if (slice.ops.contains(&bodyOp))
+      b.clone(bodyOp, mapping);
+  auto yield = cast<YieldOp>(body.getTerminator());
+  YieldOp::create(b, op.getLoc(),
+                  llvm::map_to_vector(outputs, [&](unsigned k) {
+                    return mapping.lookup(yield.getValues()[k]);
+                  }));
+  return part;
+}
+
+struct NormShortRowsPass
+    : public mlir::norm::impl::NormShortRowsBase<NormShortRowsPass> {
+  using Base::Base;
+
+  /// The outputs of `op` by part: row work first, column outputs second.
+  /// False if the op does not mix them, or if its column outputs need one of
+  /// its row reductions (they could not be computed apart).
+  static bool partition(FusedOp op, SmallVectorImpl<unsigned> &rowOutputs,
+                        SmallVectorImpl<unsigned> &columnOutputs) {
+    for (unsigned k = 0, e = op.getOutputs().size(); k < e; ++k)
+      (op.getOutputRole(k) == Role::col ? columnOutputs : rowOutputs)
+          .push_back(k);
+    if (rowOutputs.empty() || columnOutputs.empty())
+      return false;
+    return llvm::none_of(sliceOf(op, columnOutputs).ops,
+                         [](Operation *o) { return isa<RowReduceOp>(o); });
+  }
+
+  /// The two parts of `op` at `b`, their results in the order of `op`'s.
+  static SmallVector<Value> buildParts(OpBuilder &b, FusedOp op,
+                                       ArrayRef<unsigned> rowOutputs,
+                                       ArrayRef<unsigned> columnOutputs) {
+    FusedOp rows = buildPart(b, op, rowOutputs);
+    // The row part keeps the kernel's own settings (rows per block, stages);
+    // the column part has no rows to tune, only its columns.
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      rows->setAttr(attr.getName(), attr.getValue());
+    FusedOp columns = buildPart(b, op, columnOutputs);
+    columns->setAttr(FusedOp::getWholeColumnsAttrName(), b.getUnitAttr());
+    SmallVector<Value> results(op.getNumResults());
+    for (auto [k, v] : llvm::zip(rowOutputs, rows.getResults()))
+      results[k] = v;
+    for (auto [k, v] : llvm::zip(columnOutputs, columns.getResults()))
+      results[k] = v;
+    return results;
+  }
+
+  LogicalResult version(IRRewriter &rewriter, FusedOp op) {
+    SmallVector<unsigned> rowOutputs, columnOutputs;
+    if (!partition(op, rowOutputs, columnOutputs))
+      return success();
+    DeviceInfo device;
+    device.numSMs = numSMs;
+    int64_t limit = shortRows >= 0
+                        ? shortRows.getValue()
+                        : chooseShortRowsLimit(describeKernel(op), device);
+    if (limit <= 0)
+      return success();
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    int64_t m = cast<RankedTensorType>(op.getShapeSource().getType())
+                    .getDimSize(0);
+    if (!ShapedType::isDynamic(m)) {
+      if (m < limit)
+        rewriter.replaceOp(op, buildParts(rewriter, op, rowOutputs,
+                                          columnOutputs));
+      return success();
+    }
+    Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
+    Value isShort = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, rows,
+        arith::ConstantIndexOp::create(rewriter, loc, limit));
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, isShort,
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(
+              b, l, buildParts(b, op, rowOutputs, columnOutputs));
+        },
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(b, l, b.clone(*op)->getResults());
+        });
+    ifOp->setAttr(kShortRowsIfAttr, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, ifOp.getResults());
+    return success();
+  }
+
+  /// Options are checked once, before the pass sees any IR.
+  LogicalResult initialize(MLIRContext *context) override {
+    std::string error = validateShortRowsLimit(shortRows);
+    if (error.empty() && numSMs <= 0)
+      error = "num-sms must be positive, got " +
+              std::to_string(static_cast<int64_t>(numSMs));
+    if (error.empty())
+      return success();
+    return emitError(UnknownLoc::get(context))
+           << getArgument() << ": " << error;
+  }
+
+  void runOnOperation() override {
+    SmallVector<FusedOp> candidates;
+    getOperation()->walk([&](FusedOp op) {
+      auto parentIf = op->getParentOfType<scf::IfOp>();
+      if (isa<RankedTensorType>(op.getShapeSource().getType()) &&
+          !op.getRowsPerPartial() && !op->hasAttr(FusedOp::getWholeColumnsAttrName()) &&
+          !(parentIf && parentIf->hasAttr(kShortRowsIfAttr)))
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (FusedOp op : candidates)
+      if (failed(version(rewriter, op)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

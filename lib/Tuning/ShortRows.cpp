@@ -1,0 +1,84 @@
+//===- ShortRows.cpp - row and column kernels side by side at short M -----===//
+//
+// At a few rows, the mixed-order kernel's saving (x and dy read once) is
+// worth less than the latency of its partial rows' round trip through a
+// second, dependent kernel. Below the limit chosen here the norm-short-rows
+// pass runs the row reductions (and dx) and the column reductions (dW, dB)
+// as two independent kernels that overlap, the column kernel summing whole
+// columns over all rows without partials.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TuningHelpers.h"
+
+#include <algorithm>
+
+using namespace mlir::norm;
+using namespace mlir::norm::detail;
+
+/// Widest rows the two kernels are used for: beyond, rows go over clusters
+/// or split rows, whose kernels were not measured this way.
+constexpr int64_t kShortRowsMaxN = 8192;
+
+int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
+                                         const DeviceInfo &device) {
+  bool mixed = shape.columnOutputs > 0 &&
+               (shape.fullOutputs > 0 || shape.rowReductions > 0);
+  if (!mixed || shape.n <= 0 || shape.n > kShortRowsMaxN)
+    return 0;
+  // The column kernel walks its rows in rounds of groups x unroll, each a
+  // round of memory latency, while the fused kernel's time grows with the
+  // bytes: the two cross after about two rounds with one column output and
+  // three with two. Measured on the H200 (bf16, kernel time, both versions
+  // forced, bench/results/ab-2026-12-01-short-rows.log): RMSNorm 1.26x at
+  // 256 x 4096 (2 rounds) and 0.91x at 512, 1.03x at 512 x 1024 and 0.78x
+  // at 1024, 1.38x at 128 x 8192 and 0.79x at 256; LayerNorm 1.50x at
+  // 256 x 4096 and 1.13x at 512 (4 rounds), 1.22x at 512 x 1024 and 0.90x
+  // at 1024, 1.76x at 128 x 8192 and 1.02x at 256.
+  CombineLayout columns = chooseColumnKernelLayout(shape, device);
+  int64_t rounds = 1 + std::min<int64_t>(shape.columnOutputs, 2);
+  return columns.groups() * columns.unroll * rounds;
+}
+
+std::string mlir::norm::validateShortRowsLimit(int64_t limit) {
+  if (limit < -1)
+    return "short-rows must be -1 (the tuning rule), 0 (off) or a positive "
+           "row count, got " +
+           std::to_string(limit);
+  return {};
+}
+
+/// Largest power of two at most `v` (v >= 1).
+static int64_t powerOfTwoFloor(int64_t v) {
+  int64_t p = 1;
+  while (p * 2 <= v)
+    p *= 2;
+  return p;
+}
+
+CombineLayout mlir::norm::chooseColumnKernelLayout(const KernelShape &shape,
+                                                   const DeviceInfo &device) {
+  CombineLayout layout;
+  // 16-byte loads of the narrowest full input where N is whole vectors of
+  // them (narrower vectors of a power of two otherwise).
+  int64_t bytes =
+      shape.narrowestInputBytes > 0 ? shape.narrowestInputBytes
+                                    : shape.elementBytes;
+  int64_t width = std::max<int64_t>(1, 16 / std::max<int64_t>(1, bytes));
+  while (width > 1 && (shape.n <= 0 || shape.n % width != 0))
+    width /= 2;
+  layout.vectorWidth = width;
+  // The kernel is a chain of rounds of memory latency (ceil(M / (groups x
+  // unroll)) of them): 256 threads, 4 rows in flight per thread, and as few
+  // lanes across the columns (at least 4: 64-byte runs of a row) as give a
+  // quarter of the SMs a block, so that each block has many row groups.
+  layout.threads = std::min<int64_t>(256, powerOfTwoFloor(blockThreadLimit(device)));
+  layout.unroll = 4;
+  layout.lanes = 32;
+  int64_t wanted = std::max<int64_t>(1, device.numSMs / 4);
+  while (layout.lanes > 4 && shape.n > 0 &&
+         ceilDiv(shape.n, layout.lanes * width) < wanted)
+    layout.lanes /= 2;
+  layout.lanes = std::min(layout.lanes, layout.threads);
+  return layout;
+}

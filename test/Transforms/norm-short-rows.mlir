@@ -1,0 +1,101 @@
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="short-rows=0" --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=SPLIT
+// RUN: not norm-opt %s --norm-short-rows="short-rows=-2" 2>&1 | FileCheck %s --check-prefix=BADROWS
+// RUN: not norm-opt %s --norm-short-rows="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
+
+// BADROWS: error: norm-short-rows: short-rows must be -1 (the tuning rule), 0 (off) or a positive row count, got -2
+// BADSMS: error: norm-short-rows: num-sms must be positive, got 0
+
+// Dynamic M (LayerNorm backward, N = 4096): below 384 rows (three rounds
+// of the column kernel's 32 row groups x 4 rows) the row part (dx, with
+// both row reductions and the weight) and the column part (dw, db: no row
+// reduction, no weight) write the same destinations as the fused kernel of
+// the other branch.
+// CHECK-LABEL: func @ln_bwd
+// CHECK-DAG: %[[DX:.+]] = tensor.empty(%{{.+}}) : tensor<?x4096xbf16>
+// CHECK-DAG: %[[DW:.+]] = tensor.empty() : tensor<4096xbf16>
+// CHECK: %[[M:.+]] = tensor.dim %arg0
+// CHECK: %[[SHORT:.+]] = arith.cmpi ult, %[[M]], %c384
+// CHECK: %[[R:.+]]:3 = scf.if %[[SHORT]]
+// CHECK: %[[ROWS:.+]] = norm.fused ins ({{.*}}%arg4 : col tensor<4096xbf16>) outs (%[[DX]] : full
+// CHECK-COUNT-2: norm.row_reduce
+// CHECK: norm.yield %{{.+}} : bf16
+// CHECK: %[[COLS:.+]]:2 = norm.fused ins (%arg0 : full {{.*}}, %arg3 : row tensor<?xf32>) outs (%[[DW]] : col tensor<4096xbf16>, %{{.+}} : col tensor<4096xbf16>) {{.*}}attributes {norm.whole_columns}
+// CHECK-NOT: norm.row_reduce
+// CHECK: norm.yield %{{.+}}, %{{.+}} : f32, f32
+// CHECK: scf.yield %[[ROWS]], %[[COLS]]#0, %[[COLS]]#1
+// CHECK: } else {
+// CHECK: %[[FUSED:.+]]:3 = norm.fused {{.*}}outs (%[[DX]] : full tensor<?x4096xbf16>, %[[DW]] : col
+// CHECK: scf.yield %[[FUSED]]#0, %[[FUSED]]#1, %[[FUSED]]#2
+// CHECK: } {norm.short_rows}
+// CHECK: return %[[R]]#0, %[[R]]#1, %[[R]]#2
+// OFF-LABEL: func @ln_bwd
+// OFF-NOT: scf.if
+// OFF-NOT: norm.whole_columns
+// The split leaves the whole-column kernel alone and splits the other.
+// SPLIT-LABEL: func @ln_bwd
+// SPLIT: scf.if
+// SPLIT: norm.fused {{.*}}outs ({{.*}} : col tensor<4096xbf16>, {{.*}} : col tensor<4096xbf16>) {{.*}}norm.whole_columns
+// SPLIT-NOT: norm.combine
+// SPLIT: } else {
+// SPLIT: rows_per_partial
+// SPLIT-COUNT-2: norm.combine
+func.func @ln_bwd(%dy: tensor<?x4096xbf16>, %x: tensor<?x4096xbf16>, %mean: tensor<?xf32>,
+                  %rstd: tensor<?xf32>, %w: tensor<4096xbf16>)
+    -> (tensor<?x4096xbf16>, tensor<4096xbf16>, tensor<4096xbf16>) {
+  %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd weight(%w : tensor<4096xbf16>) {has_bias}
+      : tensor<?x4096xbf16>, tensor<?x4096xbf16>, tensor<?xf32>, tensor<?xf32>
+      -> tensor<?x4096xbf16> dw tensor<4096xbf16> db tensor<4096xbf16>
+  return %dx, %dw, %db : tensor<?x4096xbf16>, tensor<4096xbf16>, tensor<4096xbf16>
+}
+
+// -----
+
+// Static M picks the version here: 64 rows of RMSNorm at N = 1024 (limit
+// 512) become the two parts, no scf.if.
+// CHECK-LABEL: func @rms_bwd_short
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}outs (%{{.+}} : full tensor<64x1024xbf16>)
+// CHECK: norm.fused {{.*}}outs (%{{.+}} : col tensor<1024xbf16>) {{.*}}norm.whole_columns
+func.func @rms_bwd_short(%dy: tensor<64x1024xbf16>, %x: tensor<64x1024xbf16>, %rstd: tensor<64xf32>,
+                         %w: tensor<1024xbf16>) -> (tensor<64x1024xbf16>, tensor<1024xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<1024xbf16>)
+      : tensor<64x1024xbf16>, tensor<64x1024xbf16>, tensor<64xf32> -> tensor<64x1024xbf16>, tensor<1024xbf16>
+  return %dx, %dw : tensor<64x1024xbf16>, tensor<1024xbf16>
+}
+
+// -----
+
+// 512 static rows are not short: the fused kernel stays.
+// CHECK-LABEL: func @rms_bwd_long
+// CHECK-NOT: scf.if
+// CHECK-NOT: norm.whole_columns
+// CHECK: norm.fused {{.*}}outs (%{{.+}} : full tensor<512x1024xbf16>, %{{.+}} : col tensor<1024xbf16>)
+func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %rstd: tensor<512xf32>,
+                        %w: tensor<1024xbf16>) -> (tensor<512x1024xbf16>, tensor<1024xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<1024xbf16>)
+      : tensor<512x1024xbf16>, tensor<512x1024xbf16>, tensor<512xf32> -> tensor<512x1024xbf16>, tensor<1024xbf16>
+  return %dx, %dw : tensor<512x1024xbf16>, tensor<1024xbf16>
+}
+
+// -----
+
+// Forwards have no column outputs, and wide rows are past the measured
+// range (N = 16384): both stay as they are.
+// CHECK-LABEL: func @rms_fwd
+// CHECK-NOT: scf.if
+// CHECK-LABEL: func @rms_bwd_wide
+// CHECK-NOT: scf.if
+// CHECK-NOT: norm.whole_columns
+func.func @rms_fwd(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x4096xbf16> -> tensor<?x4096xbf16>, tensor<?xf32>
+  return %y : tensor<?x4096xbf16>
+}
+func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
+                        %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<16384xbf16>)
+      : tensor<?x16384xbf16>, tensor<?x16384xbf16>, tensor<?xf32> -> tensor<?x16384xbf16>, tensor<16384xbf16>
+  return %dx, %dw : tensor<?x16384xbf16>, tensor<16384xbf16>
+}
