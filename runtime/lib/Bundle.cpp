@@ -50,6 +50,19 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
       return -1;
     return (a + b - 1) / b;
   }
+  // Comparisons (launch conditions): 1 where they hold, else 0.
+  for (bool isLess : {true, false}) {
+    const JsonValue *args = expr.get(isLess ? "lt" : "ge");
+    if (!args)
+      continue;
+    if (!args->isArray() || args->array.size() != 2)
+      return -1;
+    int64_t a = evaluate(args->array[0], rows);
+    int64_t b = evaluate(args->array[1], rows);
+    if (a < 0 || b < 0)
+      return -1;
+    return (a < b) == isLess ? 1 : 0;
+  }
   for (bool isMin : {true, false}) {
     const JsonValue *args = expr.get(isMin ? "min" : "max");
     if (!args)
@@ -177,6 +190,17 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
         return false;
       }
       launch.cluster = cluster->integer;
+    }
+    if (const JsonValue *when = l.get("when")) {
+      // A condition on M: the launch runs where it evaluates to 1.
+      int64_t atZero = evaluate(*when, 0);
+      if (atZero != 0 && atZero != 1) {
+        error = "manifest: launch of " + launch.kernel +
+                " has a bad when (a comparison of M)";
+        return false;
+      }
+      launch.when = *when;
+      launch.conditional = true;
     }
     if (!parseFlag(l, "persistent", launch.kernel, launch.persistent,
                    error) ||

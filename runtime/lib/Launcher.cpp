@@ -269,7 +269,23 @@ bool Launcher::run(const std::string &functionName,
     buffers[desc.name] = t;
   }
 
+  // Whether the launch before this one in the function was issued: a
+  // programmatic launch after a skipped one is an ordinary launch, as it
+  // would otherwise overlap whatever came before the call in the stream.
+  bool previousIssued = false;
   for (const LaunchDesc &launch : function->launches) {
+    if (launch.conditional) {
+      int64_t holds = evaluate(launch.when, rows);
+      if (holds < 0) {
+        error = "manifest: bad when expression for " + launch.kernel;
+        release();
+        return false;
+      }
+      if (holds == 0)
+        continue;
+    }
+    bool programmatic = launch.programmatic && previousIssued;
+    previousIssued = false;
     int64_t grid = evaluate(launch.grid, rows);
     int64_t gridY = evaluate(launch.gridY, rows);
     if (grid < 0 || gridY < 0) {
@@ -279,6 +295,7 @@ bool Launcher::run(const std::string &functionName,
     }
     if (grid == 0 || gridY == 0)
       continue;
+    previousIssued = true;
     auto kernel = static_cast<CUfunction>(kernelFor(launch, error));
     if (!kernel) {
       release();
@@ -315,7 +332,7 @@ bool Launcher::run(const std::string &functionName,
       params.push_back(&s);
     // A programmatic dependent launch (PDL) may begin while the launch
     // before it finishes; the kernel waits for it (griddepcontrol.wait).
-    if (launch.programmatic && d.launchKernelEx) {
+    if (programmatic && d.launchKernelEx) {
       CUlaunchAttribute attribute{};
       attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
       attribute.value.programmaticStreamSerializationAllowed = 1;

@@ -64,6 +64,10 @@ struct LaunchDesc {
   /// A programmatic dependent launch of the launch before it (PDL): it may
   /// start before that one completes and waits for it itself.
   bool programmatic = false;
+  /// The launch runs only where `when` (an expression of M: {"lt": [a, b]}
+  /// or {"ge": [a, b]}) evaluates to 1 (norm-short-rows' versions).
+  bool conditional = false;
+  JsonValue when;
   /// Buffer names and ranks of the kernel's memref parameters.
   std::vector<std::pair<std::string, int64_t>> params;
 };
@@ -87,8 +91,9 @@ public:
 };
 
 /// Evaluates a manifest size expression for M = rows: an integer, "M",
-/// {"ceildiv": [a, b]}, {"min": [a, b]} or {"max": [a, b]}. Returns -1 for
-/// a malformed expression.
+/// {"ceildiv": [a, b]}, {"min": [a, b]}, {"max": [a, b]}, or a comparison
+/// {"lt": [a, b]} / {"ge": [a, b]} (1 where it holds, else 0). Returns -1
+/// for a malformed expression.
 int64_t evaluate(const JsonValue &expr, int64_t rows);
 
 /// A loaded bundle.
