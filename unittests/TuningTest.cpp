@@ -1144,3 +1144,31 @@ TEST(Tuning, ColumnKernelsSpreadFewRowsOverBlocks) {
   small.maxThreadsPerBlock = 128;
   EXPECT_EQ(chooseColumnKernelLayout(columns, small).threads, 128);
 }
+
+TEST(Tuning, ShortForwardsStreamTheirRows) {
+  DeviceInfo h200;
+  KernelShape rms;
+  rms.n = 4096;
+  rms.fullOperands = 1;
+  rms.rowReductions = 1;
+  rms.fullOutputs = 1;
+  // 6M elements: 1536 rows at N = 4096, 6144 at 1024, 6291 at 1000.
+  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 1536);
+  rms.n = 1024;
+  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 6144);
+  rms.n = 1000;
+  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 6291);
+  // Outside the measured rows, LayerNorm's two reductions, backwards.
+  rms.n = 8192;
+  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 0);
+  rms.n = 512;
+  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 0);
+  KernelShape ln = rms;
+  ln.n = 4096;
+  ln.rowReductions = 2;
+  EXPECT_EQ(chooseStreamedRowsLimit(ln, h200), 0);
+  KernelShape backward = rms;
+  backward.n = 4096;
+  backward.fullOperands = 2;
+  EXPECT_EQ(chooseStreamedRowsLimit(backward, h200), 0);
+}

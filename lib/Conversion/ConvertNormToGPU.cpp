@@ -196,13 +196,15 @@ struct ConvertNormToGPUPass
     }
     KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
-    KernelPlan plan = planKernel(shape, device, &table,
-                                 PlanRequest()
-                                     .setSharedStages(sharedStages)
-                                     .setStreamRows(streamRows)
-                                     .setPersistent(persistent)
-                                     .setL2PrefetchRows(l2PrefetchRows)
-                                     .setBulkStores(bulkStores));
+    KernelPlan plan = planKernel(
+        shape, device, &table,
+        PlanRequest()
+            .setSharedStages(sharedStages)
+            .setStreamRows(streamRows ||
+                           op->hasAttr(FusedOp::getStreamRowsAttrName()))
+            .setPersistent(persistent)
+            .setL2PrefetchRows(l2PrefetchRows)
+            .setBulkStores(bulkStores));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))

@@ -1,12 +1,14 @@
 //===- NormShortRows.cpp - row and column kernels side by side at short M -===//
 //
-// Implements --norm-short-rows: a norm.fused kernel that mixes row work
-// (row reductions, full outputs) with column outputs is versioned on its
-// row count. Below the limit (chooseShortRowsLimit, or the option) it runs
-// as two kernels: the row part and a column part marked norm.whole_columns,
-// which norm-split-reduction leaves whole (one kernel summing every row of
-// its columns, no partials, no combine). The parts are independent, so the
-// GPU overlaps them; see NormDialect/Transforms/Passes.td for the trade.
+// Implements --norm-short-rows: kernels are versioned on their row count.
+// Below the limit (chooseShortRowsLimit, or the option) a norm.fused kernel
+// that mixes row work (row reductions, full outputs) with column outputs
+// runs as two kernels: the row part and a column part marked
+// norm.whole_columns, which norm-split-reduction leaves whole (one kernel
+// summing every row of its columns, no partials, no combine). The parts are
+// independent, so the GPU overlaps them. Below chooseStreamedRowsLimit a
+// forward is marked norm.stream_rows: the GPU lowering streams its rows
+// through L2. See NormDialect/Transforms/Passes.td for the trades.
 //
 // Why an scf.if and not two bundles: the host program stays one function
 // whose launches the bundle records with the branch's condition (its
@@ -152,15 +154,35 @@ struct NormShortRowsPass
     return results;
   }
 
+  /// The short version of `op` at `b` and its results: the row and column
+  /// parts of a mixed-order kernel, or a forward whose rows stream.
+  static SmallVector<Value> buildShort(OpBuilder &b, FusedOp op,
+                                       ArrayRef<unsigned> rowOutputs,
+                                       ArrayRef<unsigned> columnOutputs) {
+    if (!columnOutputs.empty())
+      return buildParts(b, op, rowOutputs, columnOutputs);
+    Operation *streamed = b.clone(*op);
+    streamed->setAttr(FusedOp::getStreamRowsAttrName(), b.getUnitAttr());
+    return streamed->getResults();
+  }
+
   LogicalResult version(IRRewriter &rewriter, FusedOp op) {
     SmallVector<unsigned> rowOutputs, columnOutputs;
-    if (!partition(op, rowOutputs, columnOutputs))
-      return success();
     DeviceInfo device;
     device.numSMs = numSMs;
-    int64_t limit = shortRows >= 0
-                        ? shortRows.getValue()
-                        : chooseShortRowsLimit(describeKernel(op), device);
+    KernelShape shape = describeKernel(op);
+    // The rule applies to the kernels that have a short version: mixed
+    // orders that split, and forwards that stream (no column outputs, not
+    // streamed already).
+    int64_t rule = 0;
+    if (partition(op, rowOutputs, columnOutputs))
+      rule = chooseShortRowsLimit(shape, device);
+    else if (columnOutputs.empty() &&
+             !op->hasAttr(FusedOp::getStreamRowsAttrName()))
+      rule = chooseStreamedRowsLimit(shape, device);
+    if (rule <= 0)
+      return success();
+    int64_t limit = shortRows >= 0 ? shortRows.getValue() : rule;
     if (limit <= 0)
       return success();
     Location loc = op.getLoc();
@@ -169,8 +191,8 @@ struct NormShortRowsPass
                     .getDimSize(0);
     if (!ShapedType::isDynamic(m)) {
       if (m < limit)
-        rewriter.replaceOp(op, buildParts(rewriter, op, rowOutputs,
-                                          columnOutputs));
+        rewriter.replaceOp(op,
+                           buildShort(rewriter, op, rowOutputs, columnOutputs));
       return success();
     }
     Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
@@ -180,8 +202,8 @@ struct NormShortRowsPass
     auto ifOp = scf::IfOp::create(
         rewriter, loc, isShort,
         [&](OpBuilder &b, Location l) {
-          scf::YieldOp::create(
-              b, l, buildParts(b, op, rowOutputs, columnOutputs));
+          scf::YieldOp::create(b, l,
+                               buildShort(b, op, rowOutputs, columnOutputs));
         },
         [&](OpBuilder &b, Location l) {
           scf::YieldOp::create(b, l, b.clone(*op)->getResults());

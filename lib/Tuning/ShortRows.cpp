@@ -40,6 +40,29 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   return columns.groups() * columns.unroll * rounds;
 }
 
+/// M x N elements below which the streamed RMSNorm forward wins, and the
+/// rows it was measured on. On the H200 (bf16, kernel time, inference
+/// forwards, bench/results/ab-2026-12-01-streamed-short-forwards.log):
+/// 1.07-1.31x at M = 16-1024 for N = 4096 and 0.89x at 2048; 1.06-1.24x at
+/// M = 64-2048 for N = 1024, 1.04x at 4096, 0.99x at 32768; 1.14x at
+/// 512 x 1000, 0.99x at 4096. LayerNorm (two row reductions, two passes
+/// before the output's) lost at M = 16-64 and from 1024 x 4096 (0.78-0.97x)
+/// and is left staged.
+constexpr int64_t kStreamedForwardElements = int64_t(6) << 20;
+constexpr int64_t kStreamedForwardMinN = 1000;
+constexpr int64_t kStreamedForwardMaxN = 4096;
+
+int64_t mlir::norm::chooseStreamedRowsLimit(const KernelShape &shape,
+                                            const DeviceInfo &device) {
+  (void)device;
+  bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
+                 shape.fullOutputs > 0 && shape.rowReductions == 1;
+  if (!forward || shape.n < kStreamedForwardMinN ||
+      shape.n > kStreamedForwardMaxN)
+    return 0;
+  return kStreamedForwardElements / shape.n;
+}
+
 std::string mlir::norm::validateShortRowsLimit(int64_t limit) {
   if (limit < -1)
     return "short-rows must be -1 (the tuning rule), 0 (off) or a positive "

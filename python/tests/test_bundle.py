@@ -118,7 +118,9 @@ def test_forward_rows_per_block_follow_m(tmp_path):
     # The forward's blocks take 2 rows each (N = 4096), but a short M gets a
     # block per row up to 8 rows per SM (1056 blocks): min(2, ceil(M / 1056))
     # rows a block.
-    f = compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False).function()
+    # (The staged kernel alone: test_forward_streams_short_rows has both.)
+    f = compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False,
+                       flags=["--short-rows=0"]).function()
     main = f.launches[0]
     assert f.grid(main, 16) == (16, 1)
     assert f.grid(main, 1056) == (1056, 1)
@@ -128,8 +130,24 @@ def test_forward_rows_per_block_follow_m(tmp_path):
     # Rows per block asked for are taken as they are.
     (tmp_path / "fixed").mkdir()
     fixed = compile_bundle(tmp_path / "fixed", "rms_fwd", n=4096, stats=False,
-                           flags=["--rows-per-block=2"]).function()
+                           flags=["--rows-per-block=2", "--short-rows=0"]).function()
     assert fixed.grid(fixed.launches[0], 16) == (8, 1)
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_forward_streams_short_rows(tmp_path):
+    # RMSNorm at N = 4096: below 1536 rows a streamed kernel (a block of 512
+    # threads per row, no shared memory), from 1536 on the staged one.
+    f = compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False).function()
+    streamed, staged = f.launches
+    assert (streamed["when"], staged["when"]) == ({"lt": ["M", 1536]}, {"ge": ["M", 1536]})
+    assert (streamed["block"], streamed["shared_bytes"]) == (512, 0)
+    assert staged["shared_bytes"] > 0
+    assert f.grid(streamed, 1535) == (1535, 1)
+    # LayerNorm's forward is not versioned.
+    (tmp_path / "ln").mkdir()
+    ln = compile_bundle(tmp_path / "ln", "ln_fwd", n=4096, stats=False).function()
+    assert len(ln.launches) == 1 and "when" not in ln.launches[0]
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")

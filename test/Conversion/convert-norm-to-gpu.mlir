@@ -742,3 +742,24 @@ func.func @columns_after_producer(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf1
   }
   return
 }
+
+// -----
+
+// norm.stream_rows (norm-short-rows' short forward) asks for the streamed
+// kernel whatever the options: rows re-read from L2, no shared stages.
+// CHECK-LABEL: func @streamed_by_attribute
+// CHECK: gpu.func @norm_fused({{.*}} kernel attributes {{{.*}}norm.streaming
+// CHECK-NOT: mbarrier
+// CHECK: gpu.return
+func.func @streamed_by_attribute(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16>) {
+  norm.fused ins(%x : full memref<?x4096xbf16>) outs(%y : full memref<?x4096xbf16>) attributes {norm.stream_rows} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}

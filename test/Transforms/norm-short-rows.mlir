@@ -81,16 +81,31 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 
 // -----
 
-// Forwards have no column outputs, and wide rows are past the measured
-// range (N = 16384): both stay as they are.
+// A forward with one row reduction (RMSNorm, N = 4096) streams its rows
+// below 1536 rows (6M elements, chooseStreamedRowsLimit); LayerNorm's
+// forward and rows wider than the measured range stay as they are.
 // CHECK-LABEL: func @rms_fwd
+// CHECK: %[[SHORT:.+]] = arith.cmpi ult, %{{.+}}, %c1536
+// CHECK: scf.if %[[SHORT]]
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: } else {
+// CHECK: norm.fused
+// CHECK-NOT: norm.stream_rows
+// CHECK: } {norm.short_rows}
+// CHECK-LABEL: func @ln_fwd
 // CHECK-NOT: scf.if
+// CHECK-NOT: norm.stream_rows
 // CHECK-LABEL: func @rms_bwd_wide
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.whole_columns
 func.func @rms_fwd(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x4096xbf16> -> tensor<?x4096xbf16>, tensor<?xf32>
+  return %y : tensor<?x4096xbf16>
+}
+func.func @ln_fwd(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x4096xbf16> -> tensor<?x4096xbf16>, tensor<?xf32>, tensor<?xf32>
   return %y : tensor<?x4096xbf16>
 }
 func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,

@@ -232,6 +232,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     static constexpr ::llvm::StringLiteral getWholeColumnsAttrName() {
       return "norm.whole_columns";
     }
+    /// The unit attribute asking the GPU lowering to stream this kernel's
+    /// rows through L2 (as convert-norm-to-gpu's stream-rows option does for
+    /// every forward): norm-short-rows sets it on forwards of few rows.
+    static constexpr ::llvm::StringLiteral getStreamRowsAttrName() {
+      return "norm.stream_rows";
+    }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();
     /// Rows per partial row of the column outputs for `m` rows

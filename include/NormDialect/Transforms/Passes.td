@@ -42,7 +42,7 @@ def NormFuseMixedOrder : Pass<"norm-fuse-mixed-order"> {
 }
 
 def NormShortRows : Pass<"norm-short-rows"> {
-  let summary = "Run mixed-order kernels as a row and a column kernel at few rows";
+  let summary = "Version kernels on M: few rows run a short-rows version";
   let description = [{
     Versions each `norm.fused` kernel that mixes row work (row reductions,
     full outputs) with column outputs on its row count M. Below a limit
@@ -57,11 +57,17 @@ def NormShortRows : Pass<"norm-short-rows"> {
     versions sit in an `scf.if` on `M < limit` whose branches write the same
     destinations; with a static M the version is chosen here. Kernels whose
     column outputs need a row reduction of the same kernel stay as they are.
+
+    Forwards are versioned the same way below `chooseStreamedRowsLimit`
+    (RMSNorm at N = 1000-4096): the short version carries
+    `norm.stream_rows`, and the GPU lowering streams its rows through L2 in
+    two passes instead of staging them, which starts sooner when each SM has
+    a few rows.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",
-           "Rows below which kernels split: -1 the tuning rule, 0 never, "
-           "else the limit">,
+           "Rows below which kernels take their short version: -1 the "
+           "tuning rules, 0 never, else the limit">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Streaming multiprocessors of the target (tuning)">,
   ];

@@ -496,6 +496,15 @@ std::string validateL2PrefetchRows(int64_t rows);
 int64_t chooseShortRowsLimit(const KernelShape &shape,
                              const DeviceInfo &device);
 
+/// The row count below which a forward of `shape` streams its rows through
+/// L2 (norm-short-rows sets norm.stream_rows on that version) instead of
+/// keeping them in registers or shared memory: a forward with one row
+/// reduction (RMSNorm) at N = 1000-4096. 0: never. At a few rows per SM the
+/// streamed kernel's two short passes over L2 start sooner than a staged
+/// row's copy; at many rows the staged kernel's overlap wins.
+int64_t chooseStreamedRowsLimit(const KernelShape &shape,
+                                const DeviceInfo &device);
+
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
 /// else the row limit), else the error.
 std::string validateShortRowsLimit(int64_t limit);
