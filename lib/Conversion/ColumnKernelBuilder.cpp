@@ -70,8 +70,8 @@ public:
     Value group = arith::DivUIOp::create(b, loc, tid, lanes);
     Value blockFirst =
         arith::MulIOp::create(b, loc, bid, indexConst(b, loc, columns));
-    Value laneColumn = arith::MulIOp::create(b, loc, lane,
-                                             indexConst(b, loc, width));
+    Value laneColumn =
+        arith::MulIOp::create(b, loc, lane, indexConst(b, loc, width));
     Value col = arith::AddIOp::create(b, loc, blockFirst, laneColumn);
     Value source = inputs[sourceIndex()];
     Value rows = memref::DimOp::create(b, loc, source, 0);
@@ -90,8 +90,8 @@ public:
     // Rounds of groups x unroll rows; row j of a round is
     // round * groups * unroll + j * groups + group.
     const int64_t perRound = groups * layout.unroll;
-    Value rounds = arith::CeilDivUIOp::create(b, loc, rows,
-                                              indexConst(b, loc, perRound));
+    Value rounds =
+        arith::CeilDivUIOp::create(b, loc, rows, indexConst(b, loc, perRound));
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     SmallVector<Value> init(numOutputs * width, zero);
     auto loop = scf::ForOp::create(
@@ -99,8 +99,7 @@ public:
         [&](OpBuilder &lb, Location l, Value round, ValueRange accs) {
           Value first = arith::AddIOp::create(
               lb, l,
-              arith::MulIOp::create(lb, l, round,
-                                    indexConst(lb, l, perRound)),
+              arith::MulIOp::create(lb, l, round, indexConst(lb, l, perRound)),
               group);
           // Every load of the round first (guards are branches around the
           // loads, not waits), then the adds in row order.
@@ -120,8 +119,7 @@ public:
             for (unsigned i = 0; i < numInputs; ++i) {
               Role role = op.getInputRole(i);
               if (role == Role::full)
-                loaded.back()[i] =
-                    loadElements(lb, l, inputs[i], {r, col}, ok);
+                loaded.back()[i] = loadElements(lb, l, inputs[i], {r, col}, ok);
               else if (role == Role::row)
                 loaded.back()[i] = {loadOrZero(
                     lb, l, ok, body.getArgument(i).getType(),
@@ -136,7 +134,7 @@ public:
               IRMapping mapping;
               for (unsigned i = 0; i < numInputs; ++i) {
                 Role role = op.getInputRole(i);
-                Value v = role == Role::col  ? columnValues[i][e]
+                Value v = role == Role::col   ? columnValues[i][e]
                           : role == Role::row ? loaded[j][i][0]
                                               : loaded[j][i][e];
                 mapping.map(body.getArgument(i), v);
@@ -170,20 +168,20 @@ public:
     scf::ForOp::create(
         b, loc, tid, count, indexConst(b, loc, layout.threads), ValueRange{},
         [&](OpBuilder &lb, Location l, Value index, ValueRange) {
-          Value o = arith::DivUIOp::create(lb, l, index,
-                                           indexConst(lb, l, columns));
-          Value c = arith::RemUIOp::create(lb, l, index,
-                                           indexConst(lb, l, columns));
+          Value o =
+              arith::DivUIOp::create(lb, l, index, indexConst(lb, l, columns));
+          Value c =
+              arith::RemUIOp::create(lb, l, index, indexConst(lb, l, columns));
           Value total = memref::LoadOp::create(
               lb, l, totals, ValueRange{o, indexConst(lb, l, 0), c});
           for (int64_t g = 1; g < groups; ++g)
             total = arith::AddFOp::create(
                 lb, l, total,
-                memref::LoadOp::create(
-                    lb, l, totals, ValueRange{o, indexConst(lb, l, g), c}));
+                memref::LoadOp::create(lb, l, totals,
+                                       ValueRange{o, indexConst(lb, l, g), c}));
           Value column = arith::AddIOp::create(lb, l, blockFirst, c);
-          Value inRow = arith::CmpIOp::create(
-              lb, l, arith::CmpIPredicate::ult, column, cols);
+          Value inRow = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
+                                              column, cols);
           // The output is chosen by index: one store per output, guarded.
           for (unsigned k = 0; k < numOutputs; ++k) {
             Value mine = arith::AndIOp::create(
@@ -222,17 +220,15 @@ private:
                                   ValueRange indices, Value inside) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     if (layout.vectorWidth == 1)
-      return {loadOrZero(b, loc, inside, element,
-                         [&](OpBuilder &tb, Location l) -> Value {
-                           return memref::LoadOp::create(tb, l, memref,
-                                                         indices);
-                         })};
+      return {loadOrZero(
+          b, loc, inside, element, [&](OpBuilder &tb, Location l) -> Value {
+            return memref::LoadOp::create(tb, l, memref, indices);
+          })};
     Type type = VectorType::get({layout.vectorWidth}, element);
-    Value vec = loadOrZero(b, loc, inside, type,
-                           [&](OpBuilder &tb, Location l) -> Value {
-                             return loadAlignedVector(tb, l, memref, indices,
-                                                      layout.vectorWidth);
-                           });
+    Value vec = loadOrZero(
+        b, loc, inside, type, [&](OpBuilder &tb, Location l) -> Value {
+          return loadAlignedVector(tb, l, memref, indices, layout.vectorWidth);
+        });
     return vectorLanes(b, loc, vec);
   }
 

@@ -97,12 +97,11 @@ FusedOp buildPart(OpBuilder &b, FusedOp op, ArrayRef<unsigned> outputs) {
     resultTypes.push_back(op.getResult(k).getType());
   }
   auto part = FusedOp::create(
-      b, op.getLoc(), resultTypes, inputs, b.getArrayAttr(roles),
-      destinations, b.getArrayAttr(outputRoles),
+      b, op.getLoc(), resultTypes, inputs, b.getArrayAttr(roles), destinations,
+      b.getArrayAttr(outputRoles),
       /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr);
   OpBuilder::InsertionGuard guard(b);
-  Block *partBody =
-      b.createBlock(&part.getBody(), {}, argTypes, argLocs);
+  Block *partBody = b.createBlock(&part.getBody(), {}, argTypes, argLocs);
   IRMapping mapping;
   for (auto [index, i] : llvm::enumerate(slice.arguments.set_bits()))
     mapping.map(body.getArgument(i), partBody->getArgument(index));
@@ -110,8 +109,7 @@ FusedOp buildPart(OpBuilder &b, FusedOp op, ArrayRef<unsigned> outputs) {
     if (slice.ops.contains(&bodyOp))
       b.clone(bodyOp, mapping);
   auto yield = cast<YieldOp>(body.getTerminator());
-  YieldOp::create(b, op.getLoc(),
-                  llvm::map_to_vector(outputs, [&](unsigned k) {
+  YieldOp::create(b, op.getLoc(), llvm::map_to_vector(outputs, [&](unsigned k) {
                     return mapping.lookup(yield.getValues()[k]);
                   }));
   return part;
@@ -187,8 +185,8 @@ struct NormShortRowsPass
       return success();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    int64_t m = cast<RankedTensorType>(op.getShapeSource().getType())
-                    .getDimSize(0);
+    int64_t m =
+        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(m)) {
       if (m < limit)
         rewriter.replaceOp(op,
@@ -230,7 +228,8 @@ struct NormShortRowsPass
     getOperation()->walk([&](FusedOp op) {
       auto parentIf = op->getParentOfType<scf::IfOp>();
       if (isa<RankedTensorType>(op.getShapeSource().getType()) &&
-          !op.getRowsPerPartial() && !op->hasAttr(FusedOp::getWholeColumnsAttrName()) &&
+          !op.getRowsPerPartial() &&
+          !op->hasAttr(FusedOp::getWholeColumnsAttrName()) &&
           !(parentIf && parentIf->hasAttr(kShortRowsIfAttr)))
         candidates.push_back(op);
     });

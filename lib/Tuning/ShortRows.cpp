@@ -84,9 +84,8 @@ CombineLayout mlir::norm::chooseColumnKernelLayout(const KernelShape &shape,
   CombineLayout layout;
   // 16-byte loads of the narrowest full input where N is whole vectors of
   // them (narrower vectors of a power of two otherwise).
-  int64_t bytes =
-      shape.narrowestInputBytes > 0 ? shape.narrowestInputBytes
-                                    : shape.elementBytes;
+  int64_t bytes = shape.narrowestInputBytes > 0 ? shape.narrowestInputBytes
+                                                : shape.elementBytes;
   int64_t width = std::max<int64_t>(1, 16 / std::max<int64_t>(1, bytes));
   while (width > 1 && (shape.n <= 0 || shape.n % width != 0))
     width /= 2;
@@ -95,7 +94,8 @@ CombineLayout mlir::norm::chooseColumnKernelLayout(const KernelShape &shape,
   // unroll)) of them): 256 threads, 4 rows in flight per thread, and as few
   // lanes across the columns (at least 4: 64-byte runs of a row) as give a
   // quarter of the SMs a block, so that each block has many row groups.
-  layout.threads = std::min<int64_t>(256, powerOfTwoFloor(blockThreadLimit(device)));
+  layout.threads =
+      std::min<int64_t>(256, powerOfTwoFloor(blockThreadLimit(device)));
   layout.unroll = 4;
   layout.lanes = 32;
   int64_t wanted = std::max<int64_t>(1, device.numSMs / 4);

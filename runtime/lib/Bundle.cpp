@@ -36,45 +36,39 @@ static bool parseDType(const std::string &name, DType &out) {
   return true;
 }
 
+/// Whether `expr` is operator `name` ({"name": [a, b]}); if so, its operands
+/// evaluated into `a` and `b` (-1 for a malformed one).
+static bool binaryOperands(const JsonValue &expr, const char *name,
+                           int64_t rows, int64_t &a, int64_t &b) {
+  const JsonValue *args = expr.get(name);
+  if (!args)
+    return false;
+  a = b = -1;
+  if (args->isArray() && args->array.size() == 2) {
+    a = evaluate(args->array[0], rows);
+    b = evaluate(args->array[1], rows);
+  }
+  return true;
+}
+
 int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
   if (expr.isInteger())
     return expr.integer;
   if (expr.isString())
     return expr.string == "M" ? rows : -1;
-  if (const JsonValue *args = expr.get("ceildiv")) {
-    if (!args->isArray() || args->array.size() != 2)
-      return -1;
-    int64_t a = evaluate(args->array[0], rows);
-    int64_t b = evaluate(args->array[1], rows);
-    if (a < 0 || b <= 0)
-      return -1;
-    return (a + b - 1) / b;
-  }
+  int64_t a = 0, b = 0;
+  if (binaryOperands(expr, "ceildiv", rows, a, b))
+    return a < 0 || b <= 0 ? -1 : (a + b - 1) / b;
+  auto checked = [&](int64_t value) { return a < 0 || b < 0 ? -1 : value; };
+  if (binaryOperands(expr, "min", rows, a, b))
+    return checked(std::min(a, b));
+  if (binaryOperands(expr, "max", rows, a, b))
+    return checked(std::max(a, b));
   // Comparisons (launch conditions): 1 where they hold, else 0.
-  for (bool isLess : {true, false}) {
-    const JsonValue *args = expr.get(isLess ? "lt" : "ge");
-    if (!args)
-      continue;
-    if (!args->isArray() || args->array.size() != 2)
-      return -1;
-    int64_t a = evaluate(args->array[0], rows);
-    int64_t b = evaluate(args->array[1], rows);
-    if (a < 0 || b < 0)
-      return -1;
-    return (a < b) == isLess ? 1 : 0;
-  }
-  for (bool isMin : {true, false}) {
-    const JsonValue *args = expr.get(isMin ? "min" : "max");
-    if (!args)
-      continue;
-    if (!args->isArray() || args->array.size() != 2)
-      return -1;
-    int64_t a = evaluate(args->array[0], rows);
-    int64_t b = evaluate(args->array[1], rows);
-    if (a < 0 || b < 0)
-      return -1;
-    return isMin ? std::min(a, b) : std::max(a, b);
-  }
+  if (binaryOperands(expr, "lt", rows, a, b))
+    return checked(a < b ? 1 : 0);
+  if (binaryOperands(expr, "ge", rows, a, b))
+    return checked(a >= b ? 1 : 0);
   return -1;
 }
 
@@ -202,8 +196,7 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       launch.when = *when;
       launch.conditional = true;
     }
-    if (!parseFlag(l, "persistent", launch.kernel, launch.persistent,
-                   error) ||
+    if (!parseFlag(l, "persistent", launch.kernel, launch.persistent, error) ||
         !parseFlag(l, "programmatic", launch.kernel, launch.programmatic,
                    error))
       return false;
