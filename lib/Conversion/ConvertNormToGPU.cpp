@@ -142,15 +142,65 @@ struct ConvertNormToGPUPass
     });
   }
 
+  /// The operands the kernels index: a static N, contiguous memrefs.
+  static LogicalResult checkOperands(FusedOp op) {
+    auto source = cast<MemRefType>(op.getShapeSource().getType());
+    if (ShapedType::isDynamic(source.getDimSize(1)))
+      return op.emitOpError("the GPU lowering needs a static normalized "
+                            "dimension N (rows M may be dynamic)");
+    for (Value v : llvm::concat<Value>(op.getInputs(), op.getOutputs())) {
+      auto type = cast<MemRefType>(v.getType());
+      if (!type.getLayout().isIdentity())
+        return op.emitOpError("the GPU lowering needs contiguous (identity "
+                              "layout) memrefs; bufferize with "
+                              "function-boundary-type-conversion="
+                              "identity-layout-map");
+    }
+    return success();
+  }
+
+  /// Checks that `op`'s body has a GPU lowering and moves the constants it
+  /// captures (1/N) into `func`, the kernel the body is cloned into.
+  static LogicalResult importBody(FusedOp op, gpu::GPUFuncOp func) {
+    // Bodies evaluate with arith ops, math.rsqrt (emitted without libdevice)
+    // and row reductions; anything else would need a device library or has
+    // no GPU lowering here, so it is rejected with its location.
+    for (Operation &bodyOp : op.getBody().front().without_terminator())
+      if (!isa<arith::ArithDialect>(bodyOp.getDialect()) &&
+          !isa<math::RsqrtOp, RowReduceOp>(bodyOp))
+        return bodyOp.emitOpError("is not supported in a norm.fused body by "
+                                  "the GPU lowering (arith ops, math.rsqrt "
+                                  "and norm.row_reduce are)");
+    // Captured values (1/N) must be rematerialized inside the kernel.
+    for (Operation &bodyOp : op.getBody().front())
+      for (Value operand : bodyOp.getOperands())
+        if (!op.getBody().isAncestor(operand.getParentRegion()) &&
+            !operand.getDefiningOp<arith::ConstantOp>())
+          return bodyOp.emitOpError("reads a value defined outside the kernel "
+                                    "that is not a constant (dynamic N?): not "
+                                    "supported by the GPU lowering");
+    IRMapping constants;
+    OpBuilder kb = OpBuilder::atBlockEnd(&func.getBody().front());
+    for (Operation &bodyOp : op.getBody().front())
+      for (OpOperand &operand : bodyOp.getOpOperands())
+        if (auto cst = operand.get().getDefiningOp<arith::ConstantOp>())
+          if (!op.getBody().isAncestor(cst->getParentRegion()) &&
+              !constants.contains(cst.getResult()))
+            constants.map(cst.getResult(), kb.clone(*cst)->getResult(0));
+    for (Operation &bodyOp : op.getBody().front())
+      for (OpOperand &operand : bodyOp.getOpOperands())
+        if (Value mapped = constants.lookupOrNull(operand.get()))
+          operand.set(mapped);
+    return success();
+  }
+
   /// A whole-column kernel (norm.whole_columns): blocks across the columns,
   /// each summing every row (ColumnKernelBuilder.cpp).
   LogicalResult convertWholeColumns(gpu::GPUModuleOp gpuModule, FusedOp op,
                                     const DeviceInfo &device) {
-    auto source = cast<MemRefType>(op.getShapeSource().getType());
-    int64_t n = source.getDimSize(1);
-    if (ShapedType::isDynamic(n))
-      return op.emitOpError("the GPU lowering needs a static normalized "
-                            "dimension N (rows M may be dynamic)");
+    if (failed(checkOperands(op)))
+      return failure();
+    int64_t n = cast<MemRefType>(op.getShapeSource().getType()).getDimSize(1);
     CombineLayout layout = chooseColumnKernelLayout(describeKernel(op), device);
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
@@ -161,7 +211,14 @@ struct ConvertNormToGPUPass
     bool beside = runsSideBySide.contains(op);
     if (beside)
       func->setAttr(kProgrammaticAttr, UnitAttr::get(func.getContext()));
-    if (failed(buildColumnKernel(op, layout, beside, func)))
+    // A column kernel has no row reductions to lower.
+    auto reduces = op.getBody().getOps<RowReduceOp>();
+    if (!reduces.empty())
+      return (*reduces.begin())
+          .emitOpError("has no lowering in a whole-column kernel (its rows "
+                       "are not reduced)");
+    if (failed(importBody(op, func)) ||
+        failed(buildColumnKernel(op, layout, beside, func)))
       return failure();
     OpBuilder b(op);
     Value grid =
@@ -181,19 +238,9 @@ struct ConvertNormToGPUPass
       return op.emitOpError(
           "column outputs need a split on the GPU: run "
           "--norm-split-reduction before convert-norm-to-gpu");
-    auto source = cast<MemRefType>(op.getShapeSource().getType());
-    int64_t n = source.getDimSize(1);
-    if (ShapedType::isDynamic(n))
-      return op.emitOpError("the GPU lowering needs a static normalized "
-                            "dimension N (rows M may be dynamic)");
-    for (Value v : llvm::concat<Value>(op.getInputs(), op.getOutputs())) {
-      auto type = cast<MemRefType>(v.getType());
-      if (!type.getLayout().isIdentity())
-        return op.emitOpError("the GPU lowering needs contiguous (identity "
-                              "layout) memrefs; bufferize with "
-                              "function-boundary-type-conversion="
-                              "identity-layout-map");
-    }
+    if (failed(checkOperands(op)))
+      return failure();
+    int64_t n = cast<MemRefType>(op.getShapeSource().getType()).getDimSize(1);
     KernelShape shape = describeKernel(op);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan = planKernel(
@@ -236,35 +283,8 @@ struct ConvertNormToGPUPass
                   OpBuilder(op).getI64IntegerAttr(split));
     func->setAttr("norm.vector_width",
                   OpBuilder(op).getI64IntegerAttr(layout.vectorWidth));
-    // Bodies evaluate with arith ops, math.rsqrt (emitted without libdevice)
-    // and row reductions; anything else would need a device library or has
-    // no GPU lowering here, so it is rejected with its location.
-    for (Operation &bodyOp : op.getBody().front().without_terminator())
-      if (!isa<arith::ArithDialect>(bodyOp.getDialect()) &&
-          !isa<math::RsqrtOp, RowReduceOp>(bodyOp))
-        return bodyOp.emitOpError("is not supported in a norm.fused body by "
-                                  "the GPU lowering (arith ops, math.rsqrt "
-                                  "and norm.row_reduce are)");
-    // Captured values (1/N) must be rematerialized inside the kernel.
-    for (Operation &bodyOp : op.getBody().front())
-      for (Value operand : bodyOp.getOperands())
-        if (!op.getBody().isAncestor(operand.getParentRegion()) &&
-            !operand.getDefiningOp<arith::ConstantOp>())
-          return bodyOp.emitOpError("reads a value defined outside the kernel "
-                                    "that is not a constant (dynamic N?): not "
-                                    "supported by the GPU lowering");
-    IRMapping constants;
-    OpBuilder kb = OpBuilder::atBlockEnd(&func.getBody().front());
-    for (Operation &bodyOp : op.getBody().front())
-      for (OpOperand &operand : bodyOp.getOpOperands())
-        if (auto cst = operand.get().getDefiningOp<arith::ConstantOp>())
-          if (!op.getBody().isAncestor(cst->getParentRegion()) &&
-              !constants.contains(cst.getResult()))
-            constants.map(cst.getResult(), kb.clone(*cst)->getResult(0));
-    for (Operation &bodyOp : op.getBody().front())
-      for (OpOperand &operand : bodyOp.getOpOperands())
-        if (Value mapped = constants.lookupOrNull(operand.get()))
-          operand.set(mapped);
+    if (failed(importBody(op, func)))
+      return failure();
     if (layout.rowGroups > 1)
       func->setAttr("norm.rows_in_parallel",
                     OpBuilder(op).getI64IntegerAttr(layout.rowGroups));
@@ -348,13 +368,13 @@ struct ConvertNormToGPUPass
         vectorWidth = 1;
     }
     // The grid is what the layout rule sizes blocks for: all combines'.
-    CombineLayout layout = chooseCombineLayout(
-        columns, vectorWidth, device, combineLanes, combineThreads);
+    CombineLayout layout = chooseCombineLayout(columns, vectorWidth, device,
+                                               combineLanes, combineThreads);
     auto func = createKernel(gpuModule, ops.front(), "norm_combine", operands,
                              layout.threads);
-    func->setAttr("norm.cols_per_block", OpBuilder(ops.front())
-                                             .getI64IntegerAttr(
-                                                 layout.blockColumns()));
+    func->setAttr(
+        "norm.cols_per_block",
+        OpBuilder(ops.front()).getI64IntegerAttr(layout.blockColumns()));
     // Launched as a programmatic dependent of the kernel before it (the
     // split kernel writing its partials; CombineKernelBuilder.cpp).
     func->setAttr(kProgrammaticAttr, UnitAttr::get(func.getContext()));

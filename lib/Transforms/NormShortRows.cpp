@@ -129,8 +129,16 @@ struct NormShortRowsPass
           .push_back(k);
     if (rowOutputs.empty() || columnOutputs.empty())
       return false;
-    return llvm::none_of(sliceOf(op, columnOutputs).ops,
-                         [](Operation *o) { return isa<RowReduceOp>(o); });
+    // The column part needs a full input of its own (its M x N space) and
+    // no row reduction.
+    BodySlice columns = sliceOf(op, columnOutputs);
+    bool readsFull =
+        llvm::any_of(columns.arguments.set_bits(), [&](unsigned i) {
+          return op.getInputRole(i) == Role::full;
+        });
+    return readsFull && llvm::none_of(columns.ops, [](Operation *o) {
+             return isa<RowReduceOp>(o);
+           });
   }
 
   /// The two parts of `op` at `b`, their results in the order of `op`'s.

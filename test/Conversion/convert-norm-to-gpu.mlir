@@ -763,3 +763,19 @@ func.func @streamed_by_attribute(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16
   }
   return
 }
+
+// -----
+
+// A whole-column kernel cannot reduce rows: the error points at the
+// reduction.
+func.func @whole_columns_with_row_reduce(%x: memref<?x1024xbf16>, %dw: memref<1024xbf16>) {
+  norm.fused ins(%x : full memref<?x1024xbf16>) outs(%dw : col memref<1024xbf16>) attributes {norm.whole_columns} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    // expected-error @+1 {{has no lowering in a whole-column kernel}}
+    %s = norm.row_reduce <add> %af : f32
+    %v = arith.mulf %af, %s : f32
+    norm.yield %v : f32
+  }
+  return
+}

@@ -67,7 +67,8 @@ def NormShortRows : Pass<"norm-short-rows"> {
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",
            "Rows below which kernels take their short version: -1 the "
-           "tuning rules, 0 never, else the limit">,
+           "tuning rules, 0 never, else the limit (for the kernels the "
+           "rules version)">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Streaming multiprocessors of the target (tuning)">,
   ];
