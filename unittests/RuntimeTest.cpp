@@ -248,6 +248,15 @@ TEST(Bundle, RejectsBrokenBundles) {
       "version": 1, "ptx": "k.ptx", "functions": []})";
   EXPECT_FALSE(Bundle::load(dir, error));
   EXPECT_NE(error.find("is missing"), std::string::npos) << error;
+  // A launch condition that is no comparison of M.
+  std::ofstream(dir + "/k.ptx") << "// empty\n";
+  std::ofstream(dir + "/manifest.json") << R"({"format": "norm-kernel-bundle",
+      "version": 1, "ptx": "k.ptx", "functions": [{"function": "f",
+      "arguments": [], "buffers": [], "results": [], "launches": [
+        {"kernel": "k", "block": 32, "grid": 1, "params": [],
+         "when": {"max": ["M", 2]}}]}]})";
+  EXPECT_FALSE(Bundle::load(dir, error));
+  EXPECT_NE(error.find("has a bad when"), std::string::npos) << error;
 }
 
 TEST(Launcher, ReportsAMissingDriverClearly) {

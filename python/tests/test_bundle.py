@@ -111,6 +111,13 @@ def test_short_rows_version_the_backward(tmp_path):
     assert f.results == ["buf0", "buf1"]
     for launch in (f.launches[0], f.launches[2]):
         assert launch["params"][4]["buffer"] == "buf0"
+    # A condition that is not one is rejected when the bundle is read.
+    set_main_launch_field(tmp_path / "rms_bwd", "when", {"lt": ["M"]})
+    with pytest.raises(BundleError, match="two operands"):
+        load_bundle(str(tmp_path / "rms_bwd"))
+    set_main_launch_field(tmp_path / "rms_bwd", "when", {"max": ["M", 2]})
+    with pytest.raises(BundleError, match="bad when"):
+        load_bundle(str(tmp_path / "rms_bwd"))
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
