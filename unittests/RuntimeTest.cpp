@@ -248,7 +248,10 @@ TEST(Bundle, RejectsBrokenBundles) {
       "version": 1, "ptx": "k.ptx", "functions": []})";
   EXPECT_FALSE(Bundle::load(dir, error));
   EXPECT_NE(error.find("is missing"), std::string::npos) << error;
-  // A launch condition that is no comparison of M.
+  // A launch condition that is no comparison of M (a bundle of its own:
+  // this one has its PTX).
+  dir = testing::TempDir() + "/bad_when_bundle";
+  std::system(("mkdir -p " + dir).c_str());
   std::ofstream(dir + "/k.ptx") << "// empty\n";
   std::ofstream(dir + "/manifest.json") << R"({"format": "norm-kernel-bundle",
       "version": 1, "ptx": "k.ptx", "functions": [{"function": "f",
