@@ -207,6 +207,15 @@ def Norm_FusedOp : Norm_Op<"fused", [
 
     The op is in destination-passing style: on tensors it returns the updated
     `outs`; on memrefs it writes them and has no results.
+
+    Two unit attributes describe how the GPU lowering builds the kernel;
+    they do not change what it computes. `norm.whole_columns` (set by
+    norm-short-rows on the column part of a kernel at few rows; verified: no
+    split, column outputs present) keeps norm-split-reduction from splitting
+    the column outputs, and a kernel with column outputs only then lowers to
+    blocks across the columns that each sum every row. `norm.stream_rows`
+    asks for the streamed kernel (rows re-read from L2) as the
+    convert-norm-to-gpu option `stream-rows` does for every forward.
   }];
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
