@@ -1,6 +1,7 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --split-input-file | FileCheck %s
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="short-rows=0" --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=SPLIT
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-short-rows --split-input-file | FileCheck %s --check-prefix=TWICE
 // RUN: not norm-opt %s --norm-short-rows="short-rows=-2" 2>&1 | FileCheck %s --check-prefix=BADROWS
 // RUN: not norm-opt %s --norm-short-rows="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
 
@@ -30,6 +31,11 @@
 // CHECK: scf.yield %[[FUSED]]#0, %[[FUSED]]#1, %[[FUSED]]#2
 // CHECK: } {norm.short_rows}
 // CHECK: return %[[R]]#0, %[[R]]#1, %[[R]]#2
+// Running the pass again leaves the versions as they are.
+// TWICE-LABEL: func @ln_bwd
+// TWICE-COUNT-1: scf.if
+// TWICE-NOT: scf.if
+// TWICE: return
 // OFF-LABEL: func @ln_bwd
 // OFF-NOT: scf.if
 // OFF-NOT: norm.whole_columns
@@ -113,4 +119,25 @@ func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rs
   %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<16384xbf16>)
       : tensor<?x16384xbf16>, tensor<?x16384xbf16>, tensor<?xf32> -> tensor<?x16384xbf16>, tensor<16384xbf16>
   return %dx, %dw : tensor<?x16384xbf16>, tensor<16384xbf16>
+}
+
+// -----
+
+// A column output that needs the kernel's own row reduction cannot be
+// computed apart: the kernel stays fused.
+// CHECK-LABEL: func @columns_need_rows
+// CHECK-NOT: scf.if
+// CHECK-NOT: norm.whole_columns
+func.func @columns_need_rows(%x: tensor<?x1024xbf16>, %y: tensor<?x1024xbf16>, %dw: tensor<1024xbf16>)
+    -> (tensor<?x1024xbf16>, tensor<1024xbf16>) {
+  %r:2 = norm.fused ins(%x : full tensor<?x1024xbf16>) outs(%y : full tensor<?x1024xbf16>, %dw : col tensor<1024xbf16>)
+      -> tensor<?x1024xbf16>, tensor<1024xbf16> {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %v = arith.mulf %af, %s : f32
+    %t = arith.truncf %v : f32 to bf16
+    norm.yield %t, %v : bf16, f32
+  }
+  return %r#0, %r#1 : tensor<?x1024xbf16>, tensor<1024xbf16>
 }
