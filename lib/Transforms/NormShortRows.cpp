@@ -1,4 +1,4 @@
-//===- NormShortRows.cpp - row and column kernels side by side at short M -===//
+//===- NormShortRows.cpp - kernel versions for a few rows -----------------===//
 //
 // Implements --norm-short-rows: kernels are versioned on their row count.
 // Below the limit (chooseShortRowsLimit, or the option) a norm.fused kernel

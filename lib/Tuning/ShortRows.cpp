@@ -1,4 +1,4 @@
-//===- ShortRows.cpp - row and column kernels side by side at short M -----===//
+//===- ShortRows.cpp - the short-rows versions: row limits, column blocks -===//
 //
 // At a few rows, the mixed-order kernel's saving (x and dy read once) is
 // worth less than the latency of its partial rows' round trip through a
