@@ -73,7 +73,9 @@ public:
     Value laneColumn =
         arith::MulIOp::create(b, loc, lane, indexConst(b, loc, width));
     Value col = arith::AddIOp::create(b, loc, blockFirst, laneColumn);
-    Value source = inputs[sourceIndex()];
+    // The M x N space's shape (the first full input: no full outputs here).
+    Value source = inputs[llvm::find(op.getInputs(), op.getShapeSource()) -
+                          op.getInputs().begin()];
     Value rows = memref::DimOp::create(b, loc, source, 0);
     Value cols = memref::DimOp::create(b, loc, source, 1);
     // N is whole vectors (chooseColumnKernelLayout): a lane's vector is
@@ -89,31 +91,18 @@ public:
 
     // Rounds of groups x unroll rows; row j of a round is
     // round * groups * unroll + j * groups + group.
-    const int64_t perRound = groups * layout.unroll;
-    Value rounds =
-        arith::CeilDivUIOp::create(b, loc, rows, indexConst(b, loc, perRound));
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     SmallVector<Value> init(numOutputs * width, zero);
-    auto loop = scf::ForOp::create(
-        b, loc, indexConst(b, loc, 0), rounds, indexConst(b, loc, 1), init,
-        [&](OpBuilder &lb, Location l, Value round, ValueRange accs) {
-          Value first = arith::AddIOp::create(
-              lb, l,
-              arith::MulIOp::create(lb, l, round, indexConst(lb, l, perRound)),
-              group);
+    auto loop = buildRowRounds(
+        b, loc, rows, groups, layout.unroll, group, inside, init,
+        [&](OpBuilder &lb, Location l, RowOfRound rowAt, ValueRange accs) {
           // Every load of the round first (guards are branches around the
           // loads, not waits), then the adds in row order.
-          SmallVector<Value> rowOf, exists;
+          SmallVector<Value> exists;
           SmallVector<SmallVector<SmallVector<Value>>> loaded;
           for (int64_t j = 0; j < layout.unroll; ++j) {
-            Value r = arith::AddIOp::create(lb, l, first,
-                                            indexConst(lb, l, j * groups));
-            Value ok = arith::AndIOp::create(
-                lb, l,
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, r,
-                                      rows),
-                inside);
-            rowOf.push_back(r);
+            std::pair<Value, Value> row = rowAt(j);
+            Value r = row.first, ok = row.second;
             exists.push_back(ok);
             loaded.emplace_back(numInputs);
             for (unsigned i = 0; i < numInputs; ++i) {
@@ -149,7 +138,7 @@ public:
                 acc = arith::SelectOp::create(lb, l, exists[j], sum, acc);
               }
             }
-          scf::YieldOp::create(lb, l, next);
+          return next;
         });
 
     // The groups' sums meet in shared memory.
@@ -206,14 +195,6 @@ public:
   }
 
 private:
-  /// The first full input: the M x N space's shape.
-  unsigned sourceIndex() {
-    for (unsigned i = 0, e = op.getInputs().size(); i < e; ++i)
-      if (op.getInputRole(i) == Role::full)
-        return i;
-    return 0;
-  }
-
   /// The vectorWidth elements of `memref` at `indices` (a vector load where
   /// wider than one), zeros where `inside` does not hold.
   SmallVector<Value> loadElements(OpBuilder &b, Location loc, Value memref,

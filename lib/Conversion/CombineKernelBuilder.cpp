@@ -74,41 +74,30 @@ static void emitCombine(OpBuilder &b, Location loc, const CombineLayout &layout,
 
   // Rounds of groups * unroll partial rows; accumulator j of group g takes
   // row round * groups * unroll + j * groups + g.
-  const int64_t perRound = groups * unroll;
-  Value rounds = arith::CeilDivUIOp::create(b, loc, numPartials,
-                                            indexConst(b, loc, perRound));
   SmallVector<Value> init(unroll, zero);
-  auto loop = scf::ForOp::create(
-      b, loc, indexConst(b, loc, 0), rounds, indexConst(b, loc, 1), init,
-      [&](OpBuilder &lb, Location l, Value round, ValueRange accs) {
-        Value first = arith::AddIOp::create(
-            lb, l,
-            arith::MulIOp::create(lb, l, round, indexConst(lb, l, perRound)),
-            group);
+  auto loop = buildRowRounds(
+      b, loc, numPartials, groups, unroll, group, inside, init,
+      [&](OpBuilder &lb, Location l, RowOfRound rowAt, ValueRange accs) {
         SmallVector<Value> next;
         for (int64_t j = 0; j < unroll; ++j) {
-          Value p = arith::AddIOp::create(lb, l, first,
-                                          indexConst(lb, l, j * groups));
-          Value exists = arith::AndIOp::create(
-              lb, l,
-              arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, p,
-                                    numPartials),
-              inside);
+          // Plain values, not a structured binding: the load's lambda
+          // captures them (C++17).
+          std::pair<Value, Value> row = rowAt(j);
+          Value p = row.first, exists = row.second;
           // The adds come after all loads of the round (the guards are
           // branches around each load, not waits), so all of them are in
           // flight at once.
-          Value v = loadOrZero(lb, l, exists, vecType,
-                               [&](OpBuilder &tb, Location tl) -> Value {
-                                 if (width == 1)
-                                   return memref::LoadOp::create(
-                                       tb, tl, partials, ValueRange{p, col});
-                                 return loadAlignedVector(tb, tl, partials,
-                                                          ValueRange{p, col},
-                                                          width);
-                               });
+          Value v = loadOrZero(
+              lb, l, exists, vecType, [&](OpBuilder &tb, Location tl) -> Value {
+                if (width == 1)
+                  return memref::LoadOp::create(tb, tl, partials,
+                                                ValueRange{p, col});
+                return loadAlignedVector(tb, tl, partials, ValueRange{p, col},
+                                         width);
+              });
           next.push_back(arith::AddFOp::create(lb, l, accs[j], v));
         }
-        scf::YieldOp::create(lb, l, next);
+        return next;
       });
   Value sum = loop.getResult(0);
   for (int64_t j = 1; j < unroll; ++j)

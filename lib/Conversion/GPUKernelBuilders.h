@@ -121,6 +121,45 @@ inline void storeAlignedVector(OpBuilder &b, Location loc, Value memref,
   });
 }
 
+/// The row loop of a kernel whose row group `group` (of `groups`) walks
+/// rows group, group + groups, ... of `count`, `unroll` at a time: round k
+/// takes row k * groups * unroll + j * groups + group as its j-th. `body`
+/// gets the loop's values and `rowAt`, which emits at the body's insertion
+/// point row j of the round and whether it exists (below `count` and
+/// `inside`), so that the body decides where those ops go among its loads;
+/// it returns the next values. The combine (partial rows) and the
+/// whole-column kernel (input rows) walk their rows so.
+using RowOfRound = function_ref<std::pair<Value, Value>(int64_t)>;
+inline scf::ForOp
+buildRowRounds(OpBuilder &b, Location loc, Value count, int64_t groups,
+               int64_t unroll, Value group, Value inside, ValueRange init,
+               function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                               RowOfRound, ValueRange)>
+                   body) {
+  const int64_t perRound = groups * unroll;
+  Value rounds =
+      arith::CeilDivUIOp::create(b, loc, count, indexConst(b, loc, perRound));
+  return scf::ForOp::create(
+      b, loc, indexConst(b, loc, 0), rounds, indexConst(b, loc, 1), init,
+      [&](OpBuilder &lb, Location l, Value round, ValueRange values) {
+        Value first = arith::AddIOp::create(
+            lb, l,
+            arith::MulIOp::create(lb, l, round, indexConst(lb, l, perRound)),
+            group);
+        auto rowAt = [&](int64_t j) {
+          Value row = arith::AddIOp::create(lb, l, first,
+                                            indexConst(lb, l, j * groups));
+          Value exists = arith::AndIOp::create(
+              lb, l,
+              arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, row,
+                                    count),
+              inside);
+          return std::make_pair(row, exists);
+        };
+        scf::YieldOp::create(lb, l, body(lb, l, rowAt, values));
+      });
+}
+
 /// How many rows each block of a row kernel walks, from the row count M.
 struct RowSplit {
   /// Rows per block (the split of a kernel with column outputs).

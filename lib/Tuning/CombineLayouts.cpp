@@ -13,14 +13,6 @@
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
 
-/// Largest power of two at most `v` (v >= 1).
-static int64_t powerOfTwoFloor(int64_t v) {
-  int64_t p = 1;
-  while (p * 2 <= v)
-    p *= 2;
-  return p;
-}
-
 static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 CombineLayout mlir::norm::chooseCombineLayout(int64_t n, int64_t vectorWidth,

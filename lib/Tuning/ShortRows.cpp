@@ -71,14 +71,6 @@ std::string mlir::norm::validateShortRowsLimit(int64_t limit) {
   return {};
 }
 
-/// Largest power of two at most `v` (v >= 1).
-static int64_t powerOfTwoFloor(int64_t v) {
-  int64_t p = 1;
-  while (p * 2 <= v)
-    p *= 2;
-  return p;
-}
-
 CombineLayout mlir::norm::chooseColumnKernelLayout(const KernelShape &shape,
                                                    const DeviceInfo &device) {
   CombineLayout layout;

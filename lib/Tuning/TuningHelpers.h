@@ -19,6 +19,14 @@ namespace mlir::norm::detail {
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Largest power of two at most `v` (v >= 1).
+inline int64_t powerOfTwoFloor(int64_t v) {
+  int64_t p = 1;
+  while (p * 2 <= v)
+    p *= 2;
+  return p;
+}
+
 /// Elements of one full operand a thread may keep in registers: `budget`
 /// shared by the full operands, at least 8.
 inline int64_t elementsPerOperand(int64_t budget, int64_t fullOperands) {
