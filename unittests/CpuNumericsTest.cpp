@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NormDialect/InitAllNorm.h"
+#include "NormDialect/Pipelines/Pipelines.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -270,14 +271,13 @@ protected:
     if (c.mode == Mode::ShortRows)
       pipeline += "norm-short-rows{short-rows=" + std::to_string(c.split) +
                   "},norm-split-reduction{split-size=4 min-partials=0},";
-    pipeline += "one-shot-bufferize,convert-norm-to-loops,canonicalize,cse,"
-                "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-                "convert-to-llvm,reconcile-unrealized-casts";
+    pipeline += "one-shot-bufferize";
     PassManager pm(&ctx);
     std::string errors;
     llvm::raw_string_ostream errorStream(errors);
     ASSERT_TRUE(succeeded(parsePassPipeline(pipeline, pm, errorStream)))
         << errors;
+    norm::buildNormLoopsToLLVMPipeline(pm);
     ASSERT_TRUE(succeeded(pm.run(*module))) << text;
 
     ExecutionEngineOptions options;

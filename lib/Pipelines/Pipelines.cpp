@@ -9,6 +9,7 @@
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -121,7 +122,18 @@ void mlir::norm::buildNormToPTXPipeline(OpPassManager &pm,
 void mlir::norm::buildNormToCPUPipeline(OpPassManager &pm,
                                         const NormToPTXOptions &options) {
   buildNormKernelPipeline(pm, options, /*splitLongRows=*/false);
+  buildNormLoopsToLLVMPipeline(pm);
+}
+
+void mlir::norm::buildNormLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertNormToLoops());
+  // bf16 truncation and extension as integer arithmetic: LLVM lowers a
+  // float -> bfloat fptrunc to a __truncsfbf2 call on hosts without bf16
+  // conversion instructions (AMD EPYC here), and the JIT finds no such
+  // symbol in libgcc 12.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createSCFToControlFlowPass());

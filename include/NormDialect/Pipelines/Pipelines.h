@@ -131,6 +131,11 @@ void buildNormToPTXPipeline(OpPassManager &pm, const NormToPTXOptions &options);
 /// upstream lowering to LLVM. The numerical reference path.
 void buildNormToCPUPipeline(OpPassManager &pm, const NormToPTXOptions &options);
 
+/// The CPU half of the above: bufferized norm kernels through
+/// convert-norm-to-loops to the LLVM dialect (tests that pick their own
+/// kernel passes end with it).
+void buildNormLoopsToLLVMPipeline(OpPassManager &pm);
+
 /// Registers `norm-to-gpu`, `norm-to-ptx` and `norm-to-cpu` with the pass
 /// registry.
 void registerNormPipelines();
