@@ -68,23 +68,26 @@ struct ConvertNormToGPUPass
 
   TuningTable table;
 
-  gpu::GPUModuleOp getOrCreateGPUModule(ModuleOp module) {
-    if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("norm_kernels"))
-      return existing;
-    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    b.getUnitAttr());
-    return gpu::GPUModuleOp::create(b, module.getLoc(), "norm_kernels");
-  }
+  /// The gpu.modules this pass created, one per kernel.
+  SmallVector<gpu::GPUModuleOp> kernelModules;
 
-  gpu::GPUFuncOp createKernel(gpu::GPUModuleOp gpuModule, Operation *op,
+  /// A kernel in a gpu.module of its own, both named `baseName` (made unique
+  /// in `module`): the GPU lowering works on the modules in parallel, and so
+  /// does norm-serialize-kernels (the bundle links their PTX into one).
+  gpu::GPUFuncOp createKernel(ModuleOp module, Operation *op,
                               StringRef baseName, ValueRange operands,
                               int64_t blockSize) {
+    OpBuilder b(module.getContext());
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    // Created detached, then inserted at the end under a unique name.
+    auto gpuModule = gpu::GPUModuleOp::create(b, op->getLoc(), baseName);
+    SymbolTable(module).insert(gpuModule);
+    kernelModules.push_back(gpuModule);
     SmallVector<Type> types(operands.getTypes());
-    OpBuilder b = OpBuilder::atBlockEnd(gpuModule.getBody());
-    auto func = gpu::GPUFuncOp::create(b, op->getLoc(), baseName,
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    auto func = gpu::GPUFuncOp::create(b, op->getLoc(), gpuModule.getName(),
                                        b.getFunctionType(types, {}));
-    SymbolTable(gpuModule).insert(func);
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
@@ -196,7 +199,7 @@ struct ConvertNormToGPUPass
 
   /// A whole-column kernel (norm.whole_columns): blocks across the columns,
   /// each summing every row (ColumnKernelBuilder.cpp).
-  LogicalResult convertWholeColumns(gpu::GPUModuleOp gpuModule, FusedOp op,
+  LogicalResult convertWholeColumns(ModuleOp module, FusedOp op,
                                     const DeviceInfo &device) {
     if (failed(checkOperands(op)))
       return failure();
@@ -205,7 +208,7 @@ struct ConvertNormToGPUPass
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func =
-        createKernel(gpuModule, op, "norm_columns", operands, layout.threads);
+        createKernel(module, op, "norm_columns", operands, layout.threads);
     func->setAttr("norm.cols_per_block",
                   OpBuilder(op).getI64IntegerAttr(layout.blockColumns()));
     bool beside = runsSideBySide.contains(op);
@@ -228,12 +231,11 @@ struct ConvertNormToGPUPass
     return success();
   }
 
-  LogicalResult convertFused(gpu::GPUModuleOp gpuModule, FusedOp op,
-                             DeviceInfo device) {
+  LogicalResult convertFused(ModuleOp module, FusedOp op, DeviceInfo device) {
     if (op.getNumResults() != 0)
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
     if (op->hasAttr(FusedOp::getWholeColumnsAttrName()))
-      return convertWholeColumns(gpuModule, op, device);
+      return convertWholeColumns(module, op, device);
     if (op.hasColumnOutputs() && !op.getRowsPerPartial())
       return op.emitOpError(
           "column outputs need a split on the GPU: run "
@@ -260,7 +262,7 @@ struct ConvertNormToGPUPass
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func =
-        createKernel(gpuModule, op, "norm_fused", operands, layout.threads);
+        createKernel(module, op, "norm_fused", operands, layout.threads);
     // Rows per block: the split of column partials; else the kernel's
     // norm.rows_per_block, the pass option, or the tuning rule.
     int64_t split = 1;
@@ -349,8 +351,7 @@ struct ConvertNormToGPUPass
   /// finishing reductions of one split kernel's column outputs: dW and dB):
   /// a launch between two dependent kernels costs about as much as a small
   /// combine itself.
-  LogicalResult convertCombines(gpu::GPUModuleOp gpuModule,
-                                ArrayRef<CombineOp> ops,
+  LogicalResult convertCombines(ModuleOp module, ArrayRef<CombineOp> ops,
                                 const DeviceInfo &device) {
     SmallVector<Value> operands;
     int64_t columns = 0;
@@ -370,7 +371,7 @@ struct ConvertNormToGPUPass
     // The grid is what the layout rule sizes blocks for: all combines'.
     CombineLayout layout = chooseCombineLayout(columns, vectorWidth, device,
                                                combineLanes, combineThreads);
-    auto func = createKernel(gpuModule, ops.front(), "norm_combine", operands,
+    auto func = createKernel(module, ops.front(), "norm_combine", operands,
                              layout.threads);
     func->setAttr(
         "norm.cols_per_block",
@@ -450,6 +451,9 @@ struct ConvertNormToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     DeviceInfo device = deviceInfo();
+    kernelModules.clear();
+    leadsSideBySide.clear();
+    runsSideBySide.clear();
     // Kernels in order; adjacent combines grouped into one launch.
     SmallVector<SmallVector<Operation *>> kernels;
     module.walk([&](Operation *op) {
@@ -465,13 +469,12 @@ struct ConvertNormToGPUPass
     if (kernels.empty())
       return;
     findSideBySide(module);
-    gpu::GPUModuleOp gpuModule = getOrCreateGPUModule(module);
     for (ArrayRef<Operation *> group : kernels) {
       LogicalResult result =
           isa<FusedOp>(group.front())
-              ? convertFused(gpuModule, cast<FusedOp>(group.front()), device)
+              ? convertFused(module, cast<FusedOp>(group.front()), device)
               : convertCombines(
-                    gpuModule,
+                    module,
                     llvm::map_to_vector(
                         group, [](Operation *o) { return cast<CombineOp>(o); }),
                     device);
@@ -479,7 +482,8 @@ struct ConvertNormToGPUPass
         return signalPassFailure();
     }
     if (fpContract)
-      allowContraction(gpuModule);
+      for (gpu::GPUModuleOp gpuModule : kernelModules)
+        allowContraction(gpuModule);
   }
 };
 

@@ -6,12 +6,22 @@
 #include "NormDialect/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
-#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -103,14 +113,56 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The passes of upstream's gpu-lower-to-nvvm-pipeline (LLVM 22.1, with its
+/// options), arranged so that the kernels' modules, one per kernel, lower and
+/// serialize in parallel: the op-agnostic passes run nested on each module
+/// and host function (nestAny) instead of once over the whole module, and
+/// norm-serialize-kernels takes gpu-module-to-binary's place. Attaching the
+/// target and outlining (a no-op here: convert-norm-to-gpu outlines) move
+/// first; neither reads what the others write. The PTX is the same, kernel
+/// for kernel, as upstream's pipeline gives.
 void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,
                                        const NormToPTXOptions &options) {
-  gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
-  nvvm.cubinFeatures = options.features;
-  nvvm.cubinFormat = "isa";
-  nvvm.optLevel = options.optLevel;
-  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createGpuKernelOutliningPass());
+  OpPassManager &toLLVM = pm.nestAny();
+  toLLVM.addPass(createConvertNVGPUToNVVMPass());
+  toLLVM.addPass(createConvertVectorToSCFPass());
+  toLLVM.addPass(createSCFToControlFlowPass());
+  toLLVM.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  OpPassManager &memrefToLLVM = pm.nestAny();
+  memrefToLLVM.addPass(memref::createExpandStridedMetadataPass());
+  memrefToLLVM.addPass(createLowerAffinePass());
+  memrefToLLVM.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions index;
+  index.indexBitwidth = 64;
+  memrefToLLVM.addPass(createConvertIndexToLLVMPass(index));
+  memrefToLLVM.addPass(createCanonicalizerPass());
+  memrefToLLVM.addPass(createCSEPass());
+
+  // The kernels, one gpu.module each, in parallel.
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.indexBitwidth = 64;
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  // The host.
+  pm.addPass(createGpuToLLVMConversionPass());
+  NormSerializeKernelsOptions serialize;
+  serialize.format = "isa";
+  pm.addPass(createNormSerializeKernels(serialize));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::norm::buildNormToPTXPipeline(OpPassManager &pm,

@@ -55,7 +55,7 @@ bool mlir::norm::compileToBundle(const std::string &source,
   buildGPUToPTXPipeline(toPTX, options);
   if (failed(toPTX.run(*module)))
     return false;
-  FailureOr<std::string> ptx = extractPTX(*module, "norm_kernels");
+  FailureOr<std::string> ptx = extractPTX(*module);
   if (failed(ptx))
     return false;
   llvm::json::Object manifest{{"format", "norm-kernel-bundle"},

@@ -1,6 +1,7 @@
 //===- KernelBundle.cpp - PTX + manifest for MLIR-free launch -------------===//
 
 #include "NormDialect/Target/KernelBundle.h"
+#include "NormDialect/Target/PtxLinker.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -285,15 +286,23 @@ FailureOr<json::Object> mlir::norm::describeLaunches(Operation *op) {
   return Describer().run(func);
 }
 
-FailureOr<std::string> mlir::norm::extractPTX(ModuleOp module, StringRef name) {
-  auto binary = module.lookupSymbol<gpu::BinaryOp>(name);
-  if (!binary)
-    return module.emitError("bundle: no gpu.binary @") << name;
-  for (Attribute attr : binary.getObjects()) {
-    auto object = dyn_cast<gpu::ObjectAttr>(attr);
-    if (object && object.getFormat() == gpu::CompilationTarget::Assembly)
-      return object.getObject().getValue().str();
+FailureOr<std::string> mlir::norm::extractPTX(ModuleOp module) {
+  SmallVector<StringRef> modules;
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    auto objects = binary.getObjects().getAsRange<gpu::ObjectAttr>();
+    auto ptx = llvm::find_if(objects, [](gpu::ObjectAttr object) {
+      return object.getFormat() == gpu::CompilationTarget::Assembly;
+    });
+    if (ptx == objects.end())
+      return binary.emitError("bundle: the binary holds no PTX (use "
+                              "format=isa)");
+    modules.push_back((*ptx).getObject().getValue());
   }
-  return binary.emitError("bundle: the binary holds no PTX (use "
-                          "cubin-format=isa)");
+  if (modules.empty())
+    return module.emitError("bundle: no gpu.binary (the program launches no "
+                            "kernel)");
+  llvm::Expected<std::string> linked = linkPTXModules(modules);
+  if (!linked)
+    return module.emitError("bundle: ") << llvm::toString(linked.takeError());
+  return std::move(*linked);
 }

@@ -27,7 +27,10 @@ static DialectRegistry everything() {
 ProgramSource::ProgramSource(const std::string &source,
                              const std::string &sourceName,
                              std::string &diagnostics)
-    : context(everything(), MLIRContext::Threading::DISABLED),
+    // Threads: norm-serialize-kernels and the nested GPU lowering work on
+    // a program's kernels in parallel (the LayerNorm backward's four kernels
+    // in 0.15 s instead of 0.27 s on the 2-core development machine).
+    : context(everything(), MLIRContext::Threading::ENABLED),
       diagStream(diagnostics), handler(sourceMgr, &context, diagStream) {
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());

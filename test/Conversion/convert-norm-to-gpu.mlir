@@ -22,9 +22,9 @@
 // per block.
 // CHECK-LABEL: func @bwd
 // CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c64
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256
-// CHECK: gpu.launch_func @norm_kernels::@norm_combine blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%c1024
-// CHECK-LABEL: gpu.module @norm_kernels
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.launch_func @norm_combine::@norm_combine blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%c1024
+// CHECK-LABEL: gpu.module @norm_fused
 // CHECK: gpu.func @norm_fused(%[[DY:arg[0-9]+]]: memref<?x4096xbf16>, %[[X:arg[0-9]+]]: memref<?x4096xbf16>, %[[DX:arg[0-9]+]]: memref<?x4096xbf16>, %[[P:arg[0-9]+]]: memref<?x4096xf32>) workgroup(%[[SLOTS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: norm.block_size = 256
 // CHECK-SAME: norm.rows_per_block = 64
@@ -84,7 +84,7 @@
 // row completing on its stage's mbarrier; the row loop waits on it and
 // reads the row from shared memory; no register prefetch (no norm.row_loop).
 // STAGED-LABEL: func @bwd
-// STAGED: gpu.launch_func @norm_kernels::@norm_fused {{.+}} dynamic_shared_memory_size %c32768_i32
+// STAGED: gpu.launch_func @norm_fused::@norm_fused {{.+}} dynamic_shared_memory_size %c32768_i32
 // STAGED: memref.global "public" @norm_dynamic_shared : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 16 : i64}
 // STAGED: gpu.func @norm_fused({{.+}}) workgroup(%{{.+}} : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2xi64, #gpu.address_space<workgroup>>) kernel
 // STAGED-SAME: norm.dynamic_shared_bytes = 32768
@@ -218,7 +218,7 @@ func.func @bwd_row_inputs(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %rs
 // STAGED: %[[ATLEAST:.+]] = arith.maxui %c1, %[[SPREAD]]
 // STAGED: %[[R:.+]] = arith.minui %c4, %[[ATLEAST]]
 // STAGED: %[[GRID:.+]] = arith.ceildivui %[[HM]], %[[R]]
-// STAGED: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]],
+// STAGED: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]],
 // STAGED: gpu.func @norm_fused
 // STAGED: %[[M:.+]] = memref.dim %arg0, %c0
 // STAGED: %[[KSPREAD:.+]] = arith.ceildivui %[[M]], %c1056
@@ -296,7 +296,7 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // walking rows b, b + G, ... by a local step k, ceil((M - b) / G) of them.
 // CHECK-LABEL: func @cluster_rows
 // CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c1
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%[[GRID]], %c4{{.*}}, %{{.+}}) threads in (%c512
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %c4{{.*}}, %{{.+}}) threads in (%c512
 // CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1x4xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_cluster_size = array<i32: 1, 4, 1>
 // CHECK-SAME: norm.cluster_size = 4
@@ -344,7 +344,7 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // 2 stages x 32 KB of dynamic shared memory (over the 48 KB of static shared
 // memory), from element row * 65536 + slice * 16384.
 // STAGED-LABEL: func @cluster_rows
-// STAGED: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c4{{.*}}, %{{.+}}) {{.+}} dynamic_shared_memory_size %c65536_i32
+// STAGED: gpu.launch_func @norm_fused::@norm_fused blocks in (%{{.+}}, %c4{{.*}}, %{{.+}}) {{.+}} dynamic_shared_memory_size %c65536_i32
 // STAGED: gpu.func @norm_fused
 // STAGED-SAME: norm.cluster_size = 4
 // STAGED-SAME: norm.dynamic_shared_bytes = 65536
@@ -367,7 +367,7 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // vector by vector; the row output by thread 0. The cache policies and the
 // input's global address are made once per kernel.
 // STREAM-LABEL: func @cluster_rows
-// STREAM: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
+// STREAM: gpu.launch_func @norm_fused::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
 // STREAM: gpu.func @norm_fused
 // STREAM-SAME: norm.streaming
 // STREAM: %[[ROW:.+]] = gpu.block_id x
@@ -406,7 +406,7 @@ func.func @cluster_rows(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>, %r: 
 // L2) beats a cluster there (streamsLongForwardRows): no cluster, one vector
 // per thread per iteration.
 // CHECK-LABEL: func @long_forward_rows
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
 // CHECK: gpu.func @norm_fused
 // CHECK-NOT: norm.cluster_size
 // CHECK-SAME: norm.streaming
@@ -447,8 +447,8 @@ func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>,
 // The two combines (dw, db) share one launch: blocks [0, 128) sum the
 // first partials, blocks [128, 256) the second.
 // STAGED-LABEL: func @reread_cluster_rows
-// STAGED: gpu.launch_func @norm_kernels::@norm_fused
-// STAGED: gpu.launch_func @norm_kernels::@norm_combine {{.+}} args(%arg4 : memref<?x32768xf32>, %arg6 : memref<32768xbf16>, %arg5 : memref<?x32768xf32>, %arg7 : memref<32768xbf16>)
+// STAGED: gpu.launch_func @norm_fused::@norm_fused
+// STAGED: gpu.launch_func @norm_combine::@norm_combine {{.+}} args(%arg4 : memref<?x32768xf32>, %arg6 : memref<32768xbf16>, %arg5 : memref<?x32768xf32>, %arg7 : memref<32768xbf16>)
 // STAGED-NOT: gpu.launch_func
 // STAGED: gpu.func @norm_fused
 // STAGED-SAME: norm.cluster_size = 8
@@ -655,9 +655,9 @@ func.func @ragged_cluster_rows(%x: memref<?x40000xbf16>, %y: memref<?x40000xbf16
 // Combines share a launch only when adjacent: an op between them (here a
 // store to the first one's output) keeps them in two kernels, in order.
 // CHECK-LABEL: func @combines_apart
-// CHECK: gpu.launch_func @norm_kernels::@norm_combine {{.+}} args(%arg0 : memref<?x1024xf32>, %arg1 : memref<1024xf32>)
+// CHECK: gpu.launch_func @norm_combine::@norm_combine {{.+}} args(%arg0 : memref<?x1024xf32>, %arg1 : memref<1024xf32>)
 // CHECK: memref.store
-// CHECK: gpu.launch_func @norm_kernels::@norm_combine_0 {{.+}} args(%arg2 : memref<?x1024xf32>, %arg3 : memref<1024xf32>)
+// CHECK: gpu.launch_func @norm_combine_0::@norm_combine_0 {{.+}} args(%arg2 : memref<?x1024xf32>, %arg3 : memref<1024xf32>)
 func.func @combines_apart(%pw: memref<?x1024xf32>, %dw: memref<1024xf32>, %pb: memref<?x1024xf32>, %db: memref<1024xf32>) {
   norm.combine ins(%pw : memref<?x1024xf32>) outs(%dw : memref<1024xf32>)
   %c0 = arith.constant 0 : index
@@ -675,9 +675,9 @@ func.func @combines_apart(%pw: memref<?x1024xf32>, %dw: memref<1024xf32>, %pb: m
 // row groups of 4 rows a round, meets the groups in shared memory, and
 // waits for the row kernel only at its end. Its grid is N / 32.
 // CHECK-LABEL: func @side_by_side
-// CHECK: gpu.launch_func @norm_kernels::@norm_fused blocks in
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in
 // CHECK: %[[C32:.+]] = arith.constant 32 : index
-// CHECK: gpu.launch_func @norm_kernels::@norm_columns blocks in (%[[C32]], %{{.+}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.launch_func @norm_columns::@norm_columns blocks in (%[[C32]], %{{.+}}, %{{.+}}) threads in (%c256
 // CHECK: gpu.func @norm_fused(
 // CHECK-NEXT: nvvm.inline_ptx "griddepcontrol.launch_dependents;"
 // CHECK: gpu.func @norm_columns({{.+}}) workgroup(%[[TOTALS:.+]] : memref<1x64x32xf32, #gpu.address_space<workgroup>>) kernel attributes {{{.*}}norm.cols_per_block = 32 : i64, norm.programmatic}

@@ -3,13 +3,19 @@
 // RUN: norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
 // CHECK: llvm.func @rms_fwd
-// CHECK: gpu.binary @norm_kernels {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx81">
+// One binary per kernel (norm-serialize-kernels): the staged kernel, then the
+// streamed one norm-short-rows adds for short M.
+// CHECK: gpu.binary @norm_fused {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx81">
 // CHECK-SAME: .target sm_90
-// CHECK-SAME: .entry norm_fused
-// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: .entry norm_fused(
+// CHECK-SAME: ld.global.L1::evict_first.L2::cache_hint.v4.b32
 // rstd by the approximate reciprocal square root (as CUDA's rsqrtf), not
 // sqrt.rn and a division.
 // CHECK-SAME: rsqrt.approx.f32
+// CHECK-NOT: sqrt.rn.f32
+// CHECK: gpu.binary @norm_fused_0 {{.*}}#nvvm.target<{{.*}}chip = "sm_90"
+// CHECK-SAME: .entry norm_fused_0(
+// CHECK-SAME: ld.global.v4.b32
 // CHECK-NOT: sqrt.rn.f32
 // SM80: .target sm_80
 func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x2048xbf16>, tensor<?xf32>) {

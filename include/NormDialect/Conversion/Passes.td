@@ -23,7 +23,9 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower memref-form norm kernels to gpu.func kernels";
   let description = [{
     Outlines every bufferized `norm.fused` and `norm.combine` op into a
-    `gpu.func` in a `gpu.module` and replaces it with `gpu.launch_func`.
+    `gpu.func` in a `gpu.module` of its own (both named after the kernel) and
+    replaces it with `gpu.launch_func`. One module per kernel lets the GPU
+    lowering and `norm-serialize-kernels` work on the kernels in parallel.
     Kernels spread one row over a thread block: 16-byte vector loads and
     stores, row reductions through warp shuffles and one exchange of warp
     totals in shared memory (a single barrier), column outputs accumulated in registers across the rows
@@ -113,6 +115,31 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::math::MathDialect",
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def NormSerializeKernels
+    : Pass<"norm-serialize-kernels", "::mlir::ModuleOp"> {
+  let summary = "Serialize the gpu.modules to gpu.binary ops, in parallel";
+  let description = [{
+    Does what upstream `gpu-module-to-binary` does (each `gpu.module` becomes
+    a `gpu.binary` with one object per target attribute, through the
+    targets' `serializeToObject`), but serializes the modules on the
+    context's thread pool instead of one after another. LLVM's optimization
+    and NVPTX code generation are most of the time from norm IR to PTX, and
+    convert-norm-to-gpu puts every kernel in a module of its own, so a
+    program of several kernels compiles in about the time of its largest on
+    a machine with as many cores. Each module translates into its own
+    `llvm::LLVMContext`; the binaries are created, in module order, after
+    all modules have serialized, so the output does not depend on the
+    threads.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "The objects' format, as gpu-module-to-binary's: isa (assembly, "
+           "PTX), bin (binary) or fatbin, offloading (LLVM IR)">,
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"\"\"",
+           "The toolkit (e.g. CUDA) path, as gpu-module-to-binary's">,
+  ];
 }
 
 #endif // NORM_CONVERSION_PASSES_TD

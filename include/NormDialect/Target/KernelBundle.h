@@ -23,9 +23,10 @@ namespace mlir::norm {
 /// fails on anything a bundle cannot express (dynamic N, non-norm host work).
 FailureOr<llvm::json::Object> describeLaunches(Operation *func);
 
-/// Returns the PTX text of the `gpu.binary` named `name` in `module` (built
-/// by gpu-module-to-binary with format=isa).
-FailureOr<std::string> extractPTX(ModuleOp module, StringRef name);
+/// Returns the PTX of the `gpu.binary` ops in `module` (one per kernel, from
+/// norm-serialize-kernels with format=isa) linked into one PTX module
+/// (linkPTXModules).
+FailureOr<std::string> extractPTX(ModuleOp module);
 
 } // namespace mlir::norm
 

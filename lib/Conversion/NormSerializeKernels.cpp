@@ -1,0 +1,121 @@
+//===- NormSerializeKernels.cpp - gpu.modules to binaries in parallel -----===//
+//
+// Upstream gpu-module-to-binary serializes one gpu.module after the other.
+// convert-norm-to-gpu gives each kernel a module of its own, so the modules'
+// LLVM optimization and code generation, most of the time from norm IR to
+// PTX, can run side by side: each module translates into an LLVMContext of
+// its own. Creating the gpu.binary ops and erasing the modules mutates the
+// parent, so that happens on this thread, in module order, afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormDialect/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Threading.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace mlir::norm {
+#define GEN_PASS_DEF_NORMSERIALIZEKERNELS
+#include "NormDialect/Conversion/Passes.h.inc"
+} // namespace mlir::norm
+
+using namespace mlir;
+using namespace mlir::norm;
+
+namespace {
+
+/// One module's serialized objects, one per target attribute.
+struct SerializedModule {
+  gpu::GPUModuleOp module;
+  SmallVector<std::pair<gpu::TargetAttrInterface, SmallVector<char, 0>>>
+      objects;
+};
+
+struct NormSerializeKernelsPass
+    : public mlir::norm::impl::NormSerializeKernelsBase<
+          NormSerializeKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp root = getOperation();
+    std::optional<gpu::CompilationTarget> target =
+        llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(format)
+            .Cases({"offloading", "llvm"}, gpu::CompilationTarget::Offload)
+            .Cases({"assembly", "isa"}, gpu::CompilationTarget::Assembly)
+            .Cases({"binary", "bin"}, gpu::CompilationTarget::Binary)
+            .Cases({"fatbinary", "fatbin"}, gpu::CompilationTarget::Fatbin)
+            .Default(std::nullopt);
+    if (!target) {
+      root.emitError("norm-serialize-kernels: format '")
+          << format
+          << "' is none of isa, bin, fatbin, offloading (or their long "
+             "names assembly, binary, fatbinary, llvm)";
+      return signalPassFailure();
+    }
+
+    SmallVector<SerializedModule> modules;
+    for (auto module : root.getOps<gpu::GPUModuleOp>()) {
+      ArrayAttr targets = module.getTargetsAttr();
+      if (!targets || targets.empty()) {
+        module.emitError("has no target attributes to serialize for (run "
+                         "nvvm-attach-target first)");
+        return signalPassFailure();
+      }
+      modules.push_back({module, {}});
+    }
+    // The symbol table a target may ask for is built before the threads
+    // start and only read by them.
+    SymbolTable table(root);
+    auto getTable = [&]() -> SymbolTable * { return &table; };
+    gpu::TargetOptions options(toolkitPath, /*librariesToLink=*/{},
+                               /*cmdOptions=*/{}, /*elfSection=*/{}, *target,
+                               getTable);
+
+    // The targets record compile times on their module (serializeToObject),
+    // which touches that module only.
+    auto serialize = [&](SerializedModule &entry) -> LogicalResult {
+      for (Attribute attr : entry.module.getTargetsAttr()) {
+        auto targetAttr = dyn_cast<gpu::TargetAttrInterface>(attr);
+        if (!targetAttr)
+          return entry.module.emitError("target ")
+                 << attr << " is not a gpu target (TargetAttrInterface)";
+        std::optional<SmallVector<char, 0>> object =
+            targetAttr.serializeToObject(entry.module, options);
+        if (!object)
+          return entry.module.emitError(
+              "an error happened while serializing the module");
+        entry.objects.emplace_back(targetAttr, std::move(*object));
+      }
+      return success();
+    };
+    if (failed(failableParallelForEach(&getContext(), modules, serialize)))
+      return signalPassFailure();
+
+    for (SerializedModule &entry : modules) {
+      SmallVector<Attribute> objects;
+      for (auto &[targetAttr, object] : entry.objects) {
+        Attribute created =
+            targetAttr.createObject(entry.module, object, options);
+        if (!created) {
+          entry.module.emitError("an error happened while creating the object");
+          return signalPassFailure();
+        }
+        objects.push_back(created);
+      }
+      OpBuilder b(entry.module);
+      b.setInsertionPointAfter(entry.module);
+      auto handler =
+          dyn_cast_or_null<gpu::OffloadingLLVMTranslationAttrInterface>(
+              entry.module.getOffloadingHandlerAttr());
+      gpu::BinaryOp::create(b, entry.module.getLoc(), entry.module.getName(),
+                            handler, b.getArrayAttr(objects));
+      entry.module->erase();
+    }
+  }
+};
+
+} // namespace
