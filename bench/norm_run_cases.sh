@@ -24,9 +24,11 @@ cases=(
   "ln_bwd_bf16_1024 200000" "ln_bwd_bf16_1024 1" "ln_bwd_bf16_16384 0"
   "ln_bwd_bf16_131072 300" "ln_bwd_bf16_7168 4097" "rms_bwd_bf16_7168 9362"
   "rms_bwd_bf16_131072 512"
-  # Short-rows versions (a launch's `when`): the row and whole-column
-  # kernels of the backwards below their limit (M = 0: the column kernel
-  # after a skipped row kernel), the limit itself, the streamed forward.
+  # Short-rows versions (a launch's `when`): the single block below 2 rows
+  # (M = 0 and 1: its column outputs are sums of no rows and of one), the
+  # row and whole-column kernels of the backwards below their limit, the
+  # limit itself, the streamed forward.
+  "rms_bwd_bf16_4096 1" "ln_bwd_bf16_4096 1" "ln_bwd_bf16_4096 2"
   "rms_bwd_bf16_4096 37" "rms_bwd_bf16_4096 0" "rms_bwd_bf16_4096 256"
   "ln_bwd_bf16_1024 767" "ln_bwd_bf16_1024 768" "rms_fwd_bf16_4096 1535"
   "rms_fwd_bf16_1024 6144"

@@ -88,6 +88,15 @@ TEST(Bundle, EvaluatesSizes) {
   EXPECT_EQ(evaluate(v, 0), 0);
   ASSERT_TRUE(parseJson(R"({"ge": ["M"]})", v, error));
   EXPECT_EQ(evaluate(v, 1), -1);
+  // Nested branches join their conditions.
+  ASSERT_TRUE(parseJson(R"({"and": [{"lt": ["M", 512]}, {"ge": ["M", 2]}]})", v,
+                        error));
+  EXPECT_EQ(evaluate(v, 1), 0);
+  EXPECT_EQ(evaluate(v, 2), 1);
+  EXPECT_EQ(evaluate(v, 511), 1);
+  EXPECT_EQ(evaluate(v, 512), 0);
+  ASSERT_TRUE(parseJson(R"({"and": [{"lt": ["M", 512]}]})", v, error));
+  EXPECT_EQ(evaluate(v, 1), -1);
 }
 
 TEST(Bundle, LoadsAndChecksSignatures) {
@@ -99,19 +108,25 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   const Function *f = bundle->function("", error);
   ASSERT_TRUE(f) << error;
   EXPECT_EQ(f->name, "rms_norm_bwd");
-  // Below 256 rows the row kernel and the whole-column kernel beside it,
-  // from 256 on the split kernel and its combine (norm-short-rows).
-  ASSERT_EQ(f->launches.size(), 4u);
+  // Below 2 rows one block, below 256 the row kernel and the whole-column
+  // kernel beside it, from 256 on the split kernel and its combine
+  // (norm-short-rows).
+  ASSERT_EQ(f->launches.size(), 5u);
   EXPECT_EQ(f->launches[0].kernel, "norm_fused");
-  EXPECT_EQ(f->launches[1].kernel, "norm_columns");
-  EXPECT_EQ(f->launches[3].kernel, "norm_combine");
+  EXPECT_EQ(f->launches[1].kernel, "norm_fused_0");
+  EXPECT_EQ(f->launches[2].kernel, "norm_columns");
+  EXPECT_EQ(f->launches[4].kernel, "norm_combine");
   for (const LaunchDesc &launch : f->launches)
     ASSERT_TRUE(launch.conditional) << launch.kernel;
-  EXPECT_EQ(evaluate(f->launches[0].when, 255), 1);
-  EXPECT_EQ(evaluate(f->launches[1].when, 0), 1);
-  EXPECT_EQ(evaluate(f->launches[2].when, 255), 0);
-  EXPECT_EQ(evaluate(f->launches[3].when, 256), 1);
-  EXPECT_TRUE(f->launches[1].programmatic);
+  EXPECT_EQ(evaluate(f->launches[0].when, 0), 1);
+  EXPECT_EQ(evaluate(f->launches[0].when, 1), 1);
+  EXPECT_EQ(evaluate(f->launches[0].when, 2), 0);
+  EXPECT_EQ(evaluate(f->launches[1].when, 2), 1);
+  EXPECT_EQ(evaluate(f->launches[2].when, 255), 1);
+  EXPECT_EQ(evaluate(f->launches[2].when, 1), 0);
+  EXPECT_EQ(evaluate(f->launches[3].when, 255), 0);
+  EXPECT_EQ(evaluate(f->launches[4].when, 256), 1);
+  EXPECT_TRUE(f->launches[2].programmatic);
 
   alignas(16) static char fake[64];
   TensorRef dy{fake, DType::BF16, {10, 4096}}, x = dy;

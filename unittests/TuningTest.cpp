@@ -1076,6 +1076,50 @@ TEST(TuningTable, LoadsAndRejects) {
 }
 } // namespace
 
+TEST(Tuning, OneRowRunsAsOneBlock) {
+  DeviceInfo h200;
+  KernelShape ln;
+  ln.n = 4096;
+  ln.fullOperands = 2;
+  ln.columnOutputs = 2;
+  ln.rowReductions = 2;
+  ln.fullOutputs = 1;
+  // Below 2 rows, inside every short version (its limit is far higher).
+  for (int64_t n : {1000, 1024, 4096, 8192}) {
+    ln.n = n;
+    EXPECT_EQ(chooseSingleBlockRows(ln, h200), 2) << n;
+    EXPECT_LT(chooseSingleBlockRows(ln, h200), chooseShortRowsLimit(ln, h200));
+  }
+  // No short version, no single block: wide rows, forwards.
+  ln.n = 16384;
+  EXPECT_EQ(chooseSingleBlockRows(ln, h200), 0);
+  KernelShape forward = ln;
+  forward.n = 4096;
+  forward.columnOutputs = 0;
+  EXPECT_EQ(chooseSingleBlockRows(forward, h200), 0);
+}
+
+TEST(Tuning, SingleBlockKernelsHoldTheirRowInRegisters) {
+  DeviceInfo h200;
+  KernelShape ln;
+  ln.n = 4096;
+  ln.fullOperands = 2;
+  ln.columnOutputs = 2;
+  ln.rowReductions = 2;
+  ln.fullOutputs = 1;
+  ln.elementBytes = 2;
+  // The LayerNorm backward stages its rows and stores dx by bulk copies...
+  KernelPlan staged = planKernel(ln, h200, nullptr);
+  EXPECT_GT(staged.layout.sharedStages, 0);
+  // ...but not as one block over every row, even when asked to stage.
+  KernelPlan single = planKernel(
+      ln, h200, nullptr,
+      PlanRequest().setSharedStages(2).setBulkStores(1).setSingleBlock(true));
+  EXPECT_EQ(single.layout.sharedStages, 0);
+  EXPECT_FALSE(single.layout.bulkStores);
+  EXPECT_EQ(single.layout.threads, staged.layout.threads);
+}
+
 TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   DeviceInfo h200;
   // The LayerNorm backward (dx and two column outputs) and RMSNorm's (one).

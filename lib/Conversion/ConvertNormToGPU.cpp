@@ -123,7 +123,8 @@ struct ConvertNormToGPUPass
   /// a buffer the other reads or writes (norm-short-rows' two parts).
   void findSideBySide(ModuleOp module) {
     module.walk([&](FusedOp op) {
-      if (!op->hasAttr(FusedOp::getWholeColumnsAttrName()))
+      if (!op->hasAttr(FusedOp::getWholeColumnsAttrName()) ||
+          !onlyColumnOutputs(op))
         return;
       Operation *prev = op->getPrevNode();
       while (prev && !isa<FusedOp, CombineOp>(prev) && isMemoryEffectFree(prev))
@@ -143,6 +144,13 @@ struct ConvertNormToGPUPass
       leadsSideBySide.insert(before);
       runsSideBySide.insert(op);
     });
+  }
+
+  static bool onlyColumnOutputs(FusedOp op) {
+    for (unsigned k = 0, e = op.getOutputs().size(); k < e; ++k)
+      if (op.getOutputRole(k) != Role::col)
+        return false;
+    return true;
   }
 
   /// The operands the kernels index: a static N, contiguous memrefs.
@@ -234,9 +242,11 @@ struct ConvertNormToGPUPass
   LogicalResult convertFused(ModuleOp module, FusedOp op, DeviceInfo device) {
     if (op.getNumResults() != 0)
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
-    if (op->hasAttr(FusedOp::getWholeColumnsAttrName()))
+    // Whole columns: a column kernel, or with row work one block.
+    bool wholeColumns = op->hasAttr(FusedOp::getWholeColumnsAttrName());
+    if (wholeColumns && onlyColumnOutputs(op))
       return convertWholeColumns(module, op, device);
-    if (op.hasColumnOutputs() && !op.getRowsPerPartial())
+    if (op.hasColumnOutputs() && !op.getRowsPerPartial() && !wholeColumns)
       return op.emitOpError(
           "column outputs need a split on the GPU: run "
           "--norm-split-reduction before convert-norm-to-gpu");
@@ -251,7 +261,8 @@ struct ConvertNormToGPUPass
             .setSharedStages(sharedStages)
             .setStreamRows(streamRows ||
                            op->hasAttr(FusedOp::getStreamRowsAttrName()))
-            .setPersistent(persistent)
+            .setPersistent(persistent && !wholeColumns)
+            .setSingleBlock(wholeColumns)
             .setL2PrefetchRows(l2PrefetchRows)
             .setBulkStores(bulkStores));
     const RowLayout &layout = plan.layout;
@@ -319,6 +330,12 @@ struct ConvertNormToGPUPass
     rowSplit.minPartials = op.getMinPartials().value_or(0);
     if (tunedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
+    if (wholeColumns) {
+      // One block over all rows; no bound on them for shared buffers.
+      rowSplit = RowSplit();
+      rowSplit.rowsPerBlock = kUncappedSplit;
+      rowSplit.allRows = true;
+    }
     if (rowSplit.minPartials > 0 && layout.rowGroups != 1)
       return op.emitOpError("min_partials needs a block per partial row");
     if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
@@ -341,7 +358,11 @@ struct ConvertNormToGPUPass
         rowSplit.minPartials > 0 || rowSplit.minBlocks > 0
             ? rowSplit.build(b, op.getLoc(), rows)
             : indexConst(b, op.getLoc(), split * layout.rowGroups);
-    Value grid = arith::CeilDivUIOp::create(b, op.getLoc(), rows, rowsPerBlock);
+    // A block over all rows runs at M = 0 too: it writes sums of no rows.
+    Value grid = wholeColumns ? indexConst(b, op.getLoc(), 1)
+                              : arith::CeilDivUIOp::create(b, op.getLoc(), rows,
+                                                           rowsPerBlock)
+                                    .getResult();
     launch(op, func, grid, layout.threads, operands,
            indexConst(b, op.getLoc(), layout.columnSlices));
     return success();

@@ -170,6 +170,9 @@ struct RowSplit {
   /// With > 0 (a forward, KernelPlan::minBlocks): min(rowsPerBlock, max(1,
   /// ceil(M / minBlocks))), a block per row up to minBlocks rows.
   int64_t minBlocks = 0;
+  /// One block walks every row (max(1, M) rows): a kernel whose column
+  /// outputs sum whole columns (norm.whole_columns) with row work too.
+  bool allRows = false;
 
   /// The rows per block as a value (what the kernel and its host grid
   /// compute alike). The forward's divides by a constant only: a division
@@ -177,6 +180,9 @@ struct RowSplit {
   /// short-lived blocks of the RMSNorm forward at 4096 x 1024 5-7% (H200)
   /// where their rows per block had not even changed.
   Value build(OpBuilder &b, Location loc, Value rows) const {
+    if (allRows)
+      return arith::MaxUIOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, 1), rows);
     if (minPartials > 0)
       return FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock,
                                           minPartials);

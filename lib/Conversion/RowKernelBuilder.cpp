@@ -293,9 +293,17 @@ private:
       loop->setAttr("norm.num_stages", stages);
 
     // One partial row per (virtual) block for every column output; a row
-    // group past the last row has no partial row to write.
+    // group past the last row has no partial row to write. A block over all
+    // rows (RowSplit::allRows) writes the outputs themselves, rounded, also
+    // at M = 0 (sums of no rows): its virtual block 0 always writes, the
+    // other row groups of a warp-per-row block have no rows.
     Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           rowBegin, rows);
+    if (split.allRows)
+      hasRows = arith::OrIOp::create(
+          b, loc, hasRows,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bid,
+                                indexConst(b, loc, 0)));
     auto storePartials = scf::IfOp::create(b, loc, hasRows,
                                            /*withElseRegion=*/false);
     OpBuilder pb = OpBuilder::atBlockBegin(storePartials.thenBlock());
@@ -444,9 +452,12 @@ private:
   /// Stores one value per owned element into row `row` of `memref`.
   void storeRow(OpBuilder &b, Location loc, Value memref, Value row,
                 ArrayRef<Value> lanes) {
+    // A rank-1 memref is a column output itself (RowSplit::allRows).
+    bool isRow = cast<MemRefType>(memref.getType()).getRank() == 1;
     for (int64_t c = 0; c < layout.chunksPerThread; ++c)
       storeAlignedVector(
-          b, loc, memref, ValueRange{row, columns[c]},
+          b, loc, memref,
+          isRow ? ValueRange{columns[c]} : ValueRange{row, columns[c]},
           lanes.slice(c * layout.vectorWidth, layout.vectorWidth), inBounds[c]);
   }
 

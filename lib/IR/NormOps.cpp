@@ -453,11 +453,10 @@ LogicalResult FusedOp::verify() {
     if (split)
       return emitOpError("'") << getWholeColumnsAttrName()
                               << "' kernels are not split (rows_per_partial)";
-    for (unsigned i = 0, e = getOutputRoles().size(); i < e; ++i)
-      if (getOutputRole(i) != Role::col)
-        return emitOpError("'")
-               << getWholeColumnsAttrName() << "' kernels have column outputs "
-               << "only; output #" << i << " is not one";
+    if (!hasColumnOutputs())
+      return emitOpError("'") << getWholeColumnsAttrName()
+                              << "' marks kernels with column outputs; this "
+                                 "one has none";
   }
   for (auto [i, output] : llvm::enumerate(getOutputs())) {
     auto type = cast<ShapedType>(output.getType());

@@ -104,19 +104,24 @@ private:
           (*described)["when"] = *when;
         launches.push_back(std::move(*described));
       } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
-        if (when)
-          return branch.emitError("bundle: nested conditional launches are "
-                                  "not supported");
         FailureOr<std::pair<json::Value, json::Value>> conditions =
             condition(branch.getCondition());
         if (failed(conditions))
           return failure();
-        if (failed(describeBlock(*branch.thenBlock(), conditions->first,
+        // A branch inside a branch: both conditions ({"and": [a, b]}).
+        auto within = [&](json::Value inner) {
+          if (!when)
+            return inner;
+          return json::Value(
+              json::Object{{"and", json::Array{*when, std::move(inner)}}});
+        };
+        if (failed(describeBlock(*branch.thenBlock(), within(conditions->first),
                                  buffers, launches)))
           return failure();
         if (branch.elseBlock() &&
-            failed(describeBlock(*branch.elseBlock(), conditions->second,
-                                 buffers, launches)))
+            failed(describeBlock(*branch.elseBlock(),
+                                 within(conditions->second), buffers,
+                                 launches)))
           return failure();
       }
     }
@@ -124,7 +129,8 @@ private:
   }
 
   /// An scf.if condition on M as the expressions of the then and else
-  /// branches: {"lt": [a, b]} (1 where a < b, else 0) and {"ge": [a, b]}.
+  /// branches: {"lt": [a, b]} (1 where a < b, else 0) and {"ge": [a, b]}
+  /// (nested branches join theirs with {"and": [c, d]}).
   FailureOr<std::pair<json::Value, json::Value>> condition(Value value) {
     auto cmp = value.getDefiningOp<arith::CmpIOp>();
     if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&

@@ -160,16 +160,47 @@ struct NormShortRowsPass
     return results;
   }
 
-  /// The short version of `op` at `b` and its results: the row and column
-  /// parts of a mixed-order kernel, or a forward whose rows stream.
+  /// The short version of `op` at `b` and its results: for a mixed-order
+  /// kernel, one block over all rows below `singleBlockRows` rows
+  /// (chooseSingleBlockRows), else the row and column parts; a forward whose
+  /// rows stream.
   static SmallVector<Value> buildShort(OpBuilder &b, FusedOp op,
                                        ArrayRef<unsigned> rowOutputs,
-                                       ArrayRef<unsigned> columnOutputs) {
-    if (!columnOutputs.empty())
+                                       ArrayRef<unsigned> columnOutputs,
+                                       int64_t singleBlockRows) {
+    Location loc = op.getLoc();
+    if (columnOutputs.empty()) {
+      Operation *streamed = b.clone(*op);
+      streamed->setAttr(FusedOp::getStreamRowsAttrName(), b.getUnitAttr());
+      return streamed->getResults();
+    }
+    auto wholeKernel = [&](OpBuilder &wb) {
+      Operation *whole = wb.clone(*op);
+      whole->setAttr(FusedOp::getWholeColumnsAttrName(), wb.getUnitAttr());
+      return whole->getResults();
+    };
+    int64_t m =
+        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
+    if (singleBlockRows <= 0)
       return buildParts(b, op, rowOutputs, columnOutputs);
-    Operation *streamed = b.clone(*op);
-    streamed->setAttr(FusedOp::getStreamRowsAttrName(), b.getUnitAttr());
-    return streamed->getResults();
+    if (!ShapedType::isDynamic(m))
+      return m < singleBlockRows ? SmallVector<Value>(wholeKernel(b))
+                                 : buildParts(b, op, rowOutputs, columnOutputs);
+    Value rows = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
+    Value single = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, rows,
+        arith::ConstantIndexOp::create(b, loc, singleBlockRows));
+    auto ifOp = scf::IfOp::create(
+        b, loc, single,
+        [&](OpBuilder &tb, Location l) {
+          scf::YieldOp::create(tb, l, wholeKernel(tb));
+        },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(eb, l,
+                               buildParts(eb, op, rowOutputs, columnOutputs));
+        });
+    ifOp->setAttr(kShortRowsIfAttr, b.getUnitAttr());
+    return ifOp.getResults();
   }
 
   LogicalResult version(IRRewriter &rewriter, FusedOp op) {
@@ -191,14 +222,16 @@ struct NormShortRowsPass
     int64_t limit = shortRows >= 0 ? shortRows.getValue() : rule;
     if (limit <= 0)
       return success();
+    int64_t singleBlockRows =
+        columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     int64_t m =
         cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(m)) {
       if (m < limit)
-        rewriter.replaceOp(op,
-                           buildShort(rewriter, op, rowOutputs, columnOutputs));
+        rewriter.replaceOp(op, buildShort(rewriter, op, rowOutputs,
+                                          columnOutputs, singleBlockRows));
       return success();
     }
     Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
@@ -208,8 +241,9 @@ struct NormShortRowsPass
     auto ifOp = scf::IfOp::create(
         rewriter, loc, isShort,
         [&](OpBuilder &b, Location l) {
-          scf::YieldOp::create(b, l,
-                               buildShort(b, op, rowOutputs, columnOutputs));
+          scf::YieldOp::create(
+              b, l,
+              buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows));
         },
         [&](OpBuilder &b, Location l) {
           scf::YieldOp::create(b, l, b.clone(*op)->getResults());

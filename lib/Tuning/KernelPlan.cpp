@@ -17,7 +17,8 @@ using namespace mlir::norm::detail;
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
                                   const PlanRequest &request) {
-  int64_t sharedStages = request.sharedStages;
+  // One block over every row has nothing to overlap its copies with.
+  int64_t sharedStages = request.singleBlock ? 0 : request.sharedStages;
   bool streamRows = request.streamRows;
   bool persistent = request.persistent;
   int64_t l2PrefetchRows = request.l2PrefetchRows;
@@ -125,7 +126,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
         l2PrefetchRows >= 0 ? l2PrefetchRows
                             : chooseL2PrefetchRows(shape, plan, device);
   // Bulk stores: the request, else the table's measurement, else the rule.
-  int64_t bulkStores = request.bulkStores;
+  int64_t bulkStores = request.singleBlock ? 0 : request.bulkStores;
   if (bulkStores < 0 && tuned)
     bulkStores = tuned->bulkStores;
   plan.layout.bulkStores = chooseBulkStores(shape, plan, device, bulkStores);

@@ -40,6 +40,20 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   return columns.groups() * columns.unroll * rounds;
 }
 
+int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
+                                          const DeviceInfo &device) {
+  if (chooseShortRowsLimit(shape, device) <= 0)
+    return 0;
+  // One row. On the H200 (ncu, bf16, N = 4096, M = 1,
+  // bench/results/ncu-2026-12-01f-m1-backward.txt) the row kernel took 3.4 us
+  // and the whole-column kernel beside it 3.0-3.1 us, Inductor's single
+  // kernel 3.3 us (RMSNorm) and 4.1 us (LayerNorm); in the timed run the
+  // second launch's start made the pair 1.25-1.5x Inductor's. From two rows
+  // on, one block walks the rows one after another while the pair spreads
+  // them.
+  return 2;
+}
+
 /// M x N elements below which the streamed RMSNorm forward wins, and the
 /// rows it was measured on. On the H200 (bf16, kernel time, inference
 /// forwards, bench/results/ab-2026-12-01-streamed-short-forwards.log):

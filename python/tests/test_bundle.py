@@ -46,6 +46,8 @@ def test_evaluate_expressions():
     assert evaluate({"lt": ["M", 128]}, 127) == 1
     assert evaluate({"lt": ["M", 128]}, 128) == 0
     assert evaluate({"ge": ["M", 128]}, 128) == 1
+    both = {"and": [{"lt": ["M", 512]}, {"ge": ["M", 2]}]}
+    assert [evaluate(both, m) for m in (1, 2, 511, 512)] == [0, 1, 1, 0]
     with pytest.raises(BundleError):
         evaluate("N", 3)
     with pytest.raises(BundleError):
@@ -92,24 +94,31 @@ def test_rms_bwd_bundle_signature(tmp_path):
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_short_rows_version_the_backward(tmp_path):
     # N = 1024 bf16: below 512 rows (chooseShortRowsLimit) the row kernel
-    # (dx) and a whole-column kernel (dw, its programmatic dependent) run;
+    # (dx) and a whole-column kernel (dw, its programmatic dependent) run,
+    # below 2 rows (chooseSingleBlockRows) one block of the fused kernel;
     # from 512 on the fused kernel and the combine.
     f = compile_bundle(tmp_path, "rms_bwd", n=1024).function()
     kernels = [l["kernel"] for l in f.launches]
-    assert kernels == ["norm_fused", "norm_columns", "norm_fused_0", "norm_combine"]
+    assert kernels == ["norm_fused", "norm_fused_0", "norm_columns", "norm_fused_1",
+                       "norm_combine"]
     short, long = {"lt": ["M", 512]}, {"ge": ["M", 512]}
-    assert [l["when"] for l in f.launches] == [short, short, long, long]
-    assert [l["programmatic"] for l in f.launches] == [False, True, False, True]
+    one = {"and": [short, {"lt": ["M", 2]}]}
+    two = {"and": [short, {"ge": ["M", 2]}]}
+    assert [l["when"] for l in f.launches] == [one, two, two, long, long]
+    assert [l["programmatic"] for l in f.launches] == [False, False, True, False, True]
     runs = lambda m: [l["kernel"] for l in f.launches if evaluate(l["when"], m)]
-    assert runs(0) == runs(1) == runs(511) == ["norm_fused", "norm_columns"]
-    assert runs(512) == runs(100000) == ["norm_fused_0", "norm_combine"]
-    # The column kernel's grid is the columns' (4 lanes of 8 elements: 32
-    # blocks of 32 columns), whatever M; the row kernel's a block per row.
-    assert f.grid(f.launches[1], 3) == (32, 1)
-    assert f.grid(f.launches[0], 300) == (300, 1)
-    # Both versions write the same results.
+    assert runs(0) == runs(1) == ["norm_fused"]
+    assert runs(2) == runs(511) == ["norm_fused_0", "norm_columns"]
+    assert runs(512) == runs(100000) == ["norm_fused_1", "norm_combine"]
+    # One block whatever M; the column kernel's grid is the columns' (4
+    # lanes of 8 elements: 32 blocks of 32 columns); the row kernel's a
+    # block per row.
+    assert f.grid(f.launches[0], 0) == f.grid(f.launches[0], 1) == (1, 1)
+    assert f.grid(f.launches[2], 3) == (32, 1)
+    assert f.grid(f.launches[1], 300) == (300, 1)
+    # Every version writes the same results.
     assert f.results == ["buf0", "buf1"]
-    for launch in (f.launches[0], f.launches[2]):
+    for launch in (f.launches[0], f.launches[1], f.launches[3]):
         assert launch["params"][4]["buffer"] == "buf0"
     # A condition that is not one is rejected when the bundle is read.
     set_main_launch_field(tmp_path / "rms_bwd", "when", {"lt": ["M"]})
@@ -283,20 +292,23 @@ def test_staged_rows_carry_dynamic_shared_memory(tmp_path):
     # of dynamic shared memory, over the 48 KB a kernel gets without the
     # opt-in the launcher performs; with dx stored by bulk copies, its two
     # row slots add 32 KB.
+    # (launches[1]: the short version's row kernel; launches[0], its one
+    # block below 2 rows, keeps its row in registers.)
     bundle = compile_bundle(tmp_path, "rms_bwd", n=8192,
                             flags=["--shared-stages=3", "--bulk-stores=0"])
-    main = bundle.function().launches[0]
+    assert bundle.function().launches[0]["shared_bytes"] == 0
+    main = bundle.function().launches[1]
     assert main["shared_bytes"] == 3 * 2 * 8192 * 2
     (tmp_path / "bulk").mkdir()
     bulk = compile_bundle(tmp_path / "bulk", "rms_bwd", n=8192,
                           flags=["--shared-stages=3", "--bulk-stores=1"])
-    assert bulk.function().launches[0]["shared_bytes"] == (3 * 2 + 2) * 8192 * 2
+    assert bulk.function().launches[1]["shared_bytes"] == (3 * 2 + 2) * 8192 * 2
     assert "cp.async.bulk.global.shared::cta.bulk_group" in bulk.ptx
     assert ".extern .shared .align 16 .b8" in bundle.ptx
     # Without staging there is none.
     (tmp_path / "plain").mkdir()
     plain = compile_bundle(tmp_path / "plain", "rms_bwd", n=8192, flags=["--shared-stages=0"])
-    assert plain.function().launches[0]["shared_bytes"] == 0
+    assert plain.function().launches[1]["shared_bytes"] == 0
     # More than the chip has is rejected on load.
     set_main_launch_field(tmp_path / "rms_bwd", "shared_bytes", 300000)
     with pytest.raises(BundleError, match="bad shared_bytes 300000"):

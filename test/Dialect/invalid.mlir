@@ -401,7 +401,7 @@ func.func @combine_columns(%p: tensor<4x64xf32>, %o: tensor<32xbf16>) {
 // -----
 
 func.func @whole_columns_with_rows(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
-  // expected-error @+1 {{'norm.whole_columns' kernels have column outputs only; output #0 is not one}}
+  // expected-error @+1 {{'norm.whole_columns' marks kernels with column outputs; this one has none}}
   %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.whole_columns} {
   ^bb0(%a: bf16):
     norm.yield %a : bf16

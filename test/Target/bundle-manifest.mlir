@@ -54,17 +54,36 @@
 // CHECK: "ptx": "kernels.ptx"
 // CHECK: "target": "sm_90"
 // SHORT: "launches": [
+// Below 2 rows one block (both conditions joined by "and").
+// SHORT: "grid": 1,
 // SHORT: "kernel": "norm_fused",
 // SHORT: "programmatic": false,
 // SHORT: "when": {
+// SHORT-NEXT: "and": [
+// SHORT-NEXT: {
 // SHORT-NEXT: "lt": [
 // SHORT-NEXT: "M",
 // SHORT-NEXT: 512
+// SHORT-NEXT: ]
+// SHORT-NEXT: },
+// SHORT-NEXT: {
+// SHORT-NEXT: "lt": [
+// SHORT-NEXT: "M",
+// SHORT-NEXT: 2
+// Then the row and whole-column kernels.
+// SHORT: "kernel": "norm_fused_0",
+// SHORT: "programmatic": false,
+// SHORT: "when": {
+// SHORT-NEXT: "and": [
+// SHORT: "ge": [
+// SHORT-NEXT: "M",
+// SHORT-NEXT: 2
 // SHORT: "kernel": "norm_columns",
 // SHORT: "programmatic": true,
 // SHORT: "when": {
-// SHORT-NEXT: "lt": [
-// SHORT: "kernel": "norm_fused_0",
+// SHORT-NEXT: "and": [
+// From the limit on, the split kernel and its combine.
+// SHORT: "kernel": "norm_fused_1",
 // SHORT: "when": {
 // SHORT-NEXT: "ge": [
 // SHORT-NEXT: "M",

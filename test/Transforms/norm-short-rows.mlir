@@ -12,13 +12,21 @@
 // of the column kernel's 32 row groups x 4 rows) the row part (dx, with
 // both row reductions and the weight) and the column part (dw, db: no row
 // reduction, no weight) write the same destinations as the fused kernel of
-// the other branch.
+// the other branch; below 2 rows the fused kernel itself runs as one block
+// (norm.whole_columns with its row work).
 // CHECK-LABEL: func @ln_bwd
 // CHECK-DAG: %[[DX:.+]] = tensor.empty(%{{.+}}) : tensor<?x4096xbf16>
 // CHECK-DAG: %[[DW:.+]] = tensor.empty() : tensor<4096xbf16>
 // CHECK: %[[M:.+]] = tensor.dim %arg0
 // CHECK: %[[SHORT:.+]] = arith.cmpi ult, %[[M]], %c384
 // CHECK: %[[R:.+]]:3 = scf.if %[[SHORT]]
+// CHECK: %[[M1:.+]] = tensor.dim %arg0
+// CHECK: %[[ONE:.+]] = arith.cmpi ult, %[[M1]], %c2
+// CHECK: %[[S:.+]]:3 = scf.if %[[ONE]]
+// CHECK: %[[WHOLE:.+]]:3 = norm.fused {{.*}}outs (%[[DX]] : full tensor<?x4096xbf16>, %[[DW]] : col tensor<4096xbf16>, %{{.+}} : col tensor<4096xbf16>) {{.*}}attributes {norm.whole_columns}
+// CHECK-COUNT-2: norm.row_reduce
+// CHECK: scf.yield %[[WHOLE]]#0, %[[WHOLE]]#1, %[[WHOLE]]#2
+// CHECK: } else {
 // CHECK: %[[ROWS:.+]] = norm.fused ins ({{.*}}%arg4 : col tensor<4096xbf16>) outs (%[[DX]] : full
 // CHECK-COUNT-2: norm.row_reduce
 // CHECK: norm.yield %{{.+}} : bf16
@@ -26,6 +34,8 @@
 // CHECK-NOT: norm.row_reduce
 // CHECK: norm.yield %{{.+}}, %{{.+}} : f32, f32
 // CHECK: scf.yield %[[ROWS]], %[[COLS]]#0, %[[COLS]]#1
+// CHECK: } {norm.short_rows}
+// CHECK: scf.yield %[[S]]#0, %[[S]]#1, %[[S]]#2
 // CHECK: } else {
 // CHECK: %[[FUSED:.+]]:3 = norm.fused {{.*}}outs (%[[DX]] : full tensor<?x4096xbf16>, %[[DW]] : col
 // CHECK: scf.yield %[[FUSED]]#0, %[[FUSED]]#1, %[[FUSED]]#2
@@ -33,7 +43,7 @@
 // CHECK: return %[[R]]#0, %[[R]]#1, %[[R]]#2
 // Running the pass again leaves the versions as they are.
 // TWICE-LABEL: func @ln_bwd
-// TWICE-COUNT-1: scf.if
+// TWICE-COUNT-2: scf.if
 // TWICE-NOT: scf.if
 // TWICE: return
 // OFF-LABEL: func @ln_bwd
@@ -69,6 +79,22 @@ func.func @rms_bwd_short(%dy: tensor<64x1024xbf16>, %x: tensor<64x1024xbf16>, %r
   %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<1024xbf16>)
       : tensor<64x1024xbf16>, tensor<64x1024xbf16>, tensor<64xf32> -> tensor<64x1024xbf16>, tensor<1024xbf16>
   return %dx, %dw : tensor<64x1024xbf16>, tensor<1024xbf16>
+}
+
+// -----
+
+// One static row: the mixed kernel itself over one block, no scf.if.
+// CHECK-LABEL: func @rms_bwd_one_row
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}outs (%{{.+}} : full tensor<1x4096xbf16>, %{{.+}} : col tensor<4096xbf16>) {{.*}}attributes {norm.whole_columns}
+// CHECK: norm.row_reduce
+// CHECK-NOT: norm.fused
+// CHECK: return
+func.func @rms_bwd_one_row(%dy: tensor<1x4096xbf16>, %x: tensor<1x4096xbf16>, %rstd: tensor<1xf32>,
+                           %w: tensor<4096xbf16>) -> (tensor<1x4096xbf16>, tensor<4096xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<4096xbf16>)
+      : tensor<1x4096xbf16>, tensor<1x4096xbf16>, tensor<1xf32> -> tensor<1x4096xbf16>, tensor<4096xbf16>
+  return %dx, %dw : tensor<1x4096xbf16>, tensor<4096xbf16>
 }
 
 // -----

@@ -236,8 +236,10 @@ def Norm_FusedOp : Norm_Op<"fused", [
     ::mlir::norm::Role getOutputRole(unsigned i);
     /// True when some output is a column reduction.
     bool hasColumnOutputs();
-    /// The unit attribute marking a kernel of column outputs only that sums
-    /// whole columns (every row): norm-split-reduction leaves it unsplit.
+    /// The unit attribute marking a kernel whose column outputs sum whole
+    /// columns (every row, no split): norm-split-reduction leaves it
+    /// unsplit. With column outputs only it lowers to a column kernel (blocks
+    /// across the columns), with row work too to one block over all rows.
     static constexpr ::llvm::StringLiteral getWholeColumnsAttrName() {
       return "norm.whole_columns";
     }

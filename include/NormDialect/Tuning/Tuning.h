@@ -409,6 +409,11 @@ struct PlanRequest {
   /// the table's measurement (TuningChoice::bulkStores), else
   /// chooseBulkStores.
   int64_t bulkStores = -1;
+  /// One block walks every row (a norm.whole_columns kernel with row work,
+  /// below chooseSingleBlockRows): no shared stages and no bulk stores,
+  /// whose copies and mbarrier waits only add latency to a row that nothing
+  /// overlaps.
+  bool singleBlock = false;
 
   PlanRequest &setSharedStages(int64_t stages) {
     sharedStages = stages;
@@ -428,6 +433,10 @@ struct PlanRequest {
   }
   PlanRequest &setBulkStores(int64_t mode) {
     bulkStores = mode;
+    return *this;
+  }
+  PlanRequest &setSingleBlock(bool single) {
+    singleBlock = single;
     return *this;
   }
 };
@@ -495,6 +504,14 @@ std::string validateL2PrefetchRows(int64_t rows);
 /// of its partial rows and the combine that must wait for them.
 int64_t chooseShortRowsLimit(const KernelShape &shape,
                              const DeviceInfo &device);
+
+/// The row count below which the short version of a mixed-order kernel of
+/// `shape` is that kernel itself over one block (norm.whole_columns with its
+/// row work: column outputs written directly, rounded) instead of a row and
+/// a whole-column kernel side by side. 0: never (no short version). Two
+/// launches cost more than one where there is next to no work to overlap.
+int64_t chooseSingleBlockRows(const KernelShape &shape,
+                              const DeviceInfo &device);
 
 /// The row count below which a forward of `shape` streams its rows through
 /// L2 (norm-short-rows sets norm.stream_rows on that version) instead of

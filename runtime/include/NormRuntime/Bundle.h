@@ -64,8 +64,9 @@ struct LaunchDesc {
   /// A programmatic dependent launch of the launch before it (PDL): it may
   /// start before that one completes and waits for it itself.
   bool programmatic = false;
-  /// The launch runs only where `when` (an expression of M: {"lt": [a, b]}
-  /// or {"ge": [a, b]}) evaluates to 1 (norm-short-rows' versions).
+  /// The launch runs only where `when` (a condition on M: {"lt": [a, b]},
+  /// {"ge": [a, b]}, {"and": [c, d]}) evaluates to 1 (norm-short-rows'
+  /// versions).
   bool conditional = false;
   JsonValue when;
   /// Buffer names and ranks of the kernel's memref parameters.
@@ -91,9 +92,9 @@ public:
 };
 
 /// Evaluates a manifest size expression for M = rows: an integer, "M",
-/// {"ceildiv": [a, b]}, {"min": [a, b]}, {"max": [a, b]}, or a comparison
-/// {"lt": [a, b]} / {"ge": [a, b]} (1 where it holds, else 0). Returns -1
-/// for a malformed expression.
+/// {"ceildiv": [a, b]}, {"min": [a, b]}, {"max": [a, b]}, or a condition
+/// {"lt": [a, b]} / {"ge": [a, b]} / {"and": [c, d]} (1 where it holds,
+/// else 0). Returns -1 for a malformed expression.
 int64_t evaluate(const JsonValue &expr, int64_t rows);
 
 /// A loaded bundle.
