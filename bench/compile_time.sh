@@ -6,6 +6,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${NORM_BUILD_DIR:-$root/build}/bin/norm-compile"
 opt="${NORM_BUILD_DIR:-$root/build}/bin/norm-opt"
 out="$(mktemp -d)"; trap 'rm -rf "$out"' EXIT
+# Timings differ between development machines by 2x and more: name this one.
+printf '# %s, %s cores, %s\n' "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" \
+  "$(nproc)" "$(date -u +%Y-%m-%d)"
 # The examples, and long rows spread over clusters (test/Target/Inputs).
 for example in "$root"/examples/*.mlir "$root"/test/Target/Inputs/*_long.mlir; do
   times=()
