@@ -160,6 +160,42 @@ struct NormShortRowsPass
     return results;
   }
 
+  /// The results of `below(b)` where the row count of `op` is under
+  /// `limit` and of `from(b)` where it is not: one of the two for a static
+  /// M, else both in an scf.if on M marked kShortRowsIfAttr.
+  static SmallVector<Value>
+  versionOnRows(OpBuilder &b, FusedOp op, int64_t limit,
+                function_ref<SmallVector<Value>(OpBuilder &)> below,
+                function_ref<SmallVector<Value>(OpBuilder &)> from) {
+    int64_t m =
+        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
+    if (!ShapedType::isDynamic(m))
+      return m < limit ? below(b) : from(b);
+    Location loc = op.getLoc();
+    Value rows = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
+    Value isBelow =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rows,
+                              arith::ConstantIndexOp::create(b, loc, limit));
+    auto ifOp = scf::IfOp::create(
+        b, loc, isBelow,
+        [&](OpBuilder &tb, Location l) {
+          scf::YieldOp::create(tb, l, below(tb));
+        },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(eb, l, from(eb));
+        });
+    ifOp->setAttr(kShortRowsIfAttr, b.getUnitAttr());
+    return ifOp.getResults();
+  }
+
+  /// `op` cloned at `b` with the unit attribute `name`, and its results.
+  static SmallVector<Value> cloneMarked(OpBuilder &b, FusedOp op,
+                                        StringRef name) {
+    Operation *clone = b.clone(*op);
+    clone->setAttr(name, b.getUnitAttr());
+    return clone->getResults();
+  }
+
   /// The short version of `op` at `b` and its results: for a mixed-order
   /// kernel, one block over all rows below `singleBlockRows` rows
   /// (chooseSingleBlockRows), else the row and column parts; a forward whose
@@ -168,39 +204,19 @@ struct NormShortRowsPass
                                        ArrayRef<unsigned> rowOutputs,
                                        ArrayRef<unsigned> columnOutputs,
                                        int64_t singleBlockRows) {
-    Location loc = op.getLoc();
-    if (columnOutputs.empty()) {
-      Operation *streamed = b.clone(*op);
-      streamed->setAttr(FusedOp::getStreamRowsAttrName(), b.getUnitAttr());
-      return streamed->getResults();
-    }
-    auto wholeKernel = [&](OpBuilder &wb) {
-      Operation *whole = wb.clone(*op);
-      whole->setAttr(FusedOp::getWholeColumnsAttrName(), wb.getUnitAttr());
-      return whole->getResults();
+    if (columnOutputs.empty())
+      return cloneMarked(b, op, FusedOp::getStreamRowsAttrName());
+    auto parts = [&](OpBuilder &pb) {
+      return buildParts(pb, op, rowOutputs, columnOutputs);
     };
-    int64_t m =
-        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
     if (singleBlockRows <= 0)
-      return buildParts(b, op, rowOutputs, columnOutputs);
-    if (!ShapedType::isDynamic(m))
-      return m < singleBlockRows ? SmallVector<Value>(wholeKernel(b))
-                                 : buildParts(b, op, rowOutputs, columnOutputs);
-    Value rows = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
-    Value single = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, rows,
-        arith::ConstantIndexOp::create(b, loc, singleBlockRows));
-    auto ifOp = scf::IfOp::create(
-        b, loc, single,
-        [&](OpBuilder &tb, Location l) {
-          scf::YieldOp::create(tb, l, wholeKernel(tb));
+      return parts(b);
+    return versionOnRows(
+        b, op, singleBlockRows,
+        [&](OpBuilder &wb) {
+          return cloneMarked(wb, op, FusedOp::getWholeColumnsAttrName());
         },
-        [&](OpBuilder &eb, Location l) {
-          scf::YieldOp::create(eb, l,
-                               buildParts(eb, op, rowOutputs, columnOutputs));
-        });
-    ifOp->setAttr(kShortRowsIfAttr, b.getUnitAttr());
-    return ifOp.getResults();
+        parts);
   }
 
   LogicalResult version(IRRewriter &rewriter, FusedOp op) {
@@ -222,34 +238,23 @@ struct NormShortRowsPass
     int64_t limit = shortRows >= 0 ? shortRows.getValue() : rule;
     if (limit <= 0)
       return success();
-    int64_t singleBlockRows =
-        columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
-    Location loc = op.getLoc();
-    rewriter.setInsertionPoint(op);
+    // A static M at or past the limit keeps the kernel as it is.
     int64_t m =
         cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
-    if (!ShapedType::isDynamic(m)) {
-      if (m < limit)
-        rewriter.replaceOp(op, buildShort(rewriter, op, rowOutputs,
-                                          columnOutputs, singleBlockRows));
+    if (!ShapedType::isDynamic(m) && m >= limit)
       return success();
-    }
-    Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
-    Value isShort = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ult, rows,
-        arith::ConstantIndexOp::create(rewriter, loc, limit));
-    auto ifOp = scf::IfOp::create(
-        rewriter, loc, isShort,
-        [&](OpBuilder &b, Location l) {
-          scf::YieldOp::create(
-              b, l,
-              buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows));
+    int64_t singleBlockRows =
+        columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> results = versionOnRows(
+        rewriter, op, limit,
+        [&](OpBuilder &b) {
+          return buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows);
         },
-        [&](OpBuilder &b, Location l) {
-          scf::YieldOp::create(b, l, b.clone(*op)->getResults());
+        [&](OpBuilder &b) {
+          return SmallVector<Value>(b.clone(*op)->getResults());
         });
-    ifOp->setAttr(kShortRowsIfAttr, rewriter.getUnitAttr());
-    rewriter.replaceOp(op, ifOp.getResults());
+    rewriter.replaceOp(op, results);
     return success();
   }
 
