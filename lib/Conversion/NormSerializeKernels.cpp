@@ -40,22 +40,29 @@ struct NormSerializeKernelsPass
           NormSerializeKernelsPass> {
   using Base::Base;
 
-  void runOnOperation() override {
-    ModuleOp root = getOperation();
-    std::optional<gpu::CompilationTarget> target =
+  /// The objects' format, from the option.
+  gpu::CompilationTarget target = gpu::CompilationTarget::Assembly;
+
+  /// Options are checked once, before the pass sees any IR.
+  LogicalResult initialize(MLIRContext *context) override {
+    std::optional<gpu::CompilationTarget> parsed =
         llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(format)
             .Cases({"offloading", "llvm"}, gpu::CompilationTarget::Offload)
             .Cases({"assembly", "isa"}, gpu::CompilationTarget::Assembly)
             .Cases({"binary", "bin"}, gpu::CompilationTarget::Binary)
             .Cases({"fatbinary", "fatbin"}, gpu::CompilationTarget::Fatbin)
             .Default(std::nullopt);
-    if (!target) {
-      root.emitError("norm-serialize-kernels: format '")
-          << format
-          << "' is none of isa, bin, fatbin, offloading (or their long "
-             "names assembly, binary, fatbinary, llvm)";
-      return signalPassFailure();
-    }
+    if (!parsed)
+      return emitError(UnknownLoc::get(context))
+             << getArgument() << ": format '" << format
+             << "' is none of isa, bin, fatbin, offloading (or their long "
+                "names assembly, binary, fatbinary, llvm)";
+    target = *parsed;
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp root = getOperation();
 
     SmallVector<SerializedModule> modules;
     for (auto module : root.getOps<gpu::GPUModuleOp>()) {
@@ -72,7 +79,7 @@ struct NormSerializeKernelsPass
     SymbolTable table(root);
     auto getTable = [&]() -> SymbolTable * { return &table; };
     gpu::TargetOptions options(toolkitPath, /*librariesToLink=*/{},
-                               /*cmdOptions=*/{}, /*elfSection=*/{}, *target,
+                               /*cmdOptions=*/{}, /*elfSection=*/{}, target,
                                getTable);
 
     // The targets record compile times on their module (serializeToObject),
