@@ -1076,14 +1076,21 @@ TEST(TuningTable, LoadsAndRejects) {
 }
 } // namespace
 
-TEST(Tuning, OneRowRunsAsOneBlock) {
-  DeviceInfo h200;
+/// The LayerNorm backward's kernel at `n` (bf16): dy and x read, dx written,
+/// two row reductions and two column outputs (dW, dB).
+static KernelShape layerNormBackward(int64_t n) {
   KernelShape ln;
-  ln.n = 4096;
+  ln.n = n;
   ln.fullOperands = 2;
   ln.columnOutputs = 2;
   ln.rowReductions = 2;
   ln.fullOutputs = 1;
+  return ln;
+}
+
+TEST(Tuning, OneRowRunsAsOneBlock) {
+  DeviceInfo h200;
+  KernelShape ln = layerNormBackward(4096);
   // Below 2 rows, inside every short version (its limit is far higher).
   for (int64_t n : {1000, 1024, 4096, 8192}) {
     ln.n = n;
@@ -1101,13 +1108,7 @@ TEST(Tuning, OneRowRunsAsOneBlock) {
 
 TEST(Tuning, SingleBlockKernelsHoldTheirRowInRegisters) {
   DeviceInfo h200;
-  KernelShape ln;
-  ln.n = 4096;
-  ln.fullOperands = 2;
-  ln.columnOutputs = 2;
-  ln.rowReductions = 2;
-  ln.fullOutputs = 1;
-  ln.elementBytes = 2;
+  KernelShape ln = layerNormBackward(4096);
   // The LayerNorm backward stages its rows and stores dx by bulk copies...
   KernelPlan staged = planKernel(ln, h200, nullptr);
   EXPECT_GT(staged.layout.sharedStages, 0);
@@ -1123,12 +1124,7 @@ TEST(Tuning, SingleBlockKernelsHoldTheirRowInRegisters) {
 TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   DeviceInfo h200;
   // The LayerNorm backward (dx and two column outputs) and RMSNorm's (one).
-  KernelShape ln;
-  ln.n = 4096;
-  ln.fullOperands = 2;
-  ln.columnOutputs = 2;
-  ln.rowReductions = 2;
-  ln.fullOutputs = 1;
+  KernelShape ln = layerNormBackward(4096);
   // Three rounds of the column kernel's 32 groups x 4 rows with two column
   // outputs, two with one.
   EXPECT_EQ(chooseShortRowsLimit(ln, h200), 384);

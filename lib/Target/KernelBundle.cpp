@@ -153,8 +153,8 @@ private:
   /// The name of the buffer `value` is: an argument, an allocation, or the
   /// result of an scf.if whose branches both yield the same one.
   std::optional<std::string> bufferName(Value value) {
-    if (names.count(value))
-      return names[value];
+    if (auto it = names.find(value); it != names.end())
+      return it->second;
     auto branch = value.getDefiningOp<scf::IfOp>();
     if (!branch || !branch.elseBlock())
       return std::nullopt;
