@@ -6,10 +6,15 @@
 // PTX, can run side by side: each module translates into an LLVMContext of
 // its own. Creating the gpu.binary ops and erasing the modules mutates the
 // parent, so that happens on this thread, in module order, afterwards.
+// NVVM targets' PTX text goes through serializeToPTX (PtxSerializer.h),
+// which differs from upstream's in its LLVM pipeline; other targets and
+// formats through the target's own serializeToObject.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NormDialect/Conversion/Passes.h"
+
+#include "PtxSerializer.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -82,16 +87,24 @@ struct NormSerializeKernelsPass
                                /*cmdOptions=*/{}, /*elfSection=*/{}, target,
                                getTable);
 
-    // The targets record compile times on their module (serializeToObject),
-    // which touches that module only.
+    // Upstream's targets record compile times on their module
+    // (serializeToObject), which touches that module only.
     auto serialize = [&](SerializedModule &entry) -> LogicalResult {
       for (Attribute attr : entry.module.getTargetsAttr()) {
         auto targetAttr = dyn_cast<gpu::TargetAttrInterface>(attr);
         if (!targetAttr)
           return entry.module.emitError("target ")
                  << attr << " is not a gpu target (TargetAttrInterface)";
-        std::optional<SmallVector<char, 0>> object =
-            targetAttr.serializeToObject(entry.module, options);
+        std::optional<SmallVector<char, 0>> object;
+        auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+        if (nvvm && target == gpu::CompilationTarget::Assembly) {
+          FailureOr<SmallVector<char, 0>> ptx =
+              serializeToPTX(entry.module, nvvm, options);
+          if (succeeded(ptx))
+            object = std::move(*ptx);
+        } else {
+          object = targetAttr.serializeToObject(entry.module, options);
+        }
         if (!object)
           return entry.module.emitError(
               "an error happened while serializing the module");

@@ -8,7 +8,9 @@
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK-NOT: gpu.module
-// CHECK: gpu.binary @first [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">, properties = {{.+}}, assembly = "{{.*}}.target sm_90{{.*}}.entry first(
+// No compile times among the properties: the output does not depend on the
+// machine.
+// CHECK: gpu.binary @first [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">, properties = {O = 3 : i32}, assembly = "{{.*}}.target sm_90{{.*}}.entry first(
 // CHECK-NOT: .entry second
 // CHECK-SAME: "
 // CHECK: gpu.binary @second [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">, properties = {{.+}}, assembly = "{{.*}}.entry second(
@@ -35,6 +37,35 @@ module attributes {gpu.container_module} {
   // expected-error @+1 {{has no target attributes to serialize for (run nvvm-attach-target first)}}
   gpu.module @untargeted {
     llvm.func @k() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// LLVM's SLP vectorizer does not run (PtxSerializer.h says why): two
+// adjacent f16 products stay two instructions, where upstream's pipeline
+// pairs them into one mul.rn.f16x2. The load/store vectorizer of code
+// generation still pairs the accesses.
+// CHECK-LABEL: gpu.binary @pairs
+// CHECK-SAME: ld.global.v2.b16
+// CHECK-NOT: f16x2
+// CHECK-SAME: mul.rn.f16 \09{{[^\\]+}}\0A\09mul.rn.f16 \09
+// CHECK-SAME: st.global.v2.b16
+module attributes {gpu.container_module} {
+  gpu.module @pairs [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">] {
+    llvm.func @pairs(%p: !llvm.ptr<1>, %q: !llvm.ptr<1>) attributes {gpu.kernel, nvvm.kernel} {
+      %p1 = llvm.getelementptr %p[1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f16
+      %q1 = llvm.getelementptr %q[1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f16
+      %a0 = llvm.load %p {alignment = 4 : i64} : !llvm.ptr<1> -> f16
+      %a1 = llvm.load %p1 : !llvm.ptr<1> -> f16
+      %b0 = llvm.load %q {alignment = 4 : i64} : !llvm.ptr<1> -> f16
+      %b1 = llvm.load %q1 : !llvm.ptr<1> -> f16
+      %c0 = llvm.fmul %a0, %b0 : f16
+      %c1 = llvm.fmul %a1, %b1 : f16
+      llvm.store %c0, %p {alignment = 4 : i64} : f16, !llvm.ptr<1>
+      llvm.store %c1, %p1 : f16, !llvm.ptr<1>
       llvm.return
     }
   }

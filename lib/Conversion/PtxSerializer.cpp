@@ -1,0 +1,96 @@
+//===- PtxSerializer.cpp - gpu.module to PTX text -------------------------===//
+//
+// Builds on upstream's SerializeGPUModuleBase, which does the translation to
+// LLVM IR and the linking of libdevice and the target's libraries; only the
+// optimization pipeline and the PTX emission are written here (upstream's
+// NVPTX serializer cannot be subclassed: it is private to its file).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PtxSerializer.h"
+
+#include "mlir/Target/LLVM/NVVM/Utils.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Upstream's NVVM serialization to PTX text with the pipeline of
+/// serializeToPTX.
+class PtxSerializer : public NVVM::SerializeGPUModuleBase {
+public:
+  using SerializeGPUModuleBase::SerializeGPUModuleBase;
+
+protected:
+  /// LLVM's default pipeline at `optLevel`, as upstream's (loop unrolling,
+  /// interleaving and vectorization on), except for the SLP vectorizer.
+  LogicalResult optimizeModule(llvm::Module &module, int optLevel) override {
+    static const llvm::OptimizationLevel levels[] = {
+        llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+        llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+    if (optLevel < 0 || optLevel > 3)
+      return getOperation().emitError()
+             << "optimization level " << optLevel << " is none of 0-3";
+    FailureOr<llvm::TargetMachine *> machine = getOrCreateTargetMachine();
+    if (failed(machine))
+      return getOperation().emitError()
+             << "no LLVM target machine for triple " << triple;
+    (*machine)->setOptLevel(static_cast<llvm::CodeGenOptLevel>(optLevel));
+
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopUnrolling = true;
+    tuning.LoopInterleaving = true;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = false;
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager sccs;
+    llvm::ModuleAnalysisManager modules;
+    llvm::PassBuilder builder(*machine, tuning);
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(sccs);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, sccs, modules);
+    llvm::OptimizationLevel level = levels[optLevel];
+    llvm::ModulePassManager pipeline =
+        level == llvm::OptimizationLevel::O0
+            ? builder.buildO0DefaultPipeline(level)
+            : builder.buildPerModuleDefaultPipeline(level);
+    pipeline.run(module, modules);
+    return success();
+  }
+
+  /// The optimized module's PTX text.
+  FailureOr<SmallVector<char, 0>>
+  moduleToObject(llvm::Module &module) override {
+    FailureOr<llvm::TargetMachine *> machine = getOrCreateTargetMachine();
+    if (failed(machine))
+      return getOperation().emitError()
+             << "no LLVM target machine for triple " << triple;
+    FailureOr<SmallString<0>> ptx = translateModuleToISA(
+        module, **machine, [&] { return getOperation().emitError(); });
+    if (failed(ptx))
+      return failure();
+    if (isaCallback)
+      isaCallback(*ptx);
+    return SmallVector<char, 0>(ptx->begin(), ptx->end());
+  }
+};
+
+} // namespace
+
+FailureOr<SmallVector<char, 0>>
+mlir::norm::serializeToPTX(gpu::GPUModuleOp module, NVVM::NVVMTargetAttr target,
+                           const gpu::TargetOptions &options) {
+  PtxSerializer serializer(*module, target, options);
+  serializer.init();
+  std::optional<SmallVector<char, 0>> ptx = serializer.run();
+  if (!ptx)
+    return failure();
+  return std::move(*ptx);
+}
