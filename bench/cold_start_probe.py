@@ -29,7 +29,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import implementations, parse_shapes  # noqa: E402
-from timing import _capture, _profile, busy_time  # noqa: E402
+from timing import _capture, _profile, busy_time, split_calls  # noqa: E402
 
 _FLUSH_ELEMENTS = (256 << 20) // 4
 _buffers = {}
@@ -55,21 +55,11 @@ def _names(fn):
 def _timed_tail(sequence, kernels, reps, marker_names):
     """Busy time of the last `kernels` events after each marker (a flush
     kernel), median over `reps` repetitions of `sequence`."""
-    events = _profile(sequence * reps)
-    groups, current = [], None
-    for start, duration, name in events:
-        if name in marker_names:
-            if current is not None:
-                groups.append(current)
-            current = []
-        elif current is not None:
-            current.append((start, start + duration))
-    if current is not None:
-        groups.append(current)
-    times = [busy_time(g[-kernels:]) for g in groups if len(g) >= kernels]
-    if len(times) != reps:
-        raise RuntimeError(f"expected {reps} calls after the markers, found {len(times)}")
-    return statistics.median(times)
+    groups = split_calls(_profile(sequence * reps), marker_names, reps)
+    if groups is None or any(len(g) < kernels for g in groups):
+        raise RuntimeError(f"the profile did not split into {reps} calls of "
+                           f"{kernels} kernels or more after the markers")
+    return statistics.median(busy_time((a, b) for a, b, _ in g[-kernels:]) for g in groups)
 
 
 def probe(op, m, n, impl, bundles, reps=60):
