@@ -97,6 +97,15 @@ TEST(Bundle, EvaluatesSizes) {
   EXPECT_EQ(evaluate(v, 512), 0);
   ASSERT_TRUE(parseJson(R"({"and": [{"lt": ["M", 512]}]})", v, error));
   EXPECT_EQ(evaluate(v, 1), -1);
+  // Outside a range of M: either side.
+  ASSERT_TRUE(parseJson(R"({"or": [{"lt": ["M", 256]}, {"ge": ["M", 6144]}]})",
+                        v, error));
+  EXPECT_EQ(evaluate(v, 255), 1);
+  EXPECT_EQ(evaluate(v, 256), 0);
+  EXPECT_EQ(evaluate(v, 6143), 0);
+  EXPECT_EQ(evaluate(v, 6144), 1);
+  ASSERT_TRUE(parseJson(R"({"or": [{"lt": ["M", 256]}, "N"]})", v, error));
+  EXPECT_EQ(evaluate(v, 1), -1);
 }
 
 TEST(Bundle, LoadsAndChecksSignatures) {

@@ -1185,30 +1185,51 @@ TEST(Tuning, ColumnKernelsSpreadFewRowsOverBlocks) {
   EXPECT_EQ(chooseColumnKernelLayout(columns, small).threads, 128);
 }
 
+/// The streamed forward's rows, [begin, end).
+static std::pair<int64_t, int64_t> streamedRows(const KernelShape &shape) {
+  RowRange rows = chooseStreamedRows(shape, DeviceInfo());
+  return {rows.begin, rows.end};
+}
+
 TEST(Tuning, ShortForwardsStreamTheirRows) {
-  DeviceInfo h200;
   KernelShape rms;
   rms.n = 4096;
   rms.fullOperands = 1;
   rms.rowReductions = 1;
   rms.fullOutputs = 1;
-  // 6M elements: 1536 rows at N = 4096, 6144 at 1024, 6291 at 1000.
-  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 1536);
+  // RMSNorm below 6M elements: 1536 rows at N = 4096, 6144 at 1024, 6291
+  // at 1000.
+  using Rows = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(streamedRows(rms), Rows(0, 1536));
   rms.n = 1024;
-  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 6144);
+  EXPECT_EQ(streamedRows(rms), Rows(0, 6144));
   rms.n = 1000;
-  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 6291);
-  // Outside the measured rows, LayerNorm's two reductions, backwards.
+  EXPECT_EQ(streamedRows(rms), Rows(0, 6291));
+  // Outside the measured rows, and backwards: never.
   rms.n = 8192;
-  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 0);
+  EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   rms.n = 512;
-  EXPECT_EQ(chooseStreamedRowsLimit(rms, h200), 0);
-  KernelShape ln = rms;
-  ln.n = 4096;
-  ln.rowReductions = 2;
-  EXPECT_EQ(chooseStreamedRowsLimit(ln, h200), 0);
+  EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   KernelShape backward = rms;
   backward.n = 4096;
   backward.fullOperands = 2;
-  EXPECT_EQ(chooseStreamedRowsLimit(backward, h200), 0);
+  EXPECT_TRUE(chooseStreamedRows(backward, DeviceInfo()).empty());
+}
+
+TEST(Tuning, ShortLayerNormForwardsStreamInAMiddleRange) {
+  KernelShape ln;
+  ln.n = 1024;
+  ln.fullOperands = 1;
+  ln.rowReductions = 2;
+  ln.fullOutputs = 1;
+  // Its second pass over the row loses at the fewest rows and at many.
+  using Rows = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(streamedRows(ln), Rows(256, 4096));
+  ln.n = 1000;
+  EXPECT_EQ(streamedRows(ln), Rows(256, 4096));
+  // Measured to win at N = 4096 only at 512 rows: staged.
+  ln.n = 4096;
+  EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).empty());
+  ln.n = 999;
+  EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).empty());
 }

@@ -129,9 +129,25 @@ private:
   }
 
   /// An scf.if condition on M as the expressions of the then and else
-  /// branches: {"lt": [a, b]} (1 where a < b, else 0) and {"ge": [a, b]}
-  /// (nested branches join theirs with {"and": [c, d]}).
+  /// branches: {"lt": [a, b]} (1 where a < b, else 0) and {"ge": [a, b]};
+  /// both of two comparisons (arith.andi, a range of M) {"and": [c, d]} and
+  /// its negation {"or": [!c, !d]} (nested branches join theirs with
+  /// {"and": [c, d]}).
   FailureOr<std::pair<json::Value, json::Value>> condition(Value value) {
+    if (auto both = value.getDefiningOp<arith::AndIOp>()) {
+      FailureOr<std::pair<json::Value, json::Value>> lhs =
+          condition(both.getLhs());
+      FailureOr<std::pair<json::Value, json::Value>> rhs =
+          condition(both.getRhs());
+      if (failed(lhs) || failed(rhs))
+        return failure();
+      auto join = [](StringRef name, json::Value c, json::Value d) {
+        return json::Value(
+            json::Object{{name, json::Array{std::move(c), std::move(d)}}});
+      };
+      return std::make_pair(join("and", lhs->first, rhs->first),
+                            join("or", lhs->second, rhs->second));
+    }
     auto cmp = value.getDefiningOp<arith::CmpIOp>();
     if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
                  cmp.getPredicate() != arith::CmpIPredicate::uge))

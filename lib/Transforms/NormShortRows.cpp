@@ -6,9 +6,9 @@
 // runs as two kernels: the row part and a column part marked
 // norm.whole_columns, which norm-split-reduction leaves whole (one kernel
 // summing every row of its columns, no partials, no combine). The parts are
-// independent, so the GPU overlaps them. Below chooseStreamedRowsLimit a
-// forward is marked norm.stream_rows: the GPU lowering streams its rows
-// through L2. See NormDialect/Transforms/Passes.td for the trades.
+// independent, so the GPU overlaps them. In the rows chooseStreamedRows
+// gives, a forward is marked norm.stream_rows: the GPU lowering streams its
+// rows through L2. See NormDialect/Transforms/Passes.td for the trades.
 //
 // Why an scf.if and not two bundles: the host program stays one function
 // whose launches the bundle records with the branch's condition (its
@@ -160,29 +160,37 @@ struct NormShortRowsPass
     return results;
   }
 
-  /// The results of `below(b)` where the row count of `op` is under
-  /// `limit` and of `from(b)` where it is not: one of the two for a static
-  /// M, else both in an scf.if on M marked kShortRowsIfAttr.
+  /// The results of `inside(b)` where the row count of `op` lies in `rows`
+  /// and of `outside(b)` where it does not: one of the two for a static M,
+  /// else both in an scf.if on M marked kShortRowsIfAttr (a range from row
+  /// 0 is one comparison, a range from later rows an arith.andi of two).
   static SmallVector<Value>
-  versionOnRows(OpBuilder &b, FusedOp op, int64_t limit,
-                function_ref<SmallVector<Value>(OpBuilder &)> below,
-                function_ref<SmallVector<Value>(OpBuilder &)> from) {
+  versionOnRows(OpBuilder &b, FusedOp op, RowRange rows,
+                function_ref<SmallVector<Value>(OpBuilder &)> inside,
+                function_ref<SmallVector<Value>(OpBuilder &)> outside) {
     int64_t m =
         cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(m))
-      return m < limit ? below(b) : from(b);
+      return m >= rows.begin && m < rows.end ? inside(b) : outside(b);
     Location loc = op.getLoc();
-    Value rows = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
-    Value isBelow =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rows,
-                              arith::ConstantIndexOp::create(b, loc, limit));
+    Value count = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
+    Value within =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, count,
+                              arith::ConstantIndexOp::create(b, loc, rows.end));
+    if (rows.begin > 0)
+      within = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::uge, count,
+              arith::ConstantIndexOp::create(b, loc, rows.begin)),
+          within);
     auto ifOp = scf::IfOp::create(
-        b, loc, isBelow,
+        b, loc, within,
         [&](OpBuilder &tb, Location l) {
-          scf::YieldOp::create(tb, l, below(tb));
+          scf::YieldOp::create(tb, l, inside(tb));
         },
         [&](OpBuilder &eb, Location l) {
-          scf::YieldOp::create(eb, l, from(eb));
+          scf::YieldOp::create(eb, l, outside(eb));
         });
     ifOp->setAttr(kShortRowsIfAttr, b.getUnitAttr());
     return ifOp.getResults();
@@ -212,7 +220,7 @@ struct NormShortRowsPass
     if (singleBlockRows <= 0)
       return parts(b);
     return versionOnRows(
-        b, op, singleBlockRows,
+        b, op, RowRange{0, singleBlockRows},
         [&](OpBuilder &wb) {
           return cloneMarked(wb, op, FusedOp::getWholeColumnsAttrName());
         },
@@ -227,27 +235,27 @@ struct NormShortRowsPass
     // The rule applies to the kernels that have a short version: mixed
     // orders that split, and forwards that stream (no column outputs, not
     // streamed already).
-    int64_t rule = 0;
+    RowRange rule;
     if (partition(op, rowOutputs, columnOutputs))
-      rule = chooseShortRowsLimit(shape, device);
+      rule = {0, chooseShortRowsLimit(shape, device)};
     else if (columnOutputs.empty() &&
              !op->hasAttr(FusedOp::getStreamRowsAttrName()))
-      rule = chooseStreamedRowsLimit(shape, device);
-    if (rule <= 0)
+      rule = chooseStreamedRows(shape, device);
+    if (rule.empty())
       return success();
-    int64_t limit = shortRows >= 0 ? shortRows.getValue() : rule;
-    if (limit <= 0)
+    RowRange rows = shortRows >= 0 ? RowRange{0, shortRows} : rule;
+    if (rows.empty())
       return success();
-    // A static M at or past the limit keeps the kernel as it is.
+    // A static M outside the rows keeps the kernel as it is.
     int64_t m =
         cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
-    if (!ShapedType::isDynamic(m) && m >= limit)
+    if (!ShapedType::isDynamic(m) && (m < rows.begin || m >= rows.end))
       return success();
     int64_t singleBlockRows =
         columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
-        rewriter, op, limit,
+        rewriter, op, rows,
         [&](OpBuilder &b) {
           return buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows);
         },

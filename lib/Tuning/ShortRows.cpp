@@ -59,22 +59,35 @@ int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
 /// forwards, bench/results/ab-2026-12-01-streamed-short-forwards.log):
 /// 1.07-1.31x at M = 16-1024 for N = 4096 and 0.89x at 2048; 1.06-1.24x at
 /// M = 64-2048 for N = 1024, 1.04x at 4096, 0.99x at 32768; 1.14x at
-/// 512 x 1000, 0.99x at 4096. LayerNorm (two row reductions, two passes
-/// before the output's) lost at M = 16-64 and from 1024 x 4096 (0.78-0.97x)
-/// and is left staged.
+/// 512 x 1000, 0.99x at 4096.
 constexpr int64_t kStreamedForwardElements = int64_t(6) << 20;
 constexpr int64_t kStreamedForwardMinN = 1000;
 constexpr int64_t kStreamedForwardMaxN = 4096;
 
-int64_t mlir::norm::chooseStreamedRowsLimit(const KernelShape &shape,
-                                            const DeviceInfo &device) {
+/// The rows where the streamed LayerNorm forward wins at N = 1000-1024. On
+/// the H200 (bf16, kernel time, inference forwards, streamed against the
+/// staged kernel, bench/results/ab-2026-12-02-ln-streamed-range.log):
+/// 1.03x at 256-512 x 1000-1024, 1.16x at 2048 x 1024; level or lost from
+/// 4096 rows (1.03x at N = 1024, 0.97x at 1000; 0.92x at 6143, 0.83x at
+/// 8192 in ab-2026-12-02-short-forward-layouts.log); below 256 within the
+/// spread, and lost at 16-64 rows (ab-2026-12-01-streamed-short-forwards
+/// .log). At N = 4096 it won only at 512 rows (1.07x; 0.93x at 16, 1.00x
+/// at 128, 0.79x at 2048) and is left staged.
+constexpr RowRange kStreamedLayerNormRows{256, 4096};
+constexpr int64_t kStreamedLayerNormMaxN = 1024;
+
+RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
+                                        const DeviceInfo &device) {
   (void)device;
   bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
-                 shape.fullOutputs > 0 && shape.rowReductions == 1;
-  if (!forward || shape.n < kStreamedForwardMinN ||
-      shape.n > kStreamedForwardMaxN)
-    return 0;
-  return kStreamedForwardElements / shape.n;
+                 shape.fullOutputs > 0;
+  if (!forward || shape.n < kStreamedForwardMinN)
+    return {};
+  if (shape.rowReductions == 1 && shape.n <= kStreamedForwardMaxN)
+    return {0, kStreamedForwardElements / shape.n};
+  if (shape.rowReductions == 2 && shape.n <= kStreamedLayerNormMaxN)
+    return kStreamedLayerNormRows;
+  return {};
 }
 
 std::string mlir::norm::validateShortRowsLimit(int64_t limit) {

@@ -15,13 +15,14 @@ class BundleError(ValueError):
 def evaluate(expr, m):
     """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]},
     {"min": [a, b]}, {"max": [a, b]}) or launch condition ({"lt": [a, b]},
-    {"ge": [a, b]}, {"and": [c, d]}: 1 where it holds, else 0)."""
+    {"ge": [a, b]}, {"and": [c, d]}, {"or": [c, d]}: 1 where it holds,
+    else 0)."""
     if isinstance(expr, int):
         return expr
     if expr == "M":
         return m
     if isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in (
-            "ceildiv", "min", "max", "lt", "ge", "and"):
+            "ceildiv", "min", "max", "lt", "ge", "and", "or"):
         (name, args), = expr.items()
         if not isinstance(args, list) or len(args) != 2:
             raise BundleError(f"{name} takes two operands in size expression {expr!r}")
@@ -32,6 +33,8 @@ def evaluate(expr, m):
             return int(a >= b)
         if name == "and":
             return int(bool(a) and bool(b))
+        if name == "or":
+            return int(bool(a) or bool(b))
         if name == "min":
             return min(a, b)
         if name == "max":

@@ -48,6 +48,8 @@ def test_evaluate_expressions():
     assert evaluate({"ge": ["M", 128]}, 128) == 1
     both = {"and": [{"lt": ["M", 512]}, {"ge": ["M", 2]}]}
     assert [evaluate(both, m) for m in (1, 2, 511, 512)] == [0, 1, 1, 0]
+    either = {"or": [{"lt": ["M", 256]}, {"ge": ["M", 6144]}]}
+    assert [evaluate(either, m) for m in (255, 256, 6143, 6144)] == [1, 0, 0, 1]
     with pytest.raises(BundleError):
         evaluate("N", 3)
     with pytest.raises(BundleError):

@@ -71,6 +71,8 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
     return checked(a >= b ? 1 : 0);
   if (binaryOperands(expr, "and", rows, a, b))
     return checked(a != 0 && b != 0 ? 1 : 0);
+  if (binaryOperands(expr, "or", rows, a, b))
+    return checked(a != 0 || b != 0 ? 1 : 0);
   return -1;
 }
 

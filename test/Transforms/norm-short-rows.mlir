@@ -114,8 +114,8 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // -----
 
 // A forward with one row reduction (RMSNorm, N = 4096) streams its rows
-// below 1536 rows (6M elements, chooseStreamedRowsLimit); LayerNorm's
-// forward and rows wider than the measured range stay as they are.
+// below 1536 rows (6M elements, chooseStreamedRows); LayerNorm's forward at
+// N = 4096 and rows wider than the measured range stay as they are.
 // CHECK-LABEL: func @rms_fwd
 // CHECK: %[[SHORT:.+]] = arith.cmpi ult, %{{.+}}, %c1536
 // CHECK: scf.if %[[SHORT]]
@@ -125,6 +125,25 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: norm.stream_rows
 // CHECK: } {norm.short_rows}
 // CHECK-LABEL: func @ln_fwd
+// CHECK-NOT: scf.if
+// CHECK-NOT: norm.stream_rows
+// LayerNorm at N = 1024 streams in a middle range of rows
+// (chooseStreamedRows: [256, 4096)), both bounds in one condition.
+// CHECK-LABEL: func @ln_fwd_1024
+// CHECK: %[[BELOW:.+]] = arith.cmpi ult, %[[M:.+]], %c4096
+// CHECK: %[[FROM:.+]] = arith.cmpi uge, %[[M]], %c256
+// CHECK: %[[WITHIN:.+]] = arith.andi %[[FROM]], %[[BELOW]]
+// CHECK: scf.if %[[WITHIN]]
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: } else {
+// CHECK: norm.fused
+// CHECK-NOT: norm.stream_rows
+// CHECK: } {norm.short_rows}
+// A static M picks the version: in the range streamed, below it staged.
+// CHECK-LABEL: func @ln_fwd_512_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK-LABEL: func @ln_fwd_128_rows
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.stream_rows
 // CHECK-LABEL: func @rms_bwd_wide
@@ -139,6 +158,21 @@ func.func @ln_fwd(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<?x40
   %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-5 : f64}
       : tensor<?x4096xbf16> -> tensor<?x4096xbf16>, tensor<?xf32>, tensor<?xf32>
   return %y : tensor<?x4096xbf16>
+}
+func.func @ln_fwd_1024(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<?x1024xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x1024xbf16> -> tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y : tensor<?x1024xbf16>
+}
+func.func @ln_fwd_512_rows(%x: tensor<512x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<512x1024xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<512x1024xbf16> -> tensor<512x1024xbf16>, tensor<512xf32>, tensor<512xf32>
+  return %y : tensor<512x1024xbf16>
+}
+func.func @ln_fwd_128_rows(%x: tensor<128x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<128x1024xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<128x1024xbf16> -> tensor<128x1024xbf16>, tensor<128xf32>, tensor<128xf32>
+  return %y : tensor<128x1024xbf16>
 }
 func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
                         %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {

@@ -58,11 +58,13 @@ def NormShortRows : Pass<"norm-short-rows"> {
     destinations; with a static M the version is chosen here. Kernels whose
     column outputs need a row reduction of the same kernel stay as they are.
 
-    Forwards are versioned the same way below `chooseStreamedRowsLimit`
-    (RMSNorm at N = 1000-4096): the short version carries
-    `norm.stream_rows`, and the GPU lowering streams its rows through L2 in
-    two passes instead of staging them, which starts sooner when each SM has
-    a few rows.
+    Forwards are versioned the same way in the rows `chooseStreamedRows`
+    gives (RMSNorm below a limit at N = 1000-4096, LayerNorm in a middle
+    range at N = 1000-1024, the condition then `M >= begin && M < end`):
+    that version carries `norm.stream_rows`, and the GPU lowering streams
+    its rows through L2 in passes instead of staging them, which starts
+    sooner when each SM has a few rows. The option replaces a range by
+    `[0, short-rows)`.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",

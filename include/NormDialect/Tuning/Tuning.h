@@ -513,14 +513,23 @@ int64_t chooseShortRowsLimit(const KernelShape &shape,
 int64_t chooseSingleBlockRows(const KernelShape &shape,
                               const DeviceInfo &device);
 
-/// The row count below which a forward of `shape` streams its rows through
-/// L2 (norm-short-rows sets norm.stream_rows on that version) instead of
-/// keeping them in registers or shared memory: a forward with one row
-/// reduction (RMSNorm) at N = 1000-4096. 0: never. At a few rows per SM the
-/// streamed kernel's two short passes over L2 start sooner than a staged
-/// row's copy; at many rows the staged kernel's overlap wins.
-int64_t chooseStreamedRowsLimit(const KernelShape &shape,
-                                const DeviceInfo &device);
+/// Rows [begin, end) of M.
+struct RowRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+
+  bool empty() const { return end <= begin; }
+};
+
+/// The rows of M where a forward of `shape` streams its rows through L2
+/// (norm-short-rows sets norm.stream_rows on that version) instead of
+/// keeping them in registers or shared memory: RMSNorm (one row reduction)
+/// below a limit at N = 1000-4096, LayerNorm (two) in a middle range at
+/// N = 1000-1024. Empty: never. At a few rows per SM the streamed kernel's
+/// short passes over L2 start sooner than a staged row's copy; at many
+/// rows the staged kernel's overlap wins, and LayerNorm's extra pass over
+/// the row loses at the fewest rows too.
+RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
 /// else the row limit), else the error.

@@ -65,8 +65,8 @@ struct LaunchDesc {
   /// start before that one completes and waits for it itself.
   bool programmatic = false;
   /// The launch runs only where `when` (a condition on M: {"lt": [a, b]},
-  /// {"ge": [a, b]}, {"and": [c, d]}) evaluates to 1 (norm-short-rows'
-  /// versions).
+  /// {"ge": [a, b]}, {"and": [c, d]}, {"or": [c, d]}) evaluates to 1
+  /// (norm-short-rows' versions).
   bool conditional = false;
   JsonValue when;
   /// Buffer names and ranks of the kernel's memref parameters.
@@ -93,8 +93,8 @@ public:
 
 /// Evaluates a manifest size expression for M = rows: an integer, "M",
 /// {"ceildiv": [a, b]}, {"min": [a, b]}, {"max": [a, b]}, or a condition
-/// {"lt": [a, b]} / {"ge": [a, b]} / {"and": [c, d]} (1 where it holds,
-/// else 0). Returns -1 for a malformed expression.
+/// {"lt": [a, b]} / {"ge": [a, b]} / {"and": [c, d]} / {"or": [c, d]} (1
+/// where it holds, else 0). Returns -1 for a malformed expression.
 int64_t evaluate(const JsonValue &expr, int64_t rows);
 
 /// A loaded bundle.
