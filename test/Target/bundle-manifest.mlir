@@ -5,6 +5,15 @@
 // every launch carries its condition on M.
 // RUN: rm -rf %t5 && norm-compile %s -o %t5 --quiet && FileCheck %s --check-prefix=SHORT < %t5/manifest.json
 // RUN: not norm-compile %s -o %t2 --split-size=-1 2>&1 | FileCheck %s --check-prefix=BADSPLIT
+// --help lists norm-compile's options, not every linked library's; those
+// still parse.
+// RUN: norm-compile --help | FileCheck %s --check-prefix=HELP
+// RUN: rm -rf %t6 && norm-compile %s -o %t6 --quiet --vectorize-slp=false
+// HELP-NOT: vectorize-slp
+// HELP: norm-compile options:
+// HELP: --short-rows=
+// HELP: --split-size=
+// HELP-NOT: vectorize-slp
 // RUN: not norm-compile %S/Inputs/dynamic-n.mlir -o %t3 2>&1 | FileCheck %s --check-prefix=DYNN
 // An inference forward (mean and rstd unused) gets one buffer and a kernel
 // that stores y alone: no 4-byte statistics stores, which cost 1-5% at

@@ -24,101 +24,112 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+/// norm-compile's own options: --help lists these alone, not the options of
+/// every LLVM and MLIR library linked in (those still parse, e.g.
+/// -vectorize-slp for an experiment; --help-hidden lists them).
+static cl::OptionCategory normCompileOptions("norm-compile options");
+
 static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<norm program>"), cl::Required);
+                                      cl::desc("<norm program>"), cl::Required,
+                                      cl::cat(normCompileOptions));
 static cl::opt<std::string> outputDir("o", cl::desc("Bundle directory"),
-                                      cl::value_desc("dir"), cl::Required);
+                                      cl::value_desc("dir"), cl::Required,
+                                      cl::cat(normCompileOptions));
 static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
-                                 cl::init("sm_90"));
+                                 cl::init("sm_90"),
+                                 cl::cat(normCompileOptions));
 static cl::opt<std::string> features("features", cl::desc("PTX features"),
-                                     cl::init("+ptx81"));
+                                     cl::init("+ptx81"),
+                                     cl::cat(normCompileOptions));
 static cl::opt<int> optLevel("opt-level", cl::desc("LLVM opt level"),
-                             cl::init(3));
+                             cl::init(3), cl::cat(normCompileOptions));
 static cl::opt<int64_t> splitSize("split-size",
                                   cl::desc("Rows per column partial (0: "
                                            "heuristic)"),
-                                  cl::init(0));
+                                  cl::init(0), cl::cat(normCompileOptions));
 static cl::opt<int64_t>
     minPartials("min-partials",
                 cl::desc("Fewest column partials when M allows (-1: tuning "
                          "rule, 0: off)"),
-                cl::init(-1));
+                cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<int64_t> numSMs("num-sms", cl::desc("Target multiprocessors"),
-                               cl::init(132));
+                               cl::init(132), cl::cat(normCompileOptions));
 static cl::opt<int64_t> registerBudget(
     "register-budget",
     cl::desc("Elements of all full operands a thread keeps in registers"),
-    cl::init(32));
+    cl::init(32), cl::cat(normCompileOptions));
 static cl::opt<int64_t> numStages("num-stages",
                                   cl::desc("Software pipeline depth (1: off)"),
-                                  cl::init(2));
+                                  cl::init(2), cl::cat(normCompileOptions));
 static cl::opt<int64_t>
     rowsPerBlock("rows-per-block",
                  cl::desc("Rows per block without a split (0: tuning)"),
-                 cl::init(0));
+                 cl::init(0), cl::cat(normCompileOptions));
 static cl::opt<int64_t> maxClusterSize(
     "max-cluster-size",
     cl::desc("Most blocks of a thread block cluster sharing a long row (1: "
              "no clusters)"),
-    cl::init(16));
+    cl::init(16), cl::cat(normCompileOptions));
 static cl::opt<int64_t> sharedStages(
     "shared-stages",
     cl::desc("Rows staged ahead in shared memory by bulk copies (0: register "
              "prefetch; -1: the tuning table, else the rule)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<bool>
     streamRows("stream-rows",
                cl::desc("Stream forward rows in chunks, re-reading them from "
                         "L2 (experimental)"),
-               cl::init(false));
+               cl::init(false), cl::cat(normCompileOptions));
 static cl::opt<bool>
     persistent("persistent",
                cl::desc("Persistent grids for forwards over clusters (rows "
                         "strided by the grid, capped at launch)"),
-               cl::init(true));
+               cl::init(true), cl::cat(normCompileOptions));
 static cl::opt<int64_t> l2PrefetchRows(
     "l2-prefetch-rows",
     cl::desc("Rows (persistent grids: walk steps) ahead that forwards "
              "prefetch into L2 (0: off; -1: the tuning rule)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<int64_t> bulkStores(
     "bulk-stores",
     cl::desc("Staged kernels store their full outputs' rows by bulk copies "
              "from shared memory (1: on; 0: off; -1: the tuning rule)"),
-    cl::init(-1));
+    cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<int64_t> shortRows(
     "short-rows",
-    cl::desc("Rows below which kernels mixing row and column reductions run "
-             "as a row and a column kernel side by side (0: never; -1: the "
-             "tuning rule)"),
-    cl::init(-1));
+    cl::desc("Rows below which kernels take their short version (kernels "
+             "mixing row and column reductions as a row and a column kernel "
+             "side by side, forwards streamed; a forward's range of rows "
+             "becomes [0, this)); 0: never; -1: the tuning rules"),
+    cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<bool>
     fpContract("fp-contract",
                cl::desc("Fuse the kernels' float multiplies and adds into "
                         "FMAs (as nvcc and Triton do)"),
-               cl::init(true));
+               cl::init(true), cl::cat(normCompileOptions));
 static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
              "allow (0: ptxas chooses)"),
-    cl::init(0));
+    cl::init(0), cl::cat(normCompileOptions));
 static cl::opt<int64_t> combineLanes(
     "combine-lanes",
     cl::desc("Threads across the columns of a combine block (0: the tuning "
              "rule)"),
-    cl::init(0));
-static cl::opt<int64_t> combineThreads(
-    "combine-threads",
-    cl::desc("Threads of a combine block (0: the tuning rule)"),
-    cl::init(0));
+    cl::init(0), cl::cat(normCompileOptions));
+static cl::opt<int64_t>
+    combineThreads("combine-threads",
+                   cl::desc("Threads of a combine block (0: the tuning rule)"),
+                   cl::init(0), cl::cat(normCompileOptions));
 static cl::opt<std::string> tuningTable(
     "tuning-table",
     cl::desc("Measured tuning table (default: $NORM_TUNING_TABLE, else the "
              "repository's tuning/h200.json; 'none' for the analytic rules)"),
-    cl::init(""));
+    cl::init(""), cl::cat(normCompileOptions));
 static cl::opt<bool> printPTX("print-ptx", cl::desc("Also print the PTX"),
-                              cl::init(false));
-static cl::opt<bool> quiet("quiet", cl::desc("No summary"), cl::init(false));
+                              cl::init(false), cl::cat(normCompileOptions));
+static cl::opt<bool> quiet("quiet", cl::desc("No summary"), cl::init(false),
+                           cl::cat(normCompileOptions));
 
 static LogicalResult writeFile(StringRef path, StringRef contents) {
   std::string error;
@@ -209,6 +220,7 @@ static unsigned countLines(StringRef text, StringRef needle) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(normCompileOptions);
   cl::ParseCommandLineOptions(argc, argv, "norm program -> kernel bundle\n");
 
   auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
