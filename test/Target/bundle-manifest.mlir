@@ -9,11 +9,11 @@
 // still parse.
 // RUN: norm-compile --help | FileCheck %s --check-prefix=HELP
 // RUN: rm -rf %t6 && norm-compile %s -o %t6 --quiet --vectorize-slp=false
-// HELP-NOT: vectorize-slp
+// HELP-NOT: --target-abi
 // HELP: norm-compile options:
 // HELP: --short-rows=
 // HELP: --split-size=
-// HELP-NOT: vectorize-slp
+// HELP-NOT: --target-abi
 // RUN: not norm-compile %S/Inputs/dynamic-n.mlir -o %t3 2>&1 | FileCheck %s --check-prefix=DYNN
 // An inference forward (mean and rstd unused) gets one buffer and a kernel
 // that stores y alone: no 4-byte statistics stores, which cost 1-5% at
