@@ -76,6 +76,23 @@ def parse_shapes(text):
     return shapes
 
 
+OPS = ("rms_fwd", "ln_fwd", "rms_bwd", "ln_bwd")
+
+
+def parse_case(text):
+    """One op at one shape, "op:MxN" (op one of OPS), as (op, m, n), for the
+    probes' arguments; argparse.ArgumentTypeError on anything else."""
+    op, sep, shape = text.partition(":")
+    try:
+        shapes = parse_shapes(shape) if sep and shape else []
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if op not in OPS or len(shapes) != 1:
+        raise argparse.ArgumentTypeError(
+            f"bad case {text!r}: expected op:MxN with op one of {', '.join(OPS)}")
+    return (op, *shapes[0])
+
+
 def min_bytes(op, m, n, e=2, w=2):
     return {"rms_fwd": m * n * 2 * e + n * w + 4 * m,
             "ln_fwd": m * n * 2 * e + 2 * n * w + 8 * m,

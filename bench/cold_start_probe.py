@@ -28,7 +28,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import implementations, parse_shapes  # noqa: E402
+from bench import implementations, parse_case  # noqa: E402
 from timing import _capture, _profile, busy_time, split_calls  # noqa: E402
 
 _FLUSH_ELEMENTS = (256 << 20) // 4
@@ -83,16 +83,16 @@ def probe(op, m, n, impl, bundles, reps=60):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("cases", nargs="+", help="op:MxN, op one of rms_fwd ln_fwd rms_bwd ln_bwd")
+    p.add_argument("cases", nargs="+", type=parse_case,
+                   help="op:MxN, op one of rms_fwd ln_fwd rms_bwd ln_bwd")
     p.add_argument("--bundles", required=True)
     p.add_argument("--impls", default="norm,compile")
     args = p.parse_args()
     conditions = ("dirty", "primed", "clean", "warm")
     print(f"{'case':<22}{'impl':<9}{'kernels':>8}" + "".join(f"{c:>9}" for c in conditions)
           + "   (us, kernel time, median of 60)")
-    for case in args.cases:
-        op, shape = case.split(":")
-        (m, n), = parse_shapes(shape)
+    for op, m, n in args.cases:
+        case = f"{op}:{m}x{n}"
         rows = {}
         for impl in args.impls.split(","):
             kernels, r = probe(op, m, n, impl, args.bundles)

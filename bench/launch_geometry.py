@@ -17,7 +17,7 @@ import tempfile
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import implementations, parse_shapes  # noqa: E402
+from bench import implementations, parse_case  # noqa: E402
 from timing import _capture, _flush  # noqa: E402
 
 
@@ -57,13 +57,13 @@ def kernels(fn, reps=20):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("cases", nargs="+", help="op:MxN")
+    p.add_argument("cases", nargs="+", type=parse_case,
+                   help="op:MxN, op one of rms_fwd ln_fwd rms_bwd ln_bwd")
     p.add_argument("--bundles", required=True)
     p.add_argument("--impls", default="norm,compile")
     args = p.parse_args()
-    for case in args.cases:
-        op, shape = case.split(":")
-        (m, n), = parse_shapes(shape)
+    for op, m, n in args.cases:
+        case = f"{op}:{m}x{n}"
         impls = implementations(op, m, n, args.bundles)
         for impl in args.impls.split(","):
             for name, grid, block, regs, shared, us in kernels(impls[impl]):

@@ -1185,6 +1185,17 @@ TEST(Tuning, ColumnKernelsSpreadFewRowsOverBlocks) {
   EXPECT_EQ(chooseColumnKernelLayout(columns, small).threads, 128);
 }
 
+/// A forward at row length `n` with `rowReductions` row reductions (1:
+/// RMSNorm, 2: LayerNorm).
+static KernelShape forwardShape(int64_t n, int64_t rowReductions) {
+  KernelShape shape;
+  shape.n = n;
+  shape.fullOperands = 1;
+  shape.rowReductions = rowReductions;
+  shape.fullOutputs = 1;
+  return shape;
+}
+
 /// The streamed forward's rows, [begin, end).
 static std::pair<int64_t, int64_t> streamedRows(const KernelShape &shape) {
   RowRange rows = chooseStreamedRows(shape, DeviceInfo());
@@ -1192,11 +1203,7 @@ static std::pair<int64_t, int64_t> streamedRows(const KernelShape &shape) {
 }
 
 TEST(Tuning, ShortForwardsStreamTheirRows) {
-  KernelShape rms;
-  rms.n = 4096;
-  rms.fullOperands = 1;
-  rms.rowReductions = 1;
-  rms.fullOutputs = 1;
+  KernelShape rms = forwardShape(4096, 1);
   // RMSNorm below 6M elements: 1536 rows at N = 4096, 6144 at 1024, 6291
   // at 1000.
   using Rows = std::pair<int64_t, int64_t>;
@@ -1217,11 +1224,7 @@ TEST(Tuning, ShortForwardsStreamTheirRows) {
 }
 
 TEST(Tuning, ShortLayerNormForwardsStreamInAMiddleRange) {
-  KernelShape ln;
-  ln.n = 1024;
-  ln.fullOperands = 1;
-  ln.rowReductions = 2;
-  ln.fullOutputs = 1;
+  KernelShape ln = forwardShape(1024, 2);
   // Its second pass over the row loses at the fewest rows and at many.
   using Rows = std::pair<int64_t, int64_t>;
   EXPECT_EQ(streamedRows(ln), Rows(256, 4096));

@@ -124,7 +124,7 @@ struct ConvertNormToGPUPass
   void findSideBySide(ModuleOp module) {
     module.walk([&](FusedOp op) {
       if (!op->hasAttr(FusedOp::getWholeColumnsAttrName()) ||
-          !onlyColumnOutputs(op))
+          !op.hasOnlyColumnOutputs())
         return;
       Operation *prev = op->getPrevNode();
       while (prev && !isa<FusedOp, CombineOp>(prev) && isMemoryEffectFree(prev))
@@ -144,13 +144,6 @@ struct ConvertNormToGPUPass
       leadsSideBySide.insert(before);
       runsSideBySide.insert(op);
     });
-  }
-
-  static bool onlyColumnOutputs(FusedOp op) {
-    for (unsigned k = 0, e = op.getOutputs().size(); k < e; ++k)
-      if (op.getOutputRole(k) != Role::col)
-        return false;
-    return true;
   }
 
   /// The operands the kernels index: a static N, contiguous memrefs.
@@ -244,7 +237,7 @@ struct ConvertNormToGPUPass
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
     // Whole columns: a column kernel, or with row work one block.
     bool wholeColumns = op->hasAttr(FusedOp::getWholeColumnsAttrName());
-    if (wholeColumns && onlyColumnOutputs(op))
+    if (wholeColumns && op.hasOnlyColumnOutputs())
       return convertWholeColumns(module, op, device);
     if (op.hasColumnOutputs() && !op.getRowsPerPartial() && !wholeColumns)
       return op.emitOpError(

@@ -347,6 +347,13 @@ bool FusedOp::hasColumnOutputs() {
   return false;
 }
 
+bool FusedOp::hasOnlyColumnOutputs() {
+  for (unsigned i = 0, e = getOutputs().size(); i < e; ++i)
+    if (getOutputRole(i) != Role::col)
+      return false;
+  return true;
+}
+
 /// Rows of one wave of `minPartials` partial rows of `rowsPerPartial` rows
 /// each, saturated (a split size near the int64 range is one wave).
 static int64_t waveRows(int64_t rowsPerPartial, int64_t minPartials) {

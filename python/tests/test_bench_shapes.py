@@ -31,3 +31,12 @@ def test_named_sets_and_lists():
 def test_bad_shapes_are_rejected_with_the_choices(text):
     with pytest.raises(ValueError, match="expected MxN"):
         bench.parse_shapes(text)
+
+
+def test_probe_cases():
+    assert bench.parse_case("rms_fwd:4096x1024") == ("rms_fwd", 4096, 1024)
+    assert bench.parse_case("ln_bwd:1x4096") == ("ln_bwd", 1, 4096)
+    for bad in ("rms_fwd", "rms_fwd:", "rms_fwd:4096", "norm:4096x1024", "ln_fwd:public",
+                "ln_fwd:1x2,3x4"):
+        with pytest.raises(Exception, match="bad"):
+            bench.parse_case(bad)

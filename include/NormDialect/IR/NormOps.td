@@ -236,6 +236,8 @@ def Norm_FusedOp : Norm_Op<"fused", [
     ::mlir::norm::Role getOutputRole(unsigned i);
     /// True when some output is a column reduction.
     bool hasColumnOutputs();
+    /// True when every output is a column reduction.
+    bool hasOnlyColumnOutputs();
     /// The unit attribute marking a kernel whose column outputs sum whole
     /// columns (every row, no split): norm-split-reduction leaves it
     /// unsplit. With column outputs only it lowers to a column kernel (blocks
