@@ -28,6 +28,7 @@ import datetime
 import json
 import math
 import os
+import statistics
 import sys
 
 import torch
@@ -238,6 +239,23 @@ def implementations(op, m, n, bundles):
                 compiled(f"ln_bwd{m}x{n}", ln_bwd_math))}
 
 
+def timing_order(names, rounds, reverse=False):
+    """The order bench times a shape's implementations in: `rounds` passes
+    over `names` (reversed first when `reverse`), each pass rotated by one
+    more place, so that with as many rounds as implementations each is
+    timed once in every position (first after the previous shape's work,
+    just after another's, ...) and what one position leaves behind is
+    shared out instead of charged to the same implementation every time."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    names = list(reversed(names)) if reverse else list(names)
+    order = []
+    for r in range(rounds):
+        k = r % len(names) if names else 0
+        order += names[k:] + names[:k]
+    return order
+
+
 def geomean(values):
     values = [v for v in values if v and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
@@ -287,6 +305,12 @@ def main():
                         "with events) and/or kernels (summed kernel device time, "
                         "../shared/PERF.md's method); see bench/timing.py")
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="time each implementation this many times per shape and method, "
+                        "rotating the order by one place each round, and keep the median "
+                        "(see timing_order)")
+    p.add_argument("--reverse", action="store_true",
+                   help="start from the reversed order (compile, eager, norm)")
     p.add_argument("--no-sized-copy", action="store_true",
                    help="skip the same-size copy column (copy or add of the op's traffic)")
     args = p.parse_args()
@@ -294,6 +318,8 @@ def main():
         shapes = parse_shapes(args.shapes)
     except ValueError as e:
         p.error(f"--shapes: {e}")
+    if args.rounds < 1:
+        p.error(f"--rounds: must be at least 1, got {args.rounds}")
     methods = [m for m in args.timing.split(",") if m]
     unknown = [m for m in methods if m not in TIMERS]
     if unknown or not methods:
@@ -307,7 +333,8 @@ def main():
           + ", ".join(f"{ceilings[m] / 1e12:.2f} TB/s [{m}]" for m in methods), flush=True)
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                "device": torch.cuda.get_device_name(), "torch": torch.__version__,
-               "timing": methods, "dtype": "bf16", "eps": EPS, "ops": {}}
+               "timing": methods, "rounds": args.rounds, "reverse": args.reverse,
+               "dtype": "bf16", "eps": EPS, "ops": {}}
     for op in args.ops.split(","):
         rows = []
         for m, n in shapes:
@@ -318,12 +345,16 @@ def main():
             row = {"m": m, "n": n, "bytes": nbytes}
             for method in methods:
                 timed = row.setdefault(method, {})
-                for name, fn in impls.items():
+                seconds = {name: [] for name in impls}
+                for name in timing_order(impls, args.rounds, args.reverse):
+                    if name + "_error" in timed:
+                        continue
                     try:
-                        timed[name] = nbytes / TIMERS[method](fn) / 1e12
+                        seconds[name].append(TIMERS[method](impls[name]))
                     except Exception as e:  # an anchor failing must not hide our numbers
-                        timed[name] = None
                         timed[name + "_error"] = str(e)[:200]
+                for name, times in seconds.items():
+                    timed[name] = nbytes / statistics.median(times) / 1e12 if times else None
                 if not args.no_sized_copy:
                     timed["copy_at_size"] = sized_copy(op, m, n, method)
             rows.append(row)

@@ -40,3 +40,17 @@ def test_probe_cases():
                 "ln_fwd:1x2,3x4"):
         with pytest.raises(Exception, match="bad"):
             bench.parse_case(bad)
+
+
+def test_timing_order_puts_each_implementation_in_every_position():
+    names = ["norm", "eager", "compile"]
+    assert bench.timing_order(names, 1) == names
+    assert bench.timing_order(names, 1, reverse=True) == ["compile", "eager", "norm"]
+    order = bench.timing_order(names, 3)
+    assert order == ["norm", "eager", "compile", "eager", "compile", "norm",
+                     "compile", "norm", "eager"]
+    for name in names:
+        positions = {order[3 * r:3 * r + 3].index(name) for r in range(3)}
+        assert positions == {0, 1, 2}
+    with pytest.raises(ValueError, match="at least 1"):
+        bench.timing_order(names, 0)
