@@ -30,6 +30,11 @@ namespace {
 /// (evict_last), the last pass's loads let it go first (evict_first), as
 /// Inductor's looped reductions do: without them, the rows streaming through
 /// L2 from the other blocks evict a long row between its passes.
+/// A row that one sweep of the block's vectors covers (the short forwards of
+/// norm-short-rows, rows up to 16384 the table streams) is not re-read: it
+/// is loaded once, before the first pass, and the passes reuse those
+/// registers. The re-read would be a round trip to L2 after the reduction,
+/// on the critical path of a block that does nothing else.
 class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
@@ -62,6 +67,8 @@ public:
       if (op.getInputRole(i) == Role::row)
         rowMapping.map(body.getArgument(i),
                        memref::LoadOp::create(b, loc, inputs[i], row));
+    if (rowInRegisters())
+      preloadRow(b, loc, inputs, row, tid);
 
     // Passes: one per reduction, then one for the full outputs, if any.
     auto yield = cast<YieldOp>(body.getTerminator());
@@ -81,7 +88,7 @@ public:
       SmallVector<BlockArgument> used =
           argumentsUsedBy(body, {reduce.getValue()}, rowMapping);
       LogicalResult status = success();
-      auto loop = streamRow(
+      SmallVector<Value> sums = streamRow(
           b, loc, inputs, row, tid, rowMapping, used, priorityOfPass(),
           {identity},
           [&](OpBuilder &lb, Location l, Value, Value inside,
@@ -101,7 +108,7 @@ public:
       auto kind = combiner == Combiner::add ? gpu::AllReduceOperation::ADD
                                             : gpu::AllReduceOperation::MAXIMUMF;
       Value total = gpu::AllReduceOp::create(
-          b, loc, loop.getResult(0),
+          b, loc, sums.front(),
           gpu::AllReduceOperationAttr::get(b.getContext(), kind),
           /*uniform=*/true);
       gpu::BarrierOp::create(b, loc); // See FusedKernelBuilder::emitRow.
@@ -154,14 +161,86 @@ public:
   }
 
 private:
-  /// One pass over row `row`: a loop over iterations of
-  /// threads x chunks vectors, whose body loads this thread's vectors of the
-  /// `used` arguments (full: row `row`; column: the same columns) into one
-  /// mapping per vector lane and calls `emit` with the vector's first
-  /// column, its bounds check (null when always inside) and the loop-carried
-  /// values (initially `init`). Full inputs are loaded with L2 eviction
-  /// priority `priority`; column inputs, read by every row, with evict_last.
-  scf::ForOp
+  /// Whether one sweep of threads x chunks vectors covers the row, so that
+  /// the passes can share one load of it (preloadRow).
+  bool rowInRegisters() const {
+    return (n + layout.sliceWidth() - 1) / layout.sliceWidth() == 1;
+  }
+
+  /// The first column of this thread's vector `chunk` in the sweep starting
+  /// at column `base`, and its bounds check (null when always inside).
+  std::pair<Value, Value> chunkColumn(OpBuilder &b, Location loc, Value base,
+                                      int64_t chunk, Value tid) {
+    Value index = arith::AddIOp::create(
+        b, loc, indexConst(b, loc, chunk * layout.threads), tid);
+    Value col = arith::AddIOp::create(
+        b, loc, base,
+        arith::MulIOp::create(b, loc, index,
+                              indexConst(b, loc, layout.vectorWidth)));
+    if (n % layout.sliceWidth() == 0)
+      return {col, Value()};
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
+                                         indexConst(b, loc, n));
+    return {col, inside};
+  }
+
+  /// Maps the `used` arguments in `lanes` (one mapping per vector lane) to
+  /// this thread's vector at `col` of them (full: row `row`; column: the
+  /// same columns). Full inputs are loaded with L2 eviction priority
+  /// `priority`; column inputs, read by every row, with evict_last.
+  void loadLanes(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value row,
+                 Value col, Value inside, ArrayRef<BlockArgument> used,
+                 EvictionPriority priority, std::vector<IRMapping> &lanes) {
+    for (BlockArgument arg : used) {
+      unsigned i = arg.getArgNumber();
+      bool full = op.getInputRole(i) == Role::full;
+      Value index[2] = {row, col};
+      ValueRange indices =
+          full ? ValueRange(index) : ValueRange(ArrayRef(index).drop_front());
+      SmallVector<Value> scalars =
+          loadVector(b, loc, inputs[i], globalBases[i], indices, inside,
+                     full ? priority : EvictionPriority::evictLast);
+      for (int64_t v = 0; v < layout.vectorWidth; ++v)
+        lanes[v].map(arg, scalars[v]);
+    }
+  }
+
+  /// Loads this thread's vectors of every full input the body reads, all
+  /// before the first pass (rowInRegisters). Column inputs (the weights,
+  /// read by every row) are still loaded where a pass uses them: loading
+  /// them here too was only measured together with evict_first loads of
+  /// the row. The row's loads carry evict_last although nothing reads the
+  /// row again: with evict_first these loads, which miss L2, made the short
+  /// forwards 15-22% slower than re-reading the row (H200, bf16, kernel
+  /// time, M = 128-2048; with evict_last 1.01-1.06x faster;
+  /// bench/results/ab-2026-12-02-rows-in-registers.log, inreg2 / inreg3).
+  void preloadRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value row,
+                  Value tid) {
+    SmallVector<BlockArgument> read;
+    for (BlockArgument arg : body.getArguments())
+      if (op.getInputRole(arg.getArgNumber()) == Role::full && !arg.use_empty())
+        read.push_back(arg);
+    Value base = indexConst(b, loc, 0);
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      auto [col, inside] = chunkColumn(b, loc, base, c, tid);
+      PreloadedChunk &chunk = preloaded.emplace_back();
+      chunk.col = col;
+      chunk.inside = inside;
+      chunk.lanes.assign(layout.vectorWidth, IRMapping());
+      loadLanes(b, loc, inputs, row, col, inside, read,
+                EvictionPriority::evictLast, chunk.lanes);
+    }
+  }
+
+  /// One pass over row `row`: a loop over iterations of threads x chunks
+  /// vectors, whose body loads this thread's vectors of the `used`
+  /// arguments into one mapping per vector lane (loadLanes, L2 priority
+  /// `priority` for full inputs) and calls `emit` with the vector's first
+  /// column, its bounds check (null when always inside) and the values
+  /// carried from vector to vector (initially `init`), whose final values it
+  /// returns. A row in registers (rowInRegisters) is no loop: `emit` gets
+  /// the preloaded vectors.
+  SmallVector<Value>
   streamRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value row,
             Value tid, const IRMapping &rowMapping,
             ArrayRef<BlockArgument> used, EvictionPriority priority,
@@ -169,10 +248,28 @@ private:
             function_ref<void(OpBuilder &, Location, Value, Value,
                               std::vector<IRMapping> &, SmallVector<Value> &)>
                 emit) {
+    if (rowInRegisters()) {
+      SmallVector<Value> acc(init);
+      for (PreloadedChunk &chunk : preloaded) {
+        std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
+        SmallVector<BlockArgument> columns;
+        for (BlockArgument arg : used) {
+          if (op.getInputRole(arg.getArgNumber()) != Role::full) {
+            columns.push_back(arg);
+            continue;
+          }
+          for (auto [lane, loaded] : llvm::zip(lanes, chunk.lanes))
+            lane.map(arg, loaded.lookup(arg));
+        }
+        loadLanes(b, loc, inputs, row, chunk.col, chunk.inside, columns,
+                  priority, lanes);
+        emit(b, loc, chunk.col, chunk.inside, lanes, acc);
+      }
+      return acc;
+    }
     int64_t perIteration = layout.sliceWidth();
     int64_t iterations = (n + perIteration - 1) / perIteration;
-    bool exact = n % perIteration == 0;
-    return scf::ForOp::create(
+    auto loop = scf::ForOp::create(
         b, loc, indexConst(b, loc, 0), indexConst(b, loc, iterations),
         indexConst(b, loc, 1), init,
         [&](OpBuilder &lb, Location l, Value it, ValueRange carried) {
@@ -180,35 +277,14 @@ private:
           Value base =
               arith::MulIOp::create(lb, l, it, indexConst(lb, l, perIteration));
           for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-            Value chunk = arith::AddIOp::create(
-                lb, l, indexConst(lb, l, c * layout.threads), tid);
-            Value col = arith::AddIOp::create(
-                lb, l, base,
-                arith::MulIOp::create(lb, l, chunk,
-                                      indexConst(lb, l, layout.vectorWidth)));
-            Value inside =
-                exact ? Value()
-                      : arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
-                                              col, indexConst(lb, l, n))
-                            .getResult();
+            auto [col, inside] = chunkColumn(lb, l, base, c, tid);
             std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
-            for (BlockArgument arg : used) {
-              unsigned i = arg.getArgNumber();
-              bool full = op.getInputRole(i) == Role::full;
-              Value index[2] = {row, col};
-              ValueRange indices =
-                  full ? ValueRange(index)
-                       : ValueRange(ArrayRef(index).drop_front());
-              SmallVector<Value> scalars =
-                  loadVector(lb, l, inputs[i], globalBases[i], indices, inside,
-                             full ? priority : EvictionPriority::evictLast);
-              for (int64_t v = 0; v < layout.vectorWidth; ++v)
-                lanes[v].map(arg, scalars[v]);
-            }
+            loadLanes(lb, l, inputs, row, col, inside, used, priority, lanes);
             emit(lb, l, col, inside, lanes, acc);
           }
           scf::YieldOp::create(lb, l, acc);
         });
+    return SmallVector<Value>(loop.getResults());
   }
 
   /// Stores `value` of every lane as one vector at (`row`, `col`) where
@@ -287,6 +363,13 @@ private:
   /// each input.
   Value evictFirstPolicy, evictLastPolicy;
   SmallVector<Value> globalBases;
+  /// A row in registers (rowInRegisters): this thread's vectors of it, per
+  /// chunk, with their first column and bounds check.
+  struct PreloadedChunk {
+    Value col, inside;
+    std::vector<IRMapping> lanes;
+  };
+  SmallVector<PreloadedChunk> preloaded;
 };
 
 } // namespace

@@ -3,12 +3,13 @@
 // RUN: norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
 // CHECK: llvm.func @rms_fwd
-// One binary per kernel (norm-serialize-kernels): the staged kernel, then the
-// streamed one norm-short-rows adds for short M.
+// One binary per kernel (norm-serialize-kernels): the streamed kernel
+// norm-short-rows adds for short M (its row, one vector a thread, loaded once
+// with an L2 hint and kept in registers), then the staged one.
 // CHECK: gpu.binary @norm_fused {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx81">
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry norm_fused(
-// CHECK-SAME: ld.global.L1::evict_first.L2::cache_hint.v4.b32
+// CHECK-SAME: ld.global.L1::evict_last.L2::cache_hint.v4.b32
 // rstd by the approximate reciprocal square root (as CUDA's rsqrtf), not
 // sqrt.rn and a division.
 // CHECK-SAME: rsqrt.approx.f32
