@@ -766,7 +766,7 @@ func.func @streamed_by_attribute(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16
 
 // -----
 
-// A streamed row that one sweep of the block covers (N = 1000: 125 vectors,
+// A streamed row that one vector a thread covers (N = 1000: 125 vectors,
 // 128 threads) stays in registers: x is loaded once, before the reduction,
 // with evict_last (evict_first lost 15-22% there on the H200); the weight
 // where the output pass uses it, after the reduction; no loop and no second

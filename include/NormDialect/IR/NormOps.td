@@ -215,7 +215,7 @@ def Norm_FusedOp : Norm_Op<"fused", [
     the column outputs, and a kernel with column outputs only then lowers to
     blocks across the columns that each sum every row. `norm.stream_rows`
     asks for the streamed kernel (one block a row, a pass per reduction
-    over the row, re-read from L2 unless one sweep holds it) as the
+    over the row, re-read from L2 unless one vector a thread holds it) as the
     convert-norm-to-gpu option `stream-rows` does for every forward.
   }];
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,

@@ -294,7 +294,7 @@ struct TuningChoice {
   int64_t sharedStages = -1;
   /// A forward (no column outputs) streams its rows (KernelPlan::Kind::
   /// Streaming: one block a row, re-read from L2 under eviction hints
-  /// unless one sweep of the block holds the row) instead of staging them.
+  /// unless one vector a thread holds the row) instead of staging them.
   bool streamRows = false;
   /// Full outputs stored by bulk copies (RowLayout::bulkStores) where the
   /// kernel allows it: 1 measured faster, 0 slower, -1 not measured (the
