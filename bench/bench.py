@@ -19,6 +19,9 @@ copy@size each measured the same way as the implementations:
 - kernels: ../shared/PERF.md's method, the summed device time of the
   kernels a call launches (torch.profiler over replays of the same graph,
   each after an L2 flush; median), which leaves out the gaps between them.
+Per shape the implementations are timed one after another, norm first;
+--reverse and --rounds (each timed in every position, median) check that
+the order does not decide the result (timing_order).
 """
 
 import argparse
@@ -310,7 +313,8 @@ def main():
                         "rotating the order by one place each round, and keep the median "
                         "(see timing_order)")
     p.add_argument("--reverse", action="store_true",
-                   help="start from the reversed order (compile, eager, norm)")
+                   help="time the implementations in the reversed order (torch.compile "
+                        "first, norm last)")
     p.add_argument("--no-sized-copy", action="store_true",
                    help="skip the same-size copy column (copy or add of the op's traffic)")
     args = p.parse_args()
