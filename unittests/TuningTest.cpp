@@ -698,6 +698,15 @@ TEST(Tuning, StreamRowsOnRequest) {
   RowLayout belowLong = chooseStreamingLayout(16384, 2, h200);
   EXPECT_EQ(belowLong.threads, 512);
   EXPECT_EQ(belowLong.chunksPerThread, 4);
+  // Rows of one vector a thread stay in registers; rows of several vectors
+  // a thread, or of more than one sweep, are re-read from L2.
+  EXPECT_TRUE(shortRow.holdsRow);
+  EXPECT_TRUE(chooseStreamingLayout(4096, 2, h200).holdsRow);
+  EXPECT_FALSE(chooseStreamingLayout(8192, 2, h200).holdsRow);
+  EXPECT_FALSE(chooseStreamingLayout(4096, 4, h200).holdsRow);
+  EXPECT_FALSE(belowLong.holdsRow);
+  EXPECT_FALSE(longRow.holdsRow);
+  EXPECT_FALSE(chooseStreamingLayout(7168, 2, h200).holdsRow);
 }
 
 TEST(Tuning, LongForwardRowsUpTo64KBStream) {

@@ -30,11 +30,11 @@ namespace {
 /// (evict_last), the last pass's loads let it go first (evict_first), as
 /// Inductor's looped reductions do: without them, the rows streaming through
 /// L2 from the other blocks evict a long row between its passes.
-/// A row that one vector a thread covers (the short forwards of
-/// norm-short-rows) is not re-read: it is loaded once, before the first
-/// pass, and the passes reuse those registers. The re-read would be a round
-/// trip to L2 after the reduction, on the critical path of a block that does
-/// nothing else.
+/// A row the layout holds (RowLayout::holdsRow: one vector a thread, the
+/// short forwards of norm-short-rows) is not re-read: it is loaded once,
+/// before the first pass, and the passes reuse those registers. The re-read
+/// would be a round trip to L2 after the reduction, on the critical path of a
+/// block that does nothing else.
 class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
@@ -161,14 +161,11 @@ public:
   }
 
 private:
-  /// Whether one vector a thread covers the row, so that the passes can
-  /// share one load of it (preloadRow). Measured there (N = 1000-4096, the
-  /// short forwards). Rows one sweep of 2-4 vectors a thread covers (the
-  /// table's streamed N = 8192-16384, at many rows) were 0.99-1.04x with
-  /// the row in registers, RMSNorm 8192 x 8192 0.98-0.99x in three runs
-  /// (ab-2026-12-02-rows-in-registers.log): they keep the re-read.
+  /// Whether the passes share one load of the row (preloadRow), as the
+  /// tuning chose (RowLayout::holdsRow) where one sweep of the block
+  /// covers the row.
   bool rowInRegisters() const {
-    return layout.chunksPerThread == 1 && layout.sliceWidth() >= n;
+    return layout.holdsRow && layout.sliceWidth() >= n;
   }
 
   /// The first column of this thread's vector `chunk` in the sweep starting

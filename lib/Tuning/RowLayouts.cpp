@@ -152,6 +152,15 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
                             ceilDiv(vectors, 32) * 32));
   layout.chunksPerThread =
       std::max<int64_t>(1, std::min<int64_t>(4, vectors / layout.threads));
+  // One vector a thread covering the row (N <= 4096 bf16, the short
+  // forwards): the row stays in registers instead of being re-read from L2
+  // after each reduction. Measured on the H200 (bf16, kernel time,
+  // inference forwards, bench/results/ab-2026-12-02-rows-in-registers.log,
+  // inreg3 / final): RMSNorm 4096 x 1000-1024 1.09-1.12x, 512x4096 1.04x,
+  // LayerNorm 2048x1024 1.08x. Rows of 2-4 vectors a thread (the table's
+  // streamed N = 8192-16384, many rows) gained nothing (0.99-1.04x,
+  // RMSNorm 8192x8192 0.98-0.99x in three runs) and keep the re-read.
+  layout.holdsRow = layout.chunksPerThread == 1 && layout.threads >= vectors;
   return layout;
 }
 

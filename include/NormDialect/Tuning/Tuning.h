@@ -108,6 +108,10 @@ struct RowLayout {
   /// global) instead of by each thread's vector stores: the row reaches L2
   /// as whole lines, however it sits against them (chooseBulkStores).
   bool bulkStores = false;
+  /// A streaming kernel loads its row once, before the first pass, and
+  /// keeps it in registers across the passes instead of reading it again
+  /// from L2 for each (chooseStreamingLayout: one vector a thread).
+  bool holdsRow = false;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -245,7 +249,8 @@ constexpr int64_t kLongStreamedRowBytes = 64 * 1024;
 /// chunks (chunksPerThread = chunks per loop iteration, unrolled for loads
 /// in flight): up to 512 threads and 4 chunks, fewer where the row is
 /// shorter than one iteration; rows of kLongStreamedRowBytes and more get
-/// 1024 threads with one vector each.
+/// 1024 threads with one vector each. A row of one vector a thread is held
+/// in registers (RowLayout::holdsRow).
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device);
 
