@@ -1,0 +1,25 @@
+# Fails when a committed page of docs/generated/ differs from what ODS
+# generates now (the mlir-doc target's output), naming the stale pages.
+# Usage: cmake -DGENERATED=<build>/docs/NormDialect -DCOMMITTED=<src>/docs/generated
+#              -P check-generated.cmake
+file(GLOB pages RELATIVE "${GENERATED}" "${GENERATED}/*.md")
+if(NOT pages)
+  message(FATAL_ERROR "no generated docs in ${GENERATED}: build the mlir-doc target")
+endif()
+set(stale "")
+foreach(page ${pages})
+  file(READ "${GENERATED}/${page}" fresh)
+  if(EXISTS "${COMMITTED}/${page}")
+    file(READ "${COMMITTED}/${page}" committed)
+  else()
+    set(committed "")
+  endif()
+  if(NOT fresh STREQUAL committed)
+    list(APPEND stale "docs/generated/${page}")
+  endif()
+endforeach()
+if(stale)
+  string(REPLACE ";" ", " stale "${stale}")
+  message(FATAL_ERROR "stale: ${stale}; run scripts/gen-docs.sh and commit the result")
+endif()
+message(STATUS "docs/generated matches ODS (${pages})")
