@@ -22,6 +22,7 @@
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
+#include "NormDialect/Utils/PassOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -446,10 +447,7 @@ struct ConvertNormToGPUPass
       error = validateCombineLayout(combineLanes, combineThreads, deviceInfo());
     if (error.empty() && !tuningTable.empty())
       table.load(tuningTable, error);
-    if (error.empty())
-      return success();
-    return emitError(UnknownLoc::get(context))
-           << getArgument() << ": " << error;
+    return reportOptionError(context, getArgument(), error);
   }
 
   /// The target as the options describe it.

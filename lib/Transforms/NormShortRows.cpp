@@ -22,6 +22,7 @@
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
+#include "NormDialect/Utils/PassOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -272,10 +273,7 @@ struct NormShortRowsPass
     if (error.empty() && numSMs <= 0)
       error = "num-sms must be positive, got " +
               std::to_string(static_cast<int64_t>(numSMs));
-    if (error.empty())
-      return success();
-    return emitError(UnknownLoc::get(context))
-           << getArgument() << ": " << error;
+    return reportOptionError(context, getArgument(), error);
   }
 
   void runOnOperation() override {

@@ -12,6 +12,7 @@
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
+#include "NormDialect/Utils/PassOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -170,10 +171,7 @@ struct NormSplitReductionPass
           validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
     if (error.empty() && !tuningTable.empty())
       table.load(tuningTable, error);
-    if (error.empty())
-      return success();
-    return emitError(UnknownLoc::get(context))
-           << getArgument() << ": " << error;
+    return reportOptionError(context, getArgument(), error);
   }
 
   void runOnOperation() override {

@@ -11,6 +11,7 @@
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
+#include "NormDialect/Utils/PassOptions.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -137,10 +138,7 @@ struct NormSplitRowsPass
   LogicalResult initialize(MLIRContext *context) override {
     std::string error =
         validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
-    if (error.empty())
-      return success();
-    return emitError(UnknownLoc::get(context))
-           << getArgument() << ": " << error;
+    return reportOptionError(context, getArgument(), error);
   }
 
   void runOnOperation() override {
