@@ -221,6 +221,19 @@ static LogicalResult verifyGradActivations(Operation *op, RankedTensorType dy,
   return success();
 }
 
+/// Checks that a backward op returns dw exactly when it has a weight, of
+/// the weight's type.
+static LogicalResult verifyWeightGrad(Operation *op, Value weight, Value dw) {
+  if (weight && !dw)
+    return op->emitOpError("must return dw when a weight is given");
+  if (!weight && dw)
+    return op->emitOpError("returns dw but has no weight");
+  if (dw && dw.getType() != weight.getType())
+    return op->emitOpError("dw must have the type of the weight, got ")
+           << dw.getType();
+  return success();
+}
+
 LogicalResult RMSNormGradOp::verify() {
   auto x = getX().getType();
   if (failed(verifyGradActivations(*this, getDy().getType(), x,
@@ -229,14 +242,7 @@ LogicalResult RMSNormGradOp::verify() {
   if (failed(verifyStatsAndParams(*this, x.getShape(), {{getRstd(), "rstd"}},
                                   {{getWeight(), "weight"}})))
     return failure();
-  if (getWeight() && !getDw())
-    return emitOpError("must return dw when a weight is given");
-  if (!getWeight() && getDw())
-    return emitOpError("returns dw but has no weight");
-  if (getDw() && getDw().getType() != getWeight().getType())
-    return emitOpError("dw must have the type of the weight, got ")
-           << getDw().getType();
-  return success();
+  return verifyWeightGrad(*this, getWeight(), getDw());
 }
 
 LogicalResult LayerNormGradOp::verify() {
@@ -248,13 +254,8 @@ LogicalResult LayerNormGradOp::verify() {
                                   {{getMean(), "mean"}, {getRstd(), "rstd"}},
                                   {{getWeight(), "weight"}, {getDb(), "db"}})))
     return failure();
-  if (getWeight() && !getDw())
-    return emitOpError("must return dw when a weight is given");
-  if (!getWeight() && getDw())
-    return emitOpError("returns dw but has no weight");
-  if (getDw() && getDw().getType() != getWeight().getType())
-    return emitOpError("dw must have the type of the weight, got ")
-           << getDw().getType();
+  if (failed(verifyWeightGrad(*this, getWeight(), getDw())))
+    return failure();
   if (getHasBias() && !getDb())
     return emitOpError("must return db when has_bias is set");
   if (!getHasBias() && getDb())
