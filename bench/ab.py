@@ -1,27 +1,30 @@
 #!/usr/bin/env python3
 """A/B timing of bundle directories built with different compiler options.
 
-Times only norm's kernels (no anchors), every variant on the same inputs in
-one process, and prints TB/s per shape and variant with the geomean, the
-ratio of each variant to the first, and the copy ceiling of the same run.
+Times only norm's kernels (no anchors), every variant on inputs of the same
+shape in one process (--rounds: each in every position of the order), and
+prints TB/s per shape and variant with the geomean, the ratio of each
+variant to the first, and the copy ceiling of the same run.
 This is how a tuning rule or a codegen change is decided before it becomes
 the default; bench/bench.py then measures the default against the anchors.
 
 Usage (on the GPU):
     python3 bench/ab.py --variants .out/bundles,.out/staged \\
         [--ops rms_fwd,ln_bwd] [--shapes 2048x32768,512x131072] [--out F.json]
-        [--forward infer]
+        [--forward infer] [--rounds 3]
 """
 
 import argparse
 import json
 import os
+import statistics
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import TIMERS, copy_ceiling, geomean, implementations, min_bytes, parse_shapes  # noqa: E402,E501
+from bench import (TIMERS, copy_ceiling, geomean, implementations, min_bytes,  # noqa: E402
+                   parse_shapes, timing_order)
 
 
 def main():
@@ -39,7 +42,12 @@ def main():
                         "statistics; what the variant builders make) or "
                         "<op>_bf16_<N>_infer (the inference forward, what bench.py "
                         "compares with the anchors; scripts/build-bundles.py builds both)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="time each variant this many times per shape, the order rotated "
+                        "one place a round, and keep the median (bench.timing_order)")
     args = p.parse_args()
+    if args.rounds < 1:
+        p.error(f"--rounds: must be at least 1, got {args.rounds}")
     timer = TIMERS[args.timing]
     variants = [v for v in args.variants.split(",") if v]
     try:
@@ -52,7 +60,7 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}  copy ceiling {ceiling / 1e12:.2f} TB/s "
           f"[{args.timing}]")
     results = {"copy_ceiling_tbps": ceiling / 1e12, "timing": args.timing,
-               "variants": variants, "ops": {}}
+               "rounds": args.rounds, "variants": variants, "ops": {}}
     for op in args.ops.split(","):
         print(f"\n{op}: TB/s per variant (ratio to {names[0]})")
         print(f"{'shape':>14} " + " ".join(f"{n[-16:]:>16}" for n in names))
@@ -62,14 +70,20 @@ def main():
             row = {"m": m, "n": n}
             infer = args.forward == "infer" and op.endswith("_fwd")
             wanted = f"{op}_bf16_{n}" + ("_infer" if infer else "")
+            calls = {}
             for name, directory in zip(names, variants):
                 if not os.path.isdir(os.path.join(directory, wanted)):
                     row[name] = None
                     continue
                 # The same bundle in every directory, whatever else it has.
                 impls = implementations(op, m, n, directory)
-                fn = impls["norm"] if infer else impls.get("norm_stats", impls["norm"])
-                row[name] = nbytes / timer(fn) / 1e12
+                calls[name] = impls["norm"] if infer else impls.get("norm_stats",
+                                                                     impls["norm"])
+            seconds = {name: [] for name in calls}
+            for name in timing_order(list(calls), args.rounds):
+                seconds[name].append(timer(calls[name]))
+            for name, times in seconds.items():
+                row[name] = nbytes / statistics.median(times) / 1e12
             rows.append(row)
             base = row[names[0]]
             cells = []
