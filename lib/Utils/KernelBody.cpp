@@ -100,26 +100,25 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
     return static_cast<int64_t>(
         cast<ShapedType>(v.getType()).getElementTypeBitWidth() / 8);
   };
+  // The narrowest element size seen so far (0: none yet).
+  auto keepNarrowest = [](int64_t &narrowest, int64_t elementBytes) {
+    narrowest =
+        narrowest > 0 ? std::min(narrowest, elementBytes) : elementBytes;
+  };
   for (auto [i, v] : llvm::enumerate(op.getInputs())) {
     if (op.getInputRole(i) == Role::col)
       traits.columnInputBytes += bytes(v);
     if (op.getInputRole(i) == Role::full) {
       ++traits.fullOperands;
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));
-      traits.narrowestInputBytes =
-          traits.narrowestInputBytes > 0
-              ? std::min(traits.narrowestInputBytes, bytes(v))
-              : bytes(v);
+      keepNarrowest(traits.narrowestInputBytes, bytes(v));
     }
   }
   for (auto [i, v] : llvm::enumerate(op.getOutputs())) {
     if (op.getOutputRole(i) == Role::full) {
       ++traits.fullOutputs;
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));
-      traits.narrowestOutputBytes =
-          traits.narrowestOutputBytes > 0
-              ? std::min(traits.narrowestOutputBytes, bytes(v))
-              : bytes(v);
+      keepNarrowest(traits.narrowestOutputBytes, bytes(v));
     }
     if (op.getOutputRole(i) == Role::col)
       ++traits.columnOutputs;
