@@ -424,9 +424,8 @@ struct ConvertNormToGPUPass
     });
   }
 
-  /// Options are checked once, before the pass sees any IR: a bad option is
-  /// not an error of the program, so its diagnostic carries no location and
-  /// does not print the module. The tuning table is read here too.
+  /// Options are checked once, before the pass sees any IR
+  /// (reportOptionError); the tuning table is read here too.
   LogicalResult initialize(MLIRContext *context) override {
     std::string error;
     if (numSMs <= 0 || maxThreads < 32 || maxThreads % 32 != 0 ||

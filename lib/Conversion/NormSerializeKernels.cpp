@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NormDialect/Conversion/Passes.h"
+#include "NormDialect/Utils/PassOptions.h"
 
 #include "PtxSerializer.h"
 
@@ -48,7 +49,8 @@ struct NormSerializeKernelsPass
   /// The objects' format, from the option.
   gpu::CompilationTarget target = gpu::CompilationTarget::Assembly;
 
-  /// Options are checked once, before the pass sees any IR.
+  /// Options are checked once, before the pass sees any IR
+  /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
     std::optional<gpu::CompilationTarget> parsed =
         llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(format)
@@ -58,10 +60,11 @@ struct NormSerializeKernelsPass
             .Cases({"fatbinary", "fatbin"}, gpu::CompilationTarget::Fatbin)
             .Default(std::nullopt);
     if (!parsed)
-      return emitError(UnknownLoc::get(context))
-             << getArgument() << ": format '" << format
-             << "' is none of isa, bin, fatbin, offloading (or their long "
-                "names assembly, binary, fatbinary, llvm)";
+      return reportOptionError(
+          context, getArgument(),
+          "format '" + std::string(format) +
+              "' is none of isa, bin, fatbin, offloading (or their long "
+              "names assembly, binary, fatbinary, llvm)");
     target = *parsed;
     return success();
   }

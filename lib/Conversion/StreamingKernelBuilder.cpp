@@ -250,18 +250,17 @@ private:
                               std::vector<IRMapping> &, SmallVector<Value> &)>
                 emit) {
     if (rowInRegisters()) {
+      // Full inputs come from the registers, column inputs are loaded.
+      SmallVector<BlockArgument> full, columns;
+      for (BlockArgument arg : used)
+        (op.getInputRole(arg.getArgNumber()) == Role::full ? full : columns)
+            .push_back(arg);
       SmallVector<Value> acc(init);
       for (PreloadedChunk &chunk : preloaded) {
         std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
-        SmallVector<BlockArgument> columns;
-        for (BlockArgument arg : used) {
-          if (op.getInputRole(arg.getArgNumber()) != Role::full) {
-            columns.push_back(arg);
-            continue;
-          }
-          for (auto [lane, loaded] : llvm::zip(lanes, chunk.lanes))
+        for (auto [lane, loaded] : llvm::zip(lanes, chunk.lanes))
+          for (BlockArgument arg : full)
             lane.map(arg, loaded.lookup(arg));
-        }
         loadLanes(b, loc, inputs, row, chunk.col, chunk.inside, columns,
                   priority, lanes);
         emit(b, loc, chunk.col, chunk.inside, lanes, acc);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NormDialect/Transforms/Passes.h"
+#include "NormDialect/Utils/PassOptions.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -121,15 +122,14 @@ struct NormPipelinePass
     return success();
   }
 
-  /// Options are checked once, before the pass sees any IR: a bad option is
-  /// not an error of the program, so its diagnostic carries no location and
-  /// does not print the module.
+  /// Options are checked once, before the pass sees any IR
+  /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
-    if (numStages >= 1 && numStages <= 4)
-      return success();
-    return emitError(UnknownLoc::get(context))
-           << getArgument() << ": num-stages must be 1 to 4, got "
-           << static_cast<int64_t>(numStages);
+    std::string error;
+    if (numStages < 1 || numStages > 4)
+      error = "num-stages must be 1 to 4, got " +
+              std::to_string(static_cast<int64_t>(numStages));
+    return norm::reportOptionError(context, getArgument(), error);
   }
 
   void runOnOperation() override {

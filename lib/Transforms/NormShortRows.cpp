@@ -267,7 +267,8 @@ struct NormShortRowsPass
     return success();
   }
 
-  /// Options are checked once, before the pass sees any IR.
+  /// Options are checked once, before the pass sees any IR
+  /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
     std::string error = validateShortRowsLimit(shortRows);
     if (error.empty() && numSMs <= 0)

@@ -152,9 +152,8 @@ struct NormSplitReductionPass
     return success();
   }
 
-  /// Options are checked once, before the pass sees any IR: a bad option is
-  /// not an error of the program, so its diagnostic carries no location and
-  /// does not print the module. The tuning table is read here too.
+  /// Options are checked once, before the pass sees any IR
+  /// (reportOptionError); the tuning table is read here too.
   LogicalResult initialize(MLIRContext *context) override {
     std::string error;
     if (minPartials < -1)

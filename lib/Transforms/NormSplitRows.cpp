@@ -132,9 +132,8 @@ struct NormSplitRowsPass
     rewriter.replaceOp(op, rest.getResults());
   }
 
-  /// Options are checked once, before the pass sees any IR: a bad option is
-  /// not an error of the program, so its diagnostic carries no location and
-  /// does not print the module.
+  /// Options are checked once, before the pass sees any IR
+  /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
     std::string error =
         validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
