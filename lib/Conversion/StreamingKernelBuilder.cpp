@@ -2,6 +2,7 @@
 
 #include "GPUKernelBuilders.h"
 #include "PtxBuilders.h"
+#include "RowReductions.h"
 
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Utils/KernelBody.h"
@@ -49,6 +50,18 @@ public:
     SmallVector<Value> outputs(args.drop_front(numInputs));
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    // The row kernels' reductions: one barrier each where gpu.all_reduce
+    // takes two, and a third before its buffer is used again. Measured on
+    // the H200 (bf16, kernel time, inference forwards,
+    // bench/results/ab-2026-12-02-streamed-row-reductions.log): RMSNorm
+    // 1.03-1.18x at M = 16-5120 (N = 1000-4096), LayerNorm 1.11-1.22x at
+    // 512-3072 x 1024; the long streamed rows (N = 7168-32768) level.
+    RowReductions reductions(layout,
+                             llvm::range_size(body.getOps<RowReduceOp>()));
+    reductions.allocate(func, loc);
+    reductions.setThread(
+        tid, arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32)),
+        Value());
 
     // Cache policies and global addresses for the hinted loads, once.
     evictFirstPolicy = emitCachePolicy(b, loc, EvictionPriority::evictFirst);
@@ -82,7 +95,7 @@ public:
       return ++pass == passes ? EvictionPriority::evictFirst
                               : EvictionPriority::evictLast;
     };
-    for (RowReduceOp reduce : body.getOps<RowReduceOp>()) {
+    for (auto [index, reduce] : llvm::enumerate(body.getOps<RowReduceOp>())) {
       Combiner combiner = reduce.getCombiner();
       Value identity = combinerIdentity(b, loc, combiner);
       SmallVector<BlockArgument> used =
@@ -105,13 +118,10 @@ public:
       if (failed(status))
         return op.emitOpError("statistics kernel reads a value the streaming "
                               "lowering does not provide");
-      auto kind = combiner == Combiner::add ? gpu::AllReduceOperation::ADD
-                                            : gpu::AllReduceOperation::MAXIMUMF;
-      Value total = gpu::AllReduceOp::create(
-          b, loc, sums.front(),
-          gpu::AllReduceOperationAttr::get(b.getContext(), kind),
-          /*uniform=*/true);
-      gpu::BarrierOp::create(b, loc); // See FusedKernelBuilder::emitRow.
+      // One row per block: its row is the block's first, every slot of
+      // the reductions' buffer is written once.
+      Value total = reductions.reduce(b, loc, {combiner}, {sums.front()},
+                                      {int64_t(index)}, row, row)[0];
       rowMapping.map(reduce.getResult(), total);
     }
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,

@@ -375,17 +375,25 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STREAM: %[[LAST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;" -> i64
 // STREAM: %[[BASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
 // A streamed forward's blocks (a row each) ask L2 for the row 4 MB ahead.
-// STREAM: %[[AHEAD:.+]] = arith.addi %[[ROW]], %c32 : index
+// STREAM: %[[AHEAD:.+]] = arith.addi %[[ROW]], %c32{{.*}} : index
 // STREAM: cp.async.bulk.prefetch.L2.global [global], $1; }" ro(%{{.+}}, %c131072_i32 : i64, i32)
 // STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
 // STREAM: %[[ADDR:.+]] = arith.addi %[[BASE]], %{{.+}} : i64
 // STREAM: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[ADDR]], %[[LAST]] : i64, i64) -> i32, i32, i32, i32
 // STREAM: vector.bitcast %{{.+}} : vector<4xi32> to vector<8xbf16>
-// STREAM: %[[TOTAL:.+]] = gpu.all_reduce add %[[SUM]] uniform
+// The block's sum as in the row kernels: a butterfly of shuffles, lane 0
+// of each warp stores its total, one barrier, the warp totals reduced again.
+// STREAM: gpu.shuffle xor %[[SUM]], %c16_i32
+// STREAM: memref.store %{{.+}}, %[[SLOTS:.+]][%{{.+}}, %c0{{.*}}, %{{.+}}] : memref<2x1x32xf32, #gpu.address_space<workgroup>>
+// STREAM-NEXT: }
+// STREAM-NEXT: gpu.barrier
+// STREAM-NOT: gpu.barrier
+// STREAM: memref.load %[[SLOTS]]
+// STREAM: gpu.shuffle xor
 // STREAM: scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1
 // STREAM: nvvm.inline_ptx "ld.global.L1::evict_first.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%{{.+}}, %[[FIRST]] : i64, i64)
 // STREAM: vector.store %{{.+}}, %arg1[%[[ROW]], %{{.+}}] {alignment = 16 : i64}
-// STREAM: memref.store %[[TOTAL]], %arg2[%[[ROW]]]
+// STREAM: memref.store %{{.+}}, %arg2[%[[ROW]]]
 func.func @cluster_rows(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x65536xbf16>) outs(%y : full memref<?x65536xbf16>, %r : row memref<?xf32>) {
   ^bb0(%a: bf16):
@@ -413,7 +421,8 @@ func.func @cluster_rows(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>, %r: 
 // CHECK: scf.for %{{.+}} = %c0{{.*}} to %c4{{.*}} step %c1
 // CHECK: ld.global.L1::evict_last
 // CHECK-NOT: ld.global.L1::evict_last
-// CHECK: gpu.all_reduce add
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.barrier
 // The row's rsqrt is PTX rsqrt.approx.f32 through its NVVM intrinsic, not
 // math.rsqrt (which the NVVM lowering would turn into a libdevice call).
 // CHECK-NOT: math.rsqrt
@@ -782,7 +791,7 @@ func.func @streamed_by_attribute(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16
 // CHECK: %[[XADDR:.+]] = arith.addi %[[XBASE]], %{{.+}} : i64
 // CHECK: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[XADDR]], %[[LAST]] : i64, i64)
 // CHECK-NOT: scf.for
-// CHECK: gpu.all_reduce add
+// CHECK: gpu.barrier
 // CHECK-NOT: %[[XBASE]],
 // CHECK: %[[WADDR:.+]] = arith.addi %[[WBASE]], %{{.+}} : i64
 // CHECK: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[WADDR]], %[[LAST]] : i64, i64)
