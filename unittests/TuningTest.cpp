@@ -1211,17 +1211,15 @@ static std::pair<int64_t, int64_t> streamedRows(const KernelShape &shape) {
   return {rows.begin, rows.end};
 }
 
-TEST(Tuning, ShortForwardsStreamTheirRows) {
+TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   KernelShape rms = forwardShape(4096, 1);
-  // RMSNorm below 6M elements: 1536 rows at N = 4096, 6144 at 1024, 6291
-  // at 1000.
-  using Rows = std::pair<int64_t, int64_t>;
-  EXPECT_EQ(streamedRows(rms), Rows(0, 1536));
-  rms.n = 1024;
-  EXPECT_EQ(streamedRows(rms), Rows(0, 6144));
+  EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
   rms.n = 1000;
-  EXPECT_EQ(streamedRows(rms), Rows(0, 6291));
-  // Outside the measured rows, and backwards: never.
+  EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
+  // Rows a block's one sweep does not cover, shorter rows than measured,
+  // and backwards: never.
+  rms.n = 4097;
+  EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   rms.n = 8192;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   rms.n = 512;
@@ -1232,16 +1230,20 @@ TEST(Tuning, ShortForwardsStreamTheirRows) {
   EXPECT_TRUE(chooseStreamedRows(backward, DeviceInfo()).empty());
 }
 
-TEST(Tuning, ShortLayerNormForwardsStreamInAMiddleRange) {
+TEST(Tuning, LayerNormForwardsStreamShortRowsOrFewElements) {
   KernelShape ln = forwardShape(1024, 2);
-  // Its second pass over the row loses at the fewest rows and at many.
-  using Rows = std::pair<int64_t, int64_t>;
-  EXPECT_EQ(streamedRows(ln), Rows(256, 4096));
+  EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).coversAll());
   ln.n = 1000;
-  EXPECT_EQ(streamedRows(ln), Rows(256, 4096));
-  // Measured to win at N = 4096 only at 512 rows: staged.
+  EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).coversAll());
+  // Longer rows below 5M elements: their second pass over the row loses to
+  // the staged kernel at many rows.
+  using Rows = std::pair<int64_t, int64_t>;
+  ln.n = 2048;
+  EXPECT_EQ(streamedRows(ln), Rows(0, 2560));
   ln.n = 4096;
-  EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).empty());
+  EXPECT_EQ(streamedRows(ln), Rows(0, 1280));
   ln.n = 999;
+  EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).empty());
+  ln.n = 5120;
   EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).empty());
 }

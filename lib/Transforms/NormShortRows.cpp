@@ -162,9 +162,10 @@ struct NormShortRowsPass
   }
 
   /// The results of `inside(b)` where the row count of `op` lies in `rows`
-  /// and of `outside(b)` where it does not: one of the two for a static M,
-  /// else both in an scf.if on M marked kShortRowsIfAttr (a range from row
-  /// 0 is one comparison, a range from later rows an arith.andi of two).
+  /// and of `outside(b)` where it does not: one of the two for a static M
+  /// or a range of every M, else both in an scf.if on M marked
+  /// kShortRowsIfAttr (a range from row 0 is one comparison, a range from
+  /// later rows an arith.andi of two).
   static SmallVector<Value>
   versionOnRows(OpBuilder &b, FusedOp op, RowRange rows,
                 function_ref<SmallVector<Value>(OpBuilder &)> inside,
@@ -173,6 +174,9 @@ struct NormShortRowsPass
         cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(m))
       return m >= rows.begin && m < rows.end ? inside(b) : outside(b);
+    // Every M: one version, no branch.
+    if (rows.coversAll())
+      return inside(b);
     Location loc = op.getLoc();
     Value count = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
     Value within =

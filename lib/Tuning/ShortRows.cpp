@@ -54,39 +54,42 @@ int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
   return 2;
 }
 
-/// M x N elements below which the streamed RMSNorm forward wins, and the
-/// rows it was measured on. On the H200 (bf16, kernel time, inference
-/// forwards, bench/results/ab-2026-12-01-streamed-short-forwards.log):
-/// 1.07-1.31x at M = 16-1024 for N = 4096 and 0.89x at 2048; 1.06-1.24x at
-/// M = 64-2048 for N = 1024, 1.04x at 4096, 0.99x at 32768; 1.14x at
-/// 512 x 1000, 0.99x at 4096.
-constexpr int64_t kStreamedForwardElements = int64_t(6) << 20;
+/// The row lengths whose forwards stream (one vector a thread covers the
+/// row, which then stays in registers: chooseStreamingLayout).
 constexpr int64_t kStreamedForwardMinN = 1000;
 constexpr int64_t kStreamedForwardMaxN = 4096;
 
-/// The rows where the streamed LayerNorm forward wins at N = 1000-1024. On
-/// the H200 (bf16, kernel time, inference forwards, streamed against the
-/// staged kernel, bench/results/ab-2026-12-02-ln-streamed-range.log):
-/// 1.03x at 256-512 x 1000-1024, 1.16x at 2048 x 1024; level or lost from
-/// 4096 rows (1.03x at N = 1024, 0.97x at 1000; 0.92x at 6143, 0.83x at
-/// 8192 in ab-2026-12-02-short-forward-layouts.log); below 256 within the
-/// spread, and lost at 16-64 rows (ab-2026-12-01-streamed-short-forwards
-/// .log). At N = 4096 it won only at 512 rows (1.07x; 0.93x at 16, 1.00x
-/// at 128, 0.79x at 2048) and is left staged.
-constexpr RowRange kStreamedLayerNormRows{256, 4096};
-constexpr int64_t kStreamedLayerNormMaxN = 1024;
+/// Longest LayerNorm rows streamed at every M, and the M x N elements below
+/// which longer ones stream.
+constexpr int64_t kStreamedLayerNormAllRowsMaxN = 1024;
+constexpr int64_t kStreamedLayerNormElements = int64_t(5) << 20;
 
 RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
                                         const DeviceInfo &device) {
   (void)device;
   bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
                  shape.fullOutputs > 0;
-  if (!forward || shape.n < kStreamedForwardMinN)
+  if (!forward || shape.n < kStreamedForwardMinN ||
+      shape.n > kStreamedForwardMaxN)
     return {};
-  if (shape.rowReductions == 1 && shape.n <= kStreamedForwardMaxN)
-    return {0, kStreamedForwardElements / shape.n};
-  if (shape.rowReductions == 2 && shape.n <= kStreamedLayerNormMaxN)
-    return kStreamedLayerNormRows;
+  // Measured on the H200 since the streamed kernels reduce through
+  // RowReductions (bf16, kernel time, inference forwards, every forward
+  // streamed against these rules' predecessor, 3 rounds;
+  // bench/results/ab-2026-12-02-stream-all-rows*.log). RMSNorm: level or
+  // ahead at every M, 1.19x at 6144 x 1024, 1.09x at 3072 x 2048, 1.01-1.04x
+  // from 8192 rows (32768 x 2048 1.01x, 65536 x 4096 1.00x).
+  if (shape.rowReductions == 1)
+    return RowRange::all();
+  // LayerNorm: 1.23-1.29x at 16-128 x 1024, level (0.98-1.02x) from 256 to
+  // 131072 rows at N = 1000-1024; at N = 2048-4096 1.09-1.30x up to about
+  // 4M elements (2048 x 2048, 1024 x 4096) and 0.87-0.97x from 6M (1536 x
+  // 4096, 8192 x 2048), 0.94x at 16384 x 4096: its second pass over the
+  // row, from L2, loses to a staged row's overlap there.
+  if (shape.rowReductions == 2) {
+    if (shape.n <= kStreamedLayerNormAllRowsMaxN)
+      return RowRange::all();
+    return {0, kStreamedLayerNormElements / shape.n};
+  }
   return {};
 }
 

@@ -154,18 +154,21 @@ def test_forward_rows_per_block_follow_m(tmp_path):
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_forward_streams_short_rows(tmp_path):
-    # RMSNorm at N = 4096: below 1536 rows a streamed kernel (a block of 512
-    # threads per row, no shared memory), from 1536 on the staged one.
+    # RMSNorm at N = 4096 streams at every M: one launch (a block of 512
+    # threads per row, no shared memory), no condition.
     f = compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False).function()
-    streamed, staged = f.launches
-    assert (streamed["when"], staged["when"]) == ({"lt": ["M", 1536]}, {"ge": ["M", 1536]})
+    (streamed,) = f.launches
+    assert "when" not in streamed
     assert (streamed["block"], streamed["shared_bytes"]) == (512, 0)
-    assert staged["shared_bytes"] > 0
-    assert f.grid(streamed, 1535) == (1535, 1)
-    # LayerNorm's forward is not versioned.
+    assert f.grid(streamed, 32768) == (32768, 1)
+    # LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows),
+    # the staged kernel from there.
     (tmp_path / "ln").mkdir()
     ln = compile_bundle(tmp_path / "ln", "ln_fwd", n=4096, stats=False).function()
-    assert len(ln.launches) == 1 and "when" not in ln.launches[0]
+    streamed, staged = ln.launches
+    assert (streamed["when"], staged["when"]) == ({"lt": ["M", 1280]}, {"ge": ["M", 1280]})
+    assert streamed["shared_bytes"] == 0 and staged["shared_bytes"] > 0
+    assert ln.grid(streamed, 1279) == (1279, 1)
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")

@@ -3,9 +3,10 @@
 // RUN: norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
 // CHECK: llvm.func @rms_fwd
-// One binary per kernel (norm-serialize-kernels): the streamed kernel
-// norm-short-rows adds for short M (its row, one vector a thread, loaded once
-// with an L2 hint and kept in registers), then the staged one.
+// One binary per kernel (norm-serialize-kernels): the streamed kernel of
+// the RMSNorm forward at N = 2048 (every M, norm-short-rows: its row, one
+// vector a thread, loaded once with an L2 hint and kept in registers), then
+// the row-resident kernel of the forward at N = 5120.
 // CHECK: gpu.binary @norm_fused {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx81">
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry norm_fused(
@@ -23,4 +24,9 @@ func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<2048xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x2048xbf16> -> tensor<?x2048xbf16>, tensor<?xf32>
   return %y, %rstd : tensor<?x2048xbf16>, tensor<?xf32>
+}
+func.func @rms_fwd_5120(%x: tensor<?x5120xbf16>, %w: tensor<5120xbf16>) -> (tensor<?x5120xbf16>, tensor<?xf32>) {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<5120xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x5120xbf16> -> tensor<?x5120xbf16>, tensor<?xf32>
+  return %y, %rstd : tensor<?x5120xbf16>, tensor<?xf32>
 }

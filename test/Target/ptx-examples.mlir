@@ -111,7 +111,8 @@
 
 // VEC: .target sm_90
 // VEC: .entry norm_fused
-// VEC: ld.global.v4.b32
+// 16-byte loads, with an L2 eviction hint in the streamed forwards.
+// VEC: {{ld\.global(\.L1::evict_last\.L2::cache_hint)?\.v4\.b32}}
 // VEC: st.global.v4.b32
 
 // CLUSTER4: .version 8.1

@@ -113,37 +113,33 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 
 // -----
 
-// A forward with one row reduction (RMSNorm, N = 4096) streams its rows
-// below 1536 rows (6M elements, chooseStreamedRows); LayerNorm's forward at
-// N = 4096 and rows wider than the measured range stay as they are.
+// A forward with one row reduction (RMSNorm) at N = 1000-4096 streams its
+// rows at every M (chooseStreamedRows): one kernel, no version on M. Wider
+// rows stay as they are.
 // CHECK-LABEL: func @rms_fwd
-// CHECK: %[[SHORT:.+]] = arith.cmpi ult, %{{.+}}, %c1536
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK-LABEL: func @rms_fwd_8192
+// CHECK-NOT: scf.if
+// CHECK-NOT: norm.stream_rows
+// LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows).
+// CHECK-LABEL: func @ln_fwd
+// CHECK: %[[SHORT:.+]] = arith.cmpi ult, %{{.+}}, %c1280
 // CHECK: scf.if %[[SHORT]]
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
 // CHECK: } else {
 // CHECK: norm.fused
 // CHECK-NOT: norm.stream_rows
 // CHECK: } {norm.short_rows}
-// CHECK-LABEL: func @ln_fwd
-// CHECK-NOT: scf.if
-// CHECK-NOT: norm.stream_rows
-// LayerNorm at N = 1024 streams in a middle range of rows
-// (chooseStreamedRows: [256, 4096)), both bounds in one condition.
+// At N = 1024 it streams at every M.
 // CHECK-LABEL: func @ln_fwd_1024
-// CHECK: %[[BELOW:.+]] = arith.cmpi ult, %[[M:.+]], %c4096
-// CHECK: %[[FROM:.+]] = arith.cmpi uge, %[[M]], %c256
-// CHECK: %[[WITHIN:.+]] = arith.andi %[[FROM]], %[[BELOW]]
-// CHECK: scf.if %[[WITHIN]]
+// CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
-// CHECK: } else {
-// CHECK: norm.fused
-// CHECK-NOT: norm.stream_rows
-// CHECK: } {norm.short_rows}
-// A static M picks the version: in the range streamed, below it staged.
+// A static M picks the version: below the limit streamed, above it staged.
 // CHECK-LABEL: func @ln_fwd_512_rows
 // CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
-// CHECK-LABEL: func @ln_fwd_128_rows
+// CHECK-LABEL: func @ln_fwd_2048_rows
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.stream_rows
 // CHECK-LABEL: func @rms_bwd_wide
@@ -153,6 +149,11 @@ func.func @rms_fwd(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<?x4
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x4096xbf16> -> tensor<?x4096xbf16>, tensor<?xf32>
   return %y : tensor<?x4096xbf16>
+}
+func.func @rms_fwd_8192(%x: tensor<?x8192xbf16>, %w: tensor<8192xbf16>) -> tensor<?x8192xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<8192xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x8192xbf16> -> tensor<?x8192xbf16>, tensor<?xf32>
+  return %y : tensor<?x8192xbf16>
 }
 func.func @ln_fwd(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
   %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-5 : f64}
@@ -169,10 +170,10 @@ func.func @ln_fwd_512_rows(%x: tensor<512x1024xbf16>, %w: tensor<1024xbf16>) -> 
       : tensor<512x1024xbf16> -> tensor<512x1024xbf16>, tensor<512xf32>, tensor<512xf32>
   return %y : tensor<512x1024xbf16>
 }
-func.func @ln_fwd_128_rows(%x: tensor<128x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<128x1024xbf16> {
-  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-5 : f64}
-      : tensor<128x1024xbf16> -> tensor<128x1024xbf16>, tensor<128xf32>, tensor<128xf32>
-  return %y : tensor<128x1024xbf16>
+func.func @ln_fwd_2048_rows(%x: tensor<2048x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<2048x4096xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<2048x4096xbf16> -> tensor<2048x4096xbf16>, tensor<2048xf32>, tensor<2048xf32>
+  return %y : tensor<2048x4096xbf16>
 }
 func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
                         %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {

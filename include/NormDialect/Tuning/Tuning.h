@@ -10,6 +10,7 @@
 #define NORMDIALECT_TUNING_TUNING_H
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -523,17 +524,23 @@ struct RowRange {
   int64_t begin = 0;
   int64_t end = 0;
 
+  /// Every row count.
+  static RowRange all() { return {0, std::numeric_limits<int64_t>::max()}; }
   bool empty() const { return end <= begin; }
+  bool coversAll() const {
+    return begin <= 0 && end == std::numeric_limits<int64_t>::max();
+  }
 };
 
 /// The rows of M where a forward of `shape` streams its rows through L2
-/// (norm-short-rows sets norm.stream_rows on that version) instead of
-/// keeping them in registers or shared memory: RMSNorm (one row reduction)
-/// below a limit at N = 1000-4096, LayerNorm (two) in a middle range at
-/// N = 1000-1024. Empty: never. At a few rows per SM the streamed kernel's
-/// short passes over L2 start sooner than a staged row's copy; at many
-/// rows the staged kernel's overlap wins, and LayerNorm's extra pass over
-/// the row loses at the fewest rows too.
+/// (norm-short-rows sets norm.stream_rows on that version, or on the kernel
+/// itself where the range covers every M) instead of staging them in
+/// shared memory: RMSNorm (one row reduction) at every M for N = 1000-4096,
+/// LayerNorm (two) at every M for N = 1000-1024 and below a limit up to
+/// N = 4096. Empty: never. Rows of one vector a thread stay in registers
+/// (chooseStreamingLayout), so the streamed kernel is a single pass over
+/// memory whose short block starts sooner than a staged row's copy; only
+/// LayerNorm's longer rows at many rows keep the staged kernel's overlap.
 RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
