@@ -59,12 +59,13 @@ def NormShortRows : Pass<"norm-short-rows"> {
     column outputs need a row reduction of the same kernel stay as they are.
 
     Forwards are versioned the same way in the rows `chooseStreamedRows`
-    gives (RMSNorm below a limit at N = 1000-4096, LayerNorm in a middle
-    range at N = 1000-1024, the condition then `M >= begin && M < end`):
-    that version carries `norm.stream_rows`, and the GPU lowering streams
-    its rows through L2 in passes instead of staging them, which starts
-    sooner when each SM has a few rows. The option replaces a range by
-    `[0, short-rows)`.
+    gives (LayerNorm below 5M elements at N = 1025-4096): that version
+    carries `norm.stream_rows`, and the GPU lowering streams its rows
+    instead of staging them (one vector a thread, the row kept in
+    registers), which starts sooner when each SM has a few rows. Where the
+    rows cover every M (RMSNorm at N = 1000-4096, LayerNorm at N =
+    1000-1024) the kernel itself is marked, with no version. The option
+    replaces a range by `[0, short-rows)`.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",
