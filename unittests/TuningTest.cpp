@@ -1216,6 +1216,16 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
   rms.n = 1000;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
+  // f32 rows of 4096 take two vectors a thread (not held): the streamed
+  // kernel re-reads them and keeps the limit it was measured with (6M
+  // elements).
+  KernelShape f32 = rms;
+  f32.n = 4096;
+  f32.elementBytes = 4;
+  using Rows = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(streamedRows(f32), Rows(0, 1536));
+  f32.n = 2048;
+  EXPECT_TRUE(chooseStreamedRows(f32, DeviceInfo()).coversAll());
   // Rows a block's one sweep does not cover, shorter rows than measured,
   // and backwards: never.
   rms.n = 4097;

@@ -59,6 +59,13 @@ int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
 constexpr int64_t kStreamedForwardMinN = 1000;
 constexpr int64_t kStreamedForwardMaxN = 4096;
 
+/// M x N elements below which a streamed RMSNorm forward whose block does
+/// not hold its row (f32 at N > 2048: two vectors a thread, re-read from
+/// L2) still wins; measured with that kernel for bf16 before rows were held
+/// (bench/results/ab-2026-12-01-streamed-short-forwards.log: 1.07-1.31x at
+/// M = 16-1024 for N = 4096, 0.89x at 2048 rows).
+constexpr int64_t kRereadForwardElements = int64_t(6) << 20;
+
 /// Longest LayerNorm rows streamed at every M, and the M x N elements below
 /// which longer ones stream.
 constexpr int64_t kStreamedLayerNormAllRowsMaxN = 1024;
@@ -66,12 +73,17 @@ constexpr int64_t kStreamedLayerNormElements = int64_t(5) << 20;
 
 RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
                                         const DeviceInfo &device) {
-  (void)device;
   bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
                  shape.fullOutputs > 0;
   if (!forward || shape.n < kStreamedForwardMinN ||
       shape.n > kStreamedForwardMaxN)
     return {};
+  // What follows was measured with rows held in registers (bf16); a block
+  // that re-reads its row keeps the earlier limit.
+  if (!chooseStreamingLayout(shape.n, shape.elementBytes, device).holdsRow)
+    return shape.rowReductions == 1
+               ? RowRange{0, kRereadForwardElements / shape.n}
+               : RowRange{};
   // Measured on the H200 since the streamed kernels reduce through
   // RowReductions (bf16, kernel time, inference forwards, every forward
   // streamed against these rules' predecessor, 3 rounds;
