@@ -54,8 +54,9 @@ int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
   return 2;
 }
 
-/// The row lengths whose forwards stream (one vector a thread covers the
-/// row, which then stays in registers: chooseStreamingLayout).
+/// The row lengths whose forwards stream (up to 4096 bf16 elements one
+/// vector a thread covers the row, which then stays in registers:
+/// chooseStreamingLayout).
 constexpr int64_t kStreamedForwardMinN = 1000;
 constexpr int64_t kStreamedForwardMaxN = 4096;
 

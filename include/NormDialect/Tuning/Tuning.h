@@ -541,6 +541,8 @@ struct RowRange {
 /// (chooseStreamingLayout), so the streamed kernel is a single pass over
 /// memory whose short block starts sooner than a staged row's copy; only
 /// LayerNorm's longer rows at many rows keep the staged kernel's overlap.
+/// Rows the streamed block does not hold (f32 at N > 2048) are re-read
+/// from L2: RMSNorm streams them below a limit, LayerNorm not at all.
 RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
