@@ -24,6 +24,11 @@ namespace mlir::norm {
 /// the row loop it pipelines (names shared with NormPipeline.cpp).
 constexpr llvm::StringLiteral kPrefetchAttr = "norm.prefetch";
 constexpr llvm::StringLiteral kRowLoopAttr = "norm.row_loop";
+/// On an op one of whose operands is an i1 saying whether it takes effect
+/// (this attribute's value is that operand's number; emitGlobalLoad):
+/// --norm-pipeline folds an iteration's existence into that operand instead
+/// of wrapping the op in scf.if.
+constexpr llvm::StringLiteral kPredicateOperandAttr = "norm.predicate_operand";
 /// On a row loop whose rows are staged in shared memory: --norm-pipeline
 /// predicates the last iterations' early loads instead of peeling an
 /// epilogue (a second copy of the row body).

@@ -71,19 +71,67 @@ Value mlir::norm::emitGlobalBase(OpBuilder &b, Location loc, Value memref) {
       .getResult(0);
 }
 
-Value mlir::norm::emitGlobalLoad16(OpBuilder &b, Location loc, Value address,
-                                   VectorType type, Value policy,
-                                   EvictionPriority priority) {
-  std::string ptx = ("ld.global.L1::" + evictionLevel(priority) +
-                     ".L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;")
-                        .str();
-  Type i32 = b.getI32Type();
-  auto load = NVVM::InlinePtxOp::create(b, loc, TypeRange{i32, i32, i32, i32},
-                                        ValueRange{address, policy},
-                                        ValueRange{}, ptx, Value());
-  Value words = vector::FromElementsOp::create(
-      b, loc, VectorType::get({4}, i32), load.getResults());
-  return vector::BitCastOp::create(b, loc, type, words);
+Value mlir::norm::globalElementAddress(OpBuilder &b, Location loc,
+                                       Value globalBase, Value linear,
+                                       int64_t elementBytes) {
+  Value offset = arith::IndexCastUIOp::create(
+      b, loc, b.getI64Type(),
+      arith::MulIOp::create(b, loc, linear, indexConst(b, loc, elementBytes)));
+  return arith::AddIOp::create(b, loc, globalBase, offset);
+}
+
+Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
+                                 Type type, Value inside,
+                                 std::optional<CacheHint> hint) {
+  auto vecType = dyn_cast<VectorType>(type);
+  Type element = vecType ? vecType.getElementType() : type;
+  int64_t lanes = vecType ? vecType.getNumElements() : 1;
+  int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
+  assert((bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) &&
+         "a global load moves 2, 4, 8 or 16 bytes");
+  // Registers of 16 bits for a 2-byte load, else of 32 bits.
+  Type word = bytes == 2 ? b.getI16Type() : b.getI32Type();
+  int64_t words = bytes == 2 ? 1 : bytes / 4;
+  std::string bits = bytes == 2 ? "b16" : "b32";
+  // Operands: the loaded words $0 .. $(words - 1), then the address, the
+  // cache policy if any and the predicate if any.
+  SmallVector<Value> operands = {address};
+  if (hint)
+    operands.push_back(hint->policy);
+  if (inside)
+    operands.push_back(inside);
+  auto operand = [&](size_t i) { return "$" + std::to_string(words + i); };
+  std::string zero, targets;
+  for (int64_t w = 0; w < words; ++w) {
+    if (inside)
+      zero += "mov." + bits + " $" + std::to_string(w) + ", 0; ";
+    targets += (w ? ", $" : "$") + std::to_string(w);
+  }
+  if (words > 1)
+    targets = "{" + targets + "}";
+  std::string load = "ld.global";
+  if (hint)
+    load += (".L1::" + evictionLevel(hint->priority) + ".L2::cache_hint").str();
+  if (words > 1)
+    load += ".v" + std::to_string(words);
+  load += "." + bits + " " + targets + ", [" + operand(0) + "]";
+  if (hint)
+    load += ", " + operand(1);
+  std::string ptx = inside ? "{ " + zero + "@" + operand(operands.size() - 1) +
+                                 " " + load + "; }"
+                           : load + ";";
+  auto op = NVVM::InlinePtxOp::create(b, loc, SmallVector<Type>(words, word),
+                                      operands, ValueRange{}, ptx, Value());
+  if (inside)
+    op->setAttr(kPredicateOperandAttr,
+                b.getI64IntegerAttr(static_cast<int64_t>(operands.size()) - 1));
+  Value packed = vector::FromElementsOp::create(
+      b, loc, VectorType::get({words}, word), op.getResults());
+  Value vec = vector::BitCastOp::create(
+      b, loc, VectorType::get({lanes}, element), packed);
+  if (vecType)
+    return vec;
+  return vector::ExtractOp::create(b, loc, vec, 0);
 }
 
 void mlir::norm::emitMbarrierInit(OpBuilder &b, Location loc, Value barrier) {

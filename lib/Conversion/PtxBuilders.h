@@ -14,6 +14,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace mlir::norm {
 
 /// Emits `ptx` (operands $0, $1, ... are `operands`) with no results.
@@ -48,14 +50,6 @@ Value emitCachePolicy(OpBuilder &b, Location loc, EvictionPriority priority);
 /// global memref: what ld.global takes, plus byte offsets.
 Value emitGlobalBase(OpBuilder &b, Location loc, Value memref);
 
-/// A 16-byte load from global memory at global address `address` (i64),
-/// under L2 cache policy `policy` (emitCachePolicy of `priority`, which
-/// also sets the L1 eviction priority), as `type` (a 16-byte vector).
-/// vector.load has no cache hints, hence the inline PTX.
-Value emitGlobalLoad16(OpBuilder &b, Location loc, Value address,
-                       VectorType type, Value policy,
-                       EvictionPriority priority);
-
 /// Elements of a row's part that starts at column `columnBase` (null: 0)
 /// and is `width` wide: `width`, or fewer for the last slice of a cluster
 /// when it ends with the row (rows of `n` elements).
@@ -72,6 +66,35 @@ Value sliceElements(OpBuilder &b, Location loc, int64_t n, int64_t width,
 void emitRowPrefetchL2(OpBuilder &b, Location loc, ValueRange memrefs,
                        Value row, Value rowEnd, int64_t n, Value columnBase,
                        int64_t width, Value threadId = Value());
+
+/// The global-window address (i64) of element `linear` (row-major) of the
+/// global memref whose global base is `globalBase` (emitGlobalBase) and
+/// whose elements are `elementBytes` wide.
+Value globalElementAddress(OpBuilder &b, Location loc, Value globalBase,
+                           Value linear, int64_t elementBytes);
+
+/// An L2 eviction hint for a global load: `policy` is emitCachePolicy of
+/// `priority`, which also sets the L1 eviction priority.
+struct CacheHint {
+  Value policy;
+  EvictionPriority priority;
+};
+
+/// A load of `type` (a vector or scalar of 2, 4, 8 or 16 bytes, aligned to
+/// its size) from global address `address` (i64) where `inside` (i1) holds,
+/// and zero where it does not (null `inside`: an unpredicated load, which
+/// --norm-pipeline cannot predicate either), under the cache hint `hint`
+/// if given (vector.load has no cache hints, hence the inline PTX). One
+/// predicated ld.global, not a branch around the load: with branches,
+/// ptxas kept a row's loads in the block after the branch and issued them
+/// only once the loads before it (the weights') had returned, two memory
+/// round trips where one basic block of loads takes one (SASS of the
+/// one-block backward at M = 1). The predicate is the operand that
+/// kPredicateOperandAttr names, so --norm-pipeline folds an iteration's
+/// existence into it instead of branching around the load.
+Value emitGlobalLoad(OpBuilder &b, Location loc, Value address, Type type,
+                     Value inside,
+                     std::optional<CacheHint> hint = std::nullopt);
 
 /// mbarrier.init with one expected arrival (the thread that arms it).
 void emitMbarrierInit(OpBuilder &b, Location loc, Value barrier);

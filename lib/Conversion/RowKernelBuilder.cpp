@@ -69,6 +69,10 @@ public:
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::full)
         fullInputs.push_back(inputs[i]);
+    // The inputs' global addresses, once: their loads are predicated
+    // ld.global (emitGlobalLoad), which take global addresses.
+    for (Value input : inputs)
+      globalBases[input] = emitGlobalBase(b, loc, input);
 
     if (failed(setUpThreads(b, func, loc)))
       return failure();
@@ -373,16 +377,39 @@ private:
       if (row)
         index.push_back(row);
       index.push_back(columns[c]);
-      auto load = [&](OpBuilder &lb, Location l) -> Value {
-        return loadAlignedVector(lb, l, memref, index, layout.vectorWidth);
-      };
-      Value vec = loadOrZero(b, loc, inBounds[c], vecType, load);
+      Value linear = columns[c];
+      if (row)
+        linear = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, row, indexConst(b, loc, n)),
+            linear);
+      Value address = globalElementAddress(b, loc, globalBases.lookup(memref),
+                                           linear, elementBytes(memref));
+      // A row's loads are predicated even where always inside: the
+      // pipeline's prologue predicates them on the row existing.
+      Value inside = inBounds[c];
+      if (!inside && row)
+        inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      Value vec = emitGlobalLoad(b, loc, address, vecType, inside);
       // Loads of a row's data are what --norm-pipeline issues early.
       if (row)
-        vec.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
+        markPrefetched(vec);
       llvm::append_range(scalars, vectorLanes(b, loc, vec));
     }
     return scalars;
+  }
+
+  static int64_t elementBytes(Value memref) {
+    return cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+  }
+
+  /// Marks the load behind `value` (emitGlobalLoad's, seen
+  /// through its unpacking) as one --norm-pipeline issues early: the row's
+  /// data.
+  static void markPrefetched(Value value) {
+    Operation *def = value.getDefiningOp();
+    while (def && !def->hasAttr(kPredicateOperandAttr))
+      def = def->getOperand(0).getDefiningOp();
+    def->setAttr(kPrefetchAttr, UnitAttr::get(def->getContext()));
   }
 
   /// Reads this thread's chunks of a staged row from shared memory (stage
@@ -637,6 +664,10 @@ private:
           Value local = arith::SubIOp::create(b, loc, row, rowBegin);
           scalar = memref::LoadOp::create(b, loc, buffer, ValueRange{local});
         } else {
+          // One scalar load: ptxas predicates the branch the pipeline's
+          // prologue puts around it by itself (SASS of rms_bwd_bf16_1000);
+          // as a predicated load (emitGlobalLoad) it cost the LayerNorm
+          // backward at N = 131072, at 128 registers, 4 bytes of spills.
           scalar = memref::LoadOp::create(b, loc, inputs[i], row);
           scalar.getDefiningOp()->setAttr(kPrefetchAttr, b.getUnitAttr());
         }
@@ -798,6 +829,8 @@ private:
   /// Rows strided by the grid (KernelPlan::persistent).
   bool persistent;
   SmallVector<Value> inputs, outputs, columns, inBounds;
+  /// Each input's global address (emitGlobalBase).
+  DenseMap<Value, Value> globalBases;
   /// The inputs with a value per element (Role::full), in input order.
   SmallVector<Value> fullInputs;
   Value sliceY;

@@ -63,12 +63,12 @@ public:
         tid, arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32)),
         Value());
 
-    // Cache policies and global addresses for the hinted loads, once.
+    // Cache policies of the hinted loads and the inputs' global addresses
+    // (the loads are predicated ld.global, emitGlobalLoad), once.
     evictFirstPolicy = emitCachePolicy(b, loc, EvictionPriority::evictFirst);
     evictLastPolicy = emitCachePolicy(b, loc, EvictionPriority::evictLast);
     for (unsigned i = 0; i < numInputs; ++i)
-      globalBases.push_back(op.getInputRole(i) != Role::row &&
-                                    hintedLoads(inputs[i])
+      globalBases.push_back(op.getInputRole(i) != Role::row
                                 ? emitGlobalBase(b, loc, inputs[i])
                                 : Value());
 
@@ -327,42 +327,37 @@ private:
   }
 
   /// Whether vector loads of `memref` are 16 bytes wide, so they carry L2
-  /// eviction hints (inline PTX from the input's global base address).
+  /// eviction hints (what was measured; narrower loads go without).
   bool hintedLoads(Value memref) const {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     return layout.vectorWidth * element.getIntOrFloatBitWidth() == 128;
   }
 
-  /// A guarded 16-byte (or narrower) vector load, as scalars; 16-byte loads
-  /// carry the eviction priority `priority`.
+  /// A 16-byte (or narrower) vector load, predicated on `inside` (null:
+  /// always), as scalars; 16-byte loads carry the eviction priority
+  /// `priority`.
   SmallVector<Value> loadVector(OpBuilder &b, Location loc, Value memref,
                                 Value globalBase, ValueRange index,
                                 Value inside, EvictionPriority priority) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     auto vecType = VectorType::get({layout.vectorWidth}, element);
-    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    auto load = [&](OpBuilder &lb, Location l) -> Value {
-      if (hintedLoads(memref)) {
-        // Row-major: element (row, col) of an M x N memref is row * N + col.
-        Value linear = index.back();
-        if (index.size() == 2)
-          linear = arith::AddIOp::create(
-              lb, l,
-              arith::MulIOp::create(lb, l, index.front(), indexConst(lb, l, n)),
-              linear);
-        Value offset = arith::IndexCastUIOp::create(
-            lb, l, lb.getI64Type(),
-            arith::MulIOp::create(lb, l, linear,
-                                  indexConst(lb, l, elementBytes)));
-        Value address = arith::AddIOp::create(lb, l, globalBase, offset);
-        Value policy = priority == EvictionPriority::evictLast
-                           ? evictLastPolicy
-                           : evictFirstPolicy;
-        return emitGlobalLoad16(lb, l, address, vecType, policy, priority);
-      }
-      return loadAlignedVector(lb, l, memref, index, layout.vectorWidth);
-    };
-    return vectorLanes(b, loc, loadOrZero(b, loc, inside, vecType, load));
+    // Row-major: element (row, col) of an M x N memref is row * N + col.
+    Value linear = index.back();
+    if (index.size() == 2)
+      linear = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, index.front(), indexConst(b, loc, n)),
+          linear);
+    Value address = globalElementAddress(b, loc, globalBase, linear,
+                                         element.getIntOrFloatBitWidth() / 8);
+    std::optional<CacheHint> hint;
+    if (hintedLoads(memref))
+      hint =
+          CacheHint{priority == EvictionPriority::evictLast ? evictLastPolicy
+                                                            : evictFirstPolicy,
+                    priority};
+    return vectorLanes(b, loc,
+                       emitGlobalLoad(b, loc, address, vecType, inside, hint));
   }
 
   FusedOp op;

@@ -3,13 +3,15 @@
 // Implements --norm-pipeline on top of upstream scf::pipelineForLoop: the
 // schedule puts the row's loads (norm.prefetch) in stage 0 and the rest in
 // the last stage; predication wraps the prologue/epilogue ops that touch
-// memory or may have undefined behavior in scf.if on the iteration existing.
+// memory or may have undefined behavior in scf.if on the iteration existing,
+// or, for ops with a predicate operand of their own, ANDs it into that.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Utils/PassOptions.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -38,6 +40,16 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op->getLoc();
+  // An op that carries its own predicate (norm.predicate_operand: the
+  // number of an i1 operand; the row kernels' predicated loads) takes the
+  // iteration's too, and stays in the basic block of the loads around it.
+  if (auto number = op->getAttrOfType<IntegerAttr>("norm.predicate_operand")) {
+    OpOperand &operand = op->getOpOperand(number.getInt());
+    rewriter.modifyOpInPlace(op, [&] {
+      operand.set(arith::AndIOp::create(rewriter, loc, pred, operand.get()));
+    });
+    return op;
+  }
   auto ifOp = scf::IfOp::create(rewriter, loc, op->getResultTypes(), pred,
                                 /*withElseRegion=*/op->getNumResults() > 0);
   rewriter.setInsertionPointToStart(ifOp.thenBlock());
@@ -52,6 +64,21 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   }
   rewriter.replaceOp(op, ifOp.getResults());
   return ifOp;
+}
+
+/// An op's norm.predicate_operand must name one of its operands, an i1.
+LogicalResult verifyPredicateOperand(Operation *op) {
+  Attribute attr = op->getAttr("norm.predicate_operand");
+  if (!attr)
+    return success();
+  auto number = dyn_cast<IntegerAttr>(attr);
+  if (!number || number.getInt() < 0 ||
+      number.getInt() >= static_cast<int64_t>(op->getNumOperands()) ||
+      !op->getOperand(number.getInt()).getType().isInteger(1))
+    return op->emitError("norm.predicate_operand must be the number of an i1 "
+                         "operand, got ")
+           << attr;
+  return success();
 }
 
 struct NormPipelinePass
@@ -140,6 +167,12 @@ struct NormPipelinePass
     });
     IRRewriter rewriter(&getContext());
     for (scf::ForOp loop : loops) {
+      WalkResult checked = loop.getBody()->walk([](Operation *op) {
+        return failed(verifyPredicateOperand(op)) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+      });
+      if (checked.wasInterrupted())
+        return signalPassFailure();
       int64_t stages = numStages;
       if (auto attr = loop->getAttrOfType<IntegerAttr>("norm.num_stages")) {
         if (attr.getInt() < 1 || attr.getInt() > 4) {

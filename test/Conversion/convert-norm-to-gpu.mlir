@@ -15,7 +15,8 @@
 // BADSTAGES: error: convert-norm-to-gpu: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
 // BADCLUSTER: error: convert-norm-to-gpu: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 32
 
-// The mixed-order kernel: 16-byte vector loads of the row, a block
+// The mixed-order kernel: 16-byte vector loads of the row (predicated
+// ld.global from the inputs' global addresses, taken once), a block
 // reduction (warp shuffles, warp totals through shared memory buffers that
 // alternate with the row's parity, one barrier), dx stored with vector
 // stores, column partials carried across the block's rows and stored once
@@ -29,10 +30,19 @@
 // CHECK-SAME: norm.block_size = 256
 // CHECK-SAME: norm.rows_per_block = 64
 // CHECK-SAME: norm.vector_width = 8
+// CHECK: %[[DYP:.+]] = memref.extract_aligned_pointer_as_index %[[DY]]
+// CHECK: %[[DYI:.+]] = arith.index_castui %[[DYP]]
+// CHECK: %[[DYG:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;" ro(%[[DYI]] : i64) -> i64
+// CHECK: %[[XP:.+]] = memref.extract_aligned_pointer_as_index %[[X]]
 // CHECK: %[[B:.+]] = gpu.block_id x
 // CHECK: %[[ROWS:.+]]:{{[0-9]+}} = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
-// CHECK: vector.load %[[DY]][%[[ROW]], %{{.+}}] {alignment = 16 : i64, norm.prefetch} : memref<?x4096xbf16>, vector<8xbf16>
-// CHECK: vector.load %[[X]][%[[ROW]], %{{.+}}] {alignment = 16 : i64, norm.prefetch}
+// CHECK: %[[DYROW:.+]] = arith.muli %[[ROW]], %c4096
+// CHECK: %[[DYCOL:.+]] = arith.addi %[[DYROW]], %{{.+}} : index
+// CHECK: %[[DYOFF:.+]] = arith.muli %[[DYCOL]], %c2
+// CHECK: %[[DYOFF64:.+]] = arith.index_castui %[[DYOFF]] : index to i64
+// CHECK: %[[DYA:.+]] = arith.addi %[[DYG]], %[[DYOFF64]] : i64
+// CHECK: nvvm.inline_ptx "{ mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; @$5 ld.global.v4.b32 {$0, $1, $2, $3}, [$4]; }" ro(%[[DYA]], %{{.+}} : i64, i1) {norm.predicate_operand = 1 : i64, norm.prefetch} -> i32, i32, i32, i32
+// CHECK: ld.global.v4.b32 {{.+}} {norm.predicate_operand = 1 : i64, norm.prefetch}
 // CHECK: %[[PARITY:.+]] = arith.andi %[[ROW]], %c1
 // CHECK-COUNT-5: gpu.shuffle xor
 // CHECK: scf.if
@@ -326,7 +336,8 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // CHECK: %[[FIRST:.+]] = arith.muli %[[AHEAD]], %c65536
 // CHECK: arith.addi %[[FIRST]], %{{.+}}
 // CHECK: cp.async.bulk.prefetch.L2.global
-// CHECK: vector.load %arg0[%[[ROW]],
+// CHECK: arith.muli %[[ROW]], %c65536
+// CHECK: ld.global.v4.b32
 // CHECK: gpu.barrier
 // CHECK-NOT: nvvm.cluster.arrive
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], $1; }" ro(%[[BAR:.+]], %c16_i32
@@ -569,12 +580,13 @@ func.func @independent_sums(%x: memref<?x4096xf32>, %y: memref<?x4096xf32>, %z: 
 
 // -----
 
-// N = 1000: bf16 vectors of 8 still divide N, and the last chunk is guarded.
+// N = 1000: bf16 vectors of 8 still divide N, and the last chunk's load is
+// predicated on its column: no branch.
 // CHECK-LABEL: func @guarded
 // CHECK: gpu.func @norm_fused
-// CHECK: arith.cmpi ult, %{{.+}}, %c1000
-// CHECK: scf.if
-// CHECK: vector.load
+// CHECK: %[[INSIDE:.+]] = arith.cmpi ult, %{{.+}}, %c1000
+// CHECK-NOT: scf.if
+// CHECK: @$5 ld.global.v4.b32 {$0, $1, $2, $3}, [$4]; }" ro(%{{.+}}, %[[INSIDE]] : i64, i1)
 func.func @guarded(%x: memref<?x1000xbf16>, %y: memref<?x1000xbf16>) {
   norm.fused ins(%x : full memref<?x1000xbf16>) outs(%y : full memref<?x1000xbf16>) {
   ^bb0(%a: bf16):
@@ -786,15 +798,16 @@ func.func @streamed_by_attribute(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16
 // CHECK: %[[XBASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
 // CHECK: %[[WBASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
 // CHECK-NOT: scf.for
+// The loads of the last vectors are predicated on the column (no branch).
 // CHECK: %[[INSIDE:.+]] = arith.cmpi ult, %{{.+}}, %c1000 : index
-// CHECK: scf.if %[[INSIDE]] -> (vector<8xbf16>)
+// CHECK-NOT: scf.if
 // CHECK: %[[XADDR:.+]] = arith.addi %[[XBASE]], %{{.+}} : i64
-// CHECK: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[XADDR]], %[[LAST]] : i64, i64)
+// CHECK: nvvm.inline_ptx "{ mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; @$6 ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5; }" ro(%[[XADDR]], %[[LAST]], %[[INSIDE]] : i64, i64, i1) {norm.predicate_operand = 2 : i64}
 // CHECK-NOT: scf.for
 // CHECK: gpu.barrier
 // CHECK-NOT: %[[XBASE]],
 // CHECK: %[[WADDR:.+]] = arith.addi %[[WBASE]], %{{.+}} : i64
-// CHECK: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[WADDR]], %[[LAST]] : i64, i64)
+// CHECK: nvvm.inline_ptx "{{.+}} ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5; }" ro(%[[WADDR]], %[[LAST]], %[[INSIDE]] : i64, i64, i1)
 // CHECK-NOT: %[[XBASE]],
 // CHECK: scf.if %[[INSIDE]] {
 // CHECK-NEXT: vector.store %{{.+}}, %arg2[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x1000xbf16>, vector<8xbf16>

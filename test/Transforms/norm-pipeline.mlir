@@ -110,6 +110,44 @@ func.func @staged_rows(%stats: memref<?xf32>, %staged: memref<8xf32>, %o: memref
 
 // -----
 
+// A load with a predicate operand of its own (norm.predicate_operand, the
+// row kernels' predicated ld.global) takes the prologue's predicate ANDed
+// into it instead of an scf.if: it stays in one basic block with the loads
+// before the loop.
+// CHECK-LABEL: func @predicated_loads
+// CHECK-SAME: (%[[A:.+]]: i64, %[[INSIDE:.+]]: i1, %[[OUT:.+]]: memref<?xi32>, %[[LB:.+]]: index, %[[UB:.+]]: index)
+// CHECK: %[[EXISTS:.+]] = arith.cmpi slt, %{{.+}}, %[[UB]]
+// CHECK-NOT: scf.if
+// CHECK: %[[BOTH:.+]] = arith.andi %[[EXISTS]], %[[INSIDE]] : i1
+// CHECK: %[[FIRST:.+]] = nvvm.inline_ptx "{{.+}}" ro(%{{.+}}, %[[BOTH]] : i64, i1) {norm.predicate_operand = 1 : i64, norm.prefetch} -> i32
+// CHECK: scf.for %{{.+}} = %[[LB]] to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[FIRST]]) -> (i32) {
+// CHECK:   nvvm.inline_ptx "{{.+}}" ro(%{{.+}}, %[[INSIDE]] : i64, i1) {norm.predicate_operand = 1 : i64, norm.prefetch} -> i32
+// OFF-LABEL: func @predicated_loads
+func.func @predicated_loads(%a: i64, %inside: i1, %o: memref<?xi32>, %lb: index, %ub: index) {
+  %c1 = arith.constant 1 : index
+  scf.for %i = %lb to %ub step %c1 {
+    %off = arith.index_castui %i : index to i64
+    %addr = arith.addi %a, %off : i64
+    %v = nvvm.inline_ptx "{ mov.b32 $0, 0; @$2 ld.global.b32 $0, [$1]; }" ro(%addr, %inside : i64, i1) {norm.predicate_operand = 1 : i64, norm.prefetch} -> i32
+    memref.store %v, %o[%i] : memref<?xi32>
+  } {norm.row_loop}
+  return
+}
+
+// -----
+
+func.func @bad_predicate_operand(%a: i64, %o: memref<?xi32>, %lb: index, %ub: index) {
+  %c1 = arith.constant 1 : index
+  scf.for %i = %lb to %ub step %c1 {
+    // expected-error @+1 {{norm.predicate_operand must be the number of an i1 operand, got 0 : i64}}
+    %v = nvvm.inline_ptx "ld.global.b32 $0, [$1];" ro(%a : i64) {norm.predicate_operand = 0 : i64, norm.prefetch} -> i32
+    memref.store %v, %o[%i] : memref<?xi32>
+  } {norm.row_loop}
+  return
+}
+
+// -----
+
 // A loop's norm.num_stages wins over the option; 1 leaves it alone.
 // CHECK-LABEL: func @attribute
 // CHECK: scf.for
