@@ -161,7 +161,11 @@ def NormPipeline : Pass<"norm-pipeline"> {
     while the current row is reduced and stored. Built on upstream
     `scf::pipelineForLoop` with a two-level schedule (loads in stage 0,
     everything else in the last stage); prologue and epilogue ops are
-    predicated on the row existing, since the trip count is dynamic. A loop's
+    predicated on the row existing, since the trip count is dynamic: wrapped
+    in `scf.if`, or, for an op marked `norm.predicate_operand` (the number
+    of an i1 operand saying whether it takes effect: the row kernels'
+    predicated `ld.global`), by ANDing the row's existence into that
+    operand, which keeps the loads in one basic block. A loop's
     `norm.num_stages` attribute (from the kernel's) overrides the option.
     The prefetched data lives in registers (the loop's iter_args), so deeper
     pipelines cost registers rather than shared memory. The epilogue is
@@ -176,7 +180,8 @@ def NormPipeline : Pass<"norm-pipeline"> {
     Option<"numStages", "num-stages", "int64_t", /*default=*/"2",
            "Pipeline depth (1: leave the loops alone)">,
   ];
-  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::ub::UBDialect"];
 }
 
 #endif // NORM_TRANSFORMS_PASSES_TD
