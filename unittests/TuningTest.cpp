@@ -600,6 +600,19 @@ TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
   KernelPlan streamed = planKernel(longFwd, h200, nullptr);
   ASSERT_EQ(streamed.kind, KernelPlan::Kind::Streaming);
   EXPECT_EQ(streamed.layout.l2PrefetchRows, 64);
+  // A streamed forward prefetches only from three distances of rows: the
+  // short rows norm-short-rows streams (N = 1000: 2098 rows ahead, from
+  // 6294 rows) and the long ones (N = 32768: from 192 rows).
+  EXPECT_EQ(streamed.layout.l2PrefetchMinRows, 192);
+  KernelShape shortRows{1000, 2, 1, 0, 1, false};
+  KernelPlan shortStreamed =
+      planKernel(shortRows, h200, nullptr, PlanRequest().setStreamRows(true));
+  ASSERT_EQ(shortStreamed.kind, KernelPlan::Kind::Streaming);
+  EXPECT_EQ(shortStreamed.layout.l2PrefetchRows, 2098);
+  EXPECT_EQ(shortStreamed.layout.l2PrefetchMinRows, 6294);
+  EXPECT_EQ(chooseL2PrefetchMinRows(shortStreamed), 6294);
+  // Staged kernels prefetch at every M (not measured otherwise).
+  EXPECT_EQ(staged.layout.l2PrefetchMinRows, 0);
   // The request wins: 0 turns it off, a count is taken as given.
   EXPECT_EQ(planKernel(rmsFwd, h200, nullptr,
                        PlanRequest().setSharedStages(2).setL2PrefetchRows(0))

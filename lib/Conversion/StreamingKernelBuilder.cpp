@@ -310,7 +310,8 @@ private:
 
   /// Thread 0 asks L2 for the full inputs' row `row` + l2PrefetchRows (the
   /// row of a block that starts later), so that block's first pass reads
-  /// it from L2 (chooseL2PrefetchRows).
+  /// it from L2 (chooseL2PrefetchRows), if M is at least
+  /// l2PrefetchMinRows (chooseL2PrefetchMinRows).
   void prefetchRowAhead(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
                         Value row, Value tid) {
     SmallVector<Value> full;
@@ -322,6 +323,14 @@ private:
     Value rows = memref::DimOp::create(b, loc, full.front(), 0);
     Value ahead = arith::AddIOp::create(
         b, loc, row, indexConst(b, loc, layout.l2PrefetchRows));
+    // Below l2PrefetchMinRows rows nothing is prefetched: the bound the
+    // prefetched row must stay under becomes 0.
+    if (layout.l2PrefetchMinRows > 0)
+      rows = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, rows,
+                                indexConst(b, loc, layout.l2PrefetchMinRows)),
+          rows, indexConst(b, loc, 0));
     emitRowPrefetchL2(b, loc, full, ahead, rows, n, /*columnBase=*/Value(), n,
                       tid);
   }

@@ -121,10 +121,12 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
        plan.kind == KernelPlan::Kind::Streaming || plan.persistent) &&
       n * elementBytes % 16 == 0 &&
       plan.layout.sliceWidth() * elementBytes % 16 == 0;
-  if (prefetchable)
+  if (prefetchable) {
     plan.layout.l2PrefetchRows =
         l2PrefetchRows >= 0 ? l2PrefetchRows
                             : chooseL2PrefetchRows(shape, plan, device);
+    plan.layout.l2PrefetchMinRows = chooseL2PrefetchMinRows(plan);
+  }
   // Bulk stores: the request, else the table's measurement, else the rule.
   int64_t bulkStores = request.singleBlock ? 0 : request.bulkStores;
   if (bulkStores < 0 && tuned)
@@ -187,6 +189,22 @@ int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
   if (plan.layout.clusterSize > 1)
     return 0;
   return std::max<int64_t>(1, ceilDiv(kAheadBytes, rowBytes));
+}
+
+int64_t mlir::norm::chooseL2PrefetchMinRows(const KernelPlan &plan) {
+  // Measured on the H200 (bf16 inference forwards, kernel time, 3 rounds,
+  // bench/results/ab-2026-12-02-streamed-prefetch-min-rows.log, pfmin3):
+  // skipping the prefetch below 3 distances gains 5-16% at 4096 x
+  // 1000-1024, 11% (RMSNorm) at 6144 x 1000 and 8% at 512 x 4096, and
+  // leaves 16384 rows and more level; without a prefetch at every M the
+  // streamed forwards lost 3-10% from 16384 rows
+  // (ab-2026-12-02-v43-no-l2-prefetch.log). Issuing the prefetch after
+  // the row's own loads instead (pfafter) was mixed (0.98-1.07x).
+  constexpr int64_t kDistances = 3;
+  if (plan.kind != KernelPlan::Kind::Streaming ||
+      plan.layout.l2PrefetchRows <= 0)
+    return 0;
+  return kDistances * plan.layout.l2PrefetchRows;
 }
 
 std::string mlir::norm::validateL2PrefetchRows(int64_t rows) {

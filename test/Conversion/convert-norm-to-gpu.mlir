@@ -385,8 +385,12 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STREAM: %[[FIRST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;" -> i64
 // STREAM: %[[LAST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;" -> i64
 // STREAM: %[[BASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
-// A streamed forward's blocks (a row each) ask L2 for the row 4 MB ahead.
+// A streamed forward's blocks (a row each) ask L2 for the row 4 MB ahead,
+// when M is at least three such distances (else the bound is 0: none).
 // STREAM: %[[AHEAD:.+]] = arith.addi %[[ROW]], %c32{{.*}} : index
+// STREAM: %[[ENOUGH:.+]] = arith.cmpi uge, %[[M:.+]], %c96 : index
+// STREAM: %[[BOUND:.+]] = arith.select %[[ENOUGH]], %[[M]], %c0{{.*}} : index
+// STREAM: arith.cmpi ult, %[[AHEAD]], %[[BOUND]] : index
 // STREAM: cp.async.bulk.prefetch.L2.global [global], $1; }" ro(%{{.+}}, %c131072_i32 : i64, i32)
 // STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
 // STREAM: %[[ADDR:.+]] = arith.addi %[[BASE]], %{{.+}} : i64

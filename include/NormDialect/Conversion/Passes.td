@@ -48,7 +48,8 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     (`cp.async.bulk.prefetch.L2`, `l2-prefetch-rows`): about 4 MB of rows
     past what the kernel already loads (`chooseL2PrefetchRows`), so blocks
     that start later, or the next steps of a persistent walk, find their
-    rows in L2.
+    rows in L2. A streamed forward skips it below three such distances of
+    rows (`chooseL2PrefetchMinRows`, a bound on M in the kernel).
 
     Staged backwards write their dx rows into shared memory and store each
     with one bulk copy (`cp.async.bulk.global.shared::cta`, `bulk-stores`,

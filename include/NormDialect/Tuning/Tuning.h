@@ -104,6 +104,9 @@ struct RowLayout {
   /// G) the row l2PrefetchRows steps ahead in its walk, r + l2PrefetchRows
   /// x G, when it starts row r.
   int64_t l2PrefetchRows = 0;
+  /// A kernel launched over fewer rows than this skips its L2 prefetch (0:
+  /// it always prefetches; see chooseL2PrefetchMinRows).
+  int64_t l2PrefetchMinRows = 0;
   /// A staged kernel's full outputs are written to shared memory and stored
   /// a row at a time by the bulk copy engine (cp.async.bulk shared to
   /// global) instead of by each thread's vector stores: the row reaches L2
@@ -468,6 +471,13 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 /// in registers) reaches one walk step (G rows) past that.
 int64_t chooseL2PrefetchRows(const KernelShape &shape, const KernelPlan &plan,
                              const DeviceInfo &device);
+
+/// RowLayout::l2PrefetchMinRows for a kernel with `plan`: a
+/// streamed forward (a row per block) prefetches only when M covers three
+/// prefetch distances (about 12 MB of inputs); below that the blocks that
+/// would find their rows in L2 are few and the prefetch only delays the
+/// first rows' own loads. Other kernels (not measured) get 0: always.
+int64_t chooseL2PrefetchMinRows(const KernelPlan &plan);
 
 /// KernelPlan::minBlocks for a kernel of `shape` with `plan`: kernels
 /// without column outputs (forwards, a backward without a weight) whose
