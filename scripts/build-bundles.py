@@ -5,7 +5,8 @@ Usage: scripts/build-bundles.py [--out DIR] [--jobs 2]
        scripts/build-bundles.py --bench-only --flags=--shared-stages=0 --out .out/prefetch
 Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
 --bench-only builds the plain bf16 bundles of the public N only (and the
-inference forwards, <kind>_bf16_<N>_infer, which the benchmark times), and
+inference forwards, <kind>_bf16_<N>_infer, which the benchmark times),
+--bf16-only those of every N (test/bf16-bundles-no-spills.sh), and
 --flags passes extra norm-compile options to every bundle: an A/B directory
 for bench/bench.py --bundles. Each bundle's PTX is assembled with ptxas
 (sm_90) where ptxas exists, so a kernel the GPU would refuse to load (too
@@ -99,6 +100,8 @@ def main():
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--bench-only", action="store_true",
                    help="only the plain (and inference forward) bf16 bundles of the public N")
+    p.add_argument("--bf16-only", action="store_true",
+                   help="only the plain (and inference forward) bf16 bundles, of every N")
     p.add_argument("--flags", default="",
                    help="extra norm-compile options for every bundle (space separated)")
     p.add_argument("--no-ptxas", action="store_true",
@@ -106,9 +109,10 @@ def main():
     args = p.parse_args()
     ptxas = None if args.no_ptxas else ptxas_path()
     wanted = variants()
-    if args.bench_only:
+    if args.bench_only or args.bf16_only:
         wanted = [v for v in wanted
-                  if v[1] == "bf16" and v[3] in ("", "infer") and v[2] in PUBLIC_N]
+                  if v[1] == "bf16" and v[3] in ("", "infer")
+                  and (args.bf16_only or v[2] in PUBLIC_N)]
     extra = args.flags.split()
     if extra:
         wanted = [(kind, dtype, n, variant, {**kwargs, "flags": kwargs.get("flags", []) + extra})

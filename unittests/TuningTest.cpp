@@ -1000,6 +1000,24 @@ TEST(Tuning, RegisterEstimate) {
   // RMSNorm backward, N = 4096 bf16: ptxas -v reported 104.
   RowLayout bwd = chooseRowLayout(4096, 2, 2, h200);
   EXPECT_NEAR(estimateRegisters(bwd, 2, 2, 1), 104, 40);
+  // 2-byte vectors (N odd) fill a register each: 32 elements a thread in
+  // 16-byte vectors take 16 registers an operand, in 2-byte ones 32.
+  RowLayout packed;
+  packed.vectorWidth = 8;
+  packed.chunksPerThread = 4;
+  RowLayout scalar;
+  scalar.vectorWidth = 1;
+  scalar.chunksPerThread = 32;
+  EXPECT_EQ(estimateRegisters(scalar, 2, 1, 0) -
+                estimateRegisters(packed, 2, 1, 0),
+            16);
+  // So the forwards at N = 32771 take clusters of 4 (ptxas: no spills)
+  // instead of 2 x 512 threads x 32 elements (200-340 bytes of spills).
+  KernelShape odd{32771, 2, 1, 0, 1, false};
+  std::optional<RowLayout> cluster = chooseClusterLayout(odd, h200);
+  ASSERT_TRUE(cluster);
+  EXPECT_EQ(cluster->vectorWidth, 1);
+  EXPECT_EQ(cluster->clusterSize, 4);
 }
 
 TEST(Tuning, RowsPerBlock) {

@@ -373,10 +373,6 @@ private:
     auto vecType = VectorType::get({layout.vectorWidth}, element);
     SmallVector<Value> scalars;
     for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-      SmallVector<Value> index;
-      if (row)
-        index.push_back(row);
-      index.push_back(columns[c]);
       Value linear = columns[c];
       if (row)
         linear = arith::AddIOp::create(

@@ -73,7 +73,10 @@ int64_t mlir::norm::estimateRegisters(const RowLayout &layout,
                                       int64_t fullOperands,
                                       int64_t columnOutputs) {
   int64_t e = layout.elementsPerThread();
-  int64_t packed = ceilDiv(e * elementBytes, 4);
+  // A vector load fills whole 32-bit registers: a 2-byte one (N odd, one
+  // bf16 a vector) takes a register per element, not half of one.
+  int64_t packed =
+      layout.chunksPerThread * ceilDiv(layout.vectorWidth * elementBytes, 4);
   return fullOperands * packed + e * (2 + columnOutputs) + 32;
 }
 

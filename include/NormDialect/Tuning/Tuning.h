@@ -153,7 +153,8 @@ RowLayout chooseRowLayout(int64_t n, int64_t elementBytes, int64_t fullOperands,
                           bool allowRowGroups = false);
 
 /// Registers a thread of a row-resident kernel needs, estimated from its
-/// layout: the loaded elements (two bf16/f16 per register), their f32
+/// layout: the loaded elements (two bf16/f16 per register, but whole
+/// registers for each vector: one per element of 2-byte vectors), their f32
 /// values and one temporary each, the f32 column accumulators, and about 32
 /// for addresses and indices. Checked against ptxas -v in the unit tests'
 /// comments: it errs high for the RMSNorm kernels but low for the LayerNorm
