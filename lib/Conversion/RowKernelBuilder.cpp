@@ -398,13 +398,13 @@ private:
     return cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
   }
 
-  /// Marks the load behind `value` (emitGlobalLoad's, seen
-  /// through its unpacking) as one --norm-pipeline issues early: the row's
-  /// data.
+  /// Marks the load behind `value` (emitGlobalLoad's, seen through its
+  /// unpacking) as one --norm-pipeline issues early: the row's data.
   static void markPrefetched(Value value) {
     Operation *def = value.getDefiningOp();
     while (def && !def->hasAttr(kPredicateOperandAttr))
       def = def->getOperand(0).getDefiningOp();
+    assert(def && "a row's value comes from a predicated load");
     def->setAttr(kPrefetchAttr, UnitAttr::get(def->getContext()));
   }
 
