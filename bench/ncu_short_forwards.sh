@@ -6,14 +6,16 @@
 # waves per SM, achieved occupancy and what limits it, DRAM throughput.
 # Usage (on the GPU): bench/ncu_short_forwards.sh [BUNDLES...]
 # Every bundle directory given is profiled as "norm" (e.g. the default
-# bundles and an A/B variant); Inductor's kernel once per case.
+# bundles and an A/B variant); Inductor's kernel once per case. CASES
+# replaces the cases: CASES="rms_fwd 16384x1024;ln_fwd 16384x1000" ...
 M="gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread"
 M="$M,launch__waves_per_multiprocessor,launch__occupancy_limit_registers"
 M="$M,launch__occupancy_limit_warps,launch__occupancy_limit_blocks"
 M="$M,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second"
 M="$M,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum"
 bundles=("${@:-.out/bundles}")
-for case in "rms_fwd 4096x1024" "rms_fwd 4096x1000" "ln_fwd 4096x1024" "ln_fwd 128x4096"; do
+IFS=';' read -r -a cases <<< "${CASES:-rms_fwd 4096x1024;rms_fwd 4096x1000;ln_fwd 4096x1024;ln_fwd 128x4096}"
+for case in "${cases[@]}"; do
   for impl in compile "${bundles[@]}"; do
     if [ "$impl" = compile ]; then args=(--impl compile); else args=(--impl norm --bundles "$impl"); fi
     echo "== $case ${impl}"
