@@ -8,6 +8,7 @@
 // RUN: norm-compile %norm_src/examples/rms_norm_bwd.mlir -o %t/rms_bwd --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/rms_bwd/kernels.ptx -o %t/rms_bwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/rms_bwd/kernels.ptx
+// RUN: FileCheck %s --check-prefix=ONEBLOCK < %t/rms_bwd/kernels.ptx
 // RUN: norm-compile %norm_src/examples/layer_norm_fwd.mlir -o %t/ln_fwd --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_fwd/kernels.ptx -o %t/ln_fwd.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_fwd/kernels.ptx
@@ -145,3 +146,16 @@
 // STAGED: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // STAGED: mbarrier.try_wait.parity.shared::cta.b64
 // STAGED: ld.shared.v4.b32
+
+// The one-block backward (M < 2, the bundle's first kernel): the weights'
+// load and the first row's predicated loads of dy and x come before any
+// branch, so ptxas issues them together (with the row's loads behind the
+// prologue's branch it issued them once the weights had arrived).
+// ONEBLOCK: .entry norm_fused(
+// ONEBLOCK-NOT: bra
+// ONEBLOCK: ld.global.v4.b32
+// ONEBLOCK-NOT: bra
+// ONEBLOCK: @%p{{[0-9]+}} ld.global.v4.b32
+// ONEBLOCK-NOT: bra
+// ONEBLOCK: @%p{{[0-9]+}} ld.global.v4.b32
+// ONEBLOCK: bra
