@@ -296,6 +296,20 @@ def print_table(op, rows, method, ceiling, sized):
     return summary
 
 
+def behind_compile(ops, method):
+    """(op, m, n, norm / torch.compile) of every shape of `ops` (results
+    ["ops"]: op -> {"rows": [...]}) where norm is slower than torch.compile
+    by `method`'s timing, slowest first; shapes without both times are
+    left out."""
+    behind = []
+    for op, result in ops.items():
+        for r in result["rows"]:
+            t = r.get(method, {})
+            if t.get("norm") and t.get("compile") and t["norm"] < t["compile"]:
+                behind.append((op, r["m"], r["n"], t["norm"] / t["compile"]))
+    return sorted(behind, key=lambda b: b[3])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
@@ -368,6 +382,14 @@ def main():
         for method in methods:
             results["ops"][op]["geomean_tbps"][method] = print_table(
                 op, rows, method, ceilings[method], not args.no_sized_copy)
+    # Where norm is behind torch.compile, in one line per timing method.
+    results["behind_compile"] = {}
+    for method in methods:
+        behind = behind_compile(results["ops"], method)
+        results["behind_compile"][method] = [
+            {"op": op, "m": m, "n": n, "ratio": ratio} for op, m, n, ratio in behind]
+        print(f"\nbehind torch.compile [{method}]: " + (", ".join(
+            f"{op} {m}x{n} {ratio:.2f}x" for op, m, n, ratio in behind) or "none"))
     # Measure the ceiling again at the end; keep the higher (clock ramp-up).
     results["copy_ceiling_tbps"] = {}
     for method in methods:

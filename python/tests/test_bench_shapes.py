@@ -54,3 +54,21 @@ def test_timing_order_puts_each_implementation_in_every_position():
         assert positions == {0, 1, 2}
     with pytest.raises(ValueError, match="at least 1"):
         bench.timing_order(names, 0)
+
+
+def test_behind_compile_lists_the_slower_shapes_slowest_first():
+    ops = {
+        "rms_fwd": {"rows": [
+            {"m": 1, "n": 8, "kernels": {"norm": 1.0, "compile": 2.0}},
+            {"m": 2, "n": 8, "kernels": {"norm": 3.0, "compile": 2.0}},
+            {"m": 3, "n": 8, "kernels": {"norm": 1.0, "compile": None}},
+        ]},
+        "ln_bwd": {"rows": [
+            {"m": 4, "n": 8, "kernels": {"norm": 0.9, "compile": 1.0}},
+            {"m": 5, "n": 8, "graph": {"norm": 0.1, "compile": 1.0}},
+        ]},
+    }
+    behind = bench.behind_compile(ops, "kernels")
+    assert [(op, m) for op, m, _, _ in behind] == [("rms_fwd", 1), ("ln_bwd", 4)]
+    assert behind[0][3] == pytest.approx(0.5)
+    assert bench.behind_compile(ops, "graph") == [("ln_bwd", 5, 8, pytest.approx(0.1))]
