@@ -69,10 +69,11 @@ public:
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::full)
         fullInputs.push_back(inputs[i]);
-    // The inputs' global addresses, once: their loads are predicated
-    // ld.global (emitGlobalLoad), which take global addresses.
-    for (Value input : inputs)
-      globalBases[input] = emitGlobalBase(b, loc, input);
+    // The full and column inputs' global addresses, once: their loads are
+    // predicated ld.global (emitGlobalLoad), which take global addresses.
+    for (unsigned i = 0; i < numInputs; ++i)
+      if (op.getInputRole(i) != Role::row)
+        globalBases[inputs[i]] = emitGlobalBase(b, loc, inputs[i]);
 
     if (failed(setUpThreads(b, func, loc)))
       return failure();
@@ -825,7 +826,7 @@ private:
   /// Rows strided by the grid (KernelPlan::persistent).
   bool persistent;
   SmallVector<Value> inputs, outputs, columns, inBounds;
-  /// Each input's global address (emitGlobalBase).
+  /// Each full and column input's global address (emitGlobalBase).
   DenseMap<Value, Value> globalBases;
   /// The inputs with a value per element (Role::full), in input order.
   SmallVector<Value> fullInputs;
