@@ -13,10 +13,14 @@ echo
 echo "== the mixed-order kernel after convert-norm-to-gpu (first lines) =="
 # The same tuning table norm-compile reads by default, so the IR shown is the
 # kernel in the bundle above.
-"$build/bin/norm-opt" "$example" --norm-to-gpu="tuning-table=$root/tuning/h200.json" | sed -n '/gpu.func @norm_fused/,/scf.for/p' | head -20
+# Written to a file first and read without `| head`: under pipefail a
+# writer that head has stopped reading from fails with SIGPIPE (rc 141).
+"$build/bin/norm-opt" "$example" --norm-to-gpu="tuning-table=$root/tuning/h200.json" \
+  -o "$out/gpu.mlir"
+awk '/gpu.func @norm_fused/ { on = 1 } on { print; if (++n == 20) exit }' "$out/gpu.mlir"
 echo
 echo "== PTX entry points and the first vector loads =="
-grep -E '^\.visible \.entry|ld\.global\.v4' "$out/kernels.ptx" | head -8
+grep -m 8 -E '^\.visible \.entry|ld\.global\.v4' "$out/kernels.ptx"
 if command -v ptxas >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/ptxas ]; then
   echo
   echo "== ptxas -arch=sm_90 -v =="
