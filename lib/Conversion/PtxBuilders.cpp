@@ -72,8 +72,13 @@ Value mlir::norm::emitGlobalBase(OpBuilder &b, Location loc, Value memref) {
 }
 
 Value mlir::norm::globalElementAddress(OpBuilder &b, Location loc,
-                                       Value globalBase, Value linear,
-                                       int64_t elementBytes) {
+                                       Value globalBase, Value row, Value col,
+                                       int64_t n, int64_t elementBytes) {
+  Value linear = col;
+  if (row)
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, indexConst(b, loc, n)),
+        linear);
   Value offset = arith::IndexCastUIOp::create(
       b, loc, b.getI64Type(),
       arith::MulIOp::create(b, loc, linear, indexConst(b, loc, elementBytes)));

@@ -67,11 +67,13 @@ void emitRowPrefetchL2(OpBuilder &b, Location loc, ValueRange memrefs,
                        Value row, Value rowEnd, int64_t n, Value columnBase,
                        int64_t width, Value threadId = Value());
 
-/// The global-window address (i64) of element `linear` (row-major) of the
-/// global memref whose global base is `globalBase` (emitGlobalBase) and
-/// whose elements are `elementBytes` wide.
+/// The global-window address (i64) of element (`row`, `col`) of a
+/// row-major global memref with rows of `n` elements (null `row`: element
+/// `col` of a rank-1 one) whose global base is `globalBase` (emitGlobalBase)
+/// and whose elements are `elementBytes` wide.
 Value globalElementAddress(OpBuilder &b, Location loc, Value globalBase,
-                           Value linear, int64_t elementBytes);
+                           Value row, Value col, int64_t n,
+                           int64_t elementBytes);
 
 /// An L2 eviction hint for a global load: `policy` is emitCachePolicy of
 /// `priority`, which also sets the L1 eviction priority.

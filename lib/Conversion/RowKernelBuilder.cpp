@@ -74,6 +74,7 @@ public:
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) != Role::row)
         globalBases[inputs[i]] = emitGlobalBase(b, loc, inputs[i]);
+    alwaysTrue = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
 
     if (failed(setUpThreads(b, func, loc)))
       return failure();
@@ -374,18 +375,14 @@ private:
     auto vecType = VectorType::get({layout.vectorWidth}, element);
     SmallVector<Value> scalars;
     for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-      Value linear = columns[c];
-      if (row)
-        linear = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, row, indexConst(b, loc, n)),
-            linear);
-      Value address = globalElementAddress(b, loc, globalBases.lookup(memref),
-                                           linear, elementBytes(memref));
+      Value address =
+          globalElementAddress(b, loc, globalBases.lookup(memref), row,
+                               columns[c], n, elementBytes(memref));
       // A row's loads are predicated even where always inside: the
       // pipeline's prologue predicates them on the row existing.
       Value inside = inBounds[c];
       if (!inside && row)
-        inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+        inside = alwaysTrue;
       Value vec = emitGlobalLoad(b, loc, address, vecType, inside);
       // Loads of a row's data are what --norm-pipeline issues early.
       if (row)
@@ -826,8 +823,10 @@ private:
   /// Rows strided by the grid (KernelPlan::persistent).
   bool persistent;
   SmallVector<Value> inputs, outputs, columns, inBounds;
-  /// Each full and column input's global address (emitGlobalBase).
+  /// Each full and column input's global address (emitGlobalBase), and the
+  /// predicate of loads that are always inside the row.
   DenseMap<Value, Value> globalBases;
+  Value alwaysTrue;
   /// The inputs with a value per element (Role::full), in input order.
   SmallVector<Value> fullInputs;
   Value sliceY;

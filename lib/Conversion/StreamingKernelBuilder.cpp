@@ -205,12 +205,9 @@ private:
     for (BlockArgument arg : used) {
       unsigned i = arg.getArgNumber();
       bool full = op.getInputRole(i) == Role::full;
-      Value index[2] = {row, col};
-      ValueRange indices =
-          full ? ValueRange(index) : ValueRange(ArrayRef(index).drop_front());
-      SmallVector<Value> scalars =
-          loadVector(b, loc, inputs[i], globalBases[i], indices, inside,
-                     full ? priority : EvictionPriority::evictLast);
+      SmallVector<Value> scalars = loadVector(
+          b, loc, inputs[i], globalBases[i], full ? row : Value(), col, inside,
+          full ? priority : EvictionPriority::evictLast);
       for (int64_t v = 0; v < layout.vectorWidth; ++v)
         lanes[v].map(arg, scalars[v]);
     }
@@ -342,22 +339,16 @@ private:
     return layout.vectorWidth * element.getIntOrFloatBitWidth() == 128;
   }
 
-  /// A 16-byte (or narrower) vector load, predicated on `inside` (null:
+  /// A 16-byte (or narrower) vector load of `memref` at (`row`, `col`) (null
+  /// `row`: at `col` of a column input), predicated on `inside` (null:
   /// always), as scalars; 16-byte loads carry the eviction priority
   /// `priority`.
   SmallVector<Value> loadVector(OpBuilder &b, Location loc, Value memref,
-                                Value globalBase, ValueRange index,
+                                Value globalBase, Value row, Value col,
                                 Value inside, EvictionPriority priority) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     auto vecType = VectorType::get({layout.vectorWidth}, element);
-    // Row-major: element (row, col) of an M x N memref is row * N + col.
-    Value linear = index.back();
-    if (index.size() == 2)
-      linear = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, index.front(), indexConst(b, loc, n)),
-          linear);
-    Value address = globalElementAddress(b, loc, globalBase, linear,
+    Value address = globalElementAddress(b, loc, globalBase, row, col, n,
                                          element.getIntOrFloatBitWidth() / 8);
     std::optional<CacheHint> hint;
     if (hintedLoads(memref))
