@@ -1271,6 +1271,43 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   EXPECT_TRUE(chooseStreamedRows(backward, DeviceInfo()).empty());
 }
 
+TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
+  using Rows = std::pair<int64_t, int64_t>;
+  auto heldFrom = [](const KernelShape &shape, const DeviceInfo &device) {
+    HeldRows held = chooseHeldRows(shape, device);
+    return std::make_pair(held.rowsPerBlock,
+                          held.rows.empty() ? int64_t(-1) : held.rows.begin);
+  };
+  // N = 1000-1024 bf16: 128 threads, one vector each; four rows a block
+  // from 24 rows per SM, with no end.
+  for (int64_t reductions : {1, 2})
+    for (int64_t n : {1000, 1024}) {
+      KernelShape shape = forwardShape(n, reductions);
+      EXPECT_EQ(heldFrom(shape, DeviceInfo()), Rows(4, 24 * 132));
+      EXPECT_EQ(chooseHeldRows(shape, DeviceInfo()).rows.end,
+                RowRange::all().end);
+    }
+  // The threshold follows the SM count.
+  DeviceInfo small;
+  small.numSMs = 100;
+  EXPECT_EQ(heldFrom(forwardShape(1024, 1), small), Rows(4, 2400));
+  // f16 like bf16; f32 rows of 1024 take 256 threads: one row a block, as
+  // do the wider blocks of N = 2048-4096 bf16 (measured level).
+  KernelShape f16 = forwardShape(1024, 1);
+  EXPECT_EQ(heldFrom(f16, DeviceInfo()), Rows(4, 3168));
+  KernelShape f32 = forwardShape(1024, 1);
+  f32.elementBytes = 4;
+  EXPECT_EQ(heldFrom(f32, DeviceInfo()).first, 1);
+  EXPECT_EQ(heldFrom(forwardShape(2048, 1), DeviceInfo()).first, 1);
+  EXPECT_EQ(heldFrom(forwardShape(4096, 2), DeviceInfo()).first, 1);
+  // Kernels that do not stream (rows shorter than measured, backwards):
+  // one row.
+  EXPECT_EQ(heldFrom(forwardShape(512, 1), DeviceInfo()).first, 1);
+  KernelShape backward = forwardShape(1024, 1);
+  backward.fullOperands = 2;
+  EXPECT_EQ(heldFrom(backward, DeviceInfo()).first, 1);
+}
+
 TEST(Tuning, LayerNormForwardsStreamShortRowsOrFewElements) {
   KernelShape ln = forwardShape(1024, 2);
   EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).coversAll());

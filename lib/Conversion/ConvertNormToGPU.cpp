@@ -278,9 +278,12 @@ struct ConvertNormToGPUPass
       func->setAttr("norm.persistent", OpBuilder(op).getUnitAttr());
     else if (std::optional<int64_t> partial = op.getRowsPerPartial())
       split = *partial;
-    else if (auto attr = op->getAttrOfType<IntegerAttr>("norm.rows_per_block"))
+    else if (auto attr = op->getAttrOfType<IntegerAttr>(
+                 FusedOp::getRowsPerBlockAttrName()))
       split = attr.getInt();
-    else if (!streaming) {
+    else if (!streaming || layout.holdsRow) {
+      // A streamed kernel takes several rows only where it holds them in
+      // registers; one that re-reads its row from L2 takes one.
       tunedSplit = rowsPerBlock <= 0;
       split = tunedSplit ? plan.rowsPerBlock : rowsPerBlock.getValue();
     }
@@ -332,7 +335,7 @@ struct ConvertNormToGPUPass
     }
     if (rowSplit.minPartials > 0 && layout.rowGroups != 1)
       return op.emitOpError("min_partials needs a block per partial row");
-    if (failed(streaming ? buildStreamingKernel(op, layout, n, func)
+    if (failed(streaming ? buildStreamingKernel(op, layout, n, rowSplit, func)
                          : buildRowKernel(op, layout, n, rowSplit,
                                           plan.persistent, func)))
       return failure();

@@ -229,10 +229,14 @@ LogicalResult buildCombineKernel(ArrayRef<CombineOp> ops,
 LogicalResult buildColumnKernel(FusedOp op, const CombineLayout &layout,
                                 bool waitsAtEnd, gpu::GPUFuncOp func);
 
-/// Emits into `func` a statistics-only kernel (row reductions, row outputs)
-/// that streams rows too long for registers: see StreamingKernelBuilder.cpp.
+/// Emits into `func` a kernel that streams its rows in vector chunks (a
+/// statistics-only kernel over rows too long for registers, or a streamed
+/// forward): see StreamingKernelBuilder.cpp. A block takes one row, or
+/// `split`'s rows where the layout holds them in registers
+/// (RowLayout::holdsRow).
 LogicalResult buildStreamingKernel(FusedOp op, const RowLayout &layout,
-                                   int64_t n, gpu::GPUFuncOp func);
+                                   int64_t n, const RowSplit &split,
+                                   gpu::GPUFuncOp func);
 
 } // namespace mlir::norm
 

@@ -20,7 +20,8 @@ using namespace mlir::norm;
 
 namespace {
 
-/// Code generation of a streaming kernel: one row per block, each reduction
+/// Code generation of a streaming kernel: a row per block (or a few rows it
+/// holds in registers, see below), each reduction
 /// streams the row in vector chunks (a second reduction that depends on the
 /// first reads the row again, mostly from L2), then row outputs are written
 /// by thread 0 and full outputs by one more pass over the row. Used for
@@ -35,13 +36,24 @@ namespace {
 /// short forwards of norm-short-rows) is not re-read: it is loaded once,
 /// before the first pass, and the passes reuse those registers. The re-read
 /// would be a round trip to L2 after the reduction, on the critical path of a
-/// block that does nothing else.
+/// block that does nothing else. A block that holds its rows may hold
+/// several (`split`, RowSplit; norm-short-rows marks such versions
+/// norm.rows_per_block, chooseHeldRows): consecutive rows, all loaded before
+/// the first pass, every pass's reductions of all of them in one exchange,
+/// so each thread has a 16-byte load of each row in flight at once and the
+/// block pays one barrier per reduction for all of them.
 class StreamingKernelBuilder {
 public:
-  StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n)
-      : op(op), body(op.getBody().front()), layout(layout), n(n) {}
+  StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
+                         RowSplit split)
+      : op(op), body(op.getBody().front()), layout(layout), n(n),
+        split(split) {}
 
   LogicalResult build(gpu::GPUFuncOp func) {
+    if (split.rowsPerBlock > 1 && !rowInRegisters())
+      return op.emitOpError("a streaming kernel that re-reads its row from "
+                            "L2 takes one row per block, got ")
+             << split.rowsPerBlock;
     OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
     Location loc = op.getLoc();
     unsigned numInputs = op.getInputs().size();
@@ -49,15 +61,17 @@ public:
     SmallVector<Value> inputs(args.take_front(numInputs));
     SmallVector<Value> outputs(args.drop_front(numInputs));
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value row = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    int64_t rowsHeld = split.rowsPerBlock;
+    int64_t reductionsPerRow = llvm::range_size(body.getOps<RowReduceOp>());
     // The row kernels' reductions: one barrier each where gpu.all_reduce
     // takes two, and a third before its buffer is used again. Measured on
     // the H200 (bf16, kernel time, inference forwards,
     // bench/results/ab-2026-12-02-streamed-row-reductions.log): RMSNorm
     // 1.03-1.18x at M = 16-5120 (N = 1000-4096), LayerNorm 1.11-1.22x at
     // 512-3072 x 1024; the long streamed rows (N = 7168-32768) level.
-    RowReductions reductions(layout,
-                             llvm::range_size(body.getOps<RowReduceOp>()));
+    // Reduction `index` of held row k takes slot index * rowsHeld + k.
+    RowReductions reductions(layout, reductionsPerRow * rowsHeld);
     reductions.allocate(func, loc);
     reductions.setThread(
         tid, arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32)),
@@ -72,24 +86,42 @@ public:
                                 ? emitGlobalBase(b, loc, inputs[i])
                                 : Value());
 
-    if (layout.l2PrefetchRows > 0)
-      prefetchRowAhead(b, loc, inputs, row, tid);
+    setUpRows(b, loc, inputs, outputs, block);
+    if (failed(emitRows(b, loc, inputs, outputs, tid, block, reductions)))
+      return failure();
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
 
-    IRMapping rowMapping;
-    for (unsigned i = 0; i < numInputs; ++i)
-      if (op.getInputRole(i) == Role::row)
-        rowMapping.map(body.getArgument(i),
-                       memref::LoadOp::create(b, loc, inputs[i], row));
+private:
+  /// Emits the kernel's work on this block's rows (heldRows): their loads,
+  /// the passes and their reductions, and the stores of the outputs.
+  LogicalResult emitRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
+                         ArrayRef<Value> outputs, Value tid, Value block,
+                         RowReductions &reductions) {
+    unsigned numInputs = inputs.size();
+    int64_t rowsHeld = heldRows.size();
+    int64_t reductionsPerRow = llvm::range_size(body.getOps<RowReduceOp>());
+    if (layout.l2PrefetchRows > 0)
+      for (HeldRow &held : heldRows)
+        prefetchRowAhead(b, loc, inputs, held.row, tid);
+
+    for (HeldRow &held : heldRows)
+      for (unsigned i = 0; i < numInputs; ++i)
+        if (op.getInputRole(i) == Role::row)
+          held.mapping.map(
+              body.getArgument(i),
+              memref::LoadOp::create(b, loc, inputs[i], held.clampedRow));
     if (rowInRegisters())
-      preloadRow(b, loc, inputs, row, tid);
+      for (HeldRow &held : heldRows)
+        preloadRow(b, loc, inputs, held, tid);
 
     // Passes: one per reduction, then one for the full outputs, if any.
     auto yield = cast<YieldOp>(body.getTerminator());
     bool hasFullOutputs = llvm::any_of(
         llvm::seq<unsigned>(0, yield.getValues().size()),
         [&](unsigned k) { return op.getOutputRole(k) == Role::full; });
-    int64_t passes =
-        llvm::range_size(body.getOps<RowReduceOp>()) + (hasFullOutputs ? 1 : 0);
+    int64_t passes = reductionsPerRow + (hasFullOutputs ? 1 : 0);
     int64_t pass = 0;
     auto priorityOfPass = [&] {
       return ++pass == passes ? EvictionPriority::evictFirst
@@ -99,12 +131,11 @@ public:
       Combiner combiner = reduce.getCombiner();
       Value identity = combinerIdentity(b, loc, combiner);
       SmallVector<BlockArgument> used =
-          argumentsUsedBy(body, {reduce.getValue()}, rowMapping);
+          argumentsUsedBy(body, {reduce.getValue()}, heldRows[0].mapping);
       LogicalResult status = success();
-      SmallVector<Value> sums = streamRow(
-          b, loc, inputs, row, tid, rowMapping, used, priorityOfPass(),
-          {identity},
-          [&](OpBuilder &lb, Location l, Value, Value inside,
+      SmallVector<SmallVector<Value>> sums = streamRows(
+          b, loc, inputs, tid, used, priorityOfPass(), {identity},
+          [&](OpBuilder &lb, Location l, const HeldRow &, Value, Value inside,
               std::vector<IRMapping> &lanes, SmallVector<Value> &acc) {
             for (IRMapping &lane : lanes) {
               if (failed(cloneBodySlice(lb, body, {reduce.getValue()}, lane)))
@@ -118,11 +149,20 @@ public:
       if (failed(status))
         return op.emitOpError("statistics kernel reads a value the streaming "
                               "lowering does not provide");
-      // One row per block: its row is the block's first, every slot of
-      // the reductions' buffer is written once.
-      Value total = reductions.reduce(b, loc, {combiner}, {sums.front()},
-                                      {int64_t(index)}, row, row)[0];
-      rowMapping.map(reduce.getResult(), total);
+      // The held rows' totals in one exchange. Every slot of the
+      // reductions' buffer is written once per block, so the block's index
+      // stands for the row whose parity picks the buffer.
+      SmallVector<Combiner> combiners(rowsHeld, combiner);
+      SmallVector<Value> partials;
+      SmallVector<int64_t> slots;
+      for (int64_t k = 0; k < rowsHeld; ++k) {
+        partials.push_back(sums[k].front());
+        slots.push_back(int64_t(index) * rowsHeld + k);
+      }
+      SmallVector<Value> totals =
+          reductions.reduce(b, loc, combiners, partials, slots, block, block);
+      for (auto [held, total] : llvm::zip(heldRows, totals))
+        held.mapping.map(reduce.getResult(), total);
     }
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         indexConst(b, loc, 0));
@@ -139,17 +179,20 @@ public:
       }
     if (!fullValues.empty()) {
       LogicalResult status = success();
-      streamRow(b, loc, inputs, row, tid, rowMapping,
-                argumentsUsedBy(body, fullValues, rowMapping), priorityOfPass(),
-                {},
-                [&](OpBuilder &lb, Location l, Value col, Value inside,
-                    std::vector<IRMapping> &lanes, SmallVector<Value> &) {
-                  for (IRMapping &lane : lanes)
-                    if (failed(cloneBodySlice(lb, body, fullValues, lane)))
-                      status = failure();
-                  for (auto [value, out] : llvm::zip(fullValues, fullOutputs))
-                    storeVector(lb, l, out, row, col, lanes, value, inside);
-                });
+      streamRows(b, loc, inputs, tid,
+                 argumentsUsedBy(body, fullValues, heldRows[0].mapping),
+                 priorityOfPass(), {},
+                 [&](OpBuilder &lb, Location l, const HeldRow &held, Value col,
+                     Value inside, std::vector<IRMapping> &lanes,
+                     SmallVector<Value> &) {
+                   for (IRMapping &lane : lanes)
+                     if (failed(cloneBodySlice(lb, body, fullValues, lane)))
+                       status = failure();
+                   Value where = both(lb, l, inside, held.exists);
+                   for (auto [value, out] : llvm::zip(fullValues, fullOutputs))
+                     storeVector(lb, l, out, held.row, col, lanes, value,
+                                 where);
+                 });
       if (failed(status))
         return op.emitOpError("full output reads a value the streaming "
                               "lowering does not provide");
@@ -157,20 +200,90 @@ public:
     for (auto [k, value] : llvm::enumerate(yield.getValues())) {
       if (op.getOutputRole(k) != Role::row)
         continue;
-      if (failed(cloneBodySlice(b, body, {value}, rowMapping)))
-        return op.emitOpError("row output reads a per-element value");
-      Value result = rowMapping.lookupOrDefault(value);
-      Value out = outputs[k];
-      scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
-        memref::StoreOp::create(tb, l, result, out, row);
-        scf::YieldOp::create(tb, l);
-      });
+      for (HeldRow &held : heldRows) {
+        if (failed(cloneBodySlice(b, body, {value}, held.mapping)))
+          return op.emitOpError("row output reads a per-element value");
+        Value result = held.mapping.lookupOrDefault(value);
+        Value out = outputs[k];
+        Value store =
+            held.exists ? arith::AndIOp::create(b, loc, first, held.exists)
+                        : first;
+        scf::IfOp::create(b, loc, store, [&](OpBuilder &tb, Location l) {
+          memref::StoreOp::create(tb, l, result, out, held.row);
+          scf::YieldOp::create(tb, l);
+        });
+      }
     }
-    gpu::ReturnOp::create(b, loc);
     return success();
   }
 
-private:
+  /// A row of this block: its index, whether it exists (null: always), the
+  /// index its row inputs are read at (itself, or where it does not exist
+  /// the block's first row), the body's values of it computed so far, and
+  /// (rowInRegisters) this thread's vectors of it, per chunk, with their
+  /// first column and bounds check (the row's existence included).
+  struct PreloadedChunk {
+    Value col, inside;
+    std::vector<IRMapping> lanes;
+  };
+  struct HeldRow {
+    Value row, exists, clampedRow;
+    IRMapping mapping;
+    SmallVector<PreloadedChunk> chunks;
+  };
+
+  /// This block's rows: its index, or with several rows a block
+  /// (split.rowsPerBlock) rows b * R + k, k < split.rowsPerBlock, where R is
+  /// the split's rows per block at this M (RowSplit::build; the host
+  /// computes the grid from the same count), each existing where k < R and
+  /// it is below M.
+  void setUpRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
+                 ArrayRef<Value> outputs, Value block) {
+    if (split.rowsPerBlock == 1) {
+      HeldRow &held = heldRows.emplace_back();
+      held.row = held.clampedRow = block;
+      return;
+    }
+    Value shapeSource;
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (op.getInputRole(i) == Role::full && !shapeSource)
+        shapeSource = input;
+    for (auto [i, output] : llvm::enumerate(outputs))
+      if (op.getOutputRole(i) == Role::full && !shapeSource)
+        shapeSource = output;
+    Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
+    Value rowsHere = split.build(b, loc, rows);
+    Value firstRow = arith::MulIOp::create(b, loc, block, rowsHere);
+    for (int64_t k = 0; k < split.rowsPerBlock; ++k) {
+      HeldRow &held = heldRows.emplace_back();
+      if (k == 0) {
+        // The grid is ceil(M / R): a block's first row always exists.
+        held.row = held.clampedRow = firstRow;
+        continue;
+      }
+      Value kth = indexConst(b, loc, k);
+      held.row = arith::AddIOp::create(b, loc, firstRow, kth);
+      held.exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          held.row, rows);
+      if (split.minBlocks > 0 || split.minPartials > 0)
+        held.exists = arith::AndIOp::create(
+            b, loc, held.exists,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kth,
+                                  rowsHere));
+      held.clampedRow =
+          arith::SelectOp::create(b, loc, held.exists, held.row, firstRow);
+    }
+  }
+
+  /// `inside` (null: always) and `exists` (null: always) together.
+  static Value both(OpBuilder &b, Location loc, Value inside, Value exists) {
+    if (!inside)
+      return exists;
+    if (!exists)
+      return inside;
+    return arith::AndIOp::create(b, loc, inside, exists);
+  }
+
   /// Whether the passes share one load of the row (preloadRow), as the
   /// tuning chose (RowLayout::holdsRow) where one sweep of the block
   /// covers the row.
@@ -213,85 +326,104 @@ private:
     }
   }
 
-  /// Loads this thread's vectors of every full input the body reads, all
-  /// before the first pass (rowInRegisters). Column inputs (the weights,
-  /// read by every row) are still loaded where a pass uses them: loading
-  /// them here too was only measured together with evict_first loads of
-  /// the row. The row's loads carry evict_last although nothing reads the
-  /// row again: with evict_first these loads, which miss L2, made the short
-  /// forwards 15-22% slower than re-reading the row (H200, bf16, kernel
-  /// time, M = 128-2048; with evict_last 1.01-1.06x faster;
+  /// Loads this thread's vectors of every full input the body reads of
+  /// `held`, all before the first pass (rowInRegisters). Column inputs (the
+  /// weights, read by every row) are still loaded where a pass uses them:
+  /// loading them here too was only measured together with evict_first
+  /// loads of the row. The row's loads carry evict_last although nothing
+  /// reads the row again: with evict_first these loads, which miss L2, made
+  /// the short forwards 15-22% slower than re-reading the row (H200, bf16,
+  /// kernel time, M = 128-2048; with evict_last 1.01-1.06x faster;
   /// bench/results/ab-2026-12-02-rows-in-registers.log, inreg2 / inreg3).
-  void preloadRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value row,
-                  Value tid) {
+  void preloadRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
+                  HeldRow &held, Value tid) {
     SmallVector<BlockArgument> read;
     for (BlockArgument arg : body.getArguments())
       if (op.getInputRole(arg.getArgNumber()) == Role::full && !arg.use_empty())
         read.push_back(arg);
-    Value base = indexConst(b, loc, 0);
-    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-      auto [col, inside] = chunkColumn(b, loc, base, c, tid);
-      PreloadedChunk &chunk = preloaded.emplace_back();
+    // The chunks' columns are the same in every held row: computed once.
+    if (chunkColumns.empty()) {
+      Value base = indexConst(b, loc, 0);
+      for (int64_t c = 0; c < layout.chunksPerThread; ++c)
+        chunkColumns.push_back(chunkColumn(b, loc, base, c, tid));
+    }
+    for (auto [col, inside] : chunkColumns) {
+      PreloadedChunk &chunk = held.chunks.emplace_back();
       chunk.col = col;
       chunk.inside = inside;
       chunk.lanes.assign(layout.vectorWidth, IRMapping());
-      loadLanes(b, loc, inputs, row, col, inside, read,
-                EvictionPriority::evictLast, chunk.lanes);
+      loadLanes(b, loc, inputs, held.row, col, both(b, loc, inside, held.exists),
+                read, EvictionPriority::evictLast, chunk.lanes);
     }
   }
 
-  /// One pass over row `row`: a loop over iterations of threads x chunks
-  /// vectors, whose body loads this thread's vectors of the `used`
-  /// arguments into one mapping per vector lane (loadLanes, L2 priority
-  /// `priority` for full inputs) and calls `emit` with the vector's first
-  /// column, its bounds check (null when always inside) and the values
-  /// carried from vector to vector (initially `init`), whose final values it
-  /// returns. A row in registers (rowInRegisters) is no loop: `emit` gets
-  /// the preloaded vectors.
-  SmallVector<Value>
-  streamRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value row,
-            Value tid, const IRMapping &rowMapping,
-            ArrayRef<BlockArgument> used, EvictionPriority priority,
-            ValueRange init,
-            function_ref<void(OpBuilder &, Location, Value, Value,
-                              std::vector<IRMapping> &, SmallVector<Value> &)>
-                emit) {
+  /// What a pass emits for each vector of a row: gets the row, the vector's
+  /// first column, its bounds check in the row (null when always inside;
+  /// the row's existence is HeldRow::exists), one mapping per vector lane,
+  /// and the values the pass carries from vector to vector of that row.
+  using EmitVector =
+      function_ref<void(OpBuilder &, Location, const HeldRow &, Value, Value,
+                        std::vector<IRMapping> &, SmallVector<Value> &)>;
+
+  /// One pass over each of this block's rows, returning each row's carried
+  /// values (initially `init`). A row in registers (rowInRegisters) is no
+  /// loop: `emit` gets the preloaded vectors of each held row, the column
+  /// inputs among the `used` arguments loaded once a chunk for all of them.
+  /// Otherwise the block's one row is streamed: a loop over iterations of
+  /// threads x chunks vectors, whose body loads this thread's vectors of the
+  /// `used` arguments (loadLanes, L2 priority `priority` for full inputs).
+  SmallVector<SmallVector<Value>>
+  streamRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value tid,
+             ArrayRef<BlockArgument> used, EvictionPriority priority,
+             ValueRange init, EmitVector emit) {
+    SmallVector<SmallVector<Value>> acc(heldRows.size(),
+                                        SmallVector<Value>(init));
     if (rowInRegisters()) {
       // Full inputs come from the registers, column inputs are loaded.
       SmallVector<BlockArgument> full, columns;
       for (BlockArgument arg : used)
         (op.getInputRole(arg.getArgNumber()) == Role::full ? full : columns)
             .push_back(arg);
-      SmallVector<Value> acc(init);
-      for (PreloadedChunk &chunk : preloaded) {
-        std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
-        for (auto [lane, loaded] : llvm::zip(lanes, chunk.lanes))
-          for (BlockArgument arg : full)
-            lane.map(arg, loaded.lookup(arg));
-        loadLanes(b, loc, inputs, row, chunk.col, chunk.inside, columns,
-                  priority, lanes);
-        emit(b, loc, chunk.col, chunk.inside, lanes, acc);
+      for (auto [c, column] : llvm::enumerate(chunkColumns)) {
+        auto [col, inside] = column;
+        std::vector<IRMapping> columnLanes(layout.vectorWidth);
+        loadLanes(b, loc, inputs, Value(), col, inside, columns, priority,
+                  columnLanes);
+        for (auto [held, rowAcc] : llvm::zip(heldRows, acc)) {
+          std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
+          for (auto [lane, loaded, columnLane] :
+               llvm::zip(lanes, held.chunks[c].lanes, columnLanes)) {
+            for (BlockArgument arg : full)
+              lane.map(arg, loaded.lookup(arg));
+            for (BlockArgument arg : columns)
+              lane.map(arg, columnLane.lookup(arg));
+          }
+          emit(b, loc, held, col, inside, lanes, rowAcc);
+        }
       }
       return acc;
     }
+    const HeldRow &held = heldRows.front();
     int64_t perIteration = layout.sliceWidth();
     int64_t iterations = (n + perIteration - 1) / perIteration;
     auto loop = scf::ForOp::create(
         b, loc, indexConst(b, loc, 0), indexConst(b, loc, iterations),
         indexConst(b, loc, 1), init,
         [&](OpBuilder &lb, Location l, Value it, ValueRange carried) {
-          SmallVector<Value> acc(carried);
+          SmallVector<Value> rowAcc(carried);
           Value base =
               arith::MulIOp::create(lb, l, it, indexConst(lb, l, perIteration));
           for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
             auto [col, inside] = chunkColumn(lb, l, base, c, tid);
-            std::vector<IRMapping> lanes(layout.vectorWidth, rowMapping);
-            loadLanes(lb, l, inputs, row, col, inside, used, priority, lanes);
-            emit(lb, l, col, inside, lanes, acc);
+            std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
+            loadLanes(lb, l, inputs, held.row, col, inside, used, priority,
+                      lanes);
+            emit(lb, l, held, col, inside, lanes, rowAcc);
           }
-          scf::YieldOp::create(lb, l, acc);
+          scf::YieldOp::create(lb, l, rowAcc);
         });
-    return SmallVector<Value>(loop.getResults());
+    acc.front() = SmallVector<Value>(loop.getResults());
+    return acc;
   }
 
   /// Stores `value` of every lane as one vector at (`row`, `col`) where
@@ -368,19 +500,21 @@ private:
   /// each input.
   Value evictFirstPolicy, evictLastPolicy;
   SmallVector<Value> globalBases;
-  /// A row in registers (rowInRegisters): this thread's vectors of it, per
-  /// chunk, with their first column and bounds check.
-  struct PreloadedChunk {
-    Value col, inside;
-    std::vector<IRMapping> lanes;
-  };
-  SmallVector<PreloadedChunk> preloaded;
+  /// How many rows a block holds, and how M spreads over blocks.
+  RowSplit split;
+  /// This block's rows (setUpRows).
+  SmallVector<HeldRow> heldRows;
+  /// A row in registers (rowInRegisters): each chunk's first column and
+  /// bounds check, the same in every held row.
+  SmallVector<std::pair<Value, Value>> chunkColumns;
 };
 
 } // namespace
 
 LogicalResult mlir::norm::buildStreamingKernel(FusedOp op,
                                                const RowLayout &layout,
-                                               int64_t n, gpu::GPUFuncOp func) {
-  return StreamingKernelBuilder(op, layout, n).build(func);
+                                               int64_t n,
+                                               const RowSplit &split,
+                                               gpu::GPUFuncOp func) {
+  return StreamingKernelBuilder(op, layout, n, split).build(func);
 }

@@ -457,6 +457,16 @@ LogicalResult FusedOp::verify() {
   if (getOutputs().size() != getOutputRoles().size())
     return emitOpError() << "has " << getOutputs().size() << " outputs but "
                          << getOutputRoles().size() << " output roles";
+  if (Attribute rows = (*this)->getAttr(getRowsPerBlockAttrName())) {
+    auto count = dyn_cast<IntegerAttr>(rows);
+    if (!count || count.getInt() <= 0)
+      return emitOpError("'") << getRowsPerBlockAttrName()
+                              << "' must be a positive integer, got " << rows;
+    if (split)
+      return emitOpError("'") << getRowsPerBlockAttrName()
+                              << "' and rows_per_partial both set the rows "
+                                 "of a block: give one";
+  }
   if ((*this)->hasAttr(getWholeColumnsAttrName())) {
     if (split)
       return emitOpError("'") << getWholeColumnsAttrName()

@@ -164,8 +164,8 @@ struct NormShortRowsPass
   /// The results of `inside(b)` where the row count of `op` lies in `rows`
   /// and of `outside(b)` where it does not: one of the two for a static M
   /// or a range of every M, else both in an scf.if on M marked
-  /// kShortRowsIfAttr (a range from row 0 is one comparison, a range from
-  /// later rows an arith.andi of two).
+  /// kShortRowsIfAttr (a range from row 0 or without an end is one
+  /// comparison, any other an arith.andi of two).
   static SmallVector<Value>
   versionOnRows(OpBuilder &b, FusedOp op, RowRange rows,
                 function_ref<SmallVector<Value>(OpBuilder &)> inside,
@@ -179,16 +179,19 @@ struct NormShortRowsPass
       return inside(b);
     Location loc = op.getLoc();
     Value count = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
-    Value within =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, count,
-                              arith::ConstantIndexOp::create(b, loc, rows.end));
-    if (rows.begin > 0)
-      within = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::uge, count,
-              arith::ConstantIndexOp::create(b, loc, rows.begin)),
-          within);
+    // A range without an end (RowRange::all's) is one comparison too.
+    Value within;
+    if (rows.end != RowRange::all().end)
+      within = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, count,
+          arith::ConstantIndexOp::create(b, loc, rows.end));
+    if (rows.begin > 0) {
+      Value from = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::uge, count,
+          arith::ConstantIndexOp::create(b, loc, rows.begin));
+      within = within ? arith::AndIOp::create(b, loc, from, within).getResult()
+                      : from;
+    }
     auto ifOp = scf::IfOp::create(
         b, loc, within,
         [&](OpBuilder &tb, Location l) {
@@ -209,6 +212,28 @@ struct NormShortRowsPass
     return clone->getResults();
   }
 
+  /// The streamed version of forward `op` at `b` and its results: blocks
+  /// hold `held.rowsPerBlock` rows (norm.rows_per_block) where M lies in
+  /// `held.rows`, a row each elsewhere.
+  static SmallVector<Value> buildStreamed(OpBuilder &b, FusedOp op,
+                                          const HeldRows &held) {
+    auto oneRow = [&](OpBuilder &ob) {
+      return cloneMarked(ob, op, FusedOp::getStreamRowsAttrName());
+    };
+    if (held.rowsPerBlock <= 1 || held.rows.empty())
+      return oneRow(b);
+    return versionOnRows(
+        b, op, held.rows,
+        [&](OpBuilder &hb) {
+          Operation *clone = hb.clone(*op);
+          clone->setAttr(FusedOp::getStreamRowsAttrName(), hb.getUnitAttr());
+          clone->setAttr(FusedOp::getRowsPerBlockAttrName(),
+                         hb.getI64IntegerAttr(held.rowsPerBlock));
+          return SmallVector<Value>(clone->getResults());
+        },
+        oneRow);
+  }
+
   /// The short version of `op` at `b` and its results: for a mixed-order
   /// kernel, one block over all rows below `singleBlockRows` rows
   /// (chooseSingleBlockRows), else the row and column parts; a forward whose
@@ -216,9 +241,10 @@ struct NormShortRowsPass
   static SmallVector<Value> buildShort(OpBuilder &b, FusedOp op,
                                        ArrayRef<unsigned> rowOutputs,
                                        ArrayRef<unsigned> columnOutputs,
-                                       int64_t singleBlockRows) {
+                                       int64_t singleBlockRows,
+                                       const HeldRows &held) {
     if (columnOutputs.empty())
-      return cloneMarked(b, op, FusedOp::getStreamRowsAttrName());
+      return buildStreamed(b, op, held);
     auto parts = [&](OpBuilder &pb) {
       return buildParts(pb, op, rowOutputs, columnOutputs);
     };
@@ -258,11 +284,20 @@ struct NormShortRowsPass
       return success();
     int64_t singleBlockRows =
         columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
+    // Held rows only where the rule streams the rows (not where the option
+    // stretched the range) and M may reach them.
+    HeldRows held;
+    if (columnOutputs.empty() && shortRows < 0) {
+      held = chooseHeldRows(shape, device);
+      held.rows.begin = std::max(held.rows.begin, rows.begin);
+      held.rows.end = std::min(held.rows.end, rows.end);
+    }
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
         rewriter, op, rows,
         [&](OpBuilder &b) {
-          return buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows);
+          return buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows,
+                            held);
         },
         [&](OpBuilder &b) {
           return SmallVector<Value>(b.clone(*op)->getResults());

@@ -104,6 +104,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.rowsPerBlock = tuned && tuned->rowsPerBlock > 0
                             ? tuned->rowsPerBlock
                             : chooseRowsPerBlock(n, elementBytes, device);
+  else
+    plan.rowsPerBlock = 1;
   if (tuned) {
     plan.numStages = tuned->numStages;
     plan.minBlocksPerSM = tuned->minBlocksPerSM;

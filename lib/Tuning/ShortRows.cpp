@@ -106,6 +106,35 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   return {};
 }
 
+HeldRows mlir::norm::chooseHeldRows(const KernelShape &shape,
+                                    const DeviceInfo &device) {
+  // Four rows a block of 128 threads put 64 bytes of loads a thread in
+  // flight (Inductor's warp rows: 32 threads, 4 vectors each) where one
+  // row's 16 bytes leave an SM's short-lived blocks short of loads in
+  // flight, and pay one barrier per reduction for all four. Measured on the
+  // H200 (bf16 inference forwards, kernel time, 3 rounds, four rows a block
+  // against one; bench/results/ab-2026-12-02-streamed-held-rows-*.log):
+  // RMSNorm 4096 x 1000 1.08-1.12x, 4096 x 1024 1.05x, 16384-131072 x 1024
+  // 1.00-1.01x; LayerNorm 4096 x 1024 1.07x (0.98x in a second run), 8192 x
+  // 1024 1.07x, 16384 x 1024 1.04x, 100000 x 1000 1.04-1.05x. At 512-1056
+  // rows they lost 0.66-0.87x, at 1057-2000 rows with two rows a block
+  // 0.84-0.96x: a block per row there. Two rows a block gained nothing
+  // (0.90-1.02x), nor did four at N = 2048-4096 (256-512 threads,
+  // 0.99-1.01x).
+  constexpr int64_t kRowsPerBlock = 4;
+  constexpr int64_t kMaxThreads = 128;
+  constexpr int64_t kFromRowsPerSM = 24;
+  RowRange streamed = chooseStreamedRows(shape, device);
+  RowLayout layout =
+      chooseStreamingLayout(shape.n, shape.elementBytes, device);
+  if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
+    return {};
+  int64_t from = std::max(streamed.begin, kFromRowsPerSM * device.numSMs);
+  if (from >= streamed.end)
+    return {};
+  return {kRowsPerBlock, RowRange{from, streamed.end}};
+}
+
 std::string mlir::norm::validateShortRowsLimit(int64_t limit) {
   if (limit < -1)
     return "short-rows must be -1 (the tuning rule), 0 (off) or a positive "

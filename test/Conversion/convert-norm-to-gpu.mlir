@@ -833,6 +833,72 @@ func.func @row_in_registers(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: 
 
 // -----
 
+// A streamed block that holds its rows takes norm.rows_per_block of them
+// (norm-short-rows sets 4 from 3168 rows, chooseHeldRows): rows b * 2 and
+// b * 2 + 1, the second's loads predicated on its existence (below M), both
+// rows' loads before the one barrier that reduces both (slots [.][0][.] and
+// [.][1][.]), the weight loaded once for both, the second row's store
+// guarded; the grid is ceil(M / 2).
+// CHECK-LABEL: func @held_rows
+// CHECK: %[[ROWS:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[ROWS]], %c2
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]],
+// CHECK: gpu.func @norm_fused({{.*}} workgroup(%[[SLOTS:.+]] : memref<2x2x32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: norm.rows_per_block = 2 : i64
+// CHECK: %[[BLOCK:.+]] = gpu.block_id x
+// CHECK: %[[M:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[FIRST:.+]] = arith.muli %[[BLOCK]], %c2
+// CHECK: %[[SECOND:.+]] = arith.addi %[[FIRST]], %c1
+// CHECK: %[[EXISTS:.+]] = arith.cmpi ult, %[[SECOND]], %[[M]]
+// CHECK: nvvm.inline_ptx "{{.*}}ld.global{{.*}}" ro(%{{.+}}, %{{.+}}, %{{.+}} : i64, i64, i1)
+// CHECK: %[[BOTH:.+]] = arith.andi %{{.+}}, %[[EXISTS]]
+// CHECK: nvvm.inline_ptx "{{.*}}ld.global{{.*}}" ro(%{{.+}}, %{{.+}}, %[[BOTH]] : i64, i64, i1)
+// CHECK: memref.store %{{.+}}, %[[SLOTS]][%{{.+}}, %c0{{[_0-9]*}}, %{{.+}}]
+// CHECK: memref.store %{{.+}}, %[[SLOTS]][%{{.+}}, %c1{{[_0-9]*}}, %{{.+}}]
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-1: ld.global
+// CHECK-NOT: ld.global
+// CHECK: vector.store %{{.+}}, %arg2[%[[FIRST]],
+// CHECK: %[[STORE:.+]] = arith.andi %{{.+}}, %[[EXISTS]]
+// CHECK: scf.if %[[STORE]]
+// CHECK: vector.store %{{.+}}, %arg2[%[[SECOND]],
+// CHECK: gpu.return
+func.func @held_rows(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: memref<?x1000xbf16>) {
+  norm.fused ins(%x : full memref<?x1000xbf16>, %w : col memref<1000xbf16>) outs(%y : full memref<?x1000xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %bf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A streamed kernel that re-reads its row from L2 (N = 32768 bf16: 512
+// threads x 4 vectors, four sweeps) takes one row a block.
+func.func @held_rows_rereading(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>) {
+  // expected-error @+1 {{a streaming kernel that re-reads its row from L2 takes one row per block, got 2}}
+  norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // A whole-column kernel cannot reduce rows: the error points at the
 // reduction.
 func.func @whole_columns_with_row_reduce(%x: memref<?x1024xbf16>, %dw: memref<1024xbf16>) {

@@ -408,3 +408,37 @@ func.func @whole_columns_with_rows(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>)
   }
   return
 }
+
+// -----
+
+func.func @rows_per_block_zero(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  // expected-error @+1 {{'norm.rows_per_block' must be a positive integer, got 0 : i64}}
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.rows_per_block = 0 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @rows_per_block_not_integer(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  // expected-error @+1 {{'norm.rows_per_block' must be a positive integer, got "four"}}
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.rows_per_block = "four"} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @rows_per_block_with_split(%x: tensor<16x64xbf16>, %p: tensor<2x64xf32>) {
+  // expected-error @+1 {{'norm.rows_per_block' and rows_per_partial both set the rows of a block: give one}}
+  %r = norm.fused ins(%x : full tensor<16x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, norm.rows_per_block = 4 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    norm.yield %af : f32
+  }
+  return
+}

@@ -22,7 +22,9 @@
 // RUN: FileCheck %s --check-prefix=INFER < %t4/manifest.json
 // RUN: FileCheck %s --check-prefix=INFER-PTX < %t4/kernels.ptx
 // At N = 1024 that LayerNorm forward streams its rows at every M
-// (chooseStreamedRows): one kernel, launched unconditionally (no "when").
+// (chooseStreamedRows), from 3168 rows with four rows a block
+// (chooseHeldRows): two versions, a launch each, on either side of 3168 rows;
+// the held rows' kernel stores each of its four rows' y alone.
 // RUN: FileCheck %s --check-prefix=INFER-WHEN < %t4/manifest.json
 
 // CHECK: "format": "norm-kernel-bundle"
@@ -127,12 +129,28 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-NEXT: ]
 // INFER-NOT: "buf1"
 // INFER-PTX-LABEL: .entry norm_fused(
+// INFER-PTX-COUNT-4: st.global.v4.b32
+// INFER-PTX-NOT: st.global
+// INFER-PTX: ret;
+// INFER-PTX-LABEL: .entry norm_fused_0(
 // INFER-PTX: st.global.v4.b32
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
 // INFER-WHEN: "launches": [
-// INFER-WHEN-NOT: "when"
+// INFER-WHEN: "grid": {
+// INFER-WHEN-NEXT: "ceildiv": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 4
 // INFER-WHEN: "kernel": "norm_fused",
-// INFER-WHEN-NOT: "when"
+// INFER-WHEN: "when": {
+// INFER-WHEN-NEXT: "ge": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 3168
+// INFER-WHEN: "grid": "M",
+// INFER-WHEN: "kernel": "norm_fused_0",
+// INFER-WHEN: "when": {
+// INFER-WHEN-NEXT: "lt": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 3168
 // INFER-WHEN-NOT: "kernel"
 // INFER-WHEN: "results"

@@ -131,17 +131,34 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: norm.fused
 // CHECK-NOT: norm.stream_rows
 // CHECK: } {norm.short_rows}
-// At N = 1024 it streams at every M.
+// At N = 1024 it streams at every M, and from 24 rows per SM (3168 rows
+// on 132 SMs) its blocks hold four rows each (chooseHeldRows): a version
+// on M with no end, one comparison.
 // CHECK-LABEL: func @ln_fwd_1024
-// CHECK-NOT: scf.if
-// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
-// A static M picks the version: below the limit streamed, above it staged.
+// CHECK: %[[MANY:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK-NOT: arith.andi
+// CHECK: scf.if %[[MANY]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: norm.fused
+// CHECK-NOT: norm.rows_per_block
+// CHECK-SAME: attributes {norm.stream_rows}
+// CHECK: } {norm.short_rows}
+// A static M picks the version: below the limit streamed, above it staged;
+// streamed with four rows a block from 3168 rows.
 // CHECK-LABEL: func @ln_fwd_512_rows
 // CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
 // CHECK-LABEL: func @ln_fwd_2048_rows
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.stream_rows
+// CHECK-LABEL: func @rms_fwd_4096_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK-LABEL: func @rms_fwd_3167_rows
+// CHECK-NOT: scf.if
+// CHECK-NOT: norm.rows_per_block
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
 // CHECK-LABEL: func @rms_bwd_wide
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.whole_columns
@@ -174,6 +191,16 @@ func.func @ln_fwd_2048_rows(%x: tensor<2048x4096xbf16>, %w: tensor<4096xbf16>) -
   %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-5 : f64}
       : tensor<2048x4096xbf16> -> tensor<2048x4096xbf16>, tensor<2048xf32>, tensor<2048xf32>
   return %y : tensor<2048x4096xbf16>
+}
+func.func @rms_fwd_4096_rows(%x: tensor<4096x1000xbf16>, %w: tensor<1000xbf16>) -> tensor<4096x1000xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1000xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<4096x1000xbf16> -> tensor<4096x1000xbf16>, tensor<4096xf32>
+  return %y : tensor<4096x1000xbf16>
+}
+func.func @rms_fwd_3167_rows(%x: tensor<3167x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<3167x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<3167x1024xbf16> -> tensor<3167x1024xbf16>, tensor<3167xf32>
+  return %y : tensor<3167x1024xbf16>
 }
 func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
                         %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {

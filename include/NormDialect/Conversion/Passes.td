@@ -100,7 +100,8 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "Most blocks of a thread block cluster sharing a long row (1: no "
            "clusters; 1, 2, 4, 8 or 16)">,
     Option<"rowsPerBlock", "rows-per-block", "int64_t", /*default=*/"0",
-           "Rows a block walks in kernels without column outputs (0: tuning "
+           "Rows a block walks in kernels without column outputs, or holds "
+           "in a streamed kernel that keeps its rows in registers (0: tuning "
            "rule; a kernel's norm.rows_per_block attribute wins)">,
     Option<"combineLanes", "combine-lanes", "int64_t", /*default=*/"0",
            "Threads across the columns of a norm.combine block (0: the "

@@ -217,6 +217,11 @@ def Norm_FusedOp : Norm_Op<"fused", [
     asks for the streamed kernel (one block a row, a pass per reduction
     over the row, re-read from L2 unless one vector a thread holds it) as the
     convert-norm-to-gpu option `stream-rows` does for every forward.
+    `norm.rows_per_block = R` (a positive integer; not with a split) fixes
+    the rows each block takes, as convert-norm-to-gpu's `rows-per-block`
+    option does for every kernel: a streamed kernel that holds its rows in
+    registers then loads R consecutive rows at once and reduces them in one
+    exchange.
   }];
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
@@ -251,6 +256,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// every forward): norm-short-rows sets it on forwards of few rows.
     static constexpr ::llvm::StringLiteral getStreamRowsAttrName() {
       return "norm.stream_rows";
+    }
+    /// The integer attribute fixing the rows each block of the GPU kernel
+    /// takes (a kernel without a split); norm-short-rows sets it on streamed
+    /// forwards whose blocks hold several rows at once.
+    static constexpr ::llvm::StringLiteral getRowsPerBlockAttrName() {
+      return "norm.rows_per_block";
     }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();

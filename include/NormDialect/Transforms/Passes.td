@@ -67,6 +67,14 @@ def NormShortRows : Pass<"norm-short-rows"> {
     rows cover every M (RMSNorm at N = 1000-4096, LayerNorm at N =
     1000-1024) the kernel itself is marked, with no version. The option
     replaces a range by `[0, short-rows)`.
+
+    Where the streamed block is at most 128 threads with one vector each
+    (N <= 1024 bf16), the streamed kernel is versioned once more: from 24
+    rows per SM on (`chooseHeldRows`, 3168 rows at 132 SMs) it carries
+    `norm.rows_per_block = 4`, and each block loads four rows at once and
+    reduces them in one exchange; below, a block takes one row (four rows a
+    block there leave SMs idle and lost 4-34%). The option turns this off
+    with the rest of the rule.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",

@@ -374,7 +374,8 @@ struct KernelPlan {
   Kind kind = Kind::RowResident;
   RowLayout layout;
   /// Rows a block walks when the kernel has no split (the tuning table's,
-  /// else chooseRowsPerBlock; 0 for streaming kernels, which walk one).
+  /// else chooseRowsPerBlock); 1 for streaming kernels (norm-short-rows
+  /// marks the versions that hold several, chooseHeldRows).
   int64_t rowsPerBlock = 0;
   /// Pipeline depth from the tuning table (0: the pass option).
   int64_t numStages = 0;
@@ -555,6 +556,19 @@ struct RowRange {
 /// Rows the streamed block does not hold (f32 at N > 2048) are re-read
 /// from L2: RMSNorm streams them below a limit, LayerNorm not at all.
 RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
+
+/// Rows each block of a streamed forward holds at once (norm.rows_per_block
+/// on the version norm-short-rows makes for `rows`), where more than one.
+struct HeldRows {
+  int64_t rowsPerBlock = 1;
+  RowRange rows;
+};
+
+/// Where the streamed forward of `shape` (chooseStreamedRows) holds several
+/// rows a block: blocks of at most 128 threads that keep their row in
+/// registers (one vector a thread, N <= 1024 bf16) hold four from 24 rows
+/// per SM on; below, and for every other kernel, a block takes one row.
+HeldRows chooseHeldRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
 /// else the row limit), else the error.
