@@ -21,9 +21,11 @@ cases=(
   "ln_fwd_bf16_8192 4097" "rms_fwd_bf16_1024 200000" "ln_fwd_bf16_32768 1"
   "rms_fwd_bf16_4096 0" "ln_fwd_bf16_2048 3" "ln_fwd_bf16_131072 300"
   "rms_fwd_bf16_65536 1" "ln_fwd_bf16_65536 0"
-  # LayerNorm at N = 1024: staged below 256 rows and from 4096 (the "or"
-  # condition), streamed between.
+  # Forwards at N = 1000-1024: streamed, a row a block below 3168 rows and
+  # four a block from there (chooseHeldRows: two launches with a `when`
+  # each), the last block's rows ragged at 3169 and 4097.
   "ln_fwd_bf16_1024 100" "ln_fwd_bf16_1024 300" "ln_fwd_bf16_1024 5000"
+  "ln_fwd_bf16_1024 3167" "ln_fwd_bf16_1024 3169" "rms_fwd_bf16_1000 4097"
   "ln_bwd_bf16_1024 200000" "ln_bwd_bf16_1024 1" "ln_bwd_bf16_16384 0"
   "ln_bwd_bf16_131072 300" "ln_bwd_bf16_7168 4097" "rms_bwd_bf16_7168 9362"
   "rms_bwd_bf16_131072 512"

@@ -19,6 +19,13 @@
 // RUN: norm-compile %norm_src/examples/rms_norm_fwd_inference.mlir -o %t/rms_fwd_inference --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/rms_fwd_inference/kernels.ptx -o %t/rms_fwd_inference.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=VEC < %t/rms_fwd_inference/kernels.ptx
+// The LayerNorm forward at N = 1024 from 3168 rows (chooseHeldRows): a
+// block's four rows are all loaded before its first barrier, the last three
+// predicated on their existence; the weight and bias once for the four,
+// after the second barrier; no spills.
+// RUN: norm-compile %S/Inputs/inference-forward.mlir -o %t/ln_fwd_held --quiet
+// RUN: %ptxas -arch=sm_90 -v %t/ln_fwd_held/kernels.ptx -o %t/ln_fwd_held.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=HELD < %t/ln_fwd_held/kernels.ptx
 // Long rows spread over thread block clusters (4 blocks for the forward at
 // N = 65536; 16 for the RMSNorm backward at N = 131072 asked not to stage,
 // which otherwise re-reads staged slices over 8): the cluster shape is
@@ -159,3 +166,14 @@
 // ONEBLOCK-NOT: bra
 // ONEBLOCK: @%p{{[0-9]+}} ld.global.v4.b32
 // ONEBLOCK: bra
+
+// HELD-LABEL: .entry norm_fused(
+// HELD: ld.global.L1::evict_last.L2::cache_hint.v4.b32
+// HELD-COUNT-3: @%p{{[0-9]+}} ld.global.L1::evict_last.L2::cache_hint.v4.b32
+// HELD-NOT: ld.global
+// HELD: bar.sync
+// HELD-NOT: ld.global
+// HELD: bar.sync
+// HELD-COUNT-2: ld.global
+// HELD-NOT: ld.global
+// HELD: ret;
