@@ -165,6 +165,17 @@ buildRowRounds(OpBuilder &b, Location loc, Value count, int64_t groups,
       });
 }
 
+/// The argument of a kernel built for `op` (its arguments: the op's inputs,
+/// then its outputs) that stands for the op's shape source
+/// (FusedOp::getShapeSource): the memref whose dimension 0 is M.
+inline Value shapeSourceArgument(FusedOp op, ValueRange arguments) {
+  Value source = op.getShapeSource();
+  for (auto [operand, argument] : llvm::zip(op->getOperands(), arguments))
+    if (operand == source)
+      return argument;
+  return {};
+}
+
 /// How many rows each block of a row kernel walks, from the row count M.
 struct RowSplit {
   /// Rows per block (the split of a kernel with column outputs).

@@ -78,7 +78,7 @@ public:
 
     if (failed(setUpThreads(b, func, loc)))
       return failure();
-    setUpRows(b, loc);
+    setUpRows(b, loc, func.getArguments());
     setUpColumns(b, loc);
     setUpColumnInputsAndStaging(b, func, loc);
     FailureOr<scf::ForOp> loop = emitRowLoop(b, loc);
@@ -120,15 +120,9 @@ private:
   }
 
   /// The row count and this (virtual) block's rows [rowBegin, rowEnd).
-  void setUpRows(OpBuilder &b, Location loc) {
-    Value shapeSource;
-    for (unsigned i = 0; i < inputs.size(); ++i)
-      if (op.getInputRole(i) == Role::full && !shapeSource)
-        shapeSource = inputs[i];
-    for (unsigned i = 0; i < outputs.size(); ++i)
-      if (op.getOutputRole(i) == Role::full && !shapeSource)
-        shapeSource = outputs[i];
-    rows = memref::DimOp::create(b, loc, shapeSource, 0);
+  void setUpRows(OpBuilder &b, Location loc, ValueRange arguments) {
+    rows =
+        memref::DimOp::create(b, loc, shapeSourceArgument(op, arguments), 0);
     // Rows of this block: its partial row's, or its share of the rows (the
     // host computes the grid from the same count, RowSplit::build).
     Value rowsHere = split.build(b, loc, rows);

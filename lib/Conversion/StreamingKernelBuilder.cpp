@@ -86,7 +86,7 @@ public:
                                 ? emitGlobalBase(b, loc, inputs[i])
                                 : Value());
 
-    setUpRows(b, loc, inputs, outputs, block);
+    setUpRows(b, loc, func.getArguments(), block);
     if (failed(emitRows(b, loc, inputs, outputs, tid, block, reductions)))
       return failure();
     gpu::ReturnOp::create(b, loc);
@@ -237,21 +237,15 @@ private:
   /// the split's rows per block at this M (RowSplit::build; the host
   /// computes the grid from the same count), each existing where k < R and
   /// it is below M.
-  void setUpRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
-                 ArrayRef<Value> outputs, Value block) {
+  void setUpRows(OpBuilder &b, Location loc, ValueRange arguments,
+                 Value block) {
     if (split.rowsPerBlock == 1) {
       HeldRow &held = heldRows.emplace_back();
       held.row = held.clampedRow = block;
       return;
     }
-    Value shapeSource;
-    for (auto [i, input] : llvm::enumerate(inputs))
-      if (op.getInputRole(i) == Role::full && !shapeSource)
-        shapeSource = input;
-    for (auto [i, output] : llvm::enumerate(outputs))
-      if (op.getOutputRole(i) == Role::full && !shapeSource)
-        shapeSource = output;
-    Value rows = memref::DimOp::create(b, loc, shapeSource, 0);
+    Value rows =
+        memref::DimOp::create(b, loc, shapeSourceArgument(op, arguments), 0);
     Value rowsHere = split.build(b, loc, rows);
     Value firstRow = arith::MulIOp::create(b, loc, block, rowsHere);
     for (int64_t k = 0; k < split.rowsPerBlock; ++k) {
