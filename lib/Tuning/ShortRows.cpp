@@ -119,9 +119,9 @@ HeldRows mlir::norm::chooseHeldRows(const KernelShape &shape,
   // 1024 1.07x, 16384 x 1024 1.04x, 100000 x 1000 1.04-1.05x. At 512-1056
   // rows they lost 0.66-0.87x, at 1057-2000 rows with two rows a block
   // 0.84-0.96x: a block per row there. Four rows a block at every M
-  // (`-c.log`) won from 2560-3167 rows on (1.04-1.11x) and lost 0.86-0.97x
-  // at 512-2048, hence the version from 24 rows per SM (3168 rows on 132
-  // SMs). Two rows a block gained nothing (0.90-1.02x), nor did four at
+  // (`-c.log`) won at 2560 and 3167 rows (1.05-1.11x; 3072 rows
+  // 0.99-1.05x) and lost 0.86-0.97x at 512-2048 (2048 x 1000 RMSNorm
+  // 1.01x), hence the version from 24 rows per SM (3168 rows on 132 SMs). Two rows a block gained nothing (0.90-1.02x), nor did four at
   // N = 2048-4096 (256-512 threads, 0.99-1.01x).
   constexpr int64_t kRowsPerBlock = 4;
   constexpr int64_t kMaxThreads = 128;
