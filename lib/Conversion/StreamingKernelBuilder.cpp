@@ -87,21 +87,6 @@ public:
                                 : Value());
 
     setUpRows(b, loc, func.getArguments(), block);
-    if (failed(emitRows(b, loc, inputs, outputs, tid, block, reductions)))
-      return failure();
-    gpu::ReturnOp::create(b, loc);
-    return success();
-  }
-
-private:
-  /// Emits the kernel's work on this block's rows (heldRows): their loads,
-  /// the passes and their reductions, and the stores of the outputs.
-  LogicalResult emitRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
-                         ArrayRef<Value> outputs, Value tid, Value block,
-                         RowReductions &reductions) {
-    unsigned numInputs = inputs.size();
-    int64_t rowsHeld = heldRows.size();
-    int64_t reductionsPerRow = llvm::range_size(body.getOps<RowReduceOp>());
     if (layout.l2PrefetchRows > 0)
       for (HeldRow &held : heldRows)
         prefetchRowAhead(b, loc, inputs, held.row, tid);
@@ -113,8 +98,7 @@ private:
               body.getArgument(i),
               memref::LoadOp::create(b, loc, inputs[i], held.clampedRow));
     if (rowInRegisters())
-      for (HeldRow &held : heldRows)
-        preloadRow(b, loc, inputs, held, tid);
+      preloadRows(b, loc, inputs, tid);
 
     // Passes: one per reduction, then one for the full outputs, if any.
     auto yield = cast<YieldOp>(body.getTerminator());
@@ -205,38 +189,34 @@ private:
           return op.emitOpError("row output reads a per-element value");
         Value result = held.mapping.lookupOrDefault(value);
         Value out = outputs[k];
-        Value store =
-            held.exists ? arith::AndIOp::create(b, loc, first, held.exists)
-                        : first;
-        scf::IfOp::create(b, loc, store, [&](OpBuilder &tb, Location l) {
-          memref::StoreOp::create(tb, l, result, out, held.row);
-          scf::YieldOp::create(tb, l);
-        });
+        scf::IfOp::create(b, loc, both(b, loc, first, held.exists),
+                          [&](OpBuilder &tb, Location l) {
+                            memref::StoreOp::create(tb, l, result, out,
+                                                    held.row);
+                            scf::YieldOp::create(tb, l);
+                          });
       }
     }
+    gpu::ReturnOp::create(b, loc);
     return success();
   }
 
+private:
   /// A row of this block: its index, whether it exists (null: always), the
   /// index its row inputs are read at (itself, or where it does not exist
   /// the block's first row), the body's values of it computed so far, and
-  /// (rowInRegisters) this thread's vectors of it, per chunk, with their
-  /// first column and bounds check (the row's existence included).
-  struct PreloadedChunk {
-    Value col, inside;
-    std::vector<IRMapping> lanes;
-  };
+  /// (rowInRegisters) this thread's vectors of it, one mapping per vector
+  /// lane for each chunk of chunkColumns.
   struct HeldRow {
     Value row, exists, clampedRow;
     IRMapping mapping;
-    SmallVector<PreloadedChunk> chunks;
+    SmallVector<std::vector<IRMapping>> chunkLanes;
   };
 
-  /// This block's rows: its index, or with several rows a block
-  /// (split.rowsPerBlock) rows b * R + k, k < split.rowsPerBlock, where R is
-  /// the split's rows per block at this M (RowSplit::build; the host
-  /// computes the grid from the same count), each existing where k < R and
-  /// it is below M.
+  /// This block's rows: its index, or with several rows a block R =
+  /// split.rowsPerBlock (static: streamed kernels get no spread over M)
+  /// rows b * R + k, k < R, each existing where it is below M (the grid is
+  /// ceil(M / R)).
   void setUpRows(OpBuilder &b, Location loc, ValueRange arguments,
                  Value block) {
     if (split.rowsPerBlock == 1) {
@@ -244,10 +224,12 @@ private:
       held.row = held.clampedRow = block;
       return;
     }
+    assert(split.minBlocks == 0 && split.minPartials == 0 && !split.allRows &&
+           "held rows take a static number of rows a block");
     Value rows =
         memref::DimOp::create(b, loc, shapeSourceArgument(op, arguments), 0);
-    Value rowsHere = split.build(b, loc, rows);
-    Value firstRow = arith::MulIOp::create(b, loc, block, rowsHere);
+    Value firstRow = arith::MulIOp::create(
+        b, loc, block, indexConst(b, loc, split.rowsPerBlock));
     for (int64_t k = 0; k < split.rowsPerBlock; ++k) {
       HeldRow &held = heldRows.emplace_back();
       if (k == 0) {
@@ -255,15 +237,10 @@ private:
         held.row = held.clampedRow = firstRow;
         continue;
       }
-      Value kth = indexConst(b, loc, k);
-      held.row = arith::AddIOp::create(b, loc, firstRow, kth);
+      held.row =
+          arith::AddIOp::create(b, loc, firstRow, indexConst(b, loc, k));
       held.exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           held.row, rows);
-      if (split.minBlocks > 0 || split.minPartials > 0)
-        held.exists = arith::AndIOp::create(
-            b, loc, held.exists,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kth,
-                                  rowsHere));
       held.clampedRow =
           arith::SelectOp::create(b, loc, held.exists, held.row, firstRow);
     }
@@ -278,7 +255,7 @@ private:
     return arith::AndIOp::create(b, loc, inside, exists);
   }
 
-  /// Whether the passes share one load of the row (preloadRow), as the
+  /// Whether the passes share one load of the row (preloadRows), as the
   /// tuning chose (RowLayout::holdsRow) where one sweep of the block
   /// covers the row.
   bool rowInRegisters() const {
@@ -321,7 +298,7 @@ private:
   }
 
   /// Loads this thread's vectors of every full input the body reads of
-  /// `held`, all before the first pass (rowInRegisters). Column inputs (the
+  /// every held row, all before the first pass (rowInRegisters). Column inputs (the
   /// weights, read by every row) are still loaded where a pass uses them:
   /// loading them here too was only measured together with evict_first
   /// loads of the row. The row's loads carry evict_last although nothing
@@ -329,26 +306,24 @@ private:
   /// the short forwards 15-22% slower than re-reading the row (H200, bf16,
   /// kernel time, M = 128-2048; with evict_last 1.01-1.06x faster;
   /// bench/results/ab-2026-12-02-rows-in-registers.log, inreg2 / inreg3).
-  void preloadRow(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
-                  HeldRow &held, Value tid) {
+  void preloadRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
+                   Value tid) {
     SmallVector<BlockArgument> read;
     for (BlockArgument arg : body.getArguments())
       if (op.getInputRole(arg.getArgNumber()) == Role::full && !arg.use_empty())
         read.push_back(arg);
-    // The chunks' columns are the same in every held row: computed once.
-    if (chunkColumns.empty()) {
-      Value base = indexConst(b, loc, 0);
-      for (int64_t c = 0; c < layout.chunksPerThread; ++c)
-        chunkColumns.push_back(chunkColumn(b, loc, base, c, tid));
-    }
-    for (auto [col, inside] : chunkColumns) {
-      PreloadedChunk &chunk = held.chunks.emplace_back();
-      chunk.col = col;
-      chunk.inside = inside;
-      chunk.lanes.assign(layout.vectorWidth, IRMapping());
-      loadLanes(b, loc, inputs, held.row, col, both(b, loc, inside, held.exists),
-                read, EvictionPriority::evictLast, chunk.lanes);
-    }
+    // The chunks' columns are the same in every held row.
+    Value base = indexConst(b, loc, 0);
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c)
+      chunkColumns.push_back(chunkColumn(b, loc, base, c, tid));
+    for (HeldRow &held : heldRows)
+      for (auto [col, inside] : chunkColumns) {
+        std::vector<IRMapping> &lanes = held.chunkLanes.emplace_back(
+            layout.vectorWidth, IRMapping());
+        loadLanes(b, loc, inputs, held.row, col,
+                  both(b, loc, inside, held.exists), read,
+                  EvictionPriority::evictLast, lanes);
+      }
   }
 
   /// What a pass emits for each vector of a row: gets the row, the vector's
@@ -386,7 +361,7 @@ private:
         for (auto [held, rowAcc] : llvm::zip(heldRows, acc)) {
           std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
           for (auto [lane, loaded, columnLane] :
-               llvm::zip(lanes, held.chunks[c].lanes, columnLanes)) {
+               llvm::zip(lanes, held.chunkLanes[c], columnLanes)) {
             for (BlockArgument arg : full)
               lane.map(arg, loaded.lookup(arg));
             for (BlockArgument arg : columns)

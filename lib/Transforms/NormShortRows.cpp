@@ -284,14 +284,11 @@ struct NormShortRowsPass
       return success();
     int64_t singleBlockRows =
         columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
-    // Held rows only where the rule streams the rows (not where the option
-    // stretched the range) and M may reach them.
+    // Held rows where the rule streams the rows (chooseHeldRows keeps
+    // within chooseStreamedRows' range), not where the option replaced it.
     HeldRows held;
-    if (columnOutputs.empty() && shortRows < 0) {
+    if (columnOutputs.empty() && shortRows < 0)
       held = chooseHeldRows(shape, device);
-      held.rows.begin = std::max(held.rows.begin, rows.begin);
-      held.rows.end = std::min(held.rows.end, rows.end);
-    }
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
         rewriter, op, rows,

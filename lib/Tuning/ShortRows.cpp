@@ -121,8 +121,9 @@ HeldRows mlir::norm::chooseHeldRows(const KernelShape &shape,
   // 0.84-0.96x: a block per row there. Four rows a block at every M
   // (`-c.log`) won at 2560 and 3167 rows (1.05-1.11x; 3072 rows
   // 0.99-1.05x) and lost 0.86-0.97x at 512-2048 (2048 x 1000 RMSNorm
-  // 1.01x), hence the version from 24 rows per SM (3168 rows on 132 SMs). Two rows a block gained nothing (0.90-1.02x), nor did four at
-  // N = 2048-4096 (256-512 threads, 0.99-1.01x).
+  // 1.01x), hence the version from 24 rows per SM (3168 rows on 132 SMs).
+  // Two rows a block gained nothing (0.90-1.02x), nor did four at N =
+  // 2048-4096 (256-512 threads, 0.99-1.01x).
   constexpr int64_t kRowsPerBlock = 4;
   constexpr int64_t kMaxThreads = 128;
   constexpr int64_t kFromRowsPerSM = 24;
