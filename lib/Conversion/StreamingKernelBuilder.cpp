@@ -298,20 +298,26 @@ private:
   }
 
   /// Loads this thread's vectors of every full input the body reads of
-  /// every held row, all before the first pass (rowInRegisters). Column inputs (the
-  /// weights, read by every row) are still loaded where a pass uses them:
-  /// loading them here too was only measured together with evict_first
-  /// loads of the row. The row's loads carry evict_last although nothing
-  /// reads the row again: with evict_first these loads, which miss L2, made
-  /// the short forwards 15-22% slower than re-reading the row (H200, bf16,
-  /// kernel time, M = 128-2048; with evict_last 1.01-1.06x faster;
+  /// every held row, all before the first pass (rowInRegisters), and, in a
+  /// block of several rows, of every column input it reads (the weights,
+  /// once for all of them; preloadsColumns). The row's loads carry
+  /// evict_last although nothing reads the row again: with evict_first
+  /// these loads, which miss L2, made the short forwards 15-22% slower than
+  /// re-reading the row (H200, bf16, kernel time, M = 128-2048; with
+  /// evict_last 1.01-1.06x faster;
   /// bench/results/ab-2026-12-02-rows-in-registers.log, inreg2 / inreg3).
   void preloadRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
                    Value tid) {
-    SmallVector<BlockArgument> read;
-    for (BlockArgument arg : body.getArguments())
-      if (op.getInputRole(arg.getArgNumber()) == Role::full && !arg.use_empty())
-        read.push_back(arg);
+    SmallVector<BlockArgument> rows, columns;
+    for (BlockArgument arg : body.getArguments()) {
+      if (arg.use_empty())
+        continue;
+      Role role = op.getInputRole(arg.getArgNumber());
+      if (role == Role::full)
+        rows.push_back(arg);
+      else if (role == Role::col)
+        columns.push_back(arg);
+    }
     // The chunks' columns are the same in every held row.
     Value base = indexConst(b, loc, 0);
     for (int64_t c = 0; c < layout.chunksPerThread; ++c)
@@ -321,9 +327,41 @@ private:
         std::vector<IRMapping> &lanes = held.chunkLanes.emplace_back(
             layout.vectorWidth, IRMapping());
         loadLanes(b, loc, inputs, held.row, col,
-                  both(b, loc, inside, held.exists), read,
+                  both(b, loc, inside, held.exists), rows,
                   EvictionPriority::evictLast, lanes);
       }
+    if (!preloadsColumns())
+      return;
+    // The column loads are predicated on the block's first row being in
+    // the kernel's rows, which it always is: ptxas sinks a load it can prove
+    // unconditional (or predicated on a bound it can prove, such as the
+    // column of a chunk always inside the row) down to the first
+    // reduction's barrier (SASS of the held-rows RMSNorm forward at N =
+    // 1024), where it costs the latency it was moved up to hide.
+    Value kernelRows = memref::DimOp::create(
+        b, loc, shapeSourceArgument(op, b.getBlock()->getArguments()), 0);
+    Value blockHasRows = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, heldRows.front().row, kernelRows);
+    for (auto [col, inside] : chunkColumns) {
+      Value where = both(b, loc, inside, blockHasRows);
+      loadLanes(b, loc, inputs, Value(), col, where, columns,
+                EvictionPriority::evictLast,
+                columnChunkLanes.emplace_back(layout.vectorWidth, IRMapping()));
+    }
+  }
+
+  /// Whether preloadRows loads the column inputs too: in a block of several
+  /// rows in registers. The output pass's load of the weights comes after
+  /// the reductions' barrier, a round trip to L2 on the critical path of a
+  /// block that does nothing else; loaded with the rows, it overlaps their
+  /// loads. Measured on the H200 (bf16 inference forwards, kernel time, 3
+  /// rounds; bench/results/ab-2026-12-02-weights-preloaded-b.log): four rows
+  /// a block RMSNorm 4096 x 1000 1.17x, 4096 x 1024 1.02x, LayerNorm 4096 x
+  /// 1024 1.07x, 8192-100000 rows level; a row a block lost (RMSNorm 2048 x
+  /// 1024 0.93x, LayerNorm 2048-3000 x 1024 0.90-0.92x, 512 x 2048
+  /// 0.94-0.96x), so there the pass loads them.
+  bool preloadsColumns() const {
+    return rowInRegisters() && heldRows.size() > 1;
   }
 
   /// What a pass emits for each vector of a row: gets the row, the vector's
@@ -348,16 +386,20 @@ private:
     SmallVector<SmallVector<Value>> acc(heldRows.size(),
                                         SmallVector<Value>(init));
     if (rowInRegisters()) {
-      // Full inputs come from the registers, column inputs are loaded.
+      // Full inputs come from the registers, column inputs too where
+      // preloadRows loaded them, else they are loaded here.
       SmallVector<BlockArgument> full, columns;
       for (BlockArgument arg : used)
         (op.getInputRole(arg.getArgNumber()) == Role::full ? full : columns)
             .push_back(arg);
       for (auto [c, column] : llvm::enumerate(chunkColumns)) {
         auto [col, inside] = column;
-        std::vector<IRMapping> columnLanes(layout.vectorWidth);
-        loadLanes(b, loc, inputs, Value(), col, inside, columns, priority,
-                  columnLanes);
+        std::vector<IRMapping> loadedColumns(layout.vectorWidth);
+        if (!preloadsColumns())
+          loadLanes(b, loc, inputs, Value(), col, inside, columns, priority,
+                    loadedColumns);
+        const std::vector<IRMapping> &columnLanes =
+            preloadsColumns() ? columnChunkLanes[c] : loadedColumns;
         for (auto [held, rowAcc] : llvm::zip(heldRows, acc)) {
           std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
           for (auto [lane, loaded, columnLane] :
@@ -474,8 +516,11 @@ private:
   /// This block's rows (setUpRows).
   SmallVector<HeldRow> heldRows;
   /// A row in registers (rowInRegisters): each chunk's first column and
-  /// bounds check, the same in every held row.
+  /// bounds check, the same in every held row, and (preloadsColumns) this
+  /// thread's vectors of the column inputs there, one mapping per vector
+  /// lane.
   SmallVector<std::pair<Value, Value>> chunkColumns;
+  SmallVector<std::vector<IRMapping>> columnChunkLanes;
 };
 
 } // namespace
