@@ -106,6 +106,21 @@ TEST(Tuning, LongRowsAreSliced) {
   EXPECT_EQ(stream.threads % 32, 0);
 }
 
+TEST(Tuning, RegisterLimitIsWhatPtxasAllowsTheBlock) {
+  DeviceInfo h200;
+  // N = 7168 f32 with two full operands: 448 threads x 16 elements. ptxas
+  // sizes a 448-thread block as 512 (four warps a unit: one SM sub-
+  // partition's registers hold a quarter of the block), so 128 registers a
+  // thread, not 65536 / 448 = 146: an estimate of 128 fits, one of 144
+  // (three column outputs) does not.
+  RowLayout layout = chooseRowLayout(7168, 4, 2, h200);
+  ASSERT_EQ(layout.threads, 448);
+  EXPECT_EQ(estimateRegisters(layout, 4, 2, 2), 128);
+  EXPECT_TRUE(rowsFitInRegisters(7168, 4, 2, 2, h200));
+  EXPECT_EQ(estimateRegisters(layout, 4, 2, 3), 144);
+  EXPECT_FALSE(rowsFitInRegisters(7168, 4, 2, 3, h200));
+}
+
 TEST(Tuning, LongRowsShareAClusterWhenOneFits) {
   DeviceInfo h200;
   // RMSNorm forward, N = 32K..128K bf16: 2, 4, 8 blocks of 256 threads, 64

@@ -57,15 +57,13 @@ searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
       layout.chunksPerThread = chunks;
       layout.columnSlices = cluster;
       layout.clusterSize = cluster;
-      // Registers a thread may use at one block per SM: the file's share,
-      // allocated in units of 8 (200 at 320 threads), at most 255. Layouts
-      // other than powers of two keep 32 of them spare: the estimate was
-      // checked against ptxas on power-of-two layouts only, and the RMSNorm
-      // backward at N = 40000 with 320 threads x 32 elements (estimate 192)
-      // spilled 276 bytes at its 200.
-      int64_t registers = std::min<int64_t>(255, 65536 / threads / 8 * 8);
-      if (anyWarpCount)
-        registers -= 32;
+      // Registers a thread may use at one block per SM, as ptxas counts
+      // them (registerLimit: 168 at 320 threads, not 65536 / 320). No
+      // slack for the layouts other than powers of two: the RMSNorm
+      // backward at N = 40000 with 320 threads x 32 elements (estimate
+      // 192) that once called for it spilled 276 bytes at ptxas's 168, not
+      // at the 200 the file's share had promised.
+      int64_t registers = registerLimit(threads, device);
       if (!fits(layout, registers))
         continue;
       // Every slice must start inside the row.

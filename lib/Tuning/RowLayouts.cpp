@@ -85,7 +85,7 @@ bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,
                                     const DeviceInfo &device) {
   RowLayout layout = chooseRowLayout(n, elementBytes, fullOperands, device);
   int64_t perOperand = elementsPerOperand(device.registerBudget, fullOperands);
-  int64_t perThread = std::min<int64_t>(255, 65536 / layout.threads);
+  int64_t perThread = registerLimit(layout.threads, device);
   return layout.elementsPerThread() <=
              std::max(perOperand, layout.vectorWidth) &&
          estimateRegisters(layout, elementBytes, fullOperands, columnOutputs) <=

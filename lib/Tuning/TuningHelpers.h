@@ -39,6 +39,17 @@ inline int64_t blockThreadLimit(const DeviceInfo &device) {
   return std::min<int64_t>(1024, device.maxThreadsPerBlock);
 }
 
+/// Registers a thread of a `threads`-thread block may use when one block
+/// must fit an SM: what ptxas allows under .maxntid, which sizes the block
+/// in units of four warps (128 threads) and allocates registers in units of
+/// 8, at most 255. ptxas -v on one kernel under .maxntid 256 / 288-384 /
+/// 416-512 / 1024: 255 / 168 / 128 / 64 registers, spilling the rest (448
+/// threads: 128, not the 146 of 65536 / 448).
+inline int64_t registerLimit(int64_t threads, const DeviceInfo &device) {
+  int64_t sized = (threads + 127) / 128 * 128;
+  return std::min<int64_t>(255, device.registersPerSM / sized / 8 * 8);
+}
+
 /// Rows staged for kernels that re-read them (rereadsStagedRows): the one
 /// being read again, the next one arriving, and one more in flight.
 constexpr int64_t kRereadStages = 3;

@@ -794,8 +794,9 @@ func.func @streamed_by_attribute(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16
 // A streamed row that one vector a thread covers (N = 1000: 125 vectors,
 // 128 threads) stays in registers: x is loaded once, before the reduction,
 // with evict_last (evict_first lost 15-22% there on the H200); the weight
-// where the output pass uses it, after the reduction; no loop and no second
-// load of x.
+// where the output pass uses it, after the reduction (a block of one row
+// that loaded it with the row lost up to 10%; blocks of several rows load
+// it early, @held_rows); no loop and no second load of x.
 // CHECK-LABEL: func @row_in_registers
 // CHECK: gpu.func @norm_fused({{.*}} kernel attributes {{{.*}}norm.streaming
 // CHECK: %[[LAST:.+]] = nvvm.inline_ptx "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;" -> i64

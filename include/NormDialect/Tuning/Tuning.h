@@ -166,8 +166,9 @@ int64_t estimateRegisters(const RowLayout &layout, int64_t elementBytes,
 
 /// True when a kernel with row reductions can keep its rows in registers:
 /// the layout respects the register budget and the estimated registers fit
-/// the per-thread share of the register file at that block size (64 at 1024
-/// threads), so nothing spills.
+/// what ptxas allows a thread of that block size (the register file shared
+/// by the block counted in units of four warps: 64 at 1024 threads, 128 at
+/// 416-512, 168 at 288-384), so nothing spills.
 bool rowsFitInRegisters(int64_t n, int64_t elementBytes, int64_t fullOperands,
                         int64_t columnOutputs, const DeviceInfo &device);
 
