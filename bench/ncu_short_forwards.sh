@@ -13,6 +13,7 @@ M="$M,launch__waves_per_multiprocessor,launch__occupancy_limit_registers"
 M="$M,launch__occupancy_limit_warps,launch__occupancy_limit_blocks"
 M="$M,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second"
 M="$M,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum"
+M="$M,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct"
 bundles=("${@:-.out/bundles}")
 IFS=';' read -r -a cases <<< "${CASES:-rms_fwd 4096x1024;rms_fwd 4096x1000;ln_fwd 4096x1024;ln_fwd 128x4096}"
 for case in "${cases[@]}"; do
