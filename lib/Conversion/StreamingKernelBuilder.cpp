@@ -226,7 +226,7 @@ private:
     }
     assert(split.minBlocks == 0 && split.minPartials == 0 && !split.allRows &&
            "held rows take a static number of rows a block");
-    Value rows =
+    kernelRows =
         memref::DimOp::create(b, loc, shapeSourceArgument(op, arguments), 0);
     Value firstRow = arith::MulIOp::create(
         b, loc, block, indexConst(b, loc, split.rowsPerBlock));
@@ -240,7 +240,7 @@ private:
       held.row =
           arith::AddIOp::create(b, loc, firstRow, indexConst(b, loc, k));
       held.exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          held.row, rows);
+                                          held.row, kernelRows);
       held.clampedRow =
           arith::SelectOp::create(b, loc, held.exists, held.row, firstRow);
     }
@@ -338,8 +338,6 @@ private:
     // column of a chunk always inside the row) down to the first
     // reduction's barrier (SASS of the held-rows RMSNorm forward at N =
     // 1024), where it costs the latency it was moved up to hide.
-    Value kernelRows = memref::DimOp::create(
-        b, loc, shapeSourceArgument(op, b.getBlock()->getArguments()), 0);
     Value blockHasRows = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::ult, heldRows.front().row, kernelRows);
     for (auto [col, inside] : chunkColumns) {
@@ -394,10 +392,12 @@ private:
             .push_back(arg);
       for (auto [c, column] : llvm::enumerate(chunkColumns)) {
         auto [col, inside] = column;
-        std::vector<IRMapping> loadedColumns(layout.vectorWidth);
-        if (!preloadsColumns())
+        std::vector<IRMapping> loadedColumns;
+        if (!preloadsColumns()) {
+          loadedColumns.resize(layout.vectorWidth);
           loadLanes(b, loc, inputs, Value(), col, inside, columns, priority,
                     loadedColumns);
+        }
         const std::vector<IRMapping> &columnLanes =
             preloadsColumns() ? columnChunkLanes[c] : loadedColumns;
         for (auto [held, rowAcc] : llvm::zip(heldRows, acc)) {
@@ -513,8 +513,10 @@ private:
   SmallVector<Value> globalBases;
   /// How many rows a block holds, and how M spreads over blocks.
   RowSplit split;
-  /// This block's rows (setUpRows).
+  /// This block's rows (setUpRows), and with several of them the kernel's
+  /// row count M they are checked against.
   SmallVector<HeldRow> heldRows;
+  Value kernelRows;
   /// A row in registers (rowInRegisters): each chunk's first column and
   /// bounds check, the same in every held row, and (preloadsColumns) this
   /// thread's vectors of the column inputs there, one mapping per vector
