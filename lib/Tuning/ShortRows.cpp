@@ -123,16 +123,26 @@ HeldRows mlir::norm::chooseHeldRows(const KernelShape &shape,
   // 0.99-1.05x) and lost 0.86-0.97x at 512-2048 (2048 x 1000 RMSNorm
   // 1.01x), hence the version from 24 rows per SM (3168 rows on 132 SMs).
   // Two rows a block gained nothing (0.90-1.02x), nor did four at N =
-  // 2048-4096 (256-512 threads, 0.99-1.01x).
+  // 2048-4096 (256-512 threads, 0.99-1.01x). Since the held rows load the
+  // weights with the rows (v46), ragged rows (N = 1000: 125 of 128 threads
+  // with a vector, every load predicated) gain from 16 rows per SM: 2500
+  // and 3000 x 1000 RMSNorm 1.07x / 1.14x, LayerNorm 1.07x / 1.07x; rows
+  // the block covers exactly (N = 1024) lost 0.92-0.97x there
+  // (ab-2026-12-02-held-rows-from.log). Confirmed in a second run
+  // (-held-rows-ragged.log): 2112-3167 x 1000 RMSNorm 1.07-1.17x,
+  // LayerNorm 1.00-1.08x, 2048 and 4096 rows level.
   constexpr int64_t kRowsPerBlock = 4;
   constexpr int64_t kMaxThreads = 128;
-  constexpr int64_t kFromRowsPerSM = 24;
+  constexpr int64_t kFromRowsPerSM = 24, kRaggedFromRowsPerSM = 16;
   RowRange streamed = chooseStreamedRows(shape, device);
   RowLayout layout =
       chooseStreamingLayout(shape.n, shape.elementBytes, device);
   if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
     return {};
-  int64_t from = std::max(streamed.begin, kFromRowsPerSM * device.numSMs);
+  bool ragged = shape.n % layout.sliceWidth() != 0;
+  int64_t from = std::max(
+      streamed.begin,
+      (ragged ? kRaggedFromRowsPerSM : kFromRowsPerSM) * device.numSMs);
   if (from >= streamed.end)
     return {};
   return {kRowsPerBlock, RowRange{from, streamed.end}};

@@ -159,6 +159,13 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.rows_per_block
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// Ragged rows (N = 1000: 125 of the block's 128 threads hold a vector)
+// take four rows a block from 16 rows per SM, 2112 rows.
+// CHECK-LABEL: func @rms_fwd_1000
+// CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c2112
+// CHECK: scf.if %[[HELD]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: } else {
 // CHECK-LABEL: func @rms_bwd_wide
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.whole_columns
@@ -201,6 +208,11 @@ func.func @rms_fwd_3167_rows(%x: tensor<3167x1024xbf16>, %w: tensor<1024xbf16>) 
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<3167x1024xbf16> -> tensor<3167x1024xbf16>, tensor<3167xf32>
   return %y : tensor<3167x1024xbf16>
+}
+func.func @rms_fwd_1000(%x: tensor<?x1000xbf16>, %w: tensor<1000xbf16>) -> tensor<?x1000xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1000xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x1000xbf16> -> tensor<?x1000xbf16>, tensor<?xf32>
+  return %y : tensor<?x1000xbf16>
 }
 func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
                         %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {

@@ -70,8 +70,9 @@ def NormShortRows : Pass<"norm-short-rows"> {
 
     Where the streamed block is at most 128 threads with one vector each
     (N <= 1024 bf16), the streamed kernel is versioned once more: from 24
-    rows per SM on (`chooseHeldRows`, 3168 rows at 132 SMs) it carries
-    `norm.rows_per_block = 4`, and each block loads four rows at once and
+    rows per SM on (`chooseHeldRows`, 3168 rows at 132 SMs; 16 rows per SM
+    where the row leaves some of the block's threads without a vector) it
+    carries `norm.rows_per_block = 4`, and each block loads four rows at once and
     reduces them in one exchange; below, a block takes one row (four rows a
     block there leave SMs idle and lost 4-34%). The option turns this off
     with the rest of the rule.

@@ -568,7 +568,8 @@ struct HeldRows {
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
 /// rows a block: blocks of at most 128 threads that keep their row in
 /// registers (one vector a thread, N <= 1024 bf16) hold four from 24 rows
-/// per SM on; below, and for every other kernel, a block takes one row.
+/// per SM on (16 where the row leaves some threads without a vector, N =
+/// 1000); below, and for every other kernel, a block takes one row.
 HeldRows chooseHeldRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
