@@ -72,10 +72,10 @@ def NormShortRows : Pass<"norm-short-rows"> {
     (N <= 1024 bf16), the streamed kernel is versioned once more: from 24
     rows per SM on (`chooseHeldRows`, 3168 rows at 132 SMs; 16 rows per SM
     where the row leaves some of the block's threads without a vector) it
-    carries `norm.rows_per_block = 4`, and each block loads four rows at once and
-    reduces them in one exchange; below, a block takes one row (four rows a
-    block there leave SMs idle and lost 4-34%). The option turns this off
-    with the rest of the rule.
+    carries `norm.rows_per_block = 4`, and each block loads four rows at
+    once and reduces them in one exchange; below, a block takes one row
+    (four rows a block there leave SMs idle and lost 4-34%). The option
+    turns this off with the rest of the rule.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",
