@@ -184,11 +184,11 @@ public:
     for (auto [k, value] : llvm::enumerate(yield.getValues())) {
       if (op.getOutputRole(k) != Role::row)
         continue;
+      Value out = outputs[k];
       for (HeldRow &held : heldRows) {
         if (failed(cloneBodySlice(b, body, {value}, held.mapping)))
           return op.emitOpError("row output reads a per-element value");
         Value result = held.mapping.lookupOrDefault(value);
-        Value out = outputs[k];
         scf::IfOp::create(b, loc, both(b, loc, first, held.exists),
                           [&](OpBuilder &tb, Location l) {
                             memref::StoreOp::create(tb, l, result, out,

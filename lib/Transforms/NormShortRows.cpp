@@ -206,9 +206,12 @@ struct NormShortRowsPass
 
   /// `op` cloned at `b` with the unit attribute `name`, and its results.
   static SmallVector<Value> cloneMarked(OpBuilder &b, FusedOp op,
-                                        StringRef name) {
+                                        StringRef name,
+                                        ArrayRef<NamedAttribute> more = {}) {
     Operation *clone = b.clone(*op);
     clone->setAttr(name, b.getUnitAttr());
+    for (NamedAttribute attr : more)
+      clone->setAttr(attr.getName(), attr.getValue());
     return clone->getResults();
   }
 
@@ -225,11 +228,10 @@ struct NormShortRowsPass
     return versionOnRows(
         b, op, held.rows,
         [&](OpBuilder &hb) {
-          Operation *clone = hb.clone(*op);
-          clone->setAttr(FusedOp::getStreamRowsAttrName(), hb.getUnitAttr());
-          clone->setAttr(FusedOp::getRowsPerBlockAttrName(),
-                         hb.getI64IntegerAttr(held.rowsPerBlock));
-          return SmallVector<Value>(clone->getResults());
+          return cloneMarked(
+              hb, op, FusedOp::getStreamRowsAttrName(),
+              hb.getNamedAttr(FusedOp::getRowsPerBlockAttrName(),
+                              hb.getI64IntegerAttr(held.rowsPerBlock)));
         },
         oneRow);
   }
