@@ -1325,6 +1325,57 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   EXPECT_EQ(heldFrom(backward, DeviceInfo()).first, 1);
 }
 
+TEST(Tuning, HeldRMSNormRowsGoToWarpsUpToOneWaveOfBlocks) {
+  // RMSNorm at N = 1024 bf16: each of the block's four warps owns a row
+  // from where blocks hold rows (24 rows per SM) up to 32 rows per SM.
+  HeldRows rms = chooseHeldRows(forwardShape(1024, 1), DeviceInfo());
+  EXPECT_EQ(rms.warpRows.begin, 24 * 132);
+  EXPECT_EQ(rms.warpRows.end, 32 * 132);
+  DeviceInfo small;
+  small.numSMs = 100;
+  HeldRows fewerSMs = chooseHeldRows(forwardShape(1024, 1), small);
+  EXPECT_EQ(fewerSMs.warpRows.begin, 2400);
+  EXPECT_EQ(fewerSMs.warpRows.end, 3200);
+  // LayerNorm and ragged rows (N = 1000) lost with warp rows: none.
+  EXPECT_TRUE(
+      chooseHeldRows(forwardShape(1024, 2), DeviceInfo()).warpRows.empty());
+  EXPECT_TRUE(
+      chooseHeldRows(forwardShape(1000, 1), DeviceInfo()).warpRows.empty());
+  // Nor where no rows are held.
+  EXPECT_TRUE(
+      chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).warpRows.empty());
+}
+
+TEST(Tuning, WarpRowsLayoutGivesEachWarpTheBlocksRow) {
+  // 128 threads x one 8-wide vector of a 1024-wide row: four warps, each
+  // 32 lanes x 4 vectors of a row of its own.
+  RowLayout block = chooseStreamingLayout(1024, 2, DeviceInfo());
+  ASSERT_TRUE(block.holdsRow);
+  std::optional<RowLayout> warps = warpRowsLayout(block);
+  ASSERT_TRUE(warps.has_value());
+  EXPECT_EQ(warps->threads, 128);
+  EXPECT_EQ(warps->rowGroups, 4);
+  EXPECT_EQ(warps->chunksPerThread, 4);
+  EXPECT_EQ(warps->threadsPerRow(), 32);
+  EXPECT_EQ(warps->sliceWidth(), 1024);
+  EXPECT_TRUE(warps->holdsRow);
+  // A row re-read from L2 (f32 at N = 4096: two vectors a thread) has no
+  // warp-rows layout; planKernel leaves the request unmet there.
+  RowLayout reread = chooseStreamingLayout(4096, 4, DeviceInfo());
+  EXPECT_FALSE(warpRowsLayout(reread).has_value());
+  KernelShape f32 = forwardShape(4096, 1);
+  f32.elementBytes = 4;
+  KernelPlan plan =
+      planKernel(f32, DeviceInfo(), nullptr,
+                 PlanRequest().setStreamRows(true).setWarpRows(true));
+  EXPECT_EQ(plan.layout.rowGroups, 1);
+  KernelPlan held =
+      planKernel(forwardShape(1024, 1), DeviceInfo(), nullptr,
+                 PlanRequest().setStreamRows(true).setWarpRows(true));
+  EXPECT_EQ(held.kind, KernelPlan::Kind::Streaming);
+  EXPECT_EQ(held.layout.rowGroups, 4);
+}
+
 TEST(Tuning, LayerNormForwardsStreamShortRowsOrFewElements) {
   KernelShape ln = forwardShape(1024, 2);
   EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).coversAll());

@@ -258,9 +258,15 @@ struct ConvertNormToGPUPass
             .setPersistent(persistent && !wholeColumns)
             .setSingleBlock(wholeColumns)
             .setL2PrefetchRows(l2PrefetchRows)
-            .setBulkStores(bulkStores));
+            .setBulkStores(bulkStores)
+            .setWarpRows(op->hasAttr(FusedOp::getWarpRowsAttrName())));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
+    bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
+    if (warpRows && (!streaming || layout.rowGroups == 1))
+      return op.emitOpError(
+          "norm.warp_rows needs a streamed forward whose block holds its row "
+          "in registers, one vector a thread");
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
       op->setAttr("norm.num_stages",
                   OpBuilder(op).getI64IntegerAttr(plan.numStages));
@@ -289,6 +295,15 @@ struct ConvertNormToGPUPass
     }
     if (split <= 0)
       return op.emitOpError("rows per block must be positive, got ") << split;
+    // A warp-rows block's rows are shared out among its warps: from here on
+    // the split counts a warp's rows, as for the row kernels' row groups.
+    if (warpRows) {
+      if (split % layout.rowGroups != 0)
+        return op.emitOpError("norm.rows_per_block must be a multiple of the ")
+               << layout.rowGroups
+               << " warps that share a warp-rows block, got " << split;
+      split /= layout.rowGroups;
+    }
     func->setAttr("norm.rows_per_block",
                   OpBuilder(op).getI64IntegerAttr(split));
     func->setAttr("norm.vector_width",

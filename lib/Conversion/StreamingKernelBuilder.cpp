@@ -41,7 +41,10 @@ namespace {
 /// norm.rows_per_block, chooseHeldRows): consecutive rows, all loaded before
 /// the first pass, every pass's reductions of all of them in one exchange,
 /// so each thread has a 16-byte load of each row in flight at once and the
-/// block pays one barrier per reduction for all of them.
+/// block pays one barrier per reduction for all of them. With warp rows
+/// (RowLayout::rowGroups > 1, norm.warp_rows) each warp holds rows of its
+/// own, several vectors a thread, and reduces them by shuffles alone: no
+/// shared memory and no barrier.
 class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
@@ -50,10 +53,10 @@ public:
         split(split) {}
 
   LogicalResult build(gpu::GPUFuncOp func) {
-    if (split.rowsPerBlock > 1 && !rowInRegisters())
+    if ((split.rowsPerBlock > 1 || layout.rowGroups > 1) && !rowInRegisters())
       return op.emitOpError("a streaming kernel that re-reads its row from "
                             "L2 takes one row per block, got ")
-             << split.rowsPerBlock;
+             << split.rowsPerBlock * layout.rowGroups;
     OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
     Location loc = op.getLoc();
     unsigned numInputs = op.getInputs().size();
@@ -62,6 +65,14 @@ public:
     SmallVector<Value> outputs(args.drop_front(numInputs));
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+    // With warp rows a warp is the row's "block": from here on `tid` is the
+    // thread's index within its row.
+    Value warp;
+    if (layout.rowGroups > 1) {
+      warp = arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+      tid = lane;
+    }
     int64_t rowsHeld = split.rowsPerBlock;
     int64_t reductionsPerRow = llvm::range_size(body.getOps<RowReduceOp>());
     // The row kernels' reductions: one barrier each where gpu.all_reduce
@@ -73,9 +84,7 @@ public:
     // Reduction `index` of held row k takes slot index * rowsHeld + k.
     RowReductions reductions(layout, reductionsPerRow * rowsHeld);
     reductions.allocate(func, loc);
-    reductions.setThread(
-        tid, arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32)),
-        Value());
+    reductions.setThread(tid, lane, Value());
 
     // Cache policies of the hinted loads and the inputs' global addresses
     // (the loads are predicated ld.global, emitGlobalLoad), once.
@@ -86,7 +95,7 @@ public:
                                 ? emitGlobalBase(b, loc, inputs[i])
                                 : Value());
 
-    setUpRows(b, loc, func.getArguments(), block);
+    setUpRows(b, loc, func.getArguments(), block, warp);
     if (layout.l2PrefetchRows > 0)
       for (HeldRow &held : heldRows)
         prefetchRowAhead(b, loc, inputs, held.row, tid);
@@ -216,10 +225,14 @@ private:
   /// This block's rows: its index, or with several rows a block R =
   /// split.rowsPerBlock (static: streamed kernels get no spread over M)
   /// rows b * R + k, k < R, each existing where it is below M (the grid is
-  /// ceil(M / R)).
-  void setUpRows(OpBuilder &b, Location loc, ValueRange arguments,
-                 Value block) {
-    if (split.rowsPerBlock == 1) {
+  /// ceil(M / R)). With warp rows (G = rowGroups warps, `warp` the
+  /// thread's) the block's G x R rows interleave: warp w holds rows
+  /// (b * R + k) * G + w, so that each of its loads and those of the other
+  /// warps cover consecutive rows; the grid is ceil(M / (G x R)).
+  void setUpRows(OpBuilder &b, Location loc, ValueRange arguments, Value block,
+                 Value warp) {
+    int64_t groups = layout.rowGroups;
+    if (split.rowsPerBlock == 1 && groups == 1) {
       HeldRow &held = heldRows.emplace_back();
       held.row = held.clampedRow = block;
       return;
@@ -229,16 +242,18 @@ private:
     kernelRows =
         memref::DimOp::create(b, loc, shapeSourceArgument(op, arguments), 0);
     Value firstRow = arith::MulIOp::create(
-        b, loc, block, indexConst(b, loc, split.rowsPerBlock));
+        b, loc, block, indexConst(b, loc, split.rowsPerBlock * groups));
     for (int64_t k = 0; k < split.rowsPerBlock; ++k) {
       HeldRow &held = heldRows.emplace_back();
-      if (k == 0) {
+      if (k == 0 && groups == 1) {
         // The grid is ceil(M / R): a block's first row always exists.
         held.row = held.clampedRow = firstRow;
         continue;
       }
-      held.row =
-          arith::AddIOp::create(b, loc, firstRow, indexConst(b, loc, k));
+      held.row = arith::AddIOp::create(b, loc, firstRow,
+                                       indexConst(b, loc, k * groups));
+      if (groups > 1)
+        held.row = arith::AddIOp::create(b, loc, held.row, warp);
       held.exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           held.row, kernelRows);
       held.clampedRow =
@@ -267,7 +282,7 @@ private:
   std::pair<Value, Value> chunkColumn(OpBuilder &b, Location loc, Value base,
                                       int64_t chunk, Value tid) {
     Value index = arith::AddIOp::create(
-        b, loc, indexConst(b, loc, chunk * layout.threads), tid);
+        b, loc, indexConst(b, loc, chunk * layout.threadsPerRow()), tid);
     Value col = arith::AddIOp::create(
         b, loc, base,
         arith::MulIOp::create(b, loc, index,
@@ -332,8 +347,9 @@ private:
       }
     if (!preloadsColumns())
       return;
-    // The column loads are predicated on the block's first row being in
-    // the kernel's rows, which it always is: ptxas sinks a load it can prove
+    // The column loads are predicated on the block's first row (with warp
+    // rows, the warp's) being in the kernel's rows, which it always is (a
+    // warp may have none): ptxas sinks a load it can prove
     // unconditional (or predicated on a bound it can prove, such as the
     // column of a chunk always inside the row) down to the first
     // reduction's barrier (SASS of the held-rows RMSNorm forward at N =
@@ -349,17 +365,17 @@ private:
   }
 
   /// Whether preloadRows loads the column inputs too: in a block of several
-  /// rows in registers. The output pass's load of the weights comes after
-  /// the reductions' barrier, a round trip to L2 on the critical path of a
-  /// block that does nothing else; loaded with the rows, it overlaps their
-  /// loads. Measured on the H200 (bf16 inference forwards, kernel time, 3
+  /// rows in registers (or warp rows). The output pass's load of the weights
+  /// comes after the reductions' barrier, a round trip to L2 on the critical
+  /// path of a block that does nothing else; loaded with the rows, it overlaps
+  /// their loads. Measured on the H200 (bf16 inference forwards, kernel time, 3
   /// rounds; bench/results/ab-2026-12-02-weights-preloaded-b.log): four rows
   /// a block RMSNorm 4096 x 1000 1.17x, 4096 x 1024 1.02x, LayerNorm 4096 x
   /// 1024 1.07x, 8192-100000 rows level; a row a block lost (RMSNorm 2048 x
   /// 1024 0.93x, LayerNorm 2048-3000 x 1024 0.90-0.92x, 512 x 2048
   /// 0.94-0.96x), so there the pass loads them.
   bool preloadsColumns() const {
-    return rowInRegisters() && heldRows.size() > 1;
+    return rowInRegisters() && (heldRows.size() > 1 || layout.rowGroups > 1);
   }
 
   /// What a pass emits for each vector of a row: gets the row, the vector's

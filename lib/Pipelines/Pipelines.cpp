@@ -53,6 +53,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   NormShortRowsOptions shortRows;
   shortRows.shortRows = options.shortRows;
   shortRows.numSMs = options.numSMs;
+  shortRows.warpRows = options.warpRows;
   pm.addPass(createNormShortRows(shortRows));
   if (splitLongRows) {
     NormSplitRowsOptions rows;

@@ -217,7 +217,8 @@ struct NormShortRowsPass
 
   /// The streamed version of forward `op` at `b` and its results: blocks
   /// hold `held.rowsPerBlock` rows (norm.rows_per_block) where M lies in
-  /// `held.rows`, a row each elsewhere.
+  /// `held.rows`, shared out among their warps (norm.warp_rows) where it
+  /// lies in `held.warpRows`, a row each elsewhere.
   static SmallVector<Value> buildStreamed(OpBuilder &b, FusedOp op,
                                           const HeldRows &held) {
     auto oneRow = [&](OpBuilder &ob) {
@@ -225,15 +226,28 @@ struct NormShortRowsPass
     };
     if (held.rowsPerBlock <= 1 || held.rows.empty())
       return oneRow(b);
-    return versionOnRows(
-        b, op, held.rows,
-        [&](OpBuilder &hb) {
-          return cloneMarked(
-              hb, op, FusedOp::getStreamRowsAttrName(),
-              hb.getNamedAttr(FusedOp::getRowsPerBlockAttrName(),
-                              hb.getI64IntegerAttr(held.rowsPerBlock)));
-        },
-        oneRow);
+    auto heldBy = [&](OpBuilder &hb, bool warps) {
+      SmallVector<NamedAttribute> attrs = {
+          hb.getNamedAttr(FusedOp::getRowsPerBlockAttrName(),
+                          hb.getI64IntegerAttr(held.rowsPerBlock))};
+      if (warps)
+        attrs.push_back(
+            hb.getNamedAttr(FusedOp::getWarpRowsAttrName(), hb.getUnitAttr()));
+      return cloneMarked(hb, op, FusedOp::getStreamRowsAttrName(), attrs);
+    };
+    auto anyHeld = [&](OpBuilder &hb) {
+      if (held.warpRows.empty())
+        return heldBy(hb, false);
+      // The warp rows lie within the held rows: a version inside theirs,
+      // whose check leaves out the bound the outer one has made.
+      RowRange warps = held.warpRows;
+      if (warps.begin <= held.rows.begin)
+        warps.begin = 0;
+      return versionOnRows(
+          hb, op, warps, [&](OpBuilder &wb) { return heldBy(wb, true); },
+          [&](OpBuilder &bb) { return heldBy(bb, false); });
+    };
+    return versionOnRows(b, op, held.rows, anyHeld, oneRow);
   }
 
   /// The short version of `op` at `b` and its results: for a mixed-order
@@ -291,6 +305,8 @@ struct NormShortRowsPass
     HeldRows held;
     if (columnOutputs.empty() && shortRows < 0)
       held = chooseHeldRows(shape, device);
+    if (warpRows >= 0)
+      held.warpRows = warpRows == 1 ? held.rows : RowRange{};
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
         rewriter, op, rows,
@@ -309,6 +325,9 @@ struct NormShortRowsPass
   /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
     std::string error = validateShortRowsLimit(shortRows);
+    if (error.empty() && (warpRows < -1 || warpRows > 1))
+      error = "warp-rows must be -1 (the tuning rule), 0 or 1, got " +
+              std::to_string(static_cast<int64_t>(warpRows));
     if (error.empty() && numSMs <= 0)
       error = "num-sms must be positive, got " +
               std::to_string(static_cast<int64_t>(numSMs));

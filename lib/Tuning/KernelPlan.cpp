@@ -68,6 +68,11 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   if (streaming) {
     plan.kind = KernelPlan::Kind::Streaming;
     plan.layout = chooseStreamingLayout(n, elementBytes, device);
+    // Where the layout cannot, the request is left unmet: the caller sees
+    // rowGroups == 1 and reports it.
+    if (request.warpRows)
+      if (std::optional<RowLayout> warps = warpRowsLayout(plan.layout))
+        plan.layout = *warps;
   } else if (cluster) {
     plan.kind = KernelPlan::Kind::Cluster;
     plan.layout = *cluster;

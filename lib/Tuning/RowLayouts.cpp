@@ -175,3 +175,14 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
   return shape.columnOutputs == 0 && shape.rowReductions > 0 &&
          shape.n * shape.elementBytes <= kLongStreamedRowBytes;
 }
+
+std::optional<RowLayout> mlir::norm::warpRowsLayout(const RowLayout &block) {
+  if (!block.holdsRow || block.rowGroups != 1 || block.chunksPerThread != 1 ||
+      block.threads % 32 != 0 || block.clusterSize != 1 ||
+      block.columnSlices != 1)
+    return std::nullopt;
+  RowLayout warps = block;
+  warps.rowGroups = block.threads / 32;
+  warps.chunksPerThread = warps.rowGroups;
+  return warps;
+}

@@ -145,7 +145,24 @@ HeldRows mlir::norm::chooseHeldRows(const KernelShape &shape,
       (ragged ? kRaggedFromRowsPerSM : kFromRowsPerSM) * device.numSMs);
   if (from >= streamed.end)
     return {};
-  return {kRowsPerBlock, RowRange{from, streamed.end}};
+  HeldRows held{kRowsPerBlock, RowRange{from, streamed.end}, RowRange{}};
+  // Warp rows (each of the four warps a row: 32 threads x 4 vectors, no
+  // barrier) where the held rows make at most one wave of blocks (32 rows
+  // per SM: 8 blocks of four rows, as the registers allow). Measured on the
+  // H200 (bf16, kernel time, 3 rounds, warp rows against four rows shared
+  // by the block; bench/results/ab-2026-12-02-streamed-warp-rows*.log):
+  // RMSNorm N = 1024 1.04x at 3168 rows, 1.10-1.12x at 3500, 1.07-1.13x at
+  // 4096 (inference and statistics forwards, three runs); past one wave
+  // mixed, then behind (5000 0.96x, 6144 1.09x, 7000 0.97x, 10000-131072
+  // 0.92-0.96x). LayerNorm lost 0.83-0.99x at 3168-4096, and ragged rows
+  // (N = 1000, the last vectors predicated) 0.83-0.91x: their block rows.
+  constexpr int64_t kWarpRowsToRowsPerSM = 32;
+  int64_t warpEnd =
+      std::min(streamed.end, kWarpRowsToRowsPerSM * device.numSMs);
+  if (shape.rowReductions == 1 && !ragged && warpRowsLayout(layout) &&
+      from < warpEnd)
+    held.warpRows = RowRange{from, warpEnd};
+  return held;
 }
 
 std::string mlir::norm::validateShortRowsLimit(int64_t limit) {

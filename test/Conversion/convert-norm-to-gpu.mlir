@@ -886,6 +886,89 @@ func.func @held_rows(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: memref<
 
 // -----
 
+// norm.warp_rows shares a held-rows block's rows out among its warps
+// (norm-short-rows sets it on RMSNorm at 3168-4223 x 1024, chooseHeldRows):
+// warp w of block b holds row b * 4 + w, 32 lanes x 4 vectors of it, all
+// loads predicated on that row existing (the weights' too), and reduces it
+// by shuffles alone: no shared memory and no barrier. The grid is
+// ceil(M / 4) of 128 threads; the kernel counts rows per warp.
+// CHECK-LABEL: func @warp_rows
+// CHECK: %[[ROWS:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[ROWS]], %c4
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c128,
+// CHECK: gpu.func @norm_fused(
+// CHECK-NOT: workgroup
+// CHECK-SAME: norm.rows_in_parallel = 4 : i64, norm.rows_per_block = 1 : i64
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: %[[BLOCK:.+]] = gpu.block_id x
+// CHECK: %[[LANE:.+]] = arith.remui %[[TID]], %c32
+// CHECK: %[[WARP:.+]] = arith.divui %[[TID]], %c32
+// CHECK: %[[M:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[FIRST:.+]] = arith.muli %[[BLOCK]], %c4
+// CHECK: %[[ROW0:.+]] = arith.addi %[[FIRST]], %c0
+// CHECK: %[[ROW:.+]] = arith.addi %[[ROW0]], %[[WARP]]
+// CHECK: %[[EXISTS:.+]] = arith.cmpi ult, %[[ROW]], %[[M]]
+// The fourth vector of the lane: column (96 + lane) * 8.
+// CHECK: %[[V3:.+]] = arith.addi %c96, %[[LANE]]
+// CHECK-COUNT-4: ld.global{{.*}}" ro(%{{.+}}, %{{.+}}, %[[EXISTS]] : i64, i64, i1)
+// CHECK: %[[HAS_ROWS:.+]] = arith.cmpi ult, %[[ROW]], %[[M]]
+// CHECK-COUNT-4: ld.global{{.*}}" ro(%{{.+}}, %{{.+}}, %[[HAS_ROWS]] : i64, i64, i1)
+// CHECK-NOT: ld.global
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.if %[[EXISTS]]
+// CHECK-NEXT: vector.store %{{.+}}, %arg2[%[[ROW]], %{{.+}}]
+// CHECK: gpu.return
+func.func @warp_rows(%x: memref<?x1024xbf16>, %w: memref<1024xbf16>, %y: memref<?x1024xbf16>) {
+  norm.fused ins(%x : full memref<?x1024xbf16>, %w : col memref<1024xbf16>) outs(%y : full memref<?x1024xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 4 : i64, norm.warp_rows} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %bf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A warp-rows block's rows are shared out among its warps: a count that
+// does not divide is an error, as is a row the warps cannot hold in
+// registers (f32 at N = 4096: two vectors a thread of 512 threads).
+func.func @warp_rows_uneven(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf16>) {
+  // expected-error @+1 {{norm.rows_per_block must be a multiple of the 4 warps that share a warp-rows block, got 2}}
+  norm.fused ins(%x : full memref<?x1024xbf16>) outs(%y : full memref<?x1024xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64, norm.warp_rows} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @warp_rows_not_held(%x: memref<?x4096xf32>, %y: memref<?x4096xf32>) {
+  // expected-error @+1 {{norm.warp_rows needs a streamed forward whose block holds its row in registers, one vector a thread}}
+  norm.fused ins(%x : full memref<?x4096xf32>) outs(%y : full memref<?x4096xf32>) attributes {norm.stream_rows, norm.warp_rows} {
+  ^bb0(%a: f32):
+    %s = norm.row_reduce <add> %a : f32
+    %d = arith.mulf %a, %s : f32
+    norm.yield %d : f32
+  }
+  return
+}
+
+// -----
+
 // A streamed kernel that re-reads its row from L2 (N = 32768 bf16: 512
 // threads x 4 vectors, four sweeps) takes one row a block.
 func.func @held_rows_rereading(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>) {

@@ -4,9 +4,13 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-short-rows --split-input-file | FileCheck %s --check-prefix=TWICE
 // RUN: not norm-opt %s --norm-short-rows="short-rows=-2" 2>&1 | FileCheck %s --check-prefix=BADROWS
 // RUN: not norm-opt %s --norm-short-rows="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="warp-rows=0" --split-input-file | FileCheck %s --check-prefix=NOWARP
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="warp-rows=1" --split-input-file | FileCheck %s --check-prefix=ALLWARP
+// RUN: not norm-opt %s --norm-short-rows="warp-rows=2" 2>&1 | FileCheck %s --check-prefix=BADWARP
 
 // BADROWS: error: norm-short-rows: short-rows must be -1 (the tuning rule), 0 (off) or a positive row count, got -2
 // BADSMS: error: norm-short-rows: num-sms must be positive, got 0
+// BADWARP: error: norm-short-rows: warp-rows must be -1 (the tuning rule), 0 or 1, got 2
 
 // Dynamic M (LayerNorm backward, N = 4096): below 384 rows (three rounds
 // of the column kernel's 32 row groups x 4 rows) the row part (dx, with
@@ -166,6 +170,34 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: scf.if %[[HELD]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
+// RMSNorm rows the block covers exactly (N = 1024): its warps own a row
+// each up to 32 rows per SM (4224 rows), a version inside the held rows'
+// that checks only the end. The option gives warp rows to all held rows
+// (ALLWARP) or none (NOWARP).
+// CHECK-LABEL: func @rms_fwd_1024
+// CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK: scf.if %[[HELD]]
+// CHECK: %[[WARPS:.+]] = arith.cmpi ult, %{{.+}}, %c4224
+// CHECK-NOT: arith.andi
+// CHECK: scf.if %[[WARPS]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: } else {
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: } {norm.short_rows}
+// CHECK: } else {
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: } {norm.short_rows}
+// NOWARP-LABEL: func @rms_fwd_1024
+// NOWARP-NOT: norm.warp_rows
+// NOWARP: return
+// ALLWARP-LABEL: func @rms_fwd_1024
+// ALLWARP: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// ALLWARP: scf.if %[[HELD]]
+// ALLWARP-NOT: scf.if
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// ALLWARP: } else {
+// ALLWARP-NOT: norm.warp_rows
+// ALLWARP: return
 // CHECK-LABEL: func @rms_bwd_wide
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.whole_columns
@@ -213,6 +245,11 @@ func.func @rms_fwd_1000(%x: tensor<?x1000xbf16>, %w: tensor<1000xbf16>) -> tenso
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1000xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x1000xbf16> -> tensor<?x1000xbf16>, tensor<?xf32>
   return %y : tensor<?x1000xbf16>
+}
+func.func @rms_fwd_1024(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<?x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x1024xbf16> -> tensor<?x1024xbf16>, tensor<?xf32>
+  return %y : tensor<?x1024xbf16>
 }
 func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
                         %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {

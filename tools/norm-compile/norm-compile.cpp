@@ -102,6 +102,11 @@ static cl::opt<int64_t> shortRows(
              "side by side, forwards streamed; a forward's range of rows "
              "becomes [0, this)); 0: never; -1: the tuning rules"),
     cl::init(-1), cl::cat(normCompileOptions));
+static cl::opt<int64_t> warpRows(
+    "warp-rows",
+    cl::desc("Where a streamed forward's blocks hold several rows, each warp "
+             "owns rows of its own: 1 always, 0 never, -1 the tuning rule"),
+    cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<bool>
     fpContract("fp-contract",
                cl::desc("Fuse the kernels' float multiplies and adds into "
@@ -249,6 +254,7 @@ int main(int argc, char **argv) {
   options.l2PrefetchRows = l2PrefetchRows;
   options.bulkStores = bulkStores;
   options.shortRows = shortRows;
+  options.warpRows = warpRows;
   options.fpContract = fpContract;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 

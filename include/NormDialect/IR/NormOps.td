@@ -263,6 +263,14 @@ def Norm_FusedOp : Norm_Op<"fused", [
     static constexpr ::llvm::StringLiteral getRowsPerBlockAttrName() {
       return "norm.rows_per_block";
     }
+    /// The unit attribute asking a streamed forward that holds its rows in
+    /// registers to give each warp rows of its own (its rows_per_block rows,
+    /// one warp's share each, reduced by warp shuffles without a barrier)
+    /// instead of sharing each row among all its threads; norm-short-rows
+    /// sets it with rows_per_block (HeldRows::warpRows).
+    static constexpr ::llvm::StringLiteral getWarpRowsAttrName() {
+      return "norm.warp_rows";
+    }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();
     /// Rows per partial row of the column outputs for `m` rows

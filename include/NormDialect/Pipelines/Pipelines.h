@@ -89,6 +89,12 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
                      "reductions run as a row and a column kernel side by "
                      "side (0: never; -1: the tuning rule)"),
       llvm::cl::init(-1)};
+  Option<int64_t> warpRows{
+      *this, "warp-rows",
+      llvm::cl::desc("Where a streamed forward's blocks hold several rows, "
+                     "each warp owns rows of its own (1: always; 0: never; "
+                     "-1: the tuning rule)"),
+      llvm::cl::init(-1)};
   Option<bool> fpContract{
       *this, "fp-contract",
       llvm::cl::desc("Fuse the kernels' float multiplies and adds into FMAs"),

@@ -74,14 +74,23 @@ def NormShortRows : Pass<"norm-short-rows"> {
     where the row leaves some of the block's threads without a vector) it
     carries `norm.rows_per_block = 4`, and each block loads four rows at
     once and reduces them in one exchange; below, a block takes one row
-    (four rows a block there leave SMs idle and lost 4-34%). The option
-    turns this off with the rest of the rule.
+    (four rows a block there leave SMs idle and lost 4-34%). RMSNorm rows
+    the block covers exactly (N = 1024) are versioned once more inside
+    that: up to 32 rows per SM (one wave of such blocks, 4224 rows) the
+    version also carries `norm.warp_rows`, and each of the block's four
+    warps holds a row of its own, reduced by shuffles without a barrier
+    (the `warp-rows` option: 0 never, 1 wherever rows are held). The
+    `short-rows` option turns all of this off with the rest of the rule.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",
            "Rows below which kernels take their short version: -1 the "
            "tuning rules, 0 never, else the limit (for the kernels the "
            "rules version)">,
+    Option<"warpRows", "warp-rows", "int64_t", /*default=*/"-1",
+           "Where a streamed forward's blocks hold several rows, whether "
+           "each warp owns its rows (norm.warp_rows): -1 the tuning rule, "
+           "0 never, 1 always">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Streaming multiprocessors of the target (tuning)">,
   ];

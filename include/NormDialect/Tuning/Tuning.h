@@ -260,6 +260,14 @@ constexpr int64_t kLongStreamedRowBytes = 64 * 1024;
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device);
 
+/// The streamed layout `block` with each warp owning a row of its own
+/// instead of the block sharing one (norm.warp_rows): the same threads,
+/// each with threads / 32 times the vectors (RowLayout::rowGroups = the
+/// warps), the row still held in registers and reduced by warp shuffles
+/// alone, without a barrier. std::nullopt where `block` is not a held row
+/// of one vector a thread.
+std::optional<RowLayout> warpRowsLayout(const RowLayout &block);
+
 /// Returns an empty string when `size` is a usable largest cluster size (1,
 /// 2, 4, 8 or 16 blocks), else why not.
 std::string validateClusterSize(int64_t size);
@@ -426,7 +434,14 @@ struct PlanRequest {
   /// whose copies and mbarrier waits only add latency to a row that nothing
   /// overlaps.
   bool singleBlock = false;
+  /// A streamed forward that holds its rows gives each warp rows of its
+  /// own (norm.warp_rows, warpRowsLayout).
+  bool warpRows = false;
 
+  PlanRequest &setWarpRows(bool warps) {
+    warpRows = warps;
+    return *this;
+  }
   PlanRequest &setSharedStages(int64_t stages) {
     sharedStages = stages;
     return *this;
@@ -563,13 +578,19 @@ RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
 struct HeldRows {
   int64_t rowsPerBlock = 1;
   RowRange rows;
+  /// The rows of M, within `rows`, where each warp of the block owns
+  /// rowsPerBlock / warps of the rows (norm.warp_rows, warpRowsLayout)
+  /// instead of all its threads sharing each row.
+  RowRange warpRows;
 };
 
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
 /// rows a block: blocks of at most 128 threads that keep their row in
 /// registers (one vector a thread, N <= 1024 bf16) hold four from 24 rows
 /// per SM on (16 where the row leaves some threads without a vector, N =
-/// 1000); below, and for every other kernel, a block takes one row.
+/// 1000); below, and for every other kernel, a block takes one row. An
+/// RMSNorm whose rows the block covers exactly gives each warp a row of
+/// its own up to 32 rows per SM (one wave of its blocks).
 HeldRows chooseHeldRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
