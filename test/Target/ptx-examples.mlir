@@ -27,6 +27,13 @@
 // RUN: norm-compile %S/Inputs/inference-forward.mlir -o %t/ln_fwd_held --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_fwd_held/kernels.ptx -o %t/ln_fwd_held.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=HELD < %t/ln_fwd_held/kernels.ptx
+// The same with its warps owning the rows (--warp-rows=1; the rule gives
+// them to RMSNorm at 3168-4223 rows, chooseHeldRows): each warp's 4 x 3
+// vectors of x, the weight and the bias all predicated on its row, two
+// reductions of five shuffles each, and no barrier anywhere.
+// RUN: norm-compile %S/Inputs/inference-forward.mlir -o %t/ln_fwd_warps --quiet --warp-rows=1
+// RUN: %ptxas -arch=sm_90 -v %t/ln_fwd_warps/kernels.ptx -o %t/ln_fwd_warps.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=WARPS < %t/ln_fwd_warps/kernels.ptx
 // Long rows spread over thread block clusters (4 blocks for the forward at
 // N = 65536; 16 for the RMSNorm backward at N = 131072 asked not to stage,
 // which otherwise re-reads staged slices over 8): the cluster shape is
@@ -167,6 +174,15 @@
 // ONEBLOCK-NOT: bra
 // ONEBLOCK: @%p{{[0-9]+}} ld.global.v4.b32
 // ONEBLOCK: bra
+
+// WARPS-LABEL: .entry norm_fused(
+// WARPS-NOT: bar.sync
+// WARPS-COUNT-12: @%p{{[0-9]+}} ld.global.L1::evict_last.L2::cache_hint.v4.b32
+// WARPS-NOT: ld.global
+// WARPS-NOT: bar.sync
+// WARPS-COUNT-10: shfl.sync.bfly.b32
+// WARPS-NOT: bar.sync
+// WARPS: ret;
 
 // HELD-LABEL: .entry norm_fused(
 // HELD: ld.global.L1::evict_last.L2::cache_hint.v4.b32
