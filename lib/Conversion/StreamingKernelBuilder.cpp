@@ -347,13 +347,14 @@ private:
       }
     if (!preloadsColumns())
       return;
-    // The column loads are predicated on the block's first row (with warp
-    // rows, the warp's) being in the kernel's rows, which it always is (a
-    // warp may have none): ptxas sinks a load it can prove
-    // unconditional (or predicated on a bound it can prove, such as the
-    // column of a chunk always inside the row) down to the first
-    // reduction's barrier (SASS of the held-rows RMSNorm forward at N =
-    // 1024), where it costs the latency it was moved up to hide.
+    // The column loads are predicated on the block's first row being in the
+    // kernel's rows, which it always is (with warp rows, on the warp's
+    // first row, past M in a last block's idle warps, which need no
+    // weights either): ptxas sinks a load it can prove unconditional (or
+    // predicated on a bound it can prove, such as the column of a chunk always
+    // inside the row) down to the first reduction's barrier (SASS of the
+    // held-rows RMSNorm forward at N = 1024), where it costs the latency it was
+    // moved up to hide.
     Value blockHasRows = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::ult, heldRows.front().row, kernelRows);
     for (auto [col, inside] : chunkColumns) {
