@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 
 #include <cstdio>
+#include <tuple>
 
 using namespace mlir::norm;
 
@@ -1288,20 +1289,22 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
 
 TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   using Rows = std::pair<int64_t, int64_t>;
+  // Rows a block and where the first band starts (-1: none).
   auto heldFrom = [](const KernelShape &shape, const DeviceInfo &device) {
-    HeldRows held = chooseHeldRows(shape, device);
-    return std::make_pair(held.rowsPerBlock,
-                          held.rows.empty() ? int64_t(-1) : held.rows.begin);
+    std::vector<HeldRows> bands = chooseHeldRows(shape, device);
+    if (bands.empty())
+      return Rows(1, -1);
+    return Rows(bands.front().rowsPerBlock, bands.front().rows.begin);
   };
   // N = 1000-1024 bf16: 128 threads, one vector each; four rows a block
   // from 24 rows per SM (16 where the row leaves threads without a
-  // vector: N = 1000, 125 vectors), with no end.
+  // vector: N = 1000, 125 vectors), the last band with no end.
   for (int64_t reductions : {1, 2})
     for (int64_t n : {1000, 1024}) {
       KernelShape shape = forwardShape(n, reductions);
       EXPECT_EQ(heldFrom(shape, DeviceInfo()),
                 Rows(4, (n == 1000 ? 16 : 24) * 132));
-      EXPECT_EQ(chooseHeldRows(shape, DeviceInfo()).rows.end,
+      EXPECT_EQ(chooseHeldRows(shape, DeviceInfo()).back().rows.end,
                 RowRange::all().end);
     }
   // The threshold follows the SM count.
@@ -1325,25 +1328,43 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   EXPECT_EQ(heldFrom(backward, DeviceInfo()).first, 1);
 }
 
-TEST(Tuning, HeldRMSNormRowsGoToWarpsUpToOneWaveOfBlocks) {
-  // RMSNorm at N = 1024 bf16: each of the block's four warps owns a row
-  // from where blocks hold rows (24 rows per SM) up to 32 rows per SM.
-  HeldRows rms = chooseHeldRows(forwardShape(1024, 1), DeviceInfo());
-  EXPECT_EQ(rms.warpRows.begin, 24 * 132);
-  EXPECT_EQ(rms.warpRows.end, 32 * 132);
+/// The bands of chooseHeldRows as (rows a block, begin, end, warp rows).
+static std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>
+heldBands(const KernelShape &shape, const DeviceInfo &device) {
+  std::vector<std::tuple<int64_t, int64_t, int64_t, bool>> out;
+  for (const HeldRows &band : chooseHeldRows(shape, device))
+    out.emplace_back(band.rowsPerBlock, band.rows.begin, band.rows.end,
+                     band.warpRows);
+  return out;
+}
+
+TEST(Tuning, HeldRowsAreThreeABlockPastOneWaveAndWarpRowsWithinIt) {
+  using Band = std::tuple<int64_t, int64_t, int64_t, bool>;
+  const int64_t kAll = RowRange::all().end;
+  // RMSNorm at N = 1024 bf16: warp rows up to one wave of four-row
+  // blocks (32 rows per SM), three rows a block up to 64 rows per SM,
+  // then four.
+  EXPECT_EQ(
+      heldBands(forwardShape(1024, 1), DeviceInfo()),
+      (std::vector<Band>{Band(4, 3168, 4224, true), Band(3, 4224, 8448, false),
+                         Band(4, 8448, kAll, false)}));
+  // LayerNorm the same without warp rows.
+  EXPECT_EQ(
+      heldBands(forwardShape(1024, 2), DeviceInfo()),
+      (std::vector<Band>{Band(4, 3168, 4224, false), Band(3, 4224, 8448, false),
+                         Band(4, 8448, kAll, false)}));
+  // The bands follow the SM count.
   DeviceInfo small;
   small.numSMs = 100;
-  HeldRows fewerSMs = chooseHeldRows(forwardShape(1024, 1), small);
-  EXPECT_EQ(fewerSMs.warpRows.begin, 2400);
-  EXPECT_EQ(fewerSMs.warpRows.end, 3200);
-  // LayerNorm and ragged rows (N = 1000) lost with warp rows: none.
-  EXPECT_TRUE(
-      chooseHeldRows(forwardShape(1024, 2), DeviceInfo()).warpRows.empty());
-  EXPECT_TRUE(
-      chooseHeldRows(forwardShape(1000, 1), DeviceInfo()).warpRows.empty());
-  // Nor where no rows are held.
-  EXPECT_TRUE(
-      chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).warpRows.empty());
+  EXPECT_EQ(
+      heldBands(forwardShape(1024, 1), small),
+      (std::vector<Band>{Band(4, 2400, 3200, true), Band(3, 3200, 6400, false),
+                         Band(4, 6400, kAll, false)}));
+  // Ragged rows (N = 1000) lost with both: four rows a block throughout.
+  EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo()),
+            (std::vector<Band>{Band(4, 2112, kAll, false)}));
+  // No held rows, no bands.
+  EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }
 
 TEST(Tuning, WarpRowsLayoutGivesEachWarpTheBlocksRow) {

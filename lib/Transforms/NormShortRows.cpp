@@ -215,39 +215,49 @@ struct NormShortRowsPass
     return clone->getResults();
   }
 
-  /// The streamed version of forward `op` at `b` and its results: blocks
-  /// hold `held.rowsPerBlock` rows (norm.rows_per_block) where M lies in
-  /// `held.rows`, shared out among their warps (norm.warp_rows) where it
-  /// lies in `held.warpRows`, a row each elsewhere.
+  /// The streamed version of forward `op` at `b` and its results: where M
+  /// lies in one of the `bands` (chooseHeldRows), blocks hold its
+  /// rowsPerBlock rows (norm.rows_per_block), shared out among their warps
+  /// (norm.warp_rows) where it says so; a row each elsewhere. The bands
+  /// are versions in a chain, the highest first (most rows at large M take
+  /// one comparison), each checking only the bound the ones before have not
+  /// made.
   static SmallVector<Value> buildStreamed(OpBuilder &b, FusedOp op,
-                                          const HeldRows &held) {
+                                          ArrayRef<HeldRows> bands) {
     auto oneRow = [&](OpBuilder &ob) {
       return cloneMarked(ob, op, FusedOp::getStreamRowsAttrName());
     };
-    if (held.rowsPerBlock <= 1 || held.rows.empty())
-      return oneRow(b);
-    auto heldBy = [&](OpBuilder &hb, bool warps) {
+    auto heldBy = [&](OpBuilder &hb, const HeldRows &band) {
       SmallVector<NamedAttribute> attrs = {
           hb.getNamedAttr(FusedOp::getRowsPerBlockAttrName(),
-                          hb.getI64IntegerAttr(held.rowsPerBlock))};
-      if (warps)
+                          hb.getI64IntegerAttr(band.rowsPerBlock))};
+      if (band.warpRows)
         attrs.push_back(
             hb.getNamedAttr(FusedOp::getWarpRowsAttrName(), hb.getUnitAttr()));
       return cloneMarked(hb, op, FusedOp::getStreamRowsAttrName(), attrs);
     };
-    auto anyHeld = [&](OpBuilder &hb) {
-      if (held.warpRows.empty())
-        return heldBy(hb, false);
-      // The warp rows lie within the held rows: a version inside theirs,
-      // whose check leaves out the bound the outer one has made.
-      RowRange warps = held.warpRows;
-      if (warps.begin <= held.rows.begin)
-        warps.begin = 0;
+    // Bands [0, k) at `cb`, where every M from `takenFrom` on has gone to
+    // a version already.
+    std::function<SmallVector<Value>(OpBuilder &, size_t, int64_t)> below =
+        [&](OpBuilder &cb, size_t k, int64_t takenFrom) -> SmallVector<Value> {
+      if (k == 0)
+        return oneRow(cb);
+      const HeldRows &band = bands[k - 1];
+      if (band.rowsPerBlock <= 1)
+        return below(cb, k - 1, takenFrom);
+      RowRange rows = band.rows;
+      // A band that reaches the versions above needs no upper bound, and
+      // then everything from its start on is taken.
+      int64_t nextTakenFrom = takenFrom;
+      if (rows.end >= takenFrom) {
+        rows.end = RowRange::all().end;
+        nextTakenFrom = rows.begin;
+      }
       return versionOnRows(
-          hb, op, warps, [&](OpBuilder &wb) { return heldBy(wb, true); },
-          [&](OpBuilder &bb) { return heldBy(bb, false); });
+          cb, op, rows, [&](OpBuilder &hb) { return heldBy(hb, band); },
+          [&](OpBuilder &ob) { return below(ob, k - 1, nextTakenFrom); });
     };
-    return versionOnRows(b, op, held.rows, anyHeld, oneRow);
+    return below(b, bands.size(), RowRange::all().end);
   }
 
   /// The short version of `op` at `b` and its results: for a mixed-order
@@ -258,7 +268,7 @@ struct NormShortRowsPass
                                        ArrayRef<unsigned> rowOutputs,
                                        ArrayRef<unsigned> columnOutputs,
                                        int64_t singleBlockRows,
-                                       const HeldRows &held) {
+                                       ArrayRef<HeldRows> held) {
     if (columnOutputs.empty())
       return buildStreamed(b, op, held);
     auto parts = [&](OpBuilder &pb) {
@@ -302,11 +312,18 @@ struct NormShortRowsPass
         columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
     // Held rows where the rule streams the rows (chooseHeldRows keeps
     // within chooseStreamedRows' range), not where the option replaced it.
-    HeldRows held;
+    std::vector<HeldRows> held;
     if (columnOutputs.empty() && shortRows < 0)
       held = chooseHeldRows(shape, device);
-    if (warpRows >= 0)
-      held.warpRows = warpRows == 1 ? held.rows : RowRange{};
+    // The option: warp rows in every band whose rows the warps can share
+    // out evenly, or in none.
+    if (warpRows >= 0) {
+      std::optional<RowLayout> warps = warpRowsLayout(
+          chooseStreamingLayout(shape.n, shape.elementBytes, device));
+      for (HeldRows &band : held)
+        band.warpRows =
+            warpRows == 1 && warps && band.rowsPerBlock % warps->rowGroups == 0;
+    }
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
         rewriter, op, rows,

@@ -106,8 +106,8 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   return {};
 }
 
-HeldRows mlir::norm::chooseHeldRows(const KernelShape &shape,
-                                    const DeviceInfo &device) {
+std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
+                                                 const DeviceInfo &device) {
   // Four rows a block of 128 threads put 64 bytes of loads a thread in
   // flight (Inductor's warp rows: 32 threads, 4 vectors each) where one
   // row's 16 bytes leave an SM's short-lived blocks short of loads in
@@ -145,24 +145,43 @@ HeldRows mlir::norm::chooseHeldRows(const KernelShape &shape,
       (ragged ? kRaggedFromRowsPerSM : kFromRowsPerSM) * device.numSMs);
   if (from >= streamed.end)
     return {};
-  HeldRows held{kRowsPerBlock, RowRange{from, streamed.end}, RowRange{}};
-  // Warp rows (each of the four warps a row: 32 threads x 4 vectors, no
-  // barrier) where the held rows make at most one wave of blocks (32 rows
-  // per SM: 8 blocks of four rows, as the registers allow). Measured on the
-  // H200 (bf16, kernel time, 3 rounds, warp rows against four rows shared
-  // by the block; bench/results/ab-2026-12-02-streamed-warp-rows*.log):
-  // RMSNorm N = 1024 1.04x at 3168 rows, 1.10-1.12x at 3500, 1.07-1.13x at
-  // 4096 (inference and statistics forwards, three runs); past one wave
-  // mixed, then behind (5000 0.96x, 6144 1.09x, 7000 0.97x, 10000-131072
-  // 0.92-0.96x). LayerNorm lost 0.83-0.99x at 3168-4096, and ragged rows
-  // (N = 1000, the last vectors predicated) 0.83-0.91x: their block rows.
-  constexpr int64_t kWarpRowsToRowsPerSM = 32;
-  int64_t warpEnd =
-      std::min(streamed.end, kWarpRowsToRowsPerSM * device.numSMs);
-  if (shape.rowReductions == 1 && !ragged && warpRowsLayout(layout) &&
-      from < warpEnd)
-    held.warpRows = RowRange{from, warpEnd};
-  return held;
+  // Past one wave of four-row blocks (32 rows per SM: 8 blocks of four
+  // rows an SM, as the registers allow) three rows a block where the block
+  // covers the row exactly, up to 64 rows per SM. Measured on the H200
+  // (bf16 inference forwards, kernel time, 3 rounds, two runs, three rows a
+  // block against four; bench/results/ab-2026-12-02-v48-three-held-rows.log)
+  // RMSNorm 6144 x 1024 1.06-1.08x, 7000 1.06x, 5000 1.05x / 0.96x, 8192
+  // 1.00-1.01x; LayerNorm 5000 1.08x twice, 6144 1.03x twice, 7000-8192
+  // 1.00-1.02x. Below (LayerNorm 4096 x 1024 0.86-0.88x) and for ragged
+  // rows (N = 1000, 0.86-0.91x) four; above, level (1.00-1.02x).
+  constexpr int64_t kOneWaveRowsPerSM = 32, kThreeRowsToRowsPerSM = 64;
+  // Within that wave, RMSNorm's warps own a row each (32 threads x 4
+  // vectors, no barrier). Measured on the H200 (bf16, kernel time, 3
+  // rounds, warp rows against four rows shared by the block;
+  // bench/results/ab-2026-12-02-streamed-warp-rows*.log): RMSNorm N = 1024
+  // 1.04x at 3168 rows, 1.10-1.12x at 3500, 1.07-1.13x at 4096 (inference
+  // and statistics forwards, three runs); past one wave mixed, then behind
+  // (5000 0.96x, 6144 1.09x, 7000 0.97x, 10000-131072 0.92-0.96x).
+  // LayerNorm lost 0.83-0.99x at 3168-4096, and ragged rows (N = 1000, the
+  // last vectors predicated) 0.83-0.91x: their block rows.
+  std::vector<HeldRows> bands;
+  auto add = [&](int64_t rows, int64_t begin, int64_t end, bool warps) {
+    begin = std::max(begin, from);
+    end = std::min(end, streamed.end);
+    if (begin < end)
+      bands.push_back({rows, RowRange{begin, end}, warps});
+  };
+  if (ragged) {
+    add(kRowsPerBlock, from, streamed.end, false);
+    return bands;
+  }
+  int64_t oneWave = kOneWaveRowsPerSM * device.numSMs;
+  int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
+  add(kRowsPerBlock, from, oneWave,
+      shape.rowReductions == 1 && warpRowsLayout(layout).has_value());
+  add(3, oneWave, threeTo, false);
+  add(kRowsPerBlock, threeTo, streamed.end, false);
+  return bands;
 }
 
 std::string mlir::norm::validateShortRowsLimit(int64_t limit) {

@@ -22,9 +22,10 @@
 // RUN: FileCheck %s --check-prefix=INFER < %t4/manifest.json
 // RUN: FileCheck %s --check-prefix=INFER-PTX < %t4/kernels.ptx
 // At N = 1024 that LayerNorm forward streams its rows at every M
-// (chooseStreamedRows), from 3168 rows with four rows a block
-// (chooseHeldRows): two versions, a launch each, on either side of 3168 rows;
-// the held rows' kernel stores each of its four rows' y alone.
+// (chooseStreamedRows), from 3168 rows with rows held in bands
+// (chooseHeldRows): four a block from 8448 rows, three from 4224, four from
+// 3168, one below; a launch each, whose conditions partition M; each held
+// rows' kernel stores each of its rows' y alone.
 // RUN: FileCheck %s --check-prefix=INFER-WHEN < %t4/manifest.json
 
 // CHECK: "format": "norm-kernel-bundle"
@@ -133,6 +134,14 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
 // INFER-PTX-LABEL: .entry norm_fused_0(
+// INFER-PTX-COUNT-3: st.global.v4.b32
+// INFER-PTX-NOT: st.global
+// INFER-PTX: ret;
+// INFER-PTX-LABEL: .entry norm_fused_1(
+// INFER-PTX-COUNT-4: st.global.v4.b32
+// INFER-PTX-NOT: st.global
+// INFER-PTX: ret;
+// INFER-PTX-LABEL: .entry norm_fused_2(
 // INFER-PTX: st.global.v4.b32
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
@@ -145,11 +154,28 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN: "when": {
 // INFER-WHEN-NEXT: "ge": [
 // INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 8448
+// INFER-WHEN: "grid": {
+// INFER-WHEN-NEXT: "ceildiv": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 3
+// INFER-WHEN: "kernel": "norm_fused_0",
+// INFER-WHEN: "ge": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 4224
+// INFER-WHEN: "kernel": "norm_fused_1",
+// INFER-WHEN: "ge": [
+// INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 3168
 // INFER-WHEN: "grid": "M",
-// INFER-WHEN: "kernel": "norm_fused_0",
-// INFER-WHEN: "when": {
-// INFER-WHEN-NEXT: "lt": [
+// INFER-WHEN: "kernel": "norm_fused_2",
+// INFER-WHEN: "lt": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 8448
+// INFER-WHEN: "lt": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 4224
+// INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 3168
 // INFER-WHEN-NOT: "kernel"

@@ -136,12 +136,23 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: norm.stream_rows
 // CHECK: } {norm.short_rows}
 // At N = 1024 it streams at every M, and from 24 rows per SM (3168 rows
-// on 132 SMs) its blocks hold four rows each (chooseHeldRows): a version
-// on M with no end, one comparison.
+// on 132 SMs) its blocks hold rows (chooseHeldRows): four, three from 32
+// to 64 rows per SM (4224-8447), four again from 8448; a chain of
+// versions, the highest first, each one comparison.
 // CHECK-LABEL: func @ln_fwd_1024
-// CHECK: %[[MANY:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK: %[[FOUR:.+]] = arith.cmpi uge, %{{.+}}, %c8448
 // CHECK-NOT: arith.andi
-// CHECK: scf.if %[[MANY]]
+// CHECK: scf.if %[[FOUR]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: %[[THREE:.+]] = arith.cmpi uge, %{{.+}}, %c4224
+// CHECK-NOT: arith.andi
+// CHECK: scf.if %[[THREE]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK-NOT: arith.andi
+// CHECK: scf.if %[[HELD]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
 // CHECK: norm.fused
@@ -163,6 +174,9 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.rows_per_block
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK-LABEL: func @rms_fwd_6144_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
 // Ragged rows (N = 1000: 125 of the block's 128 threads hold a vector)
 // take four rows a block from 16 rows per SM, 2112 rows.
 // CHECK-LABEL: func @rms_fwd_1000
@@ -170,20 +184,19 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: scf.if %[[HELD]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
-// RMSNorm rows the block covers exactly (N = 1024): its warps own a row
-// each up to 32 rows per SM (4224 rows), a version inside the held rows'
-// that checks only the end. The option gives warp rows to all held rows
-// (ALLWARP) or none (NOWARP).
+// RMSNorm rows the block covers exactly (N = 1024): the same chain, and
+// its warps own a row each in the first band, up to 32 rows per SM (4224
+// rows). The option gives warp rows to every band of four rows (ALLWARP)
+// or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
-// CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c3168
-// CHECK: scf.if %[[HELD]]
-// CHECK: %[[WARPS:.+]] = arith.cmpi ult, %{{.+}}, %c4224
+// CHECK: arith.cmpi uge, %{{.+}}, %c8448
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: arith.cmpi uge, %{{.+}}, %c4224
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: %[[WARPS:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[WARPS]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// CHECK: } else {
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
-// CHECK: } {norm.short_rows}
 // CHECK: } else {
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
 // CHECK: } {norm.short_rows}
@@ -191,12 +204,10 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // NOWARP-NOT: norm.warp_rows
 // NOWARP: return
 // ALLWARP-LABEL: func @rms_fwd_1024
-// ALLWARP: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c3168
-// ALLWARP: scf.if %[[HELD]]
-// ALLWARP-NOT: scf.if
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// ALLWARP: } else {
-// ALLWARP-NOT: norm.warp_rows
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.stream_rows}
 // ALLWARP: return
 // CHECK-LABEL: func @rms_bwd_wide
 // CHECK-NOT: scf.if
@@ -240,6 +251,11 @@ func.func @rms_fwd_3167_rows(%x: tensor<3167x1024xbf16>, %w: tensor<1024xbf16>) 
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<3167x1024xbf16> -> tensor<3167x1024xbf16>, tensor<3167xf32>
   return %y : tensor<3167x1024xbf16>
+}
+func.func @rms_fwd_6144_rows(%x: tensor<6144x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<6144x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<6144x1024xbf16> -> tensor<6144x1024xbf16>, tensor<6144xf32>
+  return %y : tensor<6144x1024xbf16>
 }
 func.func @rms_fwd_1000(%x: tensor<?x1000xbf16>, %w: tensor<1000xbf16>) -> tensor<?x1000xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1000xbf16>) {epsilon = 1.0e-6 : f64}

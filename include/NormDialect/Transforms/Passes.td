@@ -74,13 +74,15 @@ def NormShortRows : Pass<"norm-short-rows"> {
     where the row leaves some of the block's threads without a vector) it
     carries `norm.rows_per_block = 4`, and each block loads four rows at
     once and reduces them in one exchange; below, a block takes one row
-    (four rows a block there leave SMs idle and lost 4-34%). RMSNorm rows
-    the block covers exactly (N = 1024) are versioned once more inside
-    that: up to 32 rows per SM (one wave of such blocks, 4224 rows) the
-    version also carries `norm.warp_rows`, and each of the block's four
-    warps holds a row of its own, reduced by shuffles without a barrier
-    (the `warp-rows` option: 0 never, 1 wherever rows are held). The
-    `short-rows` option turns all of this off with the rest of the rule.
+    (four rows a block there leave SMs idle and lost 4-34%). Where the
+    block covers the row exactly (N = 1024) the rows held come in bands
+    of M, versions in a chain: four a block up to 32 rows per SM (one wave
+    of such blocks, 4224 rows), three up to 64 rows per SM, four beyond;
+    in the first band an RMSNorm's version also carries `norm.warp_rows`,
+    and each of the block's four warps holds a row of its own, reduced by
+    shuffles without a barrier (the `warp-rows` option: 0 never, 1 in
+    every band of four rows). The `short-rows` option turns all of this
+    off with the rest of the rule.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",

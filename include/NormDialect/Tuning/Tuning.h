@@ -574,24 +574,27 @@ struct RowRange {
 RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Rows each block of a streamed forward holds at once (norm.rows_per_block
-/// on the version norm-short-rows makes for `rows`), where more than one.
+/// on the version norm-short-rows makes for `rows` of M), and whether its
+/// warps own them (norm.warp_rows, warpRowsLayout: rowsPerBlock / warps of
+/// the rows each) instead of all its threads sharing each row.
 struct HeldRows {
   int64_t rowsPerBlock = 1;
   RowRange rows;
-  /// The rows of M, within `rows`, where each warp of the block owns
-  /// rowsPerBlock / warps of the rows (norm.warp_rows, warpRowsLayout)
-  /// instead of all its threads sharing each row.
-  RowRange warpRows;
+  bool warpRows = false;
 };
 
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
-/// rows a block: blocks of at most 128 threads that keep their row in
-/// registers (one vector a thread, N <= 1024 bf16) hold four from 24 rows
-/// per SM on (16 where the row leaves some threads without a vector, N =
-/// 1000); below, and for every other kernel, a block takes one row. An
-/// RMSNorm whose rows the block covers exactly gives each warp a row of
-/// its own up to 32 rows per SM (one wave of its blocks).
-HeldRows chooseHeldRows(const KernelShape &shape, const DeviceInfo &device);
+/// rows a block, as bands of M in increasing order that do not overlap
+/// (empty: a row a block at every M): blocks of at most 128 threads that
+/// keep their row in registers (one vector a thread, N <= 1024 bf16) hold
+/// rows from 24 rows per SM on (16 where the row leaves some threads
+/// without a vector, N = 1000): four a block, three from 32 to 64 rows per
+/// SM where the block covers the row exactly (N = 1024), and an RMSNorm
+/// whose rows the block covers exactly gives each warp a row of its own up
+/// to 32 rows per SM (one wave of its blocks). Below, and for every other
+/// kernel, a block takes one row.
+std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
+                                     const DeviceInfo &device);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
 /// else the row limit), else the error.
