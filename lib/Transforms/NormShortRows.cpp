@@ -32,6 +32,8 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <functional>
+
 namespace mlir::norm {
 #define GEN_PASS_DEF_NORMSHORTROWS
 #include "NormDialect/Transforms/Passes.h.inc"
