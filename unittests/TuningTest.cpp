@@ -1367,6 +1367,31 @@ TEST(Tuning, HeldRowsAreThreeABlockPastOneWaveAndWarpRowsWithinIt) {
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }
 
+TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
+  using Band = std::tuple<int64_t, int64_t, int64_t, bool>;
+  const int64_t kAll = RowRange::all().end;
+  auto bandsWith = [](int64_t reductions, int64_t mode) {
+    std::vector<Band> out;
+    for (const HeldRows &band :
+         chooseHeldRows(forwardShape(1024, reductions), DeviceInfo(), mode))
+      out.emplace_back(band.rowsPerBlock, band.rows.begin, band.rows.end,
+                       band.warpRows);
+    return out;
+  };
+  // 1: every band of four rows (the four warps take one each), LayerNorm
+  // too; the three-row band cannot divide among four warps.
+  EXPECT_EQ(bandsWith(2, 1), (std::vector<Band>{Band(4, 3168, 4224, true),
+                                                Band(3, 4224, 8448, false),
+                                                Band(4, 8448, kAll, true)}));
+  // 0: none, RMSNorm's first band included.
+  for (const Band &band : bandsWith(1, 0))
+    EXPECT_FALSE(std::get<3>(band));
+  EXPECT_TRUE(validateWarpRows(-1).empty());
+  EXPECT_TRUE(validateWarpRows(1).empty());
+  EXPECT_EQ(validateWarpRows(2),
+            "warp-rows must be -1 (the tuning rule), 0 or 1, got 2");
+}
+
 TEST(Tuning, WarpRowsLayoutGivesEachWarpTheBlocksRow) {
   // 128 threads x one 8-wide vector of a 1024-wide row: four warps, each
   // 32 lanes x 4 vectors of a row of its own.

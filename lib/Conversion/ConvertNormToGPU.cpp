@@ -248,6 +248,7 @@ struct ConvertNormToGPUPass
       return failure();
     int64_t n = cast<MemRefType>(op.getShapeSource().getType()).getDimSize(1);
     KernelShape shape = describeKernel(op);
+    bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan = planKernel(
         shape, device, &table,
@@ -259,10 +260,9 @@ struct ConvertNormToGPUPass
             .setSingleBlock(wholeColumns)
             .setL2PrefetchRows(l2PrefetchRows)
             .setBulkStores(bulkStores)
-            .setWarpRows(op->hasAttr(FusedOp::getWarpRowsAttrName())));
+            .setWarpRows(warpRows));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
-    bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
     if (warpRows && (!streaming || layout.rowGroups == 1))
       return op.emitOpError(
           "norm.warp_rows needs a streamed forward whose block holds its row "

@@ -245,8 +245,6 @@ struct NormShortRowsPass
       if (k == 0)
         return oneRow(cb);
       const HeldRows &band = bands[k - 1];
-      if (band.rowsPerBlock <= 1)
-        return below(cb, k - 1, takenFrom);
       RowRange rows = band.rows;
       // A band that reaches the versions above needs no upper bound, and
       // then everything from its start on is taken.
@@ -316,16 +314,7 @@ struct NormShortRowsPass
     // within chooseStreamedRows' range), not where the option replaced it.
     std::vector<HeldRows> held;
     if (columnOutputs.empty() && shortRows < 0)
-      held = chooseHeldRows(shape, device);
-    // The option: warp rows in every band whose rows the warps can share
-    // out evenly, or in none.
-    if (warpRows >= 0) {
-      std::optional<RowLayout> warps = warpRowsLayout(
-          chooseStreamingLayout(shape.n, shape.elementBytes, device));
-      for (HeldRows &band : held)
-        band.warpRows =
-            warpRows == 1 && warps && band.rowsPerBlock % warps->rowGroups == 0;
-    }
+      held = chooseHeldRows(shape, device, warpRows);
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
         rewriter, op, rows,
@@ -344,9 +333,8 @@ struct NormShortRowsPass
   /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
     std::string error = validateShortRowsLimit(shortRows);
-    if (error.empty() && (warpRows < -1 || warpRows > 1))
-      error = "warp-rows must be -1 (the tuning rule), 0 or 1, got " +
-              std::to_string(static_cast<int64_t>(warpRows));
+    if (error.empty())
+      error = validateWarpRows(warpRows);
     if (error.empty() && numSMs <= 0)
       error = "num-sms must be positive, got " +
               std::to_string(static_cast<int64_t>(numSMs));

@@ -107,7 +107,8 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
 }
 
 std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
-                                                 const DeviceInfo &device) {
+                                                 const DeviceInfo &device,
+                                                 int64_t warpRows) {
   // Four rows a block of 128 threads put 64 bytes of loads a thread in
   // flight (Inductor's warp rows: 32 threads, 4 vectors each) where one
   // row's 16 bytes leave an SM's short-lived blocks short of loads in
@@ -175,13 +176,27 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     add(kRowsPerBlock, from, streamed.end, false);
     return bands;
   }
+  std::optional<RowLayout> warps = warpRowsLayout(layout);
   int64_t oneWave = kOneWaveRowsPerSM * device.numSMs;
   int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
   add(kRowsPerBlock, from, oneWave,
-      shape.rowReductions == 1 && warpRowsLayout(layout).has_value());
+      shape.rowReductions == 1 && warps.has_value());
   add(3, oneWave, threeTo, false);
   add(kRowsPerBlock, threeTo, streamed.end, false);
+  // The option replaces the rule: warp rows wherever the block's rows
+  // divide among its warps (convert-norm-to-gpu rejects the rest), or none.
+  if (warpRows >= 0)
+    for (HeldRows &band : bands)
+      band.warpRows =
+          warpRows == 1 && warps && band.rowsPerBlock % warps->rowGroups == 0;
   return bands;
+}
+
+std::string mlir::norm::validateWarpRows(int64_t mode) {
+  if (mode < -1 || mode > 1)
+    return "warp-rows must be -1 (the tuning rule), 0 or 1, got " +
+           std::to_string(mode);
+  return {};
 }
 
 std::string mlir::norm::validateShortRowsLimit(int64_t limit) {

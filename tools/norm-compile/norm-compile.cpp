@@ -104,8 +104,10 @@ static cl::opt<int64_t> shortRows(
     cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<int64_t> warpRows(
     "warp-rows",
-    cl::desc("Where a streamed forward's blocks hold several rows, each warp "
-             "owns rows of its own: 1 always, 0 never, -1 the tuning rule"),
+    cl::desc(
+        "Where a streamed forward's blocks hold several rows, each warp "
+        "owns rows of its own: 1 wherever the rows divide among the warps, "
+        "0 never, -1 the tuning rule"),
     cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<bool>
     fpContract("fp-contract",

@@ -92,8 +92,8 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
   Option<int64_t> warpRows{
       *this, "warp-rows",
       llvm::cl::desc("Where a streamed forward's blocks hold several rows, "
-                     "each warp owns rows of its own (1: always; 0: never; "
-                     "-1: the tuning rule)"),
+                     "each warp owns rows of its own (1: wherever the rows "
+                     "divide among the warps; 0: never; -1: the tuning rule)"),
       llvm::cl::init(-1)};
   Option<bool> fpContract{
       *this, "fp-contract",

@@ -92,7 +92,7 @@ def NormShortRows : Pass<"norm-short-rows"> {
     Option<"warpRows", "warp-rows", "int64_t", /*default=*/"-1",
            "Where a streamed forward's blocks hold several rows, whether "
            "each warp owns its rows (norm.warp_rows): -1 the tuning rule, "
-           "0 never, 1 always">,
+           "0 never, 1 wherever the rows divide among the warps">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Streaming multiprocessors of the target (tuning)">,
   ];

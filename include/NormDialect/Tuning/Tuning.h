@@ -592,13 +592,20 @@ struct HeldRows {
 /// SM where the block covers the row exactly (N = 1024), and an RMSNorm
 /// whose rows the block covers exactly gives each warp a row of its own up
 /// to 32 rows per SM (one wave of its blocks). Below, and for every other
-/// kernel, a block takes one row.
+/// kernel, a block takes one row. `warpRows` (the warp-rows option) replaces
+/// the rule's warp rows: 1 in every band whose rows the warps share out
+/// evenly, 0 in none, -1 the rule.
 std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
-                                     const DeviceInfo &device);
+                                     const DeviceInfo &device,
+                                     int64_t warpRows = -1);
 
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
 /// else the row limit), else the error.
 std::string validateShortRowsLimit(int64_t limit);
+
+/// Empty if `mode` is a valid warp-rows option (-1: the rule, 0: never, 1:
+/// every band of held rows the warps share out evenly), else the error.
+std::string validateWarpRows(int64_t mode);
 
 /// The blocks of a column kernel (a norm.fused op whose outputs are all
 /// column outputs, not split: norm.whole_columns) of `shape`: lanes across
