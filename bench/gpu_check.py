@@ -42,10 +42,11 @@ def rows_for(n, quick):
         # N = 1024, 300 is not for N = 4096; 1 row runs the single-block
         # version, 2 the row and whole-column kernels.
         rows += [2, 37, 300]
-    # The streamed forwards' bands of held rows (chooseHeldRows): 5000 rows
-    # take three a block at N = 1024, the last block two.
+    # The streamed forwards' bands of held rows (chooseHeldRows): 5000 and
+    # 16895 rows (the band's last) take three a block at N = 1024, the last
+    # block two.
     if n <= 1024:
-        rows.append(5000)
+        rows += [5000, 16895]
     if quick:
         rows = [r for r in rows if r * n <= 64 * 2**20]
     return sorted(set(rows))

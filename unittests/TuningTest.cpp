@@ -1342,24 +1342,24 @@ TEST(Tuning, HeldRowsAreThreeABlockPastOneWaveAndWarpRowsWithinIt) {
   using Band = std::tuple<int64_t, int64_t, int64_t, bool>;
   const int64_t kAll = RowRange::all().end;
   // RMSNorm at N = 1024 bf16: warp rows up to one wave of four-row
-  // blocks (32 rows per SM), three rows a block up to 64 rows per SM,
+  // blocks (32 rows per SM), three rows a block up to 128 rows per SM,
   // then four.
   EXPECT_EQ(
       heldBands(forwardShape(1024, 1), DeviceInfo()),
-      (std::vector<Band>{Band(4, 3168, 4224, true), Band(3, 4224, 8448, false),
-                         Band(4, 8448, kAll, false)}));
+      (std::vector<Band>{Band(4, 3168, 4224, true), Band(3, 4224, 16896, false),
+                         Band(4, 16896, kAll, false)}));
   // LayerNorm the same without warp rows.
-  EXPECT_EQ(
-      heldBands(forwardShape(1024, 2), DeviceInfo()),
-      (std::vector<Band>{Band(4, 3168, 4224, false), Band(3, 4224, 8448, false),
-                         Band(4, 8448, kAll, false)}));
+  EXPECT_EQ(heldBands(forwardShape(1024, 2), DeviceInfo()),
+            (std::vector<Band>{Band(4, 3168, 4224, false),
+                               Band(3, 4224, 16896, false),
+                               Band(4, 16896, kAll, false)}));
   // The bands follow the SM count.
   DeviceInfo small;
   small.numSMs = 100;
   EXPECT_EQ(
       heldBands(forwardShape(1024, 1), small),
-      (std::vector<Band>{Band(4, 2400, 3200, true), Band(3, 3200, 6400, false),
-                         Band(4, 6400, kAll, false)}));
+      (std::vector<Band>{Band(4, 2400, 3200, true), Band(3, 3200, 12800, false),
+                         Band(4, 12800, kAll, false)}));
   // Ragged rows (N = 1000) lost with both: four rows a block throughout.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo()),
             (std::vector<Band>{Band(4, 2112, kAll, false)}));
@@ -1381,8 +1381,8 @@ TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
   // 1: every band of four rows (the four warps take one each), LayerNorm
   // too; the three-row band cannot divide among four warps.
   EXPECT_EQ(bandsWith(2, 1), (std::vector<Band>{Band(4, 3168, 4224, true),
-                                                Band(3, 4224, 8448, false),
-                                                Band(4, 8448, kAll, true)}));
+                                                Band(3, 4224, 16896, false),
+                                                Band(4, 16896, kAll, true)}));
   // 0: none, RMSNorm's first band included.
   for (const Band &band : bandsWith(1, 0))
     EXPECT_FALSE(std::get<3>(band));

@@ -148,14 +148,19 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     return {};
   // Past one wave of four-row blocks (32 rows per SM: 8 blocks of four
   // rows an SM, as the registers allow) three rows a block where the block
-  // covers the row exactly, up to 64 rows per SM. Measured on the H200
+  // covers the row exactly, up to 128 rows per SM. Measured on the H200
   // (bf16 inference forwards, kernel time, 3 rounds, two runs, three rows a
   // block against four; bench/results/ab-2026-12-02-v48-three-held-rows.log)
   // RMSNorm 6144 x 1024 1.06-1.08x, 7000 1.06x, 5000 1.05x / 0.96x, 8192
   // 1.00-1.01x; LayerNorm 5000 1.08x twice, 6144 1.03x twice, 7000-8192
   // 1.00-1.02x. Below (LayerNorm 4096 x 1024 0.86-0.88x) and for ragged
-  // rows (N = 1000, 0.86-0.91x) four; above, level (1.00-1.02x).
-  constexpr int64_t kOneWaveRowsPerSM = 32, kThreeRowsToRowsPerSM = 64;
+  // rows (N = 1000, 0.86-0.91x) four. Where the band ends (the same A/B
+  // with the end at 64, 96, 128 rows per SM and none, 3-5 rounds, two runs;
+  // -v49-three-rows-band-end-{a,b}.log): up to 128 rows per SM RMSNorm
+  // 1.01-1.04x and LayerNorm 1.00-1.04x at 8448-16384 x 1024 against four
+  // rows; beyond, level at 24576-131072 rows with LayerNorm 32768 x 1024
+  // 0.99-1.00x, so four rows keep the largest M.
+  constexpr int64_t kOneWaveRowsPerSM = 32, kThreeRowsToRowsPerSM = 128;
   // Within that wave, RMSNorm's warps own a row each (32 threads x 4
   // vectors, no barrier). Measured on the H200 (bf16, kernel time, 3
   // rounds, warp rows against four rows shared by the block;

@@ -23,7 +23,7 @@
 // RUN: FileCheck %s --check-prefix=INFER-PTX < %t4/kernels.ptx
 // At N = 1024 that LayerNorm forward streams its rows at every M
 // (chooseStreamedRows), from 3168 rows with rows held in bands
-// (chooseHeldRows): four a block from 8448 rows, three from 4224, four from
+// (chooseHeldRows): four a block from 16896 rows, three from 4224, four from
 // 3168, one below; a launch each, whose conditions partition M; each held
 // rows' kernel stores each of its rows' y alone.
 // RUN: FileCheck %s --check-prefix=INFER-WHEN < %t4/manifest.json
@@ -154,7 +154,7 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN: "when": {
 // INFER-WHEN-NEXT: "ge": [
 // INFER-WHEN-NEXT: "M",
-// INFER-WHEN-NEXT: 8448
+// INFER-WHEN-NEXT: 16896
 // INFER-WHEN: "grid": {
 // INFER-WHEN-NEXT: "ceildiv": [
 // INFER-WHEN-NEXT: "M",
@@ -171,7 +171,7 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN: "kernel": "norm_fused_2",
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
-// INFER-WHEN-NEXT: 8448
+// INFER-WHEN-NEXT: 16896
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 4224

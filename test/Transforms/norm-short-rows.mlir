@@ -137,10 +137,10 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: } {norm.short_rows}
 // At N = 1024 it streams at every M, and from 24 rows per SM (3168 rows
 // on 132 SMs) its blocks hold rows (chooseHeldRows): four, three from 32
-// to 64 rows per SM (4224-8447), four again from 8448; a chain of
+// to 128 rows per SM (4224-16895), four again from 16896; a chain of
 // versions, the highest first, each one comparison.
 // CHECK-LABEL: func @ln_fwd_1024
-// CHECK: %[[FOUR:.+]] = arith.cmpi uge, %{{.+}}, %c8448
+// CHECK: %[[FOUR:.+]] = arith.cmpi uge, %{{.+}}, %c16896
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[FOUR]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
@@ -177,6 +177,13 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-LABEL: func @rms_fwd_6144_rows
 // CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// The three-row band's last M and the four-row band's first.
+// CHECK-LABEL: func @rms_fwd_16895_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK-LABEL: func @rms_fwd_16896_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // Ragged rows (N = 1000: 125 of the block's 128 threads hold a vector)
 // take four rows a block from 16 rows per SM, 2112 rows.
 // CHECK-LABEL: func @rms_fwd_1000
@@ -189,7 +196,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // rows). The option gives warp rows to every band of four rows (ALLWARP)
 // or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
-// CHECK: arith.cmpi uge, %{{.+}}, %c8448
+// CHECK: arith.cmpi uge, %{{.+}}, %c16896
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: arith.cmpi uge, %{{.+}}, %c4224
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
@@ -256,6 +263,16 @@ func.func @rms_fwd_6144_rows(%x: tensor<6144x1024xbf16>, %w: tensor<1024xbf16>) 
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<6144x1024xbf16> -> tensor<6144x1024xbf16>, tensor<6144xf32>
   return %y : tensor<6144x1024xbf16>
+}
+func.func @rms_fwd_16895_rows(%x: tensor<16895x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<16895x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<16895x1024xbf16> -> tensor<16895x1024xbf16>, tensor<16895xf32>
+  return %y : tensor<16895x1024xbf16>
+}
+func.func @rms_fwd_16896_rows(%x: tensor<16896x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<16896x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<16896x1024xbf16> -> tensor<16896x1024xbf16>, tensor<16896xf32>
+  return %y : tensor<16896x1024xbf16>
 }
 func.func @rms_fwd_1000(%x: tensor<?x1000xbf16>, %w: tensor<1000xbf16>) -> tensor<?x1000xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1000xbf16>) {epsilon = 1.0e-6 : f64}

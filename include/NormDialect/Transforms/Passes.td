@@ -77,7 +77,7 @@ def NormShortRows : Pass<"norm-short-rows"> {
     (four rows a block there leave SMs idle and lost 4-34%). Where the
     block covers the row exactly (N = 1024) the rows held come in bands
     of M, versions in a chain: four a block up to 32 rows per SM (one wave
-    of such blocks, 4224 rows), three up to 64 rows per SM, four beyond;
+    of such blocks, 4224 rows), three up to 128 rows per SM, four beyond;
     in the first band an RMSNorm's version also carries `norm.warp_rows`,
     and each of the block's four warps holds a row of its own, reduced by
     shuffles without a barrier (the `warp-rows` option: 0 never, 1 in
