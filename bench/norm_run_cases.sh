@@ -36,7 +36,7 @@ cases=(
   "rms_bwd_bf16_4096 1" "ln_bwd_bf16_4096 1" "ln_bwd_bf16_4096 2"
   "rms_bwd_bf16_4096 37" "rms_bwd_bf16_4096 0" "rms_bwd_bf16_4096 256"
   "ln_bwd_bf16_1024 767" "ln_bwd_bf16_1024 768" "rms_fwd_bf16_4096 1535"
-  "rms_fwd_bf16_1024 6144"
+  "rms_fwd_bf16_1024 6144" "rms_fwd_bf16_1024 16895"
 )
 failed=0
 for c in "${cases[@]}"; do
