@@ -23,8 +23,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (TIMERS, copy_ceiling, geomean, implementations, min_bytes,  # noqa: E402
-                   parse_shapes, timing_order)
+from bench import (DTYPES, TIMERS, copy_ceiling, geomean, implementations,  # noqa: E402
+                   min_bytes, parse_shapes, timing_order)
 
 
 def main():
@@ -42,6 +42,9 @@ def main():
                         "statistics; what the variant builders make) or "
                         "<op>_bf16_<N>_infer (the inference forward, what bench.py "
                         "compares with the anchors; scripts/build-bundles.py builds both)")
+    p.add_argument("--dtype", default="bf16", choices=sorted(DTYPES),
+                   help="the bundles' dtype (<op>_<dtype>_<N>); the inference "
+                        "forwards (--forward infer) are built for bf16 only")
     p.add_argument("--rounds", type=int, default=1,
                    help="time each variant this many times per shape, the order rotated "
                         "one place a round, and keep the median (bench.timing_order)")
@@ -66,17 +69,18 @@ def main():
         print(f"{'shape':>14} " + " ".join(f"{n[-16:]:>16}" for n in names))
         rows = []
         for m, n in shapes:
-            nbytes = min_bytes(op, m, n)
+            size = DTYPES[args.dtype].itemsize
+            nbytes = min_bytes(op, m, n, e=size, w=size)
             row = {"m": m, "n": n}
             infer = args.forward == "infer" and op.endswith("_fwd")
-            wanted = f"{op}_bf16_{n}" + ("_infer" if infer else "")
+            wanted = f"{op}_{args.dtype}_{n}" + ("_infer" if infer else "")
             calls = {}
             for name, directory in zip(names, variants):
                 if not os.path.isdir(os.path.join(directory, wanted)):
                     row[name] = None
                     continue
                 # The same bundle in every directory, whatever else it has.
-                impls = implementations(op, m, n, directory)
+                impls = implementations(op, m, n, directory, args.dtype)
                 calls[name] = impls["norm"] if infer else impls.get("norm_stats",
                                                                      impls["norm"])
             seconds = {name: [] for name in calls}

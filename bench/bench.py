@@ -190,23 +190,32 @@ def compiled(name, fn):
     return COMPILED[name]
 
 
-def forward_inputs(m, n):
-    """x (M x N), weight and bias (N) of a timed call: bf16, the weight near 1."""
-    dt = torch.bfloat16
+# The bundles' dtype names (scripts/build-bundles.py) and torch's.
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+
+
+def forward_inputs(m, n, dtype="bf16"):
+    """x (M x N), weight and bias (N) of a timed call in `dtype` (a DTYPES
+    name), the weight near 1."""
+    dt = DTYPES[dtype]
     x = torch.randn(m, n, device="cuda", dtype=dt)
     w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
     b = (0.1 * torch.randn(n, device="cuda")).to(dt)
     return x, w, b
 
 
-def implementations(op, m, n, bundles):
-    x, w, b = forward_inputs(m, n)
-    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+def implementations(op, m, n, bundles, dtype="bf16"):
+    """Callables timing `op` at M x N: norm's (the bundle `<op>_<dtype>_<N>`
+    under `bundles`; for forwards "norm" is the inference forward and
+    "norm_stats" the one saving the statistics), torch eager and
+    torch.compile, all on the same inputs of `dtype` (a DTYPES name)."""
+    x, w, b = forward_inputs(m, n, dtype)
+    dy = torch.randn(m, n, device="cuda", dtype=DTYPES[dtype])
     xf = x.float()
     mean = xf.mean(-1)
     rstd_ln = torch.rsqrt(xf.var(-1, unbiased=False) + EPS)
     rstd_rms = torch.rsqrt(xf.pow(2).mean(-1) + EPS)
-    path = os.path.join(bundles, f"{op}_bf16_{n}")
+    path = os.path.join(bundles, f"{op}_{dtype}_{n}")
     if op in ("rms_fwd", "ln_fwd"):
         # The anchors run the inference forward (no autograd, so no saved
         # statistics); "norm" is ours in the same mode (the _infer bundle,
@@ -226,20 +235,20 @@ def implementations(op, m, n, bundles):
     if op == "rms_fwd":
         return impls | {"eager": lambda: F.rms_norm(x, (n,), w, EPS),
                         "compile": (lambda f: lambda: f(x, w))(compiled(
-                            f"rms_fwd{m}x{n}", lambda x, w: F.rms_norm(x, (n,), w, EPS)))}
+                            f"rms_fwd{m}x{n}{dtype}", lambda x, w: F.rms_norm(x, (n,), w, EPS)))}
     if op == "ln_fwd":
         return impls | {"eager": lambda: F.layer_norm(x, (n,), w, b, EPS),
                         "compile": (lambda f: lambda: f(x, w, b))(compiled(
-                            f"ln_fwd{m}x{n}", lambda x, w, b: F.layer_norm(x, (n,), w, b, EPS)))}
+                            f"ln_fwd{m}x{n}{dtype}", lambda x, w, b: F.layer_norm(x, (n,), w, b, EPS)))}
     if op == "rms_bwd":
         return {"norm": lambda: ours(None, dy, x, rstd_rms, w),
                 "eager": lambda: rms_bwd_eager(dy, x, rstd_rms, w),
                 "compile": (lambda f: lambda: f(dy, x, rstd_rms, w))(
-                    compiled(f"rms_bwd{m}x{n}", rms_bwd_math))}
+                    compiled(f"rms_bwd{m}x{n}{dtype}", rms_bwd_math))}
     return {"norm": lambda: ours(None, dy, x, mean, rstd_ln, w),
             "eager": lambda: ln_bwd_eager(dy, x, mean, rstd_ln, w, b),
             "compile": (lambda f: lambda: f(dy, x, mean, rstd_ln, w))(
-                compiled(f"ln_bwd{m}x{n}", ln_bwd_math))}
+                compiled(f"ln_bwd{m}x{n}{dtype}", ln_bwd_math))}
 
 
 def timing_order(names, rounds, reverse=False):
