@@ -16,6 +16,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import implementations, parse_shapes  # noqa: E402
+from timing import _flush  # noqa: E402
 
 
 def main():
@@ -26,6 +27,10 @@ def main():
     p.add_argument("--bundles", default=os.path.join(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))), ".out", "bundles"))
     p.add_argument("--repeat", type=int, default=50)
+    p.add_argument("--flush", action="store_true",
+                   help="overwrite the L2 before each call, as the benchmark's timing "
+                        "does (bench/timing.py): profile with ncu --cache-control none "
+                        "to see the call meet the flush's dirty lines")
     args = p.parse_args()
     (m, n), = parse_shapes(args.shape)
     impls = implementations(args.op, m, n, args.bundles)
@@ -33,6 +38,8 @@ def main():
         sys.exit(f"no implementation {args.impl!r}; there are {sorted(impls)}")
     run = impls[args.impl]
     for _ in range(args.repeat):
+        if args.flush:
+            _flush()
         run()
     torch.cuda.synchronize()
 
