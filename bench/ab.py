@@ -51,6 +51,9 @@ def main():
     args = p.parse_args()
     if args.rounds < 1:
         p.error(f"--rounds: must be at least 1, got {args.rounds}")
+    if args.forward == "infer" and args.dtype != "bf16":
+        p.error(f"--forward infer: the inference forwards are built for bf16 only, "
+                f"not {args.dtype} (use --forward stats)")
     timer = TIMERS[args.timing]
     variants = [v for v in args.variants.split(",") if v]
     try:
@@ -68,8 +71,8 @@ def main():
         print(f"\n{op}: TB/s per variant (ratio to {names[0]})")
         print(f"{'shape':>14} " + " ".join(f"{n[-16:]:>16}" for n in names))
         rows = []
+        size = DTYPES[args.dtype].itemsize
         for m, n in shapes:
-            size = DTYPES[args.dtype].itemsize
             nbytes = min_bytes(op, m, n, e=size, w=size)
             row = {"m": m, "n": n}
             infer = args.forward == "infer" and op.endswith("_fwd")

@@ -157,7 +157,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // rows (N = 1000, 0.86-0.91x) four. Where the band ends (the same A/B
   // with the end at 64, 96, 128 rows per SM and none, 3-5 rounds, two runs;
   // -v49-three-rows-band-end-{a,b}.log): up to 128 rows per SM RMSNorm
-  // 1.01-1.04x and LayerNorm 1.00-1.04x at 8448-16384 x 1024 against four
+  // 1.00-1.04x and LayerNorm 1.00-1.04x at 8192-16384 x 1024 against four
   // rows; beyond, level at 24576-131072 rows with LayerNorm 32768 x 1024
   // 0.99-1.00x, so four rows keep the largest M.
   constexpr int64_t kOneWaveRowsPerSM = 32, kThreeRowsToRowsPerSM = 128;
