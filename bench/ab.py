@@ -23,8 +23,9 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import (DTYPES, TIMERS, copy_ceiling, geomean, implementations,  # noqa: E402
-                   min_bytes, parse_shapes, timing_order)
+from bench import (TIMERS, copy_ceiling, geomean, implementations, min_bytes,  # noqa: E402
+                   parse_shapes, timing_order)
+from norm_mlir.bundle import DTYPE_BYTES  # noqa: E402
 
 
 def main():
@@ -42,7 +43,7 @@ def main():
                         "statistics; what the variant builders make) or "
                         "<op>_bf16_<N>_infer (the inference forward, what bench.py "
                         "compares with the anchors; scripts/build-bundles.py builds both)")
-    p.add_argument("--dtype", default="bf16", choices=sorted(DTYPES),
+    p.add_argument("--dtype", default="bf16", choices=sorted(DTYPE_BYTES),
                    help="the bundles' dtype (<op>_<dtype>_<N>); the inference "
                         "forwards (--forward infer) are built for bf16 only")
     p.add_argument("--rounds", type=int, default=1,
@@ -71,7 +72,7 @@ def main():
         print(f"\n{op}: TB/s per variant (ratio to {names[0]})")
         print(f"{'shape':>14} " + " ".join(f"{n[-16:]:>16}" for n in names))
         rows = []
-        size = DTYPES[args.dtype].itemsize
+        size = DTYPE_BYTES[args.dtype]
         for m, n in shapes:
             nbytes = min_bytes(op, m, n, e=size, w=size)
             row = {"m": m, "n": n}

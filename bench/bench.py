@@ -40,7 +40,7 @@ import torch.nn.functional as F
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from norm_mlir import load_bundle  # noqa: E402
-from norm_mlir.launcher import Launcher  # noqa: E402
+from norm_mlir.launcher import Launcher, _torch_dtype  # noqa: E402
 from timing import time_graph, time_kernels  # noqa: E402,F401  (ab.py, autotune.py)
 
 TIMERS = {"graph": time_graph, "kernels": time_kernels}
@@ -190,14 +190,10 @@ def compiled(name, fn):
     return COMPILED[name]
 
 
-# The bundles' dtype names (scripts/build-bundles.py) and torch's.
-DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
-
-
 def forward_inputs(m, n, dtype="bf16"):
-    """x (M x N), weight and bias (N) of a timed call in `dtype` (a DTYPES
-    name), the weight near 1."""
-    dt = DTYPES[dtype]
+    """x (M x N), weight and bias (N) of a timed call in `dtype` (a bundle
+    dtype name: bf16, f16, f32), the weight near 1."""
+    dt = _torch_dtype(dtype)
     x = torch.randn(m, n, device="cuda", dtype=dt)
     w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
     b = (0.1 * torch.randn(n, device="cuda")).to(dt)
@@ -208,9 +204,9 @@ def implementations(op, m, n, bundles, dtype="bf16"):
     """Callables timing `op` at M x N: norm's (the bundle `<op>_<dtype>_<N>`
     under `bundles`; for forwards "norm" is the inference forward and
     "norm_stats" the one saving the statistics), torch eager and
-    torch.compile, all on the same inputs of `dtype` (a DTYPES name)."""
+    torch.compile, all on the same inputs of `dtype` (a bundle dtype name)."""
     x, w, b = forward_inputs(m, n, dtype)
-    dy = torch.randn(m, n, device="cuda", dtype=DTYPES[dtype])
+    dy = torch.randn(m, n, device="cuda", dtype=_torch_dtype(dtype))
     xf = x.float()
     mean = xf.mean(-1)
     rstd_ln = torch.rsqrt(xf.var(-1, unbiased=False) + EPS)

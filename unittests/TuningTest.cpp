@@ -1328,11 +1328,13 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   EXPECT_EQ(heldFrom(backward, DeviceInfo()).first, 1);
 }
 
-/// The bands of chooseHeldRows as (rows a block, begin, end, warp rows).
+/// The bands of chooseHeldRows (with the warp-rows option `warpRows`) as
+/// (rows a block, begin, end, warp rows).
 static std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>
-heldBands(const KernelShape &shape, const DeviceInfo &device) {
+heldBands(const KernelShape &shape, const DeviceInfo &device,
+          int64_t warpRows = -1) {
   std::vector<std::tuple<int64_t, int64_t, int64_t, bool>> out;
-  for (const HeldRows &band : chooseHeldRows(shape, device))
+  for (const HeldRows &band : chooseHeldRows(shape, device, warpRows))
     out.emplace_back(band.rowsPerBlock, band.rows.begin, band.rows.end,
                      band.warpRows);
   return out;
@@ -1371,12 +1373,7 @@ TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
   using Band = std::tuple<int64_t, int64_t, int64_t, bool>;
   const int64_t kAll = RowRange::all().end;
   auto bandsWith = [](int64_t reductions, int64_t mode) {
-    std::vector<Band> out;
-    for (const HeldRows &band :
-         chooseHeldRows(forwardShape(1024, reductions), DeviceInfo(), mode))
-      out.emplace_back(band.rowsPerBlock, band.rows.begin, band.rows.end,
-                       band.warpRows);
-    return out;
+    return heldBands(forwardShape(1024, reductions), DeviceInfo(), mode);
   };
   // 1: every band of four rows (the four warps take one each), LayerNorm
   // too; the three-row band cannot divide among four warps.

@@ -588,7 +588,7 @@ struct HeldRows {
 /// (empty: a row a block at every M): blocks of at most 128 threads that
 /// keep their row in registers (one vector a thread, N <= 1024 bf16) hold
 /// rows from 24 rows per SM on (16 where the row leaves some threads
-/// without a vector, N = 1000): four a block, three from 32 to 64 rows per
+/// without a vector, N = 1000): four a block, three from 32 to 128 rows per
 /// SM where the block covers the row exactly (N = 1024), and an RMSNorm
 /// whose rows the block covers exactly gives each warp a row of its own up
 /// to 32 rows per SM (one wave of its blocks). Below, and for every other
