@@ -1380,6 +1380,9 @@ TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
   EXPECT_EQ(bandsWith(2, 1), (std::vector<Band>{Band(4, 3168, 4224, true),
                                                 Band(3, 4224, 16896, false),
                                                 Band(4, 16896, kAll, true)}));
+  // Ragged rows (N = 1000) too: their one band is of four rows.
+  EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo(), 1),
+            (std::vector<Band>{Band(4, 2112, kAll, true)}));
   // 0: none, RMSNorm's first band included.
   for (const Band &band : bandsWith(1, 0))
     EXPECT_FALSE(std::get<3>(band));

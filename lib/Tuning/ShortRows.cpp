@@ -177,17 +177,17 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     if (begin < end)
       bands.push_back({rows, RowRange{begin, end}, warps});
   };
+  std::optional<RowLayout> warps = warpRowsLayout(layout);
   if (ragged) {
     add(kRowsPerBlock, from, streamed.end, false);
-    return bands;
+  } else {
+    int64_t oneWave = kOneWaveRowsPerSM * device.numSMs;
+    int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
+    add(kRowsPerBlock, from, oneWave,
+        shape.rowReductions == 1 && warps.has_value());
+    add(3, oneWave, threeTo, false);
+    add(kRowsPerBlock, threeTo, streamed.end, false);
   }
-  std::optional<RowLayout> warps = warpRowsLayout(layout);
-  int64_t oneWave = kOneWaveRowsPerSM * device.numSMs;
-  int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
-  add(kRowsPerBlock, from, oneWave,
-      shape.rowReductions == 1 && warps.has_value());
-  add(3, oneWave, threeTo, false);
-  add(kRowsPerBlock, threeTo, streamed.end, false);
   // The option replaces the rule: warp rows wherever the block's rows
   // divide among its warps (convert-norm-to-gpu rejects the rest), or none.
   if (warpRows >= 0)

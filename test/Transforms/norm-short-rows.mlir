@@ -210,6 +210,10 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // NOWARP-LABEL: func @rms_fwd_1024
 // NOWARP-NOT: norm.warp_rows
 // NOWARP: return
+// Ragged rows (N = 1000) too: their band of four rows divides among the
+// warps.
+// ALLWARP-LABEL: func @rms_fwd_1000
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP-LABEL: func @rms_fwd_1024
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
