@@ -21,6 +21,7 @@ Usage (on the GPU):
 """
 
 import argparse
+import collections
 import os
 import statistics
 import sys
@@ -49,35 +50,56 @@ def _clean_flush():
 
 
 def _names(fn):
+    """The kernel names of `fn`'s steady state. The first call of a flush
+    also creates its buffer (a fill kernel); were that fill a marker, any
+    fill in a timed call would split it, so `fn` runs once unprofiled."""
+    fn()
+    torch.cuda.synchronize()
     return {name for _, _, name in _profile([fn])}
 
 
-def _timed_tail(sequence, kernels, reps, marker_names):
+def _timed_tail(sequences, kernels, reps, marker_names):
     """Busy time of the last `kernels` events after each marker (a flush
-    kernel), median over `reps` repetitions of `sequence`."""
-    groups = split_calls(_profile(sequence * reps), marker_names, reps)
-    if groups is None or any(len(g) < kernels for g in groups):
-        raise RuntimeError(f"the profile did not split into {reps} calls of "
-                           f"{kernels} kernels or more after the markers")
-    return statistics.median(busy_time((a, b) for a, b, _ in g[-kernels:]) for g in groups)
+    kernel), median over `reps` repetitions of a sequence: the first of
+    `sequences` whose profile splits into `reps` calls (graph replays, then
+    direct calls, as bench/timing.py falls back)."""
+    for sequence in sequences:
+        events = _profile(sequence * reps)
+        groups = split_calls(events, marker_names, reps)
+        if groups is not None and all(len(g) >= kernels for g in groups):
+            return statistics.median(busy_time((a, b) for a, b, _ in g[-kernels:])
+                                     for g in groups)
+    counts = collections.Counter(name[:60] for _, _, name in events)
+    raise RuntimeError(f"the profile did not split into {reps} calls of {kernels} "
+                       f"kernels or more after the markers {sorted(marker_names)}; "
+                       f"it held {dict(counts)}")
 
 
 def probe(op, m, n, impl, bundles, reps=60):
-    timed = _capture(implementations(op, m, n, bundles)[impl])
-    primer = _capture(implementations(op, m, n, bundles)[impl])
-    kernels = len(_profile([timed.replay]))
+    call = implementations(op, m, n, bundles)[impl]
+    primer_call = implementations(op, m, n, bundles)[impl]
+    timed, primer = _capture(call), _capture(primer_call)
+    kernels = len(_profile([call]))
     dirty, clean = _names(_dirty_flush), _names(_clean_flush)
     for _ in range(5):
         _dirty_flush()
         timed.replay()
     torch.cuda.synchronize()
+
+    def tail(flush, *calls):
+        replays = [flush] + [c[0].replay for c in calls]
+        direct = [flush] + [c[1] for c in calls]
+        return _timed_tail([replays, direct], kernels, reps,
+                           dirty if flush is _dirty_flush else clean)
+
+    me, other = (timed, call), (primer, primer_call)
     result = {
-        "dirty": _timed_tail([_dirty_flush, timed.replay], kernels, reps, dirty),
-        "primed": _timed_tail([_dirty_flush, primer.replay, timed.replay], kernels, reps, dirty),
-        "clean": _timed_tail([_clean_flush, timed.replay], kernels, reps, clean),
+        "dirty": tail(_dirty_flush, me),
+        "primed": tail(_dirty_flush, other, me),
+        "clean": tail(_clean_flush, me),
+        # Warm: the call after itself; a clean flush marks every other pair.
+        "warm": tail(_clean_flush, me, me),
     }
-    # Warm: the call after itself; a clean flush marks every other pair.
-    result["warm"] = _timed_tail([_clean_flush, timed.replay, timed.replay], kernels, reps, clean)
     return kernels, result
 
 
