@@ -36,16 +36,23 @@ _FLUSH_ELEMENTS = (256 << 20) // 4
 _buffers = {}
 
 
+def _buffer(key, make):
+    # Not dict.setdefault: that would evaluate make() (a 256 MB fill) on
+    # every call, and the fill would count as a second marker.
+    if key not in _buffers:
+        _buffers[key] = make()
+    return _buffers[key]
+
+
 def _dirty_flush():
-    buf = _buffers.setdefault("dirty", torch.zeros(_FLUSH_ELEMENTS, dtype=torch.int32,
-                                                   device="cuda"))
-    buf.bitwise_not_()
+    _buffer("dirty", lambda: torch.zeros(_FLUSH_ELEMENTS, dtype=torch.int32,
+                                         device="cuda")).bitwise_not_()
 
 
 def _clean_flush():
-    buf = _buffers.setdefault("clean", torch.ones(_FLUSH_ELEMENTS, dtype=torch.float32,
-                                                  device="cuda"))
-    out = _buffers.setdefault("sum", torch.empty((), dtype=torch.float32, device="cuda"))
+    buf = _buffer("clean", lambda: torch.ones(_FLUSH_ELEMENTS, dtype=torch.float32,
+                                              device="cuda"))
+    out = _buffer("sum", lambda: torch.empty((), dtype=torch.float32, device="cuda"))
     torch.sum(buf, dim=0, out=out)
 
 
