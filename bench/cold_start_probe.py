@@ -50,19 +50,25 @@ def _dirty_flush():
 
 
 def _clean_flush():
-    buf = _buffer("clean", lambda: torch.ones(_FLUSH_ELEMENTS, dtype=torch.float32,
-                                              device="cuda"))
-    out = _buffer("sum", lambda: torch.empty((), dtype=torch.float32, device="cuda"))
-    torch.sum(buf, dim=0, out=out)
+    # Rows of 4096 summed each by one block: no memset of the output first
+    # (a whole-buffer sum launches one), so the flush is one marker kernel.
+    buf = _buffer("clean", lambda: torch.ones(_FLUSH_ELEMENTS // 4096, 4096,
+                                              dtype=torch.float32, device="cuda"))
+    out = _buffer("sum", lambda: torch.empty(_FLUSH_ELEMENTS // 4096, dtype=torch.float32,
+                                             device="cuda"))
+    torch.sum(buf, dim=1, out=out)
 
 
 def _names(fn):
-    """The kernel names of `fn`'s steady state. The first call of a flush
-    also creates its buffer (a fill kernel); were that fill a marker, any
-    fill in a timed call would split it, so `fn` runs once unprofiled."""
+    """The kernel name of `fn`'s steady state, a flush of one kernel (the
+    marker that starts each call in the profile). The first call of a flush
+    also creates its buffer (a fill kernel), so `fn` runs once unprofiled."""
     fn()
     torch.cuda.synchronize()
-    return {name for _, _, name in _profile([fn])}
+    names = [name for _, _, name in _profile([fn])]
+    if len(names) != 1:
+        raise RuntimeError(f"a flush must launch one kernel, {fn.__name__} launched {names}")
+    return set(names)
 
 
 def _timed_tail(sequences, kernels, reps, marker_names):
