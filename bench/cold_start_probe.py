@@ -2,7 +2,7 @@
 """What the benchmark's kernel timing charges short calls for, beside their
 work: the kernel time of one implementation (norm, compile, eager) at one
 shape under four conditions, each call's kernels summed as bench/timing.py's
-time_kernels sums them (median of 60):
+time_kernels sums them (median of 60), beside time_kernels itself (bench):
 
 - dirty:  after the benchmark's flush (256 MB overwritten: L2 full of dirty
           lines of another buffer, the call's code and data evicted), what
@@ -30,7 +30,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import implementations, parse_case  # noqa: E402
-from timing import _capture, _profile, busy_time, split_calls  # noqa: E402
+from timing import _capture, _profile, busy_time, split_calls, time_kernels  # noqa: E402
 
 _FLUSH_ELEMENTS = (256 << 20) // 4
 _buffers = {}
@@ -88,9 +88,9 @@ def _timed_tail(sequences, kernels, reps, marker_names):
                        f"it held {dict(counts)}")
 
 
-def probe(op, m, n, impl, bundles, reps=60):
-    call = implementations(op, m, n, bundles)[impl]
-    primer_call = implementations(op, m, n, bundles)[impl]
+def probe(call, primer_call, reps=60):
+    """Kernel count of `call` and its times (us) under each condition;
+    `primer_call` is the same implementation on inputs of its own."""
     timed, primer = _capture(call), _capture(primer_call)
     kernels = len(_profile([call]))
     dirty, clean = _names(_dirty_flush), _names(_clean_flush)
@@ -107,6 +107,8 @@ def probe(op, m, n, impl, bundles, reps=60):
 
     me, other = (timed, call), (primer, primer_call)
     result = {
+        # What bench.py measures, timed by its own code in this process.
+        "bench": time_kernels(call, reps) * 1e6,
         "dirty": tail(_dirty_flush, me),
         "primed": tail(_dirty_flush, other, me),
         "clean": tail(_clean_flush, me),
@@ -122,22 +124,32 @@ def main():
                    help="op:MxN, op one of rms_fwd ln_fwd rms_bwd ln_bwd")
     p.add_argument("--bundles", required=True)
     p.add_argument("--impls", default="norm,compile")
+    p.add_argument("--separate-inputs", action="store_true",
+                   help="each implementation on inputs of its own (bench.py gives "
+                        "all of a shape's implementations the same inputs)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="probe each case this many times, on new inputs each time")
     args = p.parse_args()
-    conditions = ("dirty", "primed", "clean", "warm")
+    conditions = ("bench", "dirty", "primed", "clean", "warm")
     print(f"{'case':<22}{'impl':<9}{'kernels':>8}" + "".join(f"{c:>9}" for c in conditions)
           + "   (us, kernel time, median of 60)")
     for op, m, n in args.cases:
-        case = f"{op}:{m}x{n}"
-        rows = {}
-        for impl in args.impls.split(","):
-            kernels, r = probe(op, m, n, impl, args.bundles)
-            rows[impl] = r
-            print(f"{case:<22}{impl:<9}{kernels:>8}"
-                  + "".join(f"{r[c]:>9.2f}" for c in conditions), flush=True)
-        if "norm" in rows and "compile" in rows:
-            print(f"{case:<22}{'ratio':<9}{'':>8}"
-                  + "".join(f"{rows['compile'][c] / rows['norm'][c]:>9.2f}" for c in conditions)
-                  + "   (compile / norm: above 1 is ours faster)", flush=True)
+        for _ in range(args.repeat):
+            case = f"{op}:{m}x{n}"
+            shared = implementations(op, m, n, args.bundles)
+            primers = implementations(op, m, n, args.bundles)
+            rows = {}
+            for impl in args.impls.split(","):
+                own = implementations(op, m, n, args.bundles) if args.separate_inputs else shared
+                kernels, r = probe(own[impl], primers[impl])
+                rows[impl] = r
+                print(f"{case:<22}{impl:<9}{kernels:>8}"
+                      + "".join(f"{r[c]:>9.2f}" for c in conditions), flush=True)
+            if "norm" in rows and "compile" in rows:
+                print(f"{case:<22}{'ratio':<9}{'':>8}"
+                      + "".join(f"{rows['compile'][c] / rows['norm'][c]:>9.2f}"
+                                for c in conditions)
+                      + "   (compile / norm: above 1 is ours faster)", flush=True)
 
 
 if __name__ == "__main__":
