@@ -22,6 +22,7 @@ Usage (on the GPU):
 
 import argparse
 import collections
+import itertools
 import os
 import statistics
 import sys
@@ -29,7 +30,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import implementations, parse_case  # noqa: E402
+from bench import copy_ceiling, implementations, parse_case  # noqa: E402
 from timing import _capture, _profile, busy_time, split_calls, time_kernels  # noqa: E402
 
 _FLUSH_ELEMENTS = (256 << 20) // 4
@@ -129,13 +130,23 @@ def main():
                         "all of a shape's implementations the same inputs)")
     p.add_argument("--repeat", type=int, default=1,
                    help="probe each case this many times, on new inputs each time")
+    p.add_argument("--ceiling-first", action="store_true",
+                   help="measure the copy ceiling first, as bench.py does (its 4 GiB "
+                        "stay in torch's cache and the inputs are carved from them)")
+    p.add_argument("--pad-mb", default="0",
+                   help="comma-separated MB allocated before each case's inputs: moves "
+                        "the inputs' addresses, to see whether a ratio depends on them")
     args = p.parse_args()
+    if args.ceiling_first:
+        print(f"copy ceiling {copy_ceiling(time_kernels) / 1e12:.2f} TB/s [kernels]")
     conditions = ("bench", "dirty", "primed", "clean", "warm")
     print(f"{'case':<22}{'impl':<9}{'kernels':>8}" + "".join(f"{c:>9}" for c in conditions)
           + "   (us, kernel time, median of 60)")
     for op, m, n in args.cases:
-        for _ in range(args.repeat):
-            case = f"{op}:{m}x{n}"
+        for pad_mb, _ in itertools.product((int(v) for v in args.pad_mb.split(",")),
+                                           range(args.repeat)):
+            case = f"{op}:{m}x{n}" + (f" +{pad_mb}MB" if pad_mb else "")
+            pad = torch.empty(pad_mb << 20, dtype=torch.uint8, device="cuda")  # noqa: F841
             shared = implementations(op, m, n, args.bundles)
             primers = implementations(op, m, n, args.bundles)
             rows = {}
