@@ -9,6 +9,7 @@ Usage (on the GPU): python3 bench/wip/timing_context.py --bundles DIR rms_fwd 84
 
 import argparse
 import json
+import random
 import os
 import sys
 import tempfile
@@ -48,6 +49,7 @@ def main():
     p.add_argument("op")
     p.add_argument("shape")
     p.add_argument("--bundles", required=True)
+    p.add_argument("--placements", type=int, default=8)
     args = p.parse_args()
     (m, n), = parse_shapes(args.shape)
     torch._dynamo.config.cache_size_limit = 256
@@ -70,6 +72,15 @@ def main():
     fresh = implementations(args.op, m, n, args.bundles)
     show("fresh inputs: bench order", fresh, timing_order(fresh, 5))
     show("fresh inputs: norm, compile x3", fresh, ["norm", "compile"] * 3)
+    del fresh
+    # Placement: new inputs behind a pad of 0-62 MB (a new place in torch's
+    # cache each time), norm and compile timed once each on them.
+    rng = random.Random(1)
+    for i in range(args.placements):
+        pad = torch.empty(rng.randrange(0, 32) << 21, dtype=torch.uint8, device="cuda")
+        placed = implementations(args.op, m, n, args.bundles)
+        show(f"placement {i} (pad {pad.numel() >> 20} MB)", placed, ["norm", "compile"])
+        del placed, pad
 
 
 if __name__ == "__main__":
