@@ -41,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher, _torch_dtype  # noqa: E402
-from timing import time_graph, time_kernels  # noqa: E402,F401  (ab.py, autotune.py)
+from timing import launch_configs, time_graph, time_kernels  # noqa: E402,F401  (ab.py, autotune.py)
 
 TIMERS = {"graph": time_graph, "kernels": time_kernels}
 
@@ -380,9 +380,17 @@ def main():
                     timed[name] = nbytes / statistics.median(times) / 1e12 if times else None
                 if not args.no_sized_copy:
                     timed["copy_at_size"] = sized_copy(op, m, n, method)
+            # What was compared: Inductor autotunes its kernels' launch
+            # configuration when it compiles, so one run's anchor may not
+            # be the next run's.
+            row["launches"] = {name: launch_configs(impls[name])
+                               for name in ("norm", "compile") if name in impls}
             rows.append(row)
             print(f"{op} {m}x{n}: " + ", ".join(
-                f"norm {row[method]['norm']:.2f} [{method}]" for method in methods), flush=True)
+                f"norm {row[method]['norm']:.2f} [{method}]" for method in methods)
+                + "; launches " + "; ".join(
+                    f"{name} " + ", ".join(f"{k[0][:32]} grid {k[1]} block {k[2]}" for k in ks)
+                    for name, ks in row["launches"].items()), flush=True)
         results["ops"][op] = {"rows": rows, "geomean_tbps": {}}
         for method in methods:
             results["ops"][op]["geomean_tbps"][method] = print_table(

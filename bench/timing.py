@@ -18,7 +18,10 @@ kernels of one implementation on the current stream).
 """
 
 import inspect
+import json
+import os
 import statistics
+import tempfile
 
 import torch
 
@@ -136,6 +139,34 @@ def time_kernels(fn, reps=60, warmup=10):
     torch.cuda.synchronize()
     groups = kernel_intervals(fn, graph, reps)
     return statistics.median(busy_time((a, b) for a, b, _ in g) for g in groups) * 1e-6
+
+
+def launch_configs(fn):
+    """[name, grid, block, registers per thread] of each kernel one call of
+    `fn` launches, from the profiler's trace (Kineto records each launch's
+    configuration); what a benchmark row compares, when an anchor's
+    autotuned kernel may differ from run to run."""
+    fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA],
+                                **_PROFILE_ARGS) as prof:
+        fn()
+        torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            trace = json.load(f)
+    return trace_launches(trace)
+
+
+def trace_launches(trace):
+    """launch_configs' rows from a chrome trace (a dict): its kernel events
+    in start order."""
+    events = sorted((e for e in trace.get("traceEvents", []) if e.get("cat") == "kernel"),
+                    key=lambda e: e.get("ts", 0))
+    return [[e.get("name", ""), e.get("args", {}).get("grid"), e.get("args", {}).get("block"),
+             e.get("args", {}).get("registers per thread")] for e in events]
 
 
 def kernel_intervals(fn, graph=None, reps=60):

@@ -8,31 +8,15 @@ Usage (on the GPU): python3 bench/wip/timing_context.py --bundles DIR rms_fwd 84
 """
 
 import argparse
-import json
 import random
 import os
 import sys
-import tempfile
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench import implementations, parse_shapes, timing_order  # noqa: E402
-from timing import _capture, time_kernels  # noqa: E402
-
-
-def launch_configs(fn):
-    """(kernel name, grid, block, registers) of each kernel `fn` launches,
-    from the profiler's trace (Kineto records the launch configuration)."""
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        prof.export_chrome_trace(f.name)
-        trace = json.load(open(f.name))
-    return [(e["name"][:40], e["args"].get("grid"), e["args"].get("block"),
-             e["args"].get("registers per thread"))
-            for e in trace["traceEvents"] if e.get("cat") == "kernel"]
+from timing import _capture, launch_configs, time_kernels  # noqa: E402
 
 
 def show(label, impls, names):

@@ -42,3 +42,17 @@ def test_split_calls_rejects_a_profile_that_lost_calls():
     assert timing.split_calls(events, flush, 2) is None
     # Fewer calls than asked for.
     assert timing.split_calls(events[:2], flush, 2) is None
+
+
+def test_trace_launches_lists_kernels_in_start_order():
+    trace = {"traceEvents": [
+        {"cat": "kernel", "name": "triton_per_fused", "ts": 20,
+         "args": {"grid": [8448, 1, 1], "block": [256, 1, 1], "registers per thread": 40}},
+        {"cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 1, "args": {}},
+        {"cat": "kernel", "name": "norm_fused_0", "ts": 10,
+         "args": {"grid": [704, 1, 1], "block": [128, 1, 1], "registers per thread": 46}},
+    ]}
+    assert timing.trace_launches(trace) == [
+        ["norm_fused_0", [704, 1, 1], [128, 1, 1], 46],
+        ["triton_per_fused", [8448, 1, 1], [256, 1, 1], 40]]
+    assert timing.trace_launches({}) == []
