@@ -383,8 +383,12 @@ def main():
             # What was compared: Inductor autotunes its kernels' launch
             # configuration when it compiles, so one run's anchor may not
             # be the next run's.
-            row["launches"] = {name: launch_configs(impls[name])
-                               for name in ("norm", "compile") if name in impls}
+            # A profiler that cannot export its trace must not cost the run.
+            try:
+                row["launches"] = {name: launch_configs(impls[name])
+                                   for name in ("norm", "compile") if name in impls}
+            except Exception as e:
+                row["launches"] = {"error": [[str(e)[:200], None, None, None]]}
             rows.append(row)
             print(f"{op} {m}x{n}: " + ", ".join(
                 f"norm {row[method]['norm']:.2f} [{method}]" for method in methods)
