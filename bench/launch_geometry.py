@@ -9,16 +9,14 @@ Usage (on the GPU):
 """
 
 import argparse
-import json
 import os
 import sys
-import tempfile
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import implementations, parse_case  # noqa: E402
-from timing import _capture, _flush  # noqa: E402
+from timing import _capture, _flush, profile_trace  # noqa: E402
 
 
 def kernels(fn, reps=20):
@@ -29,16 +27,7 @@ def kernels(fn, reps=20):
         _flush()
         graph.replay()
     torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            _flush()
-            graph.replay()
-        torch.cuda.synchronize()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "trace.json")
-        prof.export_chrome_trace(path)
-        with open(path) as f:
-            trace = json.load(f)
+    trace = profile_trace([_flush, graph.replay] * reps)
     events = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
     flush_name = events[0]["name"]  # every call follows a flush
     seen = {}

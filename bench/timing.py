@@ -141,23 +141,31 @@ def time_kernels(fn, reps=60, warmup=10):
     return statistics.median(busy_time((a, b) for a, b, _ in g) for g in groups) * 1e-6
 
 
-def launch_configs(fn):
-    """[name, grid, block, registers per thread] of each kernel one call of
-    `fn` launches, from the profiler's trace (Kineto records each launch's
-    configuration); what a benchmark row compares, when an anchor's
-    autotuned kernel may differ from run to run."""
-    fn()
-    torch.cuda.synchronize()
+def profile_trace(callables):
+    """The profiler's chrome trace (a dict) of calling each of `callables`
+    once: its kernel events carry each launch's configuration (Kineto's
+    grid, block, registers per thread, shared memory), which the events
+    _profile returns do not."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA],
                                 **_PROFILE_ARGS) as prof:
-        fn()
+        for fn in callables:
+            fn()
         torch.cuda.synchronize()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         prof.export_chrome_trace(path)
         with open(path) as f:
-            trace = json.load(f)
-    return trace_launches(trace)
+            return json.load(f)
+
+
+def launch_configs(fn):
+    """[name, grid, block, registers per thread] of each kernel one call of
+    `fn` launches, from the profiler's trace; what a benchmark row
+    compares, when an anchor's autotuned kernel may differ from run to
+    run."""
+    fn()
+    torch.cuda.synchronize()
+    return trace_launches(profile_trace([fn]))
 
 
 def trace_launches(trace):
