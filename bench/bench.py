@@ -247,6 +247,13 @@ def implementations(op, m, n, bundles, dtype="bf16"):
                 compiled(f"ln_bwd{m}x{n}{dtype}", ln_bwd_math))}
 
 
+def launch_summary(launches):
+    """One line of a row's `launches` (implementation -> launch_configs)."""
+    return "; ".join(f"{name} " + ", ".join(f"{kernel[:32]} grid {grid} block {block}"
+                                            for kernel, grid, block, _ in configs)
+                     for name, configs in launches.items())
+
+
 def timing_order(names, rounds, reverse=False):
     """The order bench times a shape's implementations in: `rounds` passes
     over `names` (reversed first when `reverse`), each pass rotated by one
@@ -392,9 +399,7 @@ def main():
             rows.append(row)
             print(f"{op} {m}x{n}: " + ", ".join(
                 f"norm {row[method]['norm']:.2f} [{method}]" for method in methods)
-                + "; launches " + "; ".join(
-                    f"{name} " + ", ".join(f"{k[0][:32]} grid {k[1]} block {k[2]}" for k in ks)
-                    for name, ks in row["launches"].items()), flush=True)
+                + "; launches " + launch_summary(row["launches"]), flush=True)
         results["ops"][op] = {"rows": rows, "geomean_tbps": {}}
         for method in methods:
             results["ops"][op]["geomean_tbps"][method] = print_table(

@@ -31,7 +31,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import copy_ceiling, implementations, parse_case  # noqa: E402
-from timing import _capture, _profile, busy_time, split_calls, time_kernels  # noqa: E402
+from timing import (_capture, _profile, busy_time, flush_kernel_names, split_calls,  # noqa: E402
+                    time_kernels)
 
 _FLUSH_ELEMENTS = (256 << 20) // 4
 _buffers = {}
@@ -60,18 +61,6 @@ def _clean_flush():
     torch.sum(buf, dim=1, out=out)
 
 
-def _names(fn):
-    """The kernel name of `fn`'s steady state, a flush of one kernel (the
-    marker that starts each call in the profile). The first call of a flush
-    also creates its buffer (a fill kernel), so `fn` runs once unprofiled."""
-    fn()
-    torch.cuda.synchronize()
-    names = [name for _, _, name in _profile([fn])]
-    if len(names) != 1:
-        raise RuntimeError(f"a flush must launch one kernel, {fn.__name__} launched {names}")
-    return set(names)
-
-
 def _timed_tail(sequences, kernels, reps, marker_names):
     """Busy time of the last `kernels` events after each marker (a flush
     kernel), median over `reps` repetitions of a sequence: the first of
@@ -94,7 +83,7 @@ def probe(call, primer_call, reps=60):
     `primer_call` is the same implementation on inputs of its own."""
     timed, primer = _capture(call), _capture(primer_call)
     kernels = len(_profile([call]))
-    dirty, clean = _names(_dirty_flush), _names(_clean_flush)
+    dirty, clean = flush_kernel_names(_dirty_flush), flush_kernel_names(_clean_flush)
     for _ in range(5):
         _dirty_flush()
         timed.replay()

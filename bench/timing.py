@@ -177,13 +177,27 @@ def trace_launches(trace):
              e.get("args", {}).get("registers per thread")] for e in events]
 
 
+def flush_kernel_names(flush):
+    """The name of the one kernel `flush` launches in its steady state: the
+    marker that starts each call in a profile. A flush's first call also
+    creates its buffer (a fill kernel, which would mark any fill of a timed
+    call as a flush), so `flush` runs once unprofiled first."""
+    flush()
+    torch.cuda.synchronize()
+    names = [name for _, _, name in _profile([flush])]
+    if len(names) != 1:
+        raise RuntimeError(f"a flush must launch one kernel, "
+                           f"{getattr(flush, '__name__', flush)} launched {names}")
+    return set(names)
+
+
 def kernel_intervals(fn, graph=None, reps=60):
     """The (start_us, end_us, kernel name) of each call's device work, one
     list per call of `reps`, each call after an L2 flush: replays of
     `graph` (captured from `fn` if None), or direct calls of `fn` where the
     profiler does not see the kernels of graph replays."""
     graph = graph or _capture(fn)
-    flush_names = {name for _, _, name in _profile([_flush])}
+    flush_names = flush_kernel_names(_flush)
     groups = _call_intervals(graph.replay, reps, flush_names)
     if groups is None:
         groups = _call_intervals(fn, reps, flush_names)

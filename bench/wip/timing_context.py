@@ -8,8 +8,8 @@ Usage (on the GPU): python3 bench/wip/timing_context.py --bundles DIR rms_fwd 84
 """
 
 import argparse
-import random
 import os
+import random
 import sys
 
 import torch
@@ -39,7 +39,6 @@ def main():
     torch._dynamo.config.cache_size_limit = 256
     impls = implementations(args.op, m, n, args.bundles)
     for name in ("norm", "compile"):
-        impls[name]()
         print(f"{name}: {launch_configs(impls[name])}", flush=True)
     show("norm, compile", impls, ["norm", "compile"])
     show("compile, norm", impls, ["compile", "norm"])
