@@ -20,8 +20,9 @@ copy@size each measured the same way as the implementations:
   kernels a call launches (torch.profiler over replays of the same graph,
   each after an L2 flush; median), which leaves out the gaps between them.
 Per shape the implementations are timed one after another, norm first;
---reverse and --rounds (each timed in every position, median) check that
-the order does not decide the result (timing_order).
+--reverse and --rounds (each timed in every position and after each
+other implementation, median) check that the order does not decide the
+result (timing_order).
 """
 
 import argparse
@@ -254,21 +255,39 @@ def launch_summary(launches):
                      for name, configs in launches.items())
 
 
+def _balanced_rows(k):
+    """A Williams design over range(k): rows (orders) in which each index
+    takes every position equally often and follows every other index
+    equally often (k rows when k is even, 2k when odd)."""
+    base, lo, hi = [0], 1, k - 1
+    while len(base) < k:
+        base.append(lo)
+        lo += 1
+        if len(base) < k:
+            base.append(hi)
+            hi -= 1
+    # Relabelled so that the first row is range(k): a single round keeps
+    # the order given.
+    label = {v: j for j, v in enumerate(base)}
+    rows = [[label[(v + i) % k] for v in base] for i in range(k)]
+    return rows + [row[::-1] for row in rows] if k % 2 else rows
+
+
 def timing_order(names, rounds, reverse=False):
     """The order bench times a shape's implementations in: `rounds` passes
-    over `names` (reversed first when `reverse`), each pass rotated by one
-    more place, so that with as many rounds as implementations each is
-    timed once in every position (first after the previous shape's work,
-    just after another's, ...) and what one position leaves behind is
-    shared out instead of charged to the same implementation every time."""
+    over `names` (reversed first when `reverse`), the passes the rows of a
+    Williams design, so that over a full set of rounds (len(names) when
+    even, twice that when odd) each implementation is timed once in every
+    position and once just after each other one. A timing leaves the L2
+    and the allocator's free blocks to the next (session 33: Inductor's
+    RMS forward at 8448x1024 took 10.3 us after eager and 9.5 us after
+    ours), so a fixed predecessor, which rotating one order keeps, would
+    charge one implementation the same neighbour every round."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     names = list(reversed(names)) if reverse else list(names)
-    order = []
-    for r in range(rounds):
-        k = r % len(names) if names else 0
-        order += names[k:] + names[:k]
-    return order
+    rows = _balanced_rows(len(names)) if names else [[]]
+    return [names[i] for r in range(rounds) for i in rows[r % len(rows)]]
 
 
 def geomean(values):
@@ -336,8 +355,8 @@ def main():
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--rounds", type=int, default=1,
                    help="time each implementation this many times per shape and method, "
-                        "rotating the order by one place each round, and keep the median "
-                        "(see timing_order)")
+                        "each round in another order (every position, every predecessor: "
+                        "see timing_order), and keep the median")
     p.add_argument("--reverse", action="store_true",
                    help="time the implementations in the reversed order (torch.compile "
                         "first, norm last)")

@@ -42,16 +42,26 @@ def test_probe_cases():
             bench.parse_case(bad)
 
 
-def test_timing_order_puts_each_implementation_in_every_position():
-    names = ["norm", "eager", "compile"]
+@pytest.mark.parametrize("names", [["norm", "eager", "compile"],
+                                   ["norm", "norm_stats", "eager", "compile"]])
+def test_timing_order_balances_positions_and_predecessors(names):
+    k = len(names)
     assert bench.timing_order(names, 1) == names
-    assert bench.timing_order(names, 1, reverse=True) == ["compile", "eager", "norm"]
-    order = bench.timing_order(names, 3)
-    assert order == ["norm", "eager", "compile", "eager", "compile", "norm",
-                     "compile", "norm", "eager"]
+    assert bench.timing_order(names, 1, reverse=True) == names[::-1]
+    full = k if k % 2 == 0 else 2 * k
+    order = bench.timing_order(names, full)
+    rounds = [order[k * r:k * r + k] for r in range(full)]
     for name in names:
-        positions = {order[3 * r:3 * r + 3].index(name) for r in range(3)}
-        assert positions == {0, 1, 2}
+        positions = [row.index(name) for row in rounds]
+        assert sorted(positions) == sorted(list(range(k)) * (full // k))
+    pairs = [(row[i], row[i + 1]) for row in rounds for i in range(k - 1)]
+    expected = full * (k - 1) // (k * (k - 1))
+    for a in names:
+        for b in names:
+            if a != b:
+                assert pairs.count((a, b)) == expected, (a, b)
+    # Rounds past a full set repeat it.
+    assert bench.timing_order(names, full + 1)[-k:] == rounds[0]
     with pytest.raises(ValueError, match="at least 1"):
         bench.timing_order(names, 0)
 
