@@ -2,9 +2,10 @@
 """A/B timing of bundle directories built with different compiler options.
 
 Times only norm's kernels (no anchors), every variant on inputs of the same
-shape in one process (--rounds: each in every position of the order), and
-prints TB/s per shape and variant with the geomean, the ratio of each
-variant to the first, and the copy ceiling of the same run.
+shape in one process (--rounds: each in every position of the order and
+after each other variant), and prints TB/s per shape and variant with the
+geomean, the ratio of each variant to the first, and the copy ceiling of
+the same run.
 This is how a tuning rule or a codegen change is decided before it becomes
 the default; bench/bench.py then measures the default against the anchors.
 
@@ -47,8 +48,9 @@ def main():
                    help="the bundles' dtype (<op>_<dtype>_<N>); the inference "
                         "forwards (--forward infer) are built for bf16 only")
     p.add_argument("--rounds", type=int, default=1,
-                   help="time each variant this many times per shape, the order rotated "
-                        "one place a round, and keep the median (bench.timing_order)")
+                   help="time each variant this many times per shape, each round in "
+                        "another order (every position, every predecessor: "
+                        "bench.timing_order), and keep the median")
     args = p.parse_args()
     if args.rounds < 1:
         p.error(f"--rounds: must be at least 1, got {args.rounds}")
