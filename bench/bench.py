@@ -12,8 +12,8 @@ Writes JSON (and a PNG plot when matplotlib is there) to --out.
 Timing (bench/timing.py), both by default (--timing), anchors, ceiling and
 copy@size each measured the same way as the implementations:
 - graph: every implementation is captured once in a CUDA graph and the
-  graph replays are timed with CUDA events by triton.testing.do_bench
-  (median, L2 flushed before each replay), so host dispatch gaps are
+  graph replays are timed with CUDA events (median, L2 flushed before each
+  replay, persisting lines reset first: timing.py), so host dispatch gaps are
   excluded for all alike; a call that launches several kernels is timed as
   their sum plus the gaps between them inside the graph.
 - kernels: ../shared/PERF.md's method, the summed device time of the

@@ -31,8 +31,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import copy_ceiling, implementations, parse_case  # noqa: E402
-from timing import (_capture, _profile, busy_time, flush_kernel_names, split_calls,  # noqa: E402
-                    time_kernels)
+from timing import (_capture, _profile, busy_time, flush_kernel_names,  # noqa: E402
+                    reset_persisting_l2, split_calls, time_kernels)
 
 _FLUSH_ELEMENTS = (256 << 20) // 4
 _buffers = {}
@@ -47,6 +47,7 @@ def _buffer(key, make):
 
 
 def _dirty_flush():
+    reset_persisting_l2()  # as timing._flush: no evict_last lines survive
     _buffer("dirty", lambda: torch.zeros(_FLUSH_ELEMENTS, dtype=torch.int32,
                                          device="cuda")).bitwise_not_()
 
@@ -58,6 +59,7 @@ def _clean_flush():
                                               dtype=torch.float32, device="cuda"))
     out = _buffer("sum", lambda: torch.empty(_FLUSH_ELEMENTS // 4096, dtype=torch.float32,
                                              device="cuda"))
+    reset_persisting_l2()
     torch.sum(buf, dim=1, out=out)
 
 

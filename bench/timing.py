@@ -2,8 +2,7 @@
 kernels of one implementation on the current stream).
 
 - time_graph: the call captured once in a CUDA graph, its replays timed with
-  CUDA events by triton.testing.do_bench (median, L2 flushed before each
-  replay). A call of several kernels counts their sum plus the gaps between
+  CUDA events (median, L2 flushed before each replay). A call of several kernels counts their sum plus the gaps between
   them inside the graph. The stricter of the two.
 - time_kernels: the method ../shared/PERF.md measured its anchors with:
   "kernel time = summed device time of every kernel the call launches
@@ -15,6 +14,11 @@ kernels of one implementation on the current stream).
   (a programmatic dependent launch starts before its predecessor ends)
   count once: the time is the union of their intervals, which is their sum
   wherever they do not overlap.
+
+The flush (_flush) first returns lines held with an evict_last priority to
+normal, then overwrites the whole L2: an overwrite alone leaves such lines
+(reset_persisting_l2), and with them a timing that depends on which
+implementation ran before.
 """
 
 import inspect
@@ -40,21 +44,56 @@ def _capture(fn):
     return graph
 
 
-def time_graph(fn):
-    """Seconds per call: graph replays timed with CUDA events (median)."""
-    import triton.testing  # on the GPU machine only
-
+def time_graph(fn, reps=200, warmup=25):
+    """Seconds per call: graph replays timed with CUDA events, each replay
+    after a flush (median of `reps`)."""
     graph = _capture(fn)
-    ms = triton.testing.do_bench(graph.replay, warmup=25, rep=200, return_mode="median")
-    return ms * 1e-3
+    for _ in range(warmup):
+        _flush()
+        graph.replay()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(reps)]
+    for start, end in events:
+        _flush()
+        start.record()
+        graph.replay()
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in events) * 1e-3
+
+
+_driver = None
+
+
+def reset_persisting_l2():
+    """Returns every L2 line held with an evict_last priority to normal
+    (cuCtxResetPersistingL2Cache). Loads with a PTX L2::evict_last policy
+    (our forwards load their rows that way) mark lines an overwrite of the
+    L2 does not evict: without the reset, part of an input any earlier call
+    read that way stays in L2 across every later flush, for whichever
+    implementation reads it next (rms_fwd 8448x1024: Inductor's kernel
+    9.6 us with the overwrite alone, 10.8 us with the reset first; ours
+    9.6 and 9.8; bench/results/h200-2026-12-03-persisting-probe.log). The
+    reset is not stream-ordered, so the device is synchronized first."""
+    global _driver
+    if _driver is None:
+        import ctypes
+        _driver = ctypes.CDLL("libcuda.so.1")
+    torch.cuda.synchronize()
+    rc = _driver.cuCtxResetPersistingL2Cache()
+    if rc:
+        raise RuntimeError(f"cuCtxResetPersistingL2Cache failed (CUresult {rc})")
 
 
 def _flush():
-    """Overwrites the L2 with a kernel no implementation launches (a
-    bitwise not of int32), so the profile can tell the flushes apart."""
+    """Empties the L2 of every implementation's data: resets persisting
+    lines (reset_persisting_l2), then overwrites the L2 with a kernel no
+    implementation launches (a bitwise not of int32), so the profile can
+    tell the flushes apart."""
     global _flush_buffer
     if _flush_buffer is None:
         _flush_buffer = torch.zeros(_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    reset_persisting_l2()
     _flush_buffer.bitwise_not_()
 
 
