@@ -278,11 +278,12 @@ def timing_order(names, rounds, reverse=False):
     over `names` (reversed first when `reverse`), the passes the rows of a
     Williams design, so that over a full set of rounds (len(names) when
     even, twice that when odd) each implementation is timed once in every
-    position and once just after each other one. A timing leaves the L2
-    and the allocator's free blocks to the next (session 33: Inductor's
-    RMS forward at 8448x1024 took 10.3 us after eager and 9.5 us after
-    ours), so a fixed predecessor, which rotating one order keeps, would
-    charge one implementation the same neighbour every round."""
+    position and once just after each other one. What a timing leaves
+    behind can reach the next (session 33: Inductor's RMS forward at
+    8448x1024 took 9.5 us after ours and 10.3 us after eager, through L2
+    lines the flush did not evict until it reset them), so a fixed
+    predecessor, which rotating one order keeps, would charge one
+    implementation the same neighbour every round."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     names = list(reversed(names)) if reverse else list(names)

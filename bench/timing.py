@@ -2,8 +2,9 @@
 kernels of one implementation on the current stream).
 
 - time_graph: the call captured once in a CUDA graph, its replays timed with
-  CUDA events (median, L2 flushed before each replay). A call of several kernels counts their sum plus the gaps between
-  them inside the graph. The stricter of the two.
+  CUDA events (median, L2 flushed before each replay). A call of several
+  kernels counts their sum plus the gaps between them inside the graph.
+  The stricter of the two.
 - time_kernels: the method ../shared/PERF.md measured its anchors with:
   "kernel time = summed device time of every kernel the call launches
   (profiler), so host dispatch gaps are excluded". The same graph is
