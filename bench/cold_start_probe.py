@@ -31,7 +31,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import copy_ceiling, implementations, parse_case  # noqa: E402
-from timing import (_capture, _profile, busy_time, flush_kernel_names,  # noqa: E402
+from timing import (_capture, _flush, _profile, busy_time, flush_kernel_names,  # noqa: E402
                     reset_persisting_l2, split_calls, time_kernels)
 
 _FLUSH_ELEMENTS = (256 << 20) // 4
@@ -46,10 +46,8 @@ def _buffer(key, make):
     return _buffers[key]
 
 
-def _dirty_flush():
-    reset_persisting_l2()  # as timing._flush: no evict_last lines survive
-    _buffer("dirty", lambda: torch.zeros(_FLUSH_ELEMENTS, dtype=torch.int32,
-                                         device="cuda")).bitwise_not_()
+# The benchmark's own flush: the L2 left full of dirty lines.
+_dirty_flush = _flush
 
 
 def _clean_flush():

@@ -86,16 +86,21 @@ def reset_persisting_l2():
         raise RuntimeError(f"cuCtxResetPersistingL2Cache failed (CUresult {rc})")
 
 
-def _flush():
-    """Empties the L2 of every implementation's data: resets persisting
-    lines (reset_persisting_l2), then overwrites the L2 with a kernel no
-    implementation launches (a bitwise not of int32), so the profile can
-    tell the flushes apart."""
+def overwrite_l2():
+    """Overwrites the L2 with a kernel no implementation launches (a
+    bitwise not of int32), so the profile can tell the flushes apart. Lines
+    held with an evict_last priority survive it (reset_persisting_l2)."""
     global _flush_buffer
     if _flush_buffer is None:
         _flush_buffer = torch.zeros(_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
-    reset_persisting_l2()
     _flush_buffer.bitwise_not_()
+
+
+def _flush():
+    """Empties the L2 of every implementation's data: resets persisting
+    lines (reset_persisting_l2), then overwrite_l2."""
+    reset_persisting_l2()
+    overwrite_l2()
 
 
 def _device_events(prof):
@@ -167,18 +172,22 @@ def _call_intervals(call, reps, flush_names):
     return split_calls(_profile(calls), flush_names, reps)
 
 
-def time_kernels(fn, reps=60, warmup=10):
-    """Seconds per call: the summed device time of the call's kernels
-    (median over `reps` calls, each after an L2 flush). Calls are replays
-    of the call's CUDA graph; where the profiler does not see the kernels
-    of graph replays, direct calls."""
-    graph = _capture(fn)
+def kernel_times(fn, graph=None, reps=60, warmup=10):
+    """The summed device time (us) of the call's kernels in each of `reps`
+    calls, each after an L2 flush, after `warmup` flushed calls: replays
+    of `graph` (captured from `fn` if None), or direct calls where the
+    profiler does not see the kernels of graph replays."""
+    graph = graph or _capture(fn)
     for _ in range(warmup):
         _flush()
         graph.replay()
     torch.cuda.synchronize()
-    groups = kernel_intervals(fn, graph, reps)
-    return statistics.median(busy_time((a, b) for a, b, _ in g) for g in groups) * 1e-6
+    return [busy_time((a, b) for a, b, _ in g) for g in kernel_intervals(fn, graph, reps)]
+
+
+def time_kernels(fn, reps=60, warmup=10):
+    """Seconds per call: the median of kernel_times."""
+    return statistics.median(kernel_times(fn, reps=reps, warmup=warmup)) * 1e-6
 
 
 def profile_trace(callables):

@@ -15,7 +15,6 @@ Usage (on the GPU): python3 bench/wip/persisting_probe.py --bundles DIR op:MxN .
 """
 
 import argparse
-import ctypes
 import os
 import statistics
 import sys
@@ -26,30 +25,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import timing  # noqa: E402
 from bench import implementations, parse_case  # noqa: E402
 
-_plain_flush = timing._flush
-_cuda = ctypes.CDLL("libcuda.so.1")
-
-
-def _resetting_flush():
-    torch.cuda.synchronize()
-    rc = _cuda.cuCtxResetPersistingL2Cache()
-    if rc:
-        raise RuntimeError(f"cuCtxResetPersistingL2Cache returned {rc}")
-    _plain_flush()
+_resetting_flush = timing._flush
 
 
 def spread(fn, reset):
-    timing._flush = _resetting_flush if reset else _plain_flush
+    """kernel_times of `fn` with timing's flush (`reset`) or with the
+    overwrite alone, the flush before session 33."""
+    timing._flush = _resetting_flush if reset else timing.overwrite_l2
     try:
-        graph = timing._capture(fn)
-        for _ in range(10):
-            timing._flush()
-            graph.replay()
-        torch.cuda.synchronize()
-        t = [timing.busy_time((a, b) for a, b, _ in g)
-             for g in timing.kernel_intervals(fn, graph, 60)]
+        t = timing.kernel_times(fn)
     finally:
-        timing._flush = _plain_flush
+        timing._flush = _resetting_flush
     return f"{min(t):6.2f}/{statistics.median(t):6.2f}/{max(t):6.2f}"
 
 

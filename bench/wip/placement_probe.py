@@ -23,7 +23,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench import implementations, parse_shapes  # noqa: E402
-from timing import _flush, busy_time, kernel_intervals  # noqa: E402
+from timing import kernel_times  # noqa: E402
 
 
 def _tensors(value):
@@ -45,13 +45,8 @@ def capture(fn):
     return graph, [t.data_ptr() for t in _tensors(out)]
 
 
-def kernel_us(fn, graph, reps=60):
-    for _ in range(10):
-        _flush()
-        graph.replay()
-    torch.cuda.synchronize()
-    groups = kernel_intervals(fn, graph, reps)
-    return statistics.median(busy_time((a, b) for a, b, _ in g) for g in groups)
+def kernel_us(fn, graph):
+    return statistics.median(kernel_times(fn, graph))
 
 
 def main():

@@ -20,15 +20,11 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench import implementations, parse_shapes  # noqa: E402
-from timing import _capture, _flush, busy_time, kernel_intervals, time_kernels  # noqa: E402
+from timing import _capture, kernel_times, time_kernels  # noqa: E402
 
 
 def spread(fn, graph):
-    for _ in range(10):
-        _flush()
-        graph.replay()
-    torch.cuda.synchronize()
-    t = [busy_time((a, b) for a, b, _ in g) for g in kernel_intervals(fn, graph, 60)]
+    t = kernel_times(fn, graph)
     return f"{min(t):.2f}/{statistics.median(t):.2f}/{max(t):.2f}"
 
 
