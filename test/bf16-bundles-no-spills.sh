@@ -7,6 +7,10 @@
 # N were checked, and the forwards at N = 32771, whose 2-byte vectors the
 # register estimate counted at half a register an element, spilled 200-340
 # bytes: 0.57x of torch.compile at 4096 x 32771.)
+# The one exception: the inference forwards' version at 4225-4752 x 1024
+# asks ptxas for nine blocks an SM (.minnctapersm 9, chooseHeldRows), which
+# caps its registers at 56 and spills 4 (RMSNorm) or 16 (LayerNorm) bytes
+# with CUDA 13.0; up to 31 bytes pass.
 set -euo pipefail
 build="$1"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,4 +18,6 @@ out="$build/bf16-bundles"
 rm -rf "$out"
 python3 "$root/scripts/build-bundles.py" --bf16-only --compiler "$build/bin/norm-compile" \
   --out "$out"
-exec python3 "$root/scripts/kernel-stats.py" --fail-on-spills "$out"/*
+exec python3 "$root/scripts/kernel-stats.py" --fail-on-spills \
+  --allow-spills rms_fwd_bf16_1024_infer/norm_fused_1=31 \
+  --allow-spills ln_fwd_bf16_1024_infer/norm_fused_1=31 "$out"/*

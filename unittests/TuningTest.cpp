@@ -1329,63 +1329,83 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
 }
 
 /// The bands of chooseHeldRows (with the warp-rows option `warpRows`) as
-/// (rows a block, begin, end, warp rows).
-static std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>
-heldBands(const KernelShape &shape, const DeviceInfo &device,
-          int64_t warpRows = -1) {
-  std::vector<std::tuple<int64_t, int64_t, int64_t, bool>> out;
+/// (rows a block, begin, end, warp rows, blocks per SM asked of ptxas).
+using Band = std::tuple<int64_t, int64_t, int64_t, bool, int64_t>;
+static std::vector<Band> heldBands(const KernelShape &shape,
+                                   const DeviceInfo &device,
+                                   int64_t warpRows = -1) {
+  std::vector<Band> out;
   for (const HeldRows &band : chooseHeldRows(shape, device, warpRows))
     out.emplace_back(band.rowsPerBlock, band.rows.begin, band.rows.end,
-                     band.warpRows);
+                     band.warpRows, band.minBlocksPerSM);
   return out;
 }
 
-TEST(Tuning, HeldRowsAreThreeABlockPastOneWaveAndWarpRowsWithinIt) {
-  using Band = std::tuple<int64_t, int64_t, int64_t, bool>;
+TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   const int64_t kAll = RowRange::all().end;
-  // RMSNorm at N = 1024 bf16: warp rows up to one wave of four-row
-  // blocks (32 rows per SM), three rows a block up to 128 rows per SM,
-  // then four.
-  EXPECT_EQ(
-      heldBands(forwardShape(1024, 1), DeviceInfo()),
-      (std::vector<Band>{Band(4, 3168, 4224, true), Band(3, 4224, 16896, false),
-                         Band(4, 16896, kAll, false)}));
+  // RMSNorm at N = 1024 bf16: warp rows up to and including one wave of
+  // four-row blocks (32 rows per SM: 4224 rows on 132 SMs), then up to 36
+  // rows per SM at nine blocks an SM (still one wave), three rows a block
+  // up to 128 rows per SM, then four.
+  EXPECT_EQ(heldBands(forwardShape(1024, 1), DeviceInfo()),
+            (std::vector<Band>{Band(4, 3168, 4225, true, 0),
+                               Band(4, 4225, 4753, true, 9),
+                               Band(3, 4753, 16896, false, 0),
+                               Band(4, 16896, kAll, false, 0)}));
   // LayerNorm the same without warp rows.
   EXPECT_EQ(heldBands(forwardShape(1024, 2), DeviceInfo()),
-            (std::vector<Band>{Band(4, 3168, 4224, false),
-                               Band(3, 4224, 16896, false),
-                               Band(4, 16896, kAll, false)}));
+            (std::vector<Band>{Band(4, 3168, 4225, false, 0),
+                               Band(4, 4225, 4753, false, 9),
+                               Band(3, 4753, 16896, false, 0),
+                               Band(4, 16896, kAll, false, 0)}));
+  // A forward that writes its statistics (rstd; mean and rstd) does not
+  // ask for nine blocks an SM: three rows a block past one wave.
+  for (int64_t reductions : {1, 2}) {
+    KernelShape stats = forwardShape(1024, reductions);
+    stats.rowOutputs = reductions;
+    EXPECT_EQ(heldBands(stats, DeviceInfo()),
+              (std::vector<Band>{Band(4, 3168, 4225, reductions == 1, 0),
+                                 Band(3, 4225, 16896, false, 0),
+                                 Band(4, 16896, kAll, false, 0)}));
+  }
   // The bands follow the SM count.
   DeviceInfo small;
   small.numSMs = 100;
-  EXPECT_EQ(
-      heldBands(forwardShape(1024, 1), small),
-      (std::vector<Band>{Band(4, 2400, 3200, true), Band(3, 3200, 12800, false),
-                         Band(4, 12800, kAll, false)}));
+  EXPECT_EQ(heldBands(forwardShape(1024, 1), small),
+            (std::vector<Band>{Band(4, 2400, 3201, true, 0),
+                               Band(4, 3201, 3601, true, 9),
+                               Band(3, 3601, 12800, false, 0),
+                               Band(4, 12800, kAll, false, 0)}));
   // Ragged rows (N = 1000) lost with both: four rows a block throughout.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo()),
-            (std::vector<Band>{Band(4, 2112, kAll, false)}));
+            (std::vector<Band>{Band(4, 2112, kAll, false, 0)}));
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }
 
 TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
-  using Band = std::tuple<int64_t, int64_t, int64_t, bool>;
   const int64_t kAll = RowRange::all().end;
   auto bandsWith = [](int64_t reductions, int64_t mode) {
     return heldBands(forwardShape(1024, reductions), DeviceInfo(), mode);
   };
   // 1: every band of four rows (the four warps take one each), LayerNorm
-  // too; the three-row band cannot divide among four warps.
-  EXPECT_EQ(bandsWith(2, 1), (std::vector<Band>{Band(4, 3168, 4224, true),
-                                                Band(3, 4224, 16896, false),
-                                                Band(4, 16896, kAll, true)}));
+  // too; the three-row band cannot divide among four warps. A band whose
+  // layout the option changes asks for no blocks per SM.
+  EXPECT_EQ(bandsWith(2, 1),
+            (std::vector<Band>{Band(4, 3168, 4225, true, 0),
+                               Band(4, 4225, 4753, true, 0),
+                               Band(3, 4753, 16896, false, 0),
+                               Band(4, 16896, kAll, true, 0)}));
   // Ragged rows (N = 1000) too: their one band is of four rows.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo(), 1),
-            (std::vector<Band>{Band(4, 2112, kAll, true)}));
-  // 0: none, RMSNorm's first band included.
-  for (const Band &band : bandsWith(1, 0))
+            (std::vector<Band>{Band(4, 2112, kAll, true, 0)}));
+  // 0: none, RMSNorm's first two bands included; RMSNorm's rule keeps
+  // its cap where it gives warp rows already (1).
+  for (const Band &band : bandsWith(1, 0)) {
     EXPECT_FALSE(std::get<3>(band));
+    EXPECT_EQ(std::get<4>(band), 0);
+  }
+  EXPECT_EQ(std::get<4>(bandsWith(1, 1)[1]), 9);
   EXPECT_TRUE(validateWarpRows(-1).empty());
   EXPECT_TRUE(validateWarpRows(1).empty());
   EXPECT_EQ(validateWarpRows(2),

@@ -331,9 +331,14 @@ struct ConvertNormToGPUPass
                     OpBuilder(op).getI64IntegerAttr(layout.sharedStages));
     if (layout.bulkStores)
       func->setAttr("norm.bulk_stores", OpBuilder(op).getUnitAttr());
-    // Blocks per SM the registers must allow: the option, else the table.
-    int64_t minBlocks =
-        minBlocksPerSM > 0 ? minBlocksPerSM.getValue() : plan.minBlocksPerSM;
+    // Blocks per SM the registers must allow: the option, else the
+    // kernel's norm.min_blocks_per_sm, else the table.
+    int64_t minBlocks = plan.minBlocksPerSM;
+    if (minBlocksPerSM > 0)
+      minBlocks = minBlocksPerSM.getValue();
+    else if (auto attr = op->getAttrOfType<IntegerAttr>(
+                 FusedOp::getMinBlocksPerSMAttrName()))
+      minBlocks = attr.getInt();
     if (minBlocks > 0)
       func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
                                          static_cast<int32_t>(minBlocks)));

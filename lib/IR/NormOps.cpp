@@ -467,6 +467,14 @@ LogicalResult FusedOp::verify() {
                               << "' and rows_per_partial both set the rows "
                                  "of a block: give one";
   }
+  if (Attribute blocks = (*this)->getAttr(getMinBlocksPerSMAttrName())) {
+    // Hopper's limit of resident blocks an SM; .minnctapersm takes no more.
+    auto count = dyn_cast<IntegerAttr>(blocks);
+    if (!count || count.getInt() < 1 || count.getInt() > 32)
+      return emitOpError("'")
+             << getMinBlocksPerSMAttrName()
+             << "' must be an integer from 1 to 32, got " << blocks;
+  }
   if ((*this)->hasAttr(getWholeColumnsAttrName())) {
     if (split)
       return emitOpError("'") << getWholeColumnsAttrName()

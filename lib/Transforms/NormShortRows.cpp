@@ -220,7 +220,8 @@ struct NormShortRowsPass
   /// The streamed version of forward `op` at `b` and its results: where M
   /// lies in one of the `bands` (chooseHeldRows), blocks hold its
   /// rowsPerBlock rows (norm.rows_per_block), shared out among their warps
-  /// (norm.warp_rows) where it says so; a row each elsewhere. The bands
+  /// (norm.warp_rows) and with registers for minBlocksPerSM blocks an SM
+  /// (norm.min_blocks_per_sm) where it says so; a row each elsewhere. The bands
   /// are versions in a chain, the highest first (most rows at large M take
   /// one comparison), each checking only the bound the ones before have not
   /// made.
@@ -236,6 +237,10 @@ struct NormShortRowsPass
       if (band.warpRows)
         attrs.push_back(
             hb.getNamedAttr(FusedOp::getWarpRowsAttrName(), hb.getUnitAttr()));
+      if (band.minBlocksPerSM > 0)
+        attrs.push_back(
+            hb.getNamedAttr(FusedOp::getMinBlocksPerSMAttrName(),
+                            hb.getI64IntegerAttr(band.minBlocksPerSM)));
       return cloneMarked(hb, op, FusedOp::getStreamRowsAttrName(), attrs);
     };
     // Bands [0, k) at `cb`, where every M from `takenFrom` on has gone to

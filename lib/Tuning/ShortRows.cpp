@@ -161,6 +161,22 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // rows; beyond, level at 24576-131072 rows with LayerNorm 32768 x 1024
   // 0.99-1.00x, so four rows keep the largest M.
   constexpr int64_t kOneWaveRowsPerSM = 32, kThreeRowsToRowsPerSM = 128;
+  // A four-row block needs 56-63 registers a thread (128 threads): eight of
+  // them an SM, one wave up to 32 rows per SM; past it the three-row
+  // blocks' 46 registers allow ten (30 rows per SM), so their grid spills
+  // into a second wave just the same. Asking ptxas for nine four-row blocks
+  // an SM instead (.minnctapersm 9: 56 registers, 4 bytes of spill) keeps
+  // one wave up to 36 rows per SM. Measured on the H200 (bf16 inference
+  // forwards, kernel time, 5 rounds, nine four-row blocks an SM against
+  // three rows a block; bench/results/ab-2026-12-03-one-wave-held-rows.log):
+  // RMSNorm (warp rows) 4500 and 4752 x 1024 1.09-1.10x, 5000 1.02x,
+  // 5280-6144 0.90-1.00x; LayerNorm 4500-4752 1.04-1.05x, 5000-6144
+  // 0.92-0.96x. Within one wave the cap only costs (3960-4224 x 1024
+  // against eight an SM: RMSNorm 0.99x, LayerNorm 0.90-0.92x). Only the
+  // inference forward: the forwards that also write the statistics spill
+  // 20-32 bytes at 56 registers and lost 0.95-0.98x at 4225-4752 x 1024
+  // (bench/results/ab-2026-12-03-one-wave-held-rows-stats.log).
+  constexpr int64_t kCappedWaveRowsPerSM = 36;
   // Within that wave, RMSNorm's warps own a row each (32 threads x 4
   // vectors, no barrier). Measured on the H200 (bf16, kernel time, 3
   // rounds, warp rows against four rows shared by the block;
@@ -171,29 +187,46 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // LayerNorm lost 0.83-0.99x at 3168-4096, and ragged rows (N = 1000, the
   // last vectors predicated) 0.83-0.91x: their block rows.
   std::vector<HeldRows> bands;
-  auto add = [&](int64_t rows, int64_t begin, int64_t end, bool warps) {
+  auto add = [&](int64_t rows, int64_t begin, int64_t end, bool warps,
+                 int64_t minBlocksPerSM = 0) {
     begin = std::max(begin, from);
     end = std::min(end, streamed.end);
     if (begin < end)
-      bands.push_back({rows, RowRange{begin, end}, warps});
+      bands.push_back({rows, RowRange{begin, end}, warps, minBlocksPerSM});
   };
   std::optional<RowLayout> warps = warpRowsLayout(layout);
   if (ragged) {
     add(kRowsPerBlock, from, streamed.end, false);
   } else {
-    int64_t oneWave = kOneWaveRowsPerSM * device.numSMs;
+    // Bands end past their last row: one wave is up to and including 32
+    // rows per SM (at 4224 x 1024, 1056 four-row blocks fill the 132 SMs
+    // exactly where 1408 three-row blocks took a second wave: 1.13-1.15x;
+    // ab-2026-12-03-held-rows-policy-and-band.log).
+    int64_t oneWaveEnd = kOneWaveRowsPerSM * device.numSMs + 1;
+    int64_t cappedWaveEnd = shape.rowOutputs == 0
+                                ? kCappedWaveRowsPerSM * device.numSMs + 1
+                                : oneWaveEnd;
     int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
-    add(kRowsPerBlock, from, oneWave,
-        shape.rowReductions == 1 && warps.has_value());
-    add(3, oneWave, threeTo, false);
+    bool warpRowsRule = shape.rowReductions == 1 && warps.has_value();
+    add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
+    add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
+        kCappedWaveRowsPerSM / kRowsPerBlock);
+    add(3, cappedWaveEnd, threeTo, false);
     add(kRowsPerBlock, threeTo, streamed.end, false);
   }
   // The option replaces the rule: warp rows wherever the block's rows
   // divide among its warps (convert-norm-to-gpu rejects the rest), or none.
+  // A band whose layout it changes leaves the registers to ptxas: the cap
+  // was measured with the rule's layout (LayerNorm's warp rows need 80
+  // registers and spilled 184 bytes at nine blocks an SM).
   if (warpRows >= 0)
-    for (HeldRows &band : bands)
-      band.warpRows =
+    for (HeldRows &band : bands) {
+      bool asked =
           warpRows == 1 && warps && band.rowsPerBlock % warps->rowGroups == 0;
+      if (asked != band.warpRows)
+        band.minBlocksPerSM = 0;
+      band.warpRows = asked;
+    }
   return bands;
 }
 

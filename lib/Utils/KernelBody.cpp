@@ -122,6 +122,8 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
     }
     if (op.getOutputRole(i) == Role::col)
       ++traits.columnOutputs;
+    if (op.getOutputRole(i) == Role::row)
+      ++traits.rowOutputs;
     if (op.getOutputRole(i) != Role::row)
       traits.onlyRowOutputs = false;
   }

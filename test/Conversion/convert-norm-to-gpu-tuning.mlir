@@ -3,6 +3,7 @@
 // RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not norm-opt %s --convert-norm-to-gpu="min-blocks-per-sm=-1" 2>&1 | FileCheck %s --check-prefix=BADBLOCKS
 // BADBLOCKS: error: convert-norm-to-gpu: min-blocks-per-sm must be 0 (no limit) to 32, got -1
+// RUN: norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/tuning.json min-blocks-per-sm=4" --split-input-file | FileCheck %s --check-prefix=OPTBLOCKS
 // RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/bad-stream-rows.json" 2>&1 | FileCheck %s --check-prefix=BADSTREAM
 // BADSTREAM: error: convert-norm-to-gpu: {{.*}}bad-stream-rows.json: stream_rows must be true or false
 
@@ -37,6 +38,29 @@ func.func @fwd(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
 // CHECK: ld.global.L1::evict_last.L2::cache_hint.v4.b32
 func.func @streamed_by_table(%x: memref<?x12288xbf16>, %y: memref<?x12288xbf16>) {
   norm.fused ins(%x : full memref<?x12288xbf16>) outs(%y : full memref<?x12288xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A kernel's norm.min_blocks_per_sm (norm-short-rows sets it on the held
+// rows' version that keeps one wave at 4225-4752 x 1024) outranks the
+// table, and the option outranks both.
+// CHECK-LABEL: func @min_blocks_by_attribute
+// CHECK: gpu.func @norm_fused
+// CHECK-SAME: nvvm.minctasm = 9 : i32
+// OPTBLOCKS-LABEL: func @min_blocks_by_attribute
+// OPTBLOCKS: gpu.func @norm_fused
+// OPTBLOCKS-SAME: nvvm.minctasm = 4 : i32
+func.func @min_blocks_by_attribute(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
+  norm.fused ins(%x : full memref<?x2048xbf16>) outs(%y : full memref<?x2048xbf16>) attributes {norm.min_blocks_per_sm = 9 : i64} {
   ^bb0(%a: bf16):
     %af = arith.extf %a : bf16 to f32
     %s = norm.row_reduce <add> %af : f32

@@ -433,6 +433,28 @@ func.func @rows_per_block_not_integer(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf1
 
 // -----
 
+func.func @min_blocks_per_sm_zero(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  // expected-error @+1 {{'norm.min_blocks_per_sm' must be an integer from 1 to 32, got 0 : i64}}
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.min_blocks_per_sm = 0 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @min_blocks_per_sm_too_many(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  // expected-error @+1 {{'norm.min_blocks_per_sm' must be an integer from 1 to 32, got 33 : i64}}
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.min_blocks_per_sm = 33 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
 func.func @rows_per_block_with_split(%x: tensor<16x64xbf16>, %p: tensor<2x64xf32>) {
   // expected-error @+1 {{'norm.rows_per_block' and rows_per_partial both set the rows of a block: give one}}
   %r = norm.fused ins(%x : full tensor<16x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, norm.rows_per_block = 4 : i64} {

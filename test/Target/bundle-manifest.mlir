@@ -23,9 +23,10 @@
 // RUN: FileCheck %s --check-prefix=INFER-PTX < %t4/kernels.ptx
 // At N = 1024 that LayerNorm forward streams its rows at every M
 // (chooseStreamedRows), from 3168 rows with rows held in bands
-// (chooseHeldRows): four a block from 16896 rows, three from 4224, four from
-// 3168, one below; a launch each, whose conditions partition M; each held
-// rows' kernel stores each of its rows' y alone.
+// (chooseHeldRows): four a block from 16896 rows, three from 4753, four
+// (at nine blocks an SM) from 4225, four from 3168, one below; a launch
+// each, whose conditions partition M; each held rows' kernel stores each
+// of its rows' y alone.
 // RUN: FileCheck %s --check-prefix=INFER-WHEN < %t4/manifest.json
 
 // CHECK: "format": "norm-kernel-bundle"
@@ -142,6 +143,10 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
 // INFER-PTX-LABEL: .entry norm_fused_2(
+// INFER-PTX-COUNT-4: st.global.v4.b32
+// INFER-PTX-NOT: st.global
+// INFER-PTX: ret;
+// INFER-PTX-LABEL: .entry norm_fused_3(
 // INFER-PTX: st.global.v4.b32
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
@@ -162,19 +167,26 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN: "kernel": "norm_fused_0",
 // INFER-WHEN: "ge": [
 // INFER-WHEN-NEXT: "M",
-// INFER-WHEN-NEXT: 4224
+// INFER-WHEN-NEXT: 4753
 // INFER-WHEN: "kernel": "norm_fused_1",
+// INFER-WHEN: "ge": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 4225
+// INFER-WHEN: "kernel": "norm_fused_2",
 // INFER-WHEN: "ge": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 3168
 // INFER-WHEN: "grid": "M",
-// INFER-WHEN: "kernel": "norm_fused_2",
+// INFER-WHEN: "kernel": "norm_fused_3",
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 16896
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
-// INFER-WHEN-NEXT: 4224
+// INFER-WHEN-NEXT: 4753
+// INFER-WHEN: "lt": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 4225
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 3168

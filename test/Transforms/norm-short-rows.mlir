@@ -136,8 +136,9 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: norm.stream_rows
 // CHECK: } {norm.short_rows}
 // At N = 1024 it streams at every M, and from 24 rows per SM (3168 rows
-// on 132 SMs) its blocks hold rows (chooseHeldRows): four, three from 32
-// to 128 rows per SM (4224-16895), four again from 16896; a chain of
+// on 132 SMs) its blocks hold rows (chooseHeldRows): four, asking for nine
+// blocks an SM past 32 rows per SM (4225-4752), three past 36 and below
+// 128 rows per SM (4753-16895), four again from 16896; a chain of
 // versions, the highest first, each one comparison.
 // CHECK-LABEL: func @ln_fwd_1024
 // CHECK: %[[FOUR:.+]] = arith.cmpi uge, %{{.+}}, %c16896
@@ -145,10 +146,15 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: scf.if %[[FOUR]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
-// CHECK: %[[THREE:.+]] = arith.cmpi uge, %{{.+}}, %c4224
+// CHECK: %[[THREE:.+]] = arith.cmpi uge, %{{.+}}, %c4753
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[THREE]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: %[[CAPPED:.+]] = arith.cmpi uge, %{{.+}}, %c4225
+// CHECK-NOT: arith.andi
+// CHECK: scf.if %[[CAPPED]]
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
 // CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: arith.andi
@@ -174,6 +180,14 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.rows_per_block
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// One wave of four-row blocks ends at 4224 rows inclusive; nine of them an
+// SM take it to 4752.
+// CHECK-LABEL: func @rms_fwd_4224_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK-LABEL: func @rms_fwd_4752_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK-LABEL: func @rms_fwd_6144_rows
 // CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
@@ -192,14 +206,16 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
 // RMSNorm rows the block covers exactly (N = 1024): the same chain, and
-// its warps own a row each in the first band, up to 32 rows per SM (4224
-// rows). The option gives warp rows to every band of four rows (ALLWARP)
-// or none (NOWARP).
+// its warps own a row each in the first two bands, up to 36 rows per SM
+// (4752 rows). The option gives warp rows to every band of four rows
+// (ALLWARP) or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
-// CHECK: arith.cmpi uge, %{{.+}}, %c4224
+// CHECK: arith.cmpi uge, %{{.+}}, %c4753
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: arith.cmpi uge, %{{.+}}, %c4225
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: %[[WARPS:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[WARPS]]
@@ -217,9 +233,23 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // ALLWARP-LABEL: func @rms_fwd_1024
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.stream_rows}
 // ALLWARP: return
+// The forward that returns its statistics: no nine blocks an SM, three
+// rows a block from 4225 rows.
+// CHECK-LABEL: func @ln_fwd_1024_stats
+// CHECK-NOT: norm.min_blocks_per_sm
+// CHECK: arith.cmpi uge, %{{.+}}, %c16896
+// CHECK-NOT: norm.min_blocks_per_sm
+// CHECK: %[[THREE:.+]] = arith.cmpi uge, %{{.+}}, %c4225
+// CHECK: scf.if %[[THREE]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK-NOT: norm.min_blocks_per_sm
+// CHECK: arith.cmpi uge, %{{.+}}, %c3168
+// CHECK-NOT: norm.min_blocks_per_sm
+// CHECK: return
 // CHECK-LABEL: func @rms_bwd_wide
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.whole_columns
@@ -263,6 +293,16 @@ func.func @rms_fwd_3167_rows(%x: tensor<3167x1024xbf16>, %w: tensor<1024xbf16>) 
       : tensor<3167x1024xbf16> -> tensor<3167x1024xbf16>, tensor<3167xf32>
   return %y : tensor<3167x1024xbf16>
 }
+func.func @rms_fwd_4224_rows(%x: tensor<4224x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<4224x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<4224x1024xbf16> -> tensor<4224x1024xbf16>, tensor<4224xf32>
+  return %y : tensor<4224x1024xbf16>
+}
+func.func @rms_fwd_4752_rows(%x: tensor<4752x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<4752x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<4752x1024xbf16> -> tensor<4752x1024xbf16>, tensor<4752xf32>
+  return %y : tensor<4752x1024xbf16>
+}
 func.func @rms_fwd_6144_rows(%x: tensor<6144x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<6144x1024xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<6144x1024xbf16> -> tensor<6144x1024xbf16>, tensor<6144xf32>
@@ -287,6 +327,11 @@ func.func @rms_fwd_1024(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>) -> tenso
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x1024xbf16> -> tensor<?x1024xbf16>, tensor<?xf32>
   return %y : tensor<?x1024xbf16>
+}
+func.func @ln_fwd_1024_stats(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>) -> (tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>) {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x1024xbf16> -> tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y, %mean, %rstd : tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>
 }
 func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
                         %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {

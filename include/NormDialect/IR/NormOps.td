@@ -221,7 +221,11 @@ def Norm_FusedOp : Norm_Op<"fused", [
     the rows each block takes, as convert-norm-to-gpu's `rows-per-block`
     option does for every kernel: a streamed kernel that holds its rows in
     registers then loads R consecutive rows at once and reduces them in one
-    exchange.
+    exchange. `norm.min_blocks_per_sm = K` (1 to 32) asks that the kernel's
+    registers allow K blocks on each multiprocessor (PTX `.minnctapersm`),
+    as convert-norm-to-gpu's `min-blocks-per-sm` option does for every
+    kernel: norm-short-rows sets it where one more block an SM keeps the
+    grid in one wave.
   }];
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
@@ -270,6 +274,13 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// sets it with rows_per_block (HeldRows::warpRows).
     static constexpr ::llvm::StringLiteral getWarpRowsAttrName() {
       return "norm.warp_rows";
+    }
+    /// The integer attribute (1 to 32) asking that the GPU kernel's
+    /// registers allow that many blocks on each multiprocessor (PTX
+    /// .minnctapersm); norm-short-rows sets it with rows_per_block
+    /// (HeldRows::minBlocksPerSM).
+    static constexpr ::llvm::StringLiteral getMinBlocksPerSMAttrName() {
+      return "norm.min_blocks_per_sm";
     }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();

@@ -365,6 +365,9 @@ struct KernelShape {
   int64_t fullOutputs = 0;
   /// Narrowest element of the full outputs (0: elementBytes).
   int64_t narrowestOutputBytes = 0;
+  /// Row outputs (per-row statistics such as mean and rstd) the kernel
+  /// writes.
+  int64_t rowOutputs = 0;
 };
 
 /// How a kernel is generated and launched.
@@ -581,6 +584,9 @@ struct HeldRows {
   int64_t rowsPerBlock = 1;
   RowRange rows;
   bool warpRows = false;
+  /// Blocks per SM the version's registers must allow (PTX .minnctapersm,
+  /// norm.min_blocks_per_sm; 0: ptxas chooses).
+  int64_t minBlocksPerSM = 0;
 };
 
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
@@ -588,10 +594,15 @@ struct HeldRows {
 /// (empty: a row a block at every M): blocks of at most 128 threads that
 /// keep their row in registers (one vector a thread, N <= 1024 bf16) hold
 /// rows from 24 rows per SM on (16 where the row leaves some threads
-/// without a vector, N = 1000): four a block, three from 32 to 128 rows per
-/// SM where the block covers the row exactly (N = 1024), and an RMSNorm
-/// whose rows the block covers exactly gives each warp a row of its own up
-/// to 32 rows per SM (one wave of its blocks). Below, and for every other
+/// without a vector, N = 1000): four a block, three past 36 and below 128
+/// rows per SM where the block covers the row exactly (N = 1024), and an
+/// RMSNorm whose rows the block covers exactly gives each warp a row of its
+/// own up to 36 rows per SM. Past 32 rows per SM (one wave of four-row
+/// blocks as the registers fall out) and up to 36, the four-row blocks of a
+/// forward without row outputs (the inference forward) ask for nine blocks
+/// per SM (minBlocksPerSM), so that the grid is still one wave; one that
+/// writes its statistics takes three rows a block from 32 rows per SM on.
+/// Below, and for every other
 /// kernel, a block takes one row. `warpRows` (the warp-rows option) replaces
 /// the rule's warp rows: 1 in every band whose rows the warps share out
 /// evenly, 0 in none, -1 the rule.
