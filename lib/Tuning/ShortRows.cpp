@@ -161,20 +161,22 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // rows; beyond, level at 24576-131072 rows with LayerNorm 32768 x 1024
   // 0.99-1.00x, so four rows keep the largest M.
   constexpr int64_t kOneWaveRowsPerSM = 32, kThreeRowsToRowsPerSM = 128;
-  // A four-row block needs 56-63 registers a thread (128 threads): eight of
-  // them an SM, one wave up to 32 rows per SM; past it the three-row
-  // blocks' 46 registers allow ten (30 rows per SM), so their grid spills
-  // into a second wave just the same. Asking ptxas for nine four-row blocks
-  // an SM instead (.minnctapersm 9: 56 registers, 4 bytes of spill) keeps
-  // one wave up to 36 rows per SM. Measured on the H200 (bf16 inference
-  // forwards, kernel time, 5 rounds, nine four-row blocks an SM against
-  // three rows a block; bench/results/ab-2026-12-03-one-wave-held-rows.log):
-  // RMSNorm (warp rows) 4500 and 4752 x 1024 1.09-1.10x, 5000 1.02x,
-  // 5280-6144 0.90-1.00x; LayerNorm 4500-4752 1.04-1.05x, 5000-6144
-  // 0.92-0.96x. Within one wave the cap only costs (3960-4224 x 1024
-  // against eight an SM: RMSNorm 0.99x, LayerNorm 0.90-0.92x). Only the
-  // inference forward: the forwards that also write the statistics spill
-  // 20-32 bytes at 56 registers and lost 0.95-0.98x at 4225-4752 x 1024
+  // A four-row block of the inference forward needs 63-64 registers a
+  // thread (128 threads): eight of them an SM, one wave up to 32 rows per
+  // SM; past it the three-row blocks' 46-56 registers allow nine or ten (27
+  // or 30 rows per SM), so their grid spills into a second wave just the
+  // same. Asking ptxas for nine four-row blocks an SM instead
+  // (.minnctapersm 9: 56 registers, 4 bytes of spill for RMSNorm, 16 for
+  // LayerNorm) keeps one wave up to 36 rows per SM. Measured on the H200 (bf16
+  // inference forwards, kernel time, 5 rounds, nine four-row blocks an SM
+  // against three rows a block;
+  // bench/results/ab-2026-12-03-one-wave-held-rows.log): RMSNorm (warp rows)
+  // 4500 and 4752 x 1024 1.09-1.10x, 5000 1.02x, 5280-6144 0.90-1.00x;
+  // LayerNorm 4500-4752 1.04-1.05x, 5000-6144 0.92-0.96x. Within one wave the
+  // cap only costs (3960-4224 x 1024 against eight an SM: RMSNorm 0.99x,
+  // LayerNorm 0.90-0.92x). Only the inference forward: the forwards that also
+  // write the statistics spill 20-32 bytes at 56 registers and lost 0.95-0.98x
+  // at 4225-4752 x 1024
   // (bench/results/ab-2026-12-03-one-wave-held-rows-stats.log).
   constexpr int64_t kCappedWaveRowsPerSM = 36;
   // Within that wave, RMSNorm's warps own a row each (32 threads x 4
