@@ -1298,22 +1298,24 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   };
   // N = 1000-1024 bf16: 128 threads, one vector each; four rows a block
   // from 24 rows per SM (16 where the row leaves threads without a
-  // vector: N = 1000, 125 vectors), the last band with no end.
+  // vector: N = 1000, 125 vectors; from one row per SM where RMSNorm's
+  // warps own them, N = 1024), the last band with no end.
   for (int64_t reductions : {1, 2})
     for (int64_t n : {1000, 1024}) {
       KernelShape shape = forwardShape(n, reductions);
-      EXPECT_EQ(heldFrom(shape, DeviceInfo()),
-                Rows(4, (n == 1000 ? 16 : 24) * 132));
+      int64_t perSM = n == 1000 ? 16 : reductions == 1 ? 1 : 24;
+      EXPECT_EQ(heldFrom(shape, DeviceInfo()), Rows(4, perSM * 132));
       EXPECT_EQ(chooseHeldRows(shape, DeviceInfo()).back().rows.end,
                 RowRange::all().end);
     }
   // The threshold follows the SM count.
   DeviceInfo small;
   small.numSMs = 100;
-  EXPECT_EQ(heldFrom(forwardShape(1024, 1), small), Rows(4, 2400));
+  EXPECT_EQ(heldFrom(forwardShape(1024, 2), small), Rows(4, 2400));
+  EXPECT_EQ(heldFrom(forwardShape(1024, 1), small), Rows(4, 100));
   // f16 like bf16; f32 rows of 1024 take 256 threads: one row a block, as
   // do the wider blocks of N = 2048-4096 bf16 (measured level).
-  KernelShape f16 = forwardShape(1024, 1);
+  KernelShape f16 = forwardShape(1024, 2);
   EXPECT_EQ(heldFrom(f16, DeviceInfo()), Rows(4, 3168));
   KernelShape f32 = forwardShape(1024, 1);
   f32.elementBytes = 4;
@@ -1343,16 +1345,16 @@ static std::vector<Band> heldBands(const KernelShape &shape,
 
 TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   const int64_t kAll = RowRange::all().end;
-  // RMSNorm at N = 1024 bf16: warp rows up to and including one wave of
-  // four-row blocks (32 rows per SM: 4224 rows on 132 SMs), then up to 36
-  // rows per SM at nine blocks an SM (still one wave), three rows a block
-  // up to 128 rows per SM, then four.
+  // RMSNorm at N = 1024 bf16: warp rows from one row per SM (132 rows) up
+  // to and including one wave of four-row blocks (32 rows per SM: 4224
+  // rows on 132 SMs), then up to 36 rows per SM at nine blocks an SM
+  // (still one wave), three rows a block up to 128 rows per SM, then four.
   EXPECT_EQ(heldBands(forwardShape(1024, 1), DeviceInfo()),
-            (std::vector<Band>{Band(4, 3168, 4225, true, 0),
+            (std::vector<Band>{Band(4, 132, 4225, true, 0),
                                Band(4, 4225, 4753, true, 9),
                                Band(3, 4753, 16896, false, 0),
                                Band(4, 16896, kAll, false, 0)}));
-  // LayerNorm the same without warp rows.
+  // LayerNorm the same without warp rows, from 24 rows per SM.
   EXPECT_EQ(heldBands(forwardShape(1024, 2), DeviceInfo()),
             (std::vector<Band>{Band(4, 3168, 4225, false, 0),
                                Band(4, 4225, 4753, false, 9),
@@ -1363,8 +1365,9 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   for (int64_t reductions : {1, 2}) {
     KernelShape stats = forwardShape(1024, reductions);
     stats.rowOutputs = reductions;
+    bool warps = reductions == 1;
     EXPECT_EQ(heldBands(stats, DeviceInfo()),
-              (std::vector<Band>{Band(4, 3168, 4225, reductions == 1, 0),
+              (std::vector<Band>{Band(4, warps ? 132 : 3168, 4225, warps, 0),
                                  Band(3, 4225, 16896, false, 0),
                                  Band(4, 16896, kAll, false, 0)}));
   }
@@ -1372,7 +1375,7 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   DeviceInfo small;
   small.numSMs = 100;
   EXPECT_EQ(heldBands(forwardShape(1024, 1), small),
-            (std::vector<Band>{Band(4, 2400, 3201, true, 0),
+            (std::vector<Band>{Band(4, 100, 3201, true, 0),
                                Band(4, 3201, 3601, true, 9),
                                Band(3, 3601, 12800, false, 0),
                                Band(4, 12800, kAll, false, 0)}));
@@ -1390,22 +1393,26 @@ TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
   };
   // 1: every band of four rows (the four warps take one each), LayerNorm
   // too; the three-row band cannot divide among four warps. A band whose
-  // layout the option changes asks for no blocks per SM.
+  // layout the option changes asks for no blocks per SM, and neighbours
+  // that then build the same kernel are one band.
   EXPECT_EQ(bandsWith(2, 1),
-            (std::vector<Band>{Band(4, 3168, 4225, true, 0),
-                               Band(4, 4225, 4753, true, 0),
+            (std::vector<Band>{Band(4, 3168, 4753, true, 0),
+                               Band(3, 4753, 16896, false, 0),
+                               Band(4, 16896, kAll, true, 0)}));
+  EXPECT_EQ(bandsWith(1, 1),
+            (std::vector<Band>{Band(4, 132, 4225, true, 0),
+                               Band(4, 4225, 4753, true, 9),
                                Band(3, 4753, 16896, false, 0),
                                Band(4, 16896, kAll, true, 0)}));
   // Ragged rows (N = 1000) too: their one band is of four rows.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo(), 1),
             (std::vector<Band>{Band(4, 2112, kAll, true, 0)}));
-  // 0: none, RMSNorm's first two bands included; RMSNorm's rule keeps
-  // its cap where it gives warp rows already (1).
-  for (const Band &band : bandsWith(1, 0)) {
-    EXPECT_FALSE(std::get<3>(band));
-    EXPECT_EQ(std::get<4>(band), 0);
-  }
-  EXPECT_EQ(std::get<4>(bandsWith(1, 1)[1]), 9);
+  // 0: none; RMSNorm's rows below 24 per SM, which hold several a block
+  // for warp rows alone, take one a block again.
+  EXPECT_EQ(bandsWith(1, 0),
+            (std::vector<Band>{Band(4, 3168, 4753, false, 0),
+                               Band(3, 4753, 16896, false, 0),
+                               Band(4, 16896, kAll, false, 0)}));
   EXPECT_TRUE(validateWarpRows(-1).empty());
   EXPECT_TRUE(validateWarpRows(1).empty());
   EXPECT_EQ(validateWarpRows(2),

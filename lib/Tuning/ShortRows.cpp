@@ -11,6 +11,8 @@
 
 #include "TuningHelpers.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace mlir::norm;
@@ -141,11 +143,9 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
     return {};
   bool ragged = shape.n % layout.sliceWidth() != 0;
-  int64_t from = std::max(
-      streamed.begin,
-      (ragged ? kRaggedFromRowsPerSM : kFromRowsPerSM) * device.numSMs);
-  if (from >= streamed.end)
-    return {};
+  int64_t from = std::max(streamed.begin,
+                          (ragged ? kRaggedFromRowsPerSM : kFromRowsPerSM) *
+                              device.numSMs);
   // Past one wave of four-row blocks (32 rows per SM: 8 blocks of four
   // rows an SM, as the registers allow) three rows a block where the block
   // covers the row exactly, up to 128 rows per SM. Measured on the H200
@@ -188,10 +188,17 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // (5000 0.96x, 6144 1.09x, 7000 0.97x, 10000-131072 0.92-0.96x).
   // LayerNorm lost 0.83-0.99x at 3168-4096, and ragged rows (N = 1000, the
   // last vectors predicated) 0.83-0.91x: their block rows.
+  // RMSNorm's warp rows win below 24 rows per SM too, where four rows
+  // shared by the block lost: measured on the H200 (bf16 inference forward,
+  // kernel time, 4 rounds, warp rows against a row a block;
+  // bench/results/ab-2026-12-03-warp-rows-short-m.log) 1.04-1.11x at 128,
+  // 256 and 1536-3167 x 1024, level at 512-1024, 0.96x at 64 rows (16
+  // blocks): from one row per SM.
+  constexpr int64_t kWarpRowsFromRowsPerSM = 1;
   std::vector<HeldRows> bands;
   auto add = [&](int64_t rows, int64_t begin, int64_t end, bool warps,
                  int64_t minBlocksPerSM = 0) {
-    begin = std::max(begin, from);
+    begin = std::max(begin, streamed.begin);
     end = std::min(end, streamed.end);
     if (begin < end)
       bands.push_back({rows, RowRange{begin, end}, warps, minBlocksPerSM});
@@ -210,6 +217,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                                 : oneWaveEnd;
     int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
     bool warpRowsRule = shape.rowReductions == 1 && warps.has_value();
+    if (warpRowsRule)
+      add(kRowsPerBlock, kWarpRowsFromRowsPerSM * device.numSMs, from, true);
     add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);
@@ -221,7 +230,9 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // A band whose layout it changes leaves the registers to ptxas: the cap
   // was measured with the rule's layout (LayerNorm's warp rows need 80
   // registers and spilled 184 bytes at nine blocks an SM).
-  if (warpRows >= 0)
+  // Below `from` only warp rows hold several rows (shared by the block
+  // they lost): without warp rows such a band goes.
+  if (warpRows >= 0) {
     for (HeldRows &band : bands) {
       bool asked =
           warpRows == 1 && warps && band.rowsPerBlock % warps->rowGroups == 0;
@@ -229,7 +240,22 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
         band.minBlocksPerSM = 0;
       band.warpRows = asked;
     }
-  return bands;
+    llvm::erase_if(bands, [&](const HeldRows &band) {
+      return !band.warpRows && band.rows.begin < from;
+    });
+  }
+  // Neighbours that build the same kernel are one band (one version).
+  std::vector<HeldRows> merged;
+  for (const HeldRows &band : bands) {
+    if (!merged.empty() && merged.back().rows.end == band.rows.begin &&
+        merged.back().rowsPerBlock == band.rowsPerBlock &&
+        merged.back().warpRows == band.warpRows &&
+        merged.back().minBlocksPerSM == band.minBlocksPerSM)
+      merged.back().rows.end = band.rows.end;
+    else
+      merged.push_back(band);
+  }
+  return merged;
 }
 
 std::string mlir::norm::validateWarpRows(int64_t mode) {

@@ -176,7 +176,12 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-LABEL: func @rms_fwd_4096_rows
 // CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// RMSNorm's warp rows start at one row per SM (132 rows): 3167 rows take
+// them, 131 a row a block.
 // CHECK-LABEL: func @rms_fwd_3167_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK-LABEL: func @rms_fwd_131_rows
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.rows_per_block
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
@@ -205,10 +210,10 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: scf.if %[[HELD]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
-// RMSNorm rows the block covers exactly (N = 1024): the same chain, and
-// its warps own a row each in the first two bands, up to 36 rows per SM
-// (4752 rows). The option gives warp rows to every band of four rows
-// (ALLWARP) or none (NOWARP).
+// RMSNorm rows the block covers exactly (N = 1024): the same chain, but
+// its warps own a row each from one row per SM (132 rows) up to 36 rows
+// per SM (4752 rows), one version up to one wave. The option gives warp
+// rows to every band of four rows (ALLWARP) or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
@@ -216,14 +221,19 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
 // CHECK: arith.cmpi uge, %{{.+}}, %c4225
 // CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// CHECK: %[[WARPS:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK-NOT: %c3168
+// CHECK: %[[WARPS:.+]] = arith.cmpi uge, %{{.+}}, %c132
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[WARPS]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: } else {
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
 // CHECK: } {norm.short_rows}
+// Without warp rows, rows below 24 per SM (3168) take one a block.
 // NOWARP-LABEL: func @rms_fwd_1024
+// NOWARP-NOT: norm.warp_rows
+// NOWARP-NOT: %c132
+// NOWARP: arith.cmpi uge, %{{.+}}, %c3168
 // NOWARP-NOT: norm.warp_rows
 // NOWARP: return
 // Ragged rows (N = 1000) too: their band of four rows divides among the
@@ -292,6 +302,11 @@ func.func @rms_fwd_3167_rows(%x: tensor<3167x1024xbf16>, %w: tensor<1024xbf16>) 
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<3167x1024xbf16> -> tensor<3167x1024xbf16>, tensor<3167xf32>
   return %y : tensor<3167x1024xbf16>
+}
+func.func @rms_fwd_131_rows(%x: tensor<131x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<131x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<131x1024xbf16> -> tensor<131x1024xbf16>, tensor<131xf32>
+  return %y : tensor<131x1024xbf16>
 }
 func.func @rms_fwd_4224_rows(%x: tensor<4224x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<4224x1024xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}

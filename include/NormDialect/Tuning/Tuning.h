@@ -597,7 +597,8 @@ struct HeldRows {
 /// without a vector, N = 1000): four a block, three past 36 and below 128
 /// rows per SM where the block covers the row exactly (N = 1024), and an
 /// RMSNorm whose rows the block covers exactly gives each warp a row of its
-/// own up to 36 rows per SM. Past 32 rows per SM (one wave of four-row
+/// own from one row per SM (a band of its own below 24) up to 36 rows per
+/// SM. Past 32 rows per SM (one wave of four-row
 /// blocks as the registers fall out) and up to 36, the four-row blocks of a
 /// forward without row outputs (the inference forward) ask for nine blocks
 /// per SM (minBlocksPerSM), so that the grid is still one wave; one that
