@@ -590,23 +590,23 @@ struct HeldRows {
 };
 
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
-/// rows a block, as bands of M in increasing order that do not overlap
-/// (empty: a row a block at every M): blocks of at most 128 threads that
-/// keep their row in registers (one vector a thread, N <= 1024 bf16) hold
-/// rows from 24 rows per SM on (16 where the row leaves some threads
-/// without a vector, N = 1000): four a block, three past 36 and below 128
-/// rows per SM where the block covers the row exactly (N = 1024), and an
-/// RMSNorm whose rows the block covers exactly gives each warp a row of its
-/// own from one row per SM (a band of its own below 24) up to 36 rows per
-/// SM. Past 32 rows per SM (one wave of four-row
-/// blocks as the registers fall out) and up to 36, the four-row blocks of a
-/// forward without row outputs (the inference forward) ask for nine blocks
-/// per SM (minBlocksPerSM), so that the grid is still one wave; one that
-/// writes its statistics takes three rows a block from 32 rows per SM on.
-/// Below, and for every other
-/// kernel, a block takes one row. `warpRows` (the warp-rows option) replaces
-/// the rule's warp rows: 1 in every band whose rows the warps share out
-/// evenly, 0 in none, -1 the rule.
+/// rows a block, as bands of M in increasing order that do not overlap,
+/// neighbours that build the same kernel merged (empty: a row a block at
+/// every M). Blocks of at most 128 threads that keep their row in registers
+/// (one vector a thread, N <= 1024 bf16) hold rows from 24 rows per SM on
+/// (16 where the row leaves some threads without a vector, N = 1000): four
+/// a block; where the block covers the row exactly (N = 1024), four up to
+/// one wave of them (32 rows per SM), then, for a forward without row
+/// outputs (the inference forward), four at nine blocks an SM
+/// (minBlocksPerSM: the grid stays one wave) up to 36, three a block up to
+/// 128 rows per SM (from 32 for a forward that writes its statistics), four
+/// beyond. An RMSNorm whose rows the block covers exactly gives each warp a
+/// row of its own from one row per SM up to where the three-row blocks
+/// start. Below, and for every other kernel, a block takes one row.
+/// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
+/// every band whose rows the warps share out evenly, 0 in none (rows below
+/// 24 per SM then take one a block), -1 the rule; a band whose layout it
+/// changes asks for no blocks per SM.
 std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
                                      const DeviceInfo &device,
                                      int64_t warpRows = -1);
