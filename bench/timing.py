@@ -45,13 +45,18 @@ def _capture(fn):
     return graph
 
 
+def _warm_up(graph, count):
+    """`count` replays of `graph`, each after a flush, before a timing."""
+    for _ in range(count):
+        _flush()
+        graph.replay()
+
+
 def time_graph(fn, reps=200, warmup=25):
     """Seconds per call: graph replays timed with CUDA events, each replay
     after a flush (median of `reps`)."""
     graph = _capture(fn)
-    for _ in range(warmup):
-        _flush()
-        graph.replay()
+    _warm_up(graph, warmup)
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(reps)]
     for start, end in events:
@@ -178,9 +183,7 @@ def kernel_times(fn, graph=None, reps=60, warmup=10):
     of `graph` (captured from `fn` if None), or direct calls where the
     profiler does not see the kernels of graph replays."""
     graph = graph or _capture(fn)
-    for _ in range(warmup):
-        _flush()
-        graph.replay()
+    _warm_up(graph, warmup)
     torch.cuda.synchronize()
     return [busy_time((a, b) for a, b, _ in g) for g in kernel_intervals(fn, graph, reps)]
 

@@ -11,8 +11,6 @@
 
 #include "TuningHelpers.h"
 
-#include "llvm/ADT/STLExtras.h"
-
 #include <algorithm>
 
 using namespace mlir::norm;
@@ -195,15 +193,39 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // 256 and 1536-3167 x 1024, level at 512-1024, 0.96x at 64 rows (16
   // blocks): from one row per SM.
   constexpr int64_t kWarpRowsFromRowsPerSM = 1;
+  std::optional<RowLayout> warps = warpRowsLayout(layout);
+  // Whether a band of `rows` rows a block gives its warps rows of their
+  // own: the rule's `ruleWarps`, or the option's choice, which replaces it
+  // (warp rows wherever the block's rows divide among its warps;
+  // convert-norm-to-gpu rejects the rest).
+  auto warpRowsFor = [&](int64_t rows, bool ruleWarps) {
+    if (warpRows < 0)
+      return ruleWarps;
+    return warpRows == 1 && warps && rows % warps->rowGroups == 0;
+  };
+  // Adds rows [begin, end) (within the streamed rows) at `rows` a block
+  // with the layout warpRowsFor decides; extends the last band instead
+  // where that builds the same kernel (one version). A band whose layout
+  // the option changes leaves the registers to ptxas: the cap was measured
+  // with the rule's layout (LayerNorm's warp rows need 80 registers and
+  // spilled 184 bytes at nine blocks an SM).
   std::vector<HeldRows> bands;
-  auto add = [&](int64_t rows, int64_t begin, int64_t end, bool warps,
+  auto add = [&](int64_t rows, int64_t begin, int64_t end, bool ruleWarps,
                  int64_t minBlocksPerSM = 0) {
     begin = std::max(begin, streamed.begin);
     end = std::min(end, streamed.end);
-    if (begin < end)
-      bands.push_back({rows, RowRange{begin, end}, warps, minBlocksPerSM});
+    if (begin >= end)
+      return;
+    bool byWarps = warpRowsFor(rows, ruleWarps);
+    if (byWarps != ruleWarps)
+      minBlocksPerSM = 0;
+    if (!bands.empty() && bands.back().rows.end == begin &&
+        bands.back().rowsPerBlock == rows && bands.back().warpRows == byWarps &&
+        bands.back().minBlocksPerSM == minBlocksPerSM)
+      bands.back().rows.end = end;
+    else
+      bands.push_back({rows, RowRange{begin, end}, byWarps, minBlocksPerSM});
   };
-  std::optional<RowLayout> warps = warpRowsLayout(layout);
   if (ragged) {
     add(kRowsPerBlock, from, streamed.end, false);
   } else {
@@ -217,7 +239,9 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                                 : oneWaveEnd;
     int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
     bool warpRowsRule = shape.rowReductions == 1 && warps.has_value();
-    if (warpRowsRule)
+    // Below `from` only warp rows hold several rows (shared by the block
+    // they lost): without them (the option's 0) a row a block.
+    if (warpRowsRule && warpRowsFor(kRowsPerBlock, true))
       add(kRowsPerBlock, kWarpRowsFromRowsPerSM * device.numSMs, from, true);
     add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
@@ -225,37 +249,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     add(3, cappedWaveEnd, threeTo, false);
     add(kRowsPerBlock, threeTo, streamed.end, false);
   }
-  // The option replaces the rule: warp rows wherever the block's rows
-  // divide among its warps (convert-norm-to-gpu rejects the rest), or none.
-  // A band whose layout it changes leaves the registers to ptxas: the cap
-  // was measured with the rule's layout (LayerNorm's warp rows need 80
-  // registers and spilled 184 bytes at nine blocks an SM).
-  // Below `from` only warp rows hold several rows (shared by the block
-  // they lost): without warp rows such a band goes.
-  if (warpRows >= 0) {
-    for (HeldRows &band : bands) {
-      bool asked =
-          warpRows == 1 && warps && band.rowsPerBlock % warps->rowGroups == 0;
-      if (asked != band.warpRows)
-        band.minBlocksPerSM = 0;
-      band.warpRows = asked;
-    }
-    llvm::erase_if(bands, [&](const HeldRows &band) {
-      return !band.warpRows && band.rows.begin < from;
-    });
-  }
-  // Neighbours that build the same kernel are one band (one version).
-  std::vector<HeldRows> merged;
-  for (const HeldRows &band : bands) {
-    if (!merged.empty() && merged.back().rows.end == band.rows.begin &&
-        merged.back().rowsPerBlock == band.rowsPerBlock &&
-        merged.back().warpRows == band.warpRows &&
-        merged.back().minBlocksPerSM == band.minBlocksPerSM)
-      merged.back().rows.end = band.rows.end;
-    else
-      merged.push_back(band);
-  }
-  return merged;
+  return bands;
 }
 
 std::string mlir::norm::validateWarpRows(int64_t mode) {
