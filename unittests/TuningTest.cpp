@@ -727,14 +727,17 @@ TEST(Tuning, StreamRowsOnRequest) {
   RowLayout belowLong = chooseStreamingLayout(16384, 2, h200);
   EXPECT_EQ(belowLong.threads, 512);
   EXPECT_EQ(belowLong.chunksPerThread, 4);
-  // Rows of one vector a thread stay in registers; rows of several vectors
-  // a thread, or of more than one sweep, are re-read from L2.
+  // Rows the block's vectors cover (up to four a thread) stay in
+  // registers; rows of more than one sweep are re-read from L2.
   EXPECT_TRUE(shortRow.holdsRow);
   EXPECT_TRUE(chooseStreamingLayout(4096, 2, h200).holdsRow);
-  EXPECT_FALSE(chooseStreamingLayout(8192, 2, h200).holdsRow);
-  EXPECT_FALSE(chooseStreamingLayout(4096, 4, h200).holdsRow);
-  EXPECT_FALSE(belowLong.holdsRow);
+  EXPECT_TRUE(chooseStreamingLayout(8192, 2, h200).holdsRow);
+  EXPECT_TRUE(chooseStreamingLayout(4096, 4, h200).holdsRow);
+  EXPECT_TRUE(belowLong.holdsRow);
   EXPECT_FALSE(longRow.holdsRow);
+  EXPECT_FALSE(chooseStreamingLayout(24576, 2, h200).holdsRow);
+  // N = 7168: 896 vectors over 512 threads, one vector a thread with
+  // 384 of them in a second sweep.
   EXPECT_FALSE(chooseStreamingLayout(7168, 2, h200).holdsRow);
 }
 
@@ -1263,9 +1266,8 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
   rms.n = 1000;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
-  // f32 rows of 4096 take two vectors a thread (not held): the streamed
-  // kernel re-reads them and keeps the limit it was measured with (6M
-  // elements).
+  // f32 rows of 4096 take two vectors a thread: measured when the streamed
+  // kernel re-read them, they keep that limit (6M elements).
   KernelShape f32 = rms;
   f32.n = 4096;
   f32.elementBytes = 4;
@@ -1298,13 +1300,13 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   };
   // N = 1000-1024 bf16: 128 threads, one vector each; four rows a block
   // from 24 rows per SM (16 where the row leaves threads without a
-  // vector: N = 1000, 125 vectors; from one row per SM where RMSNorm's
-  // warps own them, N = 1024), the last band with no end.
+  // vector: N = 1000, 125 vectors; from three quarters of a row per SM
+  // where RMSNorm's warps own them, N = 1024), the last band with no end.
   for (int64_t reductions : {1, 2})
     for (int64_t n : {1000, 1024}) {
       KernelShape shape = forwardShape(n, reductions);
-      int64_t perSM = n == 1000 ? 16 : reductions == 1 ? 1 : 24;
-      EXPECT_EQ(heldFrom(shape, DeviceInfo()), Rows(4, perSM * 132));
+      int64_t from = n == 1000 ? 16 * 132 : reductions == 1 ? 99 : 24 * 132;
+      EXPECT_EQ(heldFrom(shape, DeviceInfo()), Rows(4, from));
       EXPECT_EQ(chooseHeldRows(shape, DeviceInfo()).back().rows.end,
                 RowRange::all().end);
     }
@@ -1312,7 +1314,7 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   DeviceInfo small;
   small.numSMs = 100;
   EXPECT_EQ(heldFrom(forwardShape(1024, 2), small), Rows(4, 2400));
-  EXPECT_EQ(heldFrom(forwardShape(1024, 1), small), Rows(4, 100));
+  EXPECT_EQ(heldFrom(forwardShape(1024, 1), small), Rows(4, 75));
   // f16 like bf16; f32 rows of 1024 take 256 threads: one row a block, as
   // do the wider blocks of N = 2048-4096 bf16 (measured level).
   KernelShape f16 = forwardShape(1024, 2);
@@ -1345,12 +1347,13 @@ static std::vector<Band> heldBands(const KernelShape &shape,
 
 TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   const int64_t kAll = RowRange::all().end;
-  // RMSNorm at N = 1024 bf16: warp rows from one row per SM (132 rows) up
+  // RMSNorm at N = 1024 bf16: warp rows from three quarters of a row per
+  // SM (99 rows) up
   // to and including one wave of four-row blocks (32 rows per SM: 4224
   // rows on 132 SMs), then up to 36 rows per SM at nine blocks an SM
   // (still one wave), three rows a block up to 128 rows per SM, then four.
   EXPECT_EQ(heldBands(forwardShape(1024, 1), DeviceInfo()),
-            (std::vector<Band>{Band(4, 132, 4225, true, 0),
+            (std::vector<Band>{Band(4, 99, 4225, true, 0),
                                Band(4, 4225, 4753, true, 9),
                                Band(3, 4753, 16896, false, 0),
                                Band(4, 16896, kAll, false, 0)}));
@@ -1367,7 +1370,7 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
     stats.rowOutputs = reductions;
     bool warps = reductions == 1;
     EXPECT_EQ(heldBands(stats, DeviceInfo()),
-              (std::vector<Band>{Band(4, warps ? 132 : 3168, 4225, warps, 0),
+              (std::vector<Band>{Band(4, warps ? 99 : 3168, 4225, warps, 0),
                                  Band(3, 4225, 16896, false, 0),
                                  Band(4, 16896, kAll, false, 0)}));
   }
@@ -1375,7 +1378,7 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   DeviceInfo small;
   small.numSMs = 100;
   EXPECT_EQ(heldBands(forwardShape(1024, 1), small),
-            (std::vector<Band>{Band(4, 100, 3201, true, 0),
+            (std::vector<Band>{Band(4, 75, 3201, true, 0),
                                Band(4, 3201, 3601, true, 9),
                                Band(3, 3601, 12800, false, 0),
                                Band(4, 12800, kAll, false, 0)}));
@@ -1400,7 +1403,7 @@ TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
                                Band(3, 4753, 16896, false, 0),
                                Band(4, 16896, kAll, true, 0)}));
   EXPECT_EQ(bandsWith(1, 1),
-            (std::vector<Band>{Band(4, 132, 4225, true, 0),
+            (std::vector<Band>{Band(4, 99, 4225, true, 0),
                                Band(4, 4225, 4753, true, 9),
                                Band(3, 4753, 16896, false, 0),
                                Band(4, 16896, kAll, true, 0)}));
@@ -1432,8 +1435,8 @@ TEST(Tuning, WarpRowsLayoutGivesEachWarpTheBlocksRow) {
   EXPECT_EQ(warps->threadsPerRow(), 32);
   EXPECT_EQ(warps->sliceWidth(), 1024);
   EXPECT_TRUE(warps->holdsRow);
-  // A row re-read from L2 (f32 at N = 4096: two vectors a thread) has no
-  // warp-rows layout; planKernel leaves the request unmet there.
+  // A row of two vectors a thread (f32 at N = 4096) has no warp-rows
+  // layout; planKernel leaves the request unmet there.
   RowLayout reread = chooseStreamingLayout(4096, 4, DeviceInfo());
   EXPECT_FALSE(warpRowsLayout(reread).has_value());
   KernelShape f32 = forwardShape(4096, 1);
@@ -1447,6 +1450,59 @@ TEST(Tuning, WarpRowsLayoutGivesEachWarpTheBlocksRow) {
                  PlanRequest().setStreamRows(true).setWarpRows(true));
   EXPECT_EQ(held.kind, KernelPlan::Kind::Streaming);
   EXPECT_EQ(held.layout.rowGroups, 4);
+}
+
+TEST(Tuning, HeldRowsPreloadTheWeightOrEveryColumnInputOfSeveralRows) {
+  KernelShape rms = forwardShape(1024, 1);
+  rms.columnInputs = 1;
+  KernelShape ln = forwardShape(1024, 2);
+  ln.columnInputs = 2;
+  RowLayout block = chooseStreamingLayout(1024, 2, DeviceInfo());
+  RowLayout warps = *warpRowsLayout(block);
+  // Several rows a block (or warp rows): both.
+  for (const KernelShape &shape : {rms, ln}) {
+    EXPECT_TRUE(preloadsColumns(shape, block, 4));
+    EXPECT_TRUE(preloadsColumns(shape, warps, 1));
+  }
+  // A row a block: RMSNorm's one weight, not LayerNorm's weight and bias.
+  EXPECT_TRUE(preloadsColumns(rms, block, 1));
+  EXPECT_FALSE(preloadsColumns(ln, block, 1));
+  // Rows of up to four vectors a thread are held too (N = 16384 bf16).
+  RowLayout longRow = chooseStreamingLayout(16384, 2, DeviceInfo());
+  EXPECT_TRUE(preloadsColumns(rms, longRow, 1));
+  // A row re-read from L2 loads its columns in each pass.
+  RowLayout reread = chooseStreamingLayout(131072, 2, DeviceInfo());
+  ASSERT_FALSE(reread.holdsRow);
+  EXPECT_FALSE(preloadsColumns(rms, reread, 1));
+}
+
+TEST(Tuning, HeldRowsOfTwoVectorsKeepTheirThreadsBlocksPerSM) {
+  DeviceInfo h200;
+  KernelShape rms = forwardShape(8192, 1);
+  rms.columnInputs = 1;
+  // N = 8192 bf16: 512 threads of two vectors, four blocks an SM.
+  RowLayout layout = chooseStreamingLayout(8192, 2, h200);
+  ASSERT_EQ(layout.threads, 512);
+  ASSERT_EQ(layout.chunksPerThread, 2);
+  EXPECT_EQ(chooseStreamingMinBlocksPerSM(rms, layout, h200), 4);
+  // What the streaming plan carries where the table sets none.
+  KernelPlan plan =
+      planKernel(rms, h200, nullptr, PlanRequest().setStreamRows(true));
+  EXPECT_EQ(plan.kind, KernelPlan::Kind::Streaming);
+  EXPECT_EQ(plan.minBlocksPerSM, 4);
+  // Four vectors a thread (N = 16384) would spill at that bound; LayerNorm
+  // does not preload its columns; one vector a thread needs no bound.
+  KernelShape rms16K = forwardShape(16384, 1);
+  rms16K.columnInputs = 1;
+  EXPECT_EQ(chooseStreamingMinBlocksPerSM(
+                rms16K, chooseStreamingLayout(16384, 2, h200), h200),
+            0);
+  KernelShape ln = forwardShape(8192, 2);
+  ln.columnInputs = 2;
+  EXPECT_EQ(chooseStreamingMinBlocksPerSM(ln, layout, h200), 0);
+  EXPECT_EQ(chooseStreamingMinBlocksPerSM(
+                rms, chooseStreamingLayout(4096, 2, h200), h200),
+            0);
 }
 
 TEST(Tuning, LayerNormForwardsStreamShortRowsOrFewElements) {

@@ -235,6 +235,11 @@ private:
     if (split.rowsPerBlock == 1 && groups == 1) {
       HeldRow &held = heldRows.emplace_back();
       held.row = held.clampedRow = block;
+      // The preloaded column inputs' predicate (preloadRows) compares the
+      // row with M.
+      if (preloadsColumns())
+        kernelRows = memref::DimOp::create(
+            b, loc, shapeSourceArgument(op, arguments), 0);
       return;
     }
     assert(split.minBlocks == 0 && split.minPartials == 0 && !split.allRows &&
@@ -365,18 +370,12 @@ private:
     }
   }
 
-  /// Whether preloadRows loads the column inputs too: in a block of several
-  /// rows in registers (or warp rows). The output pass's load of the weights
-  /// comes after the reductions' barrier, a round trip to L2 on the critical
-  /// path of a block that does nothing else; loaded with the rows, it overlaps
-  /// their loads. Measured on the H200 (bf16 inference forwards, kernel time, 3
-  /// rounds; bench/results/ab-2026-12-02-weights-preloaded-b.log): four rows
-  /// a block RMSNorm 4096 x 1000 1.17x, 4096 x 1024 1.02x, LayerNorm 4096 x
-  /// 1024 1.07x, 8192-100000 rows level; a row a block lost (RMSNorm 2048 x
-  /// 1024 0.93x, LayerNorm 2048-3000 x 1024 0.90-0.92x, 512 x 2048
-  /// 0.94-0.96x), so there the pass loads them.
+  /// Whether preloadRows loads the column inputs too, as the tuning decides
+  /// (norm::preloadsColumns). Otherwise the output pass loads them after the
+  /// reductions' barrier.
   bool preloadsColumns() const {
-    return rowInRegisters() && (heldRows.size() > 1 || layout.rowGroups > 1);
+    return rowInRegisters() &&
+           norm::preloadsColumns(describeKernel(op), layout, heldRows.size());
   }
 
   /// What a pass emits for each vector of a row: gets the row, the vector's
@@ -530,8 +529,9 @@ private:
   SmallVector<Value> globalBases;
   /// How many rows a block holds, and how M spreads over blocks.
   RowSplit split;
-  /// This block's rows (setUpRows), and with several of them the kernel's
-  /// row count M they are checked against.
+  /// This block's rows (setUpRows), and with several of them (or the
+  /// column inputs preloaded) the kernel's row count M they are checked
+  /// against.
   SmallVector<HeldRow> heldRows;
   Value kernelRows;
   /// A row in registers (rowInRegisters): each chunk's first column and

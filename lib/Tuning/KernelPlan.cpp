@@ -115,6 +115,9 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.numStages = tuned->numStages;
     plan.minBlocksPerSM = tuned->minBlocksPerSM;
   }
+  if (plan.minBlocksPerSM == 0 && streaming)
+    plan.minBlocksPerSM =
+        chooseStreamingMinBlocksPerSM(shape, plan.layout, device);
   // Staged rows are issued by their contiguous index, so only a register-
   // prefetching kernel walks strided rows.
   plan.persistent = persistent && plan.kind == KernelPlan::Kind::Cluster &&
@@ -141,6 +144,22 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   plan.layout.bulkStores = chooseBulkStores(shape, plan, device, bulkStores);
   plan.minBlocks = chooseMinBlocks(shape, plan, device);
   return plan;
+}
+
+int64_t mlir::norm::chooseStreamingMinBlocksPerSM(const KernelShape &shape,
+                                                  const RowLayout &layout,
+                                                  const DeviceInfo &device) {
+  // A held row of two vectors a thread with its weight preloaded (RMSNorm
+  // N = 8192 bf16: 512 threads) got 38 registers from ptxas, three blocks
+  // an SM where the threads allow four: 0.82x at 512 x 8192, whose 512
+  // blocks took a second wave (H200, bench/results/ab-2026-12-03-held-long-
+  // rows.log). Bounded to four it fits 32 registers without spills; four
+  // vectors a thread (N = 16384) spill 132-324 bytes at 32 and keep what
+  // ptxas chooses (52-61 registers, two blocks an SM).
+  if (layout.chunksPerThread != 2 || layout.rowGroups != 1 ||
+      layout.threads <= 0 || !preloadsColumns(shape, layout, 1))
+    return 0;
+  return device.threadsPerSM / layout.threads;
 }
 
 int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,

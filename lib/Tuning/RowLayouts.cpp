@@ -155,15 +155,17 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
                             ceilDiv(vectors, 32) * 32));
   layout.chunksPerThread =
       std::max<int64_t>(1, std::min<int64_t>(4, vectors / layout.threads));
-  // One vector a thread covering the row (N <= 4096 bf16, the short
-  // forwards): the row stays in registers instead of being re-read from L2
-  // after each reduction. Measured on the H200 (bf16, kernel time,
-  // inference forwards, bench/results/ab-2026-12-02-rows-in-registers.log,
-  // inreg3 / final): RMSNorm 4096 x 1000-1024 1.09-1.12x, 512x4096 1.04x,
-  // LayerNorm 2048x1024 1.08x. Rows of 2-4 vectors a thread (the table's
-  // streamed N = 8192-16384, many rows) gained nothing (0.99-1.04x,
-  // RMSNorm 8192x8192 0.98-0.99x in three runs) and keep the re-read.
-  layout.holdsRow = layout.chunksPerThread == 1 && layout.threads >= vectors;
+  // A row the block's vectors cover (up to 512 threads of 4 vectors: N <=
+  // 16384 bf16) stays in registers instead of being re-read from L2 after
+  // each reduction. Measured on the H200 (bf16, kernel time, inference
+  // forwards): one vector a thread (bench/results/ab-2026-12-02-rows-in-
+  // registers.log, inreg3 / final) RMSNorm 4096 x 1000-1024 1.09-1.12x,
+  // 512x4096 1.04x, LayerNorm 2048x1024 1.08x. Two to four vectors a thread
+  // (the table's streamed N = 8192-16384; ab-2026-12-03-held-long-rows.log,
+  // 4 rounds) alone: RMSNorm level (0.99-1.03x), LayerNorm 16384 1.02-1.08x;
+  // with the weight preloaded (preloadsColumns) RMSNorm 1.08-1.18x at 64-256
+  // x 8192, 1.03-1.16x at 128-4096 x 16384.
+  layout.holdsRow = layout.threads * layout.chunksPerThread >= vectors;
   return layout;
 }
 
@@ -174,6 +176,26 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
   // and 131072 the clusters win (RMSNorm 3.47 vs 3.23, 3.45 vs 2.64).
   return shape.columnOutputs == 0 && shape.rowReductions > 0 &&
          shape.n * shape.elementBytes <= kLongStreamedRowBytes;
+}
+
+bool mlir::norm::preloadsColumns(const KernelShape &shape,
+                                 const RowLayout &layout,
+                                 int64_t rowsPerBlock) {
+  if (!layout.holdsRow)
+    return false;
+  // Measured on the H200 (bf16 inference forwards, kernel time, 3-4 rounds):
+  // four rows a block (bench/results/ab-2026-12-02-weights-preloaded-b.log)
+  // RMSNorm 4096 x 1000 1.17x, 4096 x 1024 1.02x, LayerNorm 4096 x 1024
+  // 1.07x, 8192-100000 rows level.
+  if (rowsPerBlock > 1 || layout.rowGroups > 1)
+    return true;
+  // A row a block (ab-2026-12-03-one-row-weights-preloaded.log,
+  // -held-long-rows.log): RMSNorm 1.02-1.05x at 32-131 x 1024, 1.00-1.03x
+  // at N = 2048-4096, 1.06-1.18x at 64-1024 x 8192 and 128-4096 x 16384
+  // (there with its row of two to four vectors a thread held). LayerNorm's
+  // weight and bias lost: 0.95x at 1024 x 2048, and at N = 16384 their 32
+  // registers took it from two blocks an SM to one (0.84-0.90x).
+  return shape.columnInputs <= 1;
 }
 
 std::optional<RowLayout> mlir::norm::warpRowsLayout(const RowLayout &block) {

@@ -79,9 +79,12 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   if (!forward || shape.n < kStreamedForwardMinN ||
       shape.n > kStreamedForwardMaxN)
     return {};
-  // What follows was measured with rows held in registers (bf16); a block
-  // that re-reads its row keeps the earlier limit.
-  if (!chooseStreamingLayout(shape.n, shape.elementBytes, device).holdsRow)
+  // What follows was measured with rows of one vector a thread held in
+  // registers (bf16); blocks of longer rows (f32 at N > 2048), measured
+  // re-reading their row, keep the earlier limit.
+  RowLayout streamedLayout =
+      chooseStreamingLayout(shape.n, shape.elementBytes, device);
+  if (!streamedLayout.holdsRow || streamedLayout.chunksPerThread != 1)
     return shape.rowReductions == 1
                ? RowRange{0, kRereadForwardElements / shape.n}
                : RowRange{};
@@ -191,8 +194,10 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // kernel time, 4 rounds, warp rows against a row a block;
   // bench/results/ab-2026-12-03-warp-rows-short-m.log) 1.04-1.11x at 128,
   // 256 and 1536-3167 x 1024, level at 512-1024, 0.96x at 64 rows (16
-  // blocks): from one row per SM.
-  constexpr int64_t kWarpRowsFromRowsPerSM = 1;
+  // blocks). A second A/B (-one-row-weights-preloaded.log, warp rows from
+  // 32 rows): 0.94x at 64, level at 96, 1.06-1.08x at 128-131 rows: from
+  // three quarters of a row per SM (99 rows on 132 SMs).
+  constexpr int64_t kWarpRowsFromQuarterRowsPerSM = 3;
   std::optional<RowLayout> warps = warpRowsLayout(layout);
   // Whether a band of `rows` rows a block gives its warps rows of their
   // own: the rule's `ruleWarps`, or the option's choice, which replaces it
@@ -242,7 +247,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     // Below `from` only warp rows hold several rows (shared by the block
     // they lost): without them (the option's 0) a row a block.
     if (warpRowsRule && warpRowsFor(kRowsPerBlock, true))
-      add(kRowsPerBlock, kWarpRowsFromRowsPerSM * device.numSMs, from, true);
+      add(kRowsPerBlock, kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4,
+          from, true);
     add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);

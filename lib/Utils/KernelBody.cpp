@@ -106,8 +106,10 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
         narrowest > 0 ? std::min(narrowest, elementBytes) : elementBytes;
   };
   for (auto [i, v] : llvm::enumerate(op.getInputs())) {
-    if (op.getInputRole(i) == Role::col)
+    if (op.getInputRole(i) == Role::col) {
+      ++traits.columnInputs;
       traits.columnInputBytes += bytes(v);
+    }
     if (op.getInputRole(i) == Role::full) {
       ++traits.fullOperands;
       traits.elementBytes = std::max(traits.elementBytes, bytes(v));

@@ -176,12 +176,15 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-LABEL: func @rms_fwd_4096_rows
 // CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
-// RMSNorm's warp rows start at one row per SM (132 rows): 3167 rows take
-// them, 131 a row a block.
+// RMSNorm's warp rows start at three quarters of a row per SM (99 rows on
+// 132 SMs): 99 and 3167 rows take them, 98 a row a block.
 // CHECK-LABEL: func @rms_fwd_3167_rows
 // CHECK-NOT: scf.if
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// CHECK-LABEL: func @rms_fwd_131_rows
+// CHECK-LABEL: func @rms_fwd_99_rows
+// CHECK-NOT: scf.if
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK-LABEL: func @rms_fwd_98_rows
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.rows_per_block
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
@@ -211,8 +214,8 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
 // RMSNorm rows the block covers exactly (N = 1024): the same chain, but
-// its warps own a row each from one row per SM (132 rows) up to 36 rows
-// per SM (4752 rows), one version up to one wave. The option gives warp
+// its warps own a row each from three quarters of a row per SM (99 rows)
+// up to 36 rows per SM (4752 rows), one version up to one wave. The option gives warp
 // rows to every band of four rows (ALLWARP) or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
@@ -222,7 +225,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: arith.cmpi uge, %{{.+}}, %c4225
 // CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK-NOT: %c3168
-// CHECK: %[[WARPS:.+]] = arith.cmpi uge, %{{.+}}, %c132
+// CHECK: %[[WARPS:.+]] = arith.cmpi uge, %{{.+}}, %c99
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[WARPS]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
@@ -232,7 +235,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // Without warp rows, rows below 24 per SM (3168) take one a block.
 // NOWARP-LABEL: func @rms_fwd_1024
 // NOWARP-NOT: norm.warp_rows
-// NOWARP-NOT: %c132
+// NOWARP-NOT: %c99
 // NOWARP: arith.cmpi uge, %{{.+}}, %c3168
 // NOWARP-NOT: norm.warp_rows
 // NOWARP: return
@@ -303,10 +306,16 @@ func.func @rms_fwd_3167_rows(%x: tensor<3167x1024xbf16>, %w: tensor<1024xbf16>) 
       : tensor<3167x1024xbf16> -> tensor<3167x1024xbf16>, tensor<3167xf32>
   return %y : tensor<3167x1024xbf16>
 }
-func.func @rms_fwd_131_rows(%x: tensor<131x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<131x1024xbf16> {
+func.func @rms_fwd_99_rows(%x: tensor<99x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<99x1024xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
-      : tensor<131x1024xbf16> -> tensor<131x1024xbf16>, tensor<131xf32>
-  return %y : tensor<131x1024xbf16>
+      : tensor<99x1024xbf16> -> tensor<99x1024xbf16>, tensor<99xf32>
+  return %y : tensor<99x1024xbf16>
+}
+
+func.func @rms_fwd_98_rows(%x: tensor<98x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<98x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<98x1024xbf16> -> tensor<98x1024xbf16>, tensor<98xf32>
+  return %y : tensor<98x1024xbf16>
 }
 func.func @rms_fwd_4224_rows(%x: tensor<4224x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<4224x1024xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}

@@ -255,8 +255,8 @@ constexpr int64_t kLongStreamedRowBytes = 64 * 1024;
 /// chunks (chunksPerThread = chunks per loop iteration, unrolled for loads
 /// in flight): up to 512 threads and 4 chunks, fewer where the row is
 /// shorter than one iteration; rows of kLongStreamedRowBytes and more get
-/// 1024 threads with one vector each. A row of one vector a thread is held
-/// in registers (RowLayout::holdsRow).
+/// 1024 threads with one vector each. A row the block's vectors cover is
+/// held in registers (RowLayout::holdsRow).
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device);
 
@@ -368,7 +368,19 @@ struct KernelShape {
   /// Row outputs (per-row statistics such as mean and rstd) the kernel
   /// writes.
   int64_t rowOutputs = 0;
+  /// Column inputs (weight, bias) the kernel reads.
+  int64_t columnInputs = 0;
 };
+
+/// Whether a streamed block holding its rows in registers
+/// (RowLayout::holdsRow) loads its column inputs (weight, bias) with the
+/// rows, before the reductions, instead of in the output pass after their
+/// barrier, where the load is a round trip on the critical path of a block
+/// that has nothing else to do: blocks of several rows (`rowsPerBlock` > 1,
+/// or warp rows) always, a row a block where its one column input (RMSNorm's
+/// weight) costs the fewest registers.
+bool preloadsColumns(const KernelShape &shape, const RowLayout &layout,
+                     int64_t rowsPerBlock);
 
 /// How a kernel is generated and launched.
 struct KernelPlan {
@@ -499,6 +511,15 @@ int64_t chooseL2PrefetchRows(const KernelShape &shape, const KernelPlan &plan,
 /// would find their rows in L2 are few and the prefetch only delays the
 /// first rows' own loads. Other kernels (not measured) get 0: always.
 int64_t chooseL2PrefetchMinRows(const KernelPlan &plan);
+
+/// KernelPlan::minBlocksPerSM of a streamed forward where the tuning table
+/// sets none: a row of two vectors a thread held in registers with its
+/// column input preloaded (preloadsColumns) gets the blocks its threads
+/// allow an SM (ptxas would take one block more registers and lose it); 0
+/// (ptxas chooses) otherwise.
+int64_t chooseStreamingMinBlocksPerSM(const KernelShape &shape,
+                                      const RowLayout &layout,
+                                      const DeviceInfo &device);
 
 /// KernelPlan::minBlocks for a kernel of `shape` with `plan`: kernels
 /// without column outputs (forwards, a backward without a weight) whose
