@@ -215,8 +215,9 @@ def Norm_FusedOp : Norm_Op<"fused", [
     the column outputs, and a kernel with column outputs only then lowers to
     blocks across the columns that each sum every row. `norm.stream_rows`
     asks for the streamed kernel (one block a row, a pass per reduction
-    over the row, re-read from L2 unless one vector a thread holds it) as the
-    convert-norm-to-gpu option `stream-rows` does for every forward.
+    over the row, re-read from L2 unless the block's threads hold it, up to
+    four vectors each) as the convert-norm-to-gpu option `stream-rows` does
+    for every forward.
     `norm.rows_per_block = R` (a positive integer; not with a split) fixes
     the rows each block takes, as convert-norm-to-gpu's `rows-per-block`
     option does for every kernel: a streamed kernel that holds its rows in

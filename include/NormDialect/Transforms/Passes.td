@@ -60,7 +60,7 @@ def NormShortRows : Pass<"norm-short-rows"> {
 
     Forwards are versioned the same way in the rows `chooseStreamedRows`
     gives (LayerNorm below 5M elements at N = 1025-4096, RMSNorm rows a
-    block does not hold below 6M): that version
+    block holds in more than one vector a thread below 6M): that version
     carries `norm.stream_rows`, and the GPU lowering streams its rows
     instead of staging them (one vector a thread, the row kept in
     registers), which starts sooner when each SM has a few rows. Where the
