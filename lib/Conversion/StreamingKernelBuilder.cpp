@@ -49,8 +49,8 @@ class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
                          RowSplit split)
-      : op(op), body(op.getBody().front()), layout(layout), n(n),
-        split(split) {}
+      : op(op), body(op.getBody().front()), shape(describeKernel(op)),
+        layout(layout), n(n), split(split) {}
 
   LogicalResult build(gpu::GPUFuncOp func) {
     if ((split.rowsPerBlock > 1 || layout.rowGroups > 1) && !rowInRegisters())
@@ -375,7 +375,7 @@ private:
   /// reductions' barrier.
   bool preloadsColumns() const {
     return rowInRegisters() &&
-           norm::preloadsColumns(describeKernel(op), layout, heldRows.size());
+           norm::preloadsColumns(shape, layout, heldRows.size());
   }
 
   /// What a pass emits for each vector of a row: gets the row, the vector's
@@ -521,6 +521,8 @@ private:
 
   FusedOp op;
   Block &body;
+  /// What the tuning knows of the kernel (describeKernel).
+  KernelShape shape;
   RowLayout layout;
   int64_t n;
   /// The L2 cache policies of the hinted loads, and the global address of

@@ -194,7 +194,10 @@ bool mlir::norm::preloadsColumns(const KernelShape &shape,
   // at N = 2048-4096, 1.06-1.18x at 64-1024 x 8192 and 128-4096 x 16384
   // (there with its row of two to four vectors a thread held). LayerNorm's
   // weight and bias lost: 0.95x at 1024 x 2048, and at N = 16384 their 32
-  // registers took it from two blocks an SM to one (0.84-0.90x).
+  // registers took it from two blocks an SM to one (0.84-0.90x). The v46
+  // A/B (-weights-preloaded-b.log) had RMSNorm's row a block lose at 2048
+  // x 1024 (0.93x; four-row blocks there since) and 512 x 2048
+  // (0.94-0.96x; 0.99-1.03x at 256-1024 x 2048 in the runs above).
   return shape.columnInputs <= 1;
 }
 

@@ -118,7 +118,7 @@ static cl::opt<int64_t> minBlocksPerSM(
     "min-blocks-per-sm",
     cl::desc("Blocks per SM the register allocation of row kernels must "
              "allow (0: the kernel's norm.min_blocks_per_sm, else the tuning "
-             "table's, else ptxas chooses)"),
+             "table's or rule's, else ptxas chooses)"),
     cl::init(0), cl::cat(normCompileOptions));
 static cl::opt<int64_t> combineLanes(
     "combine-lanes",

@@ -96,7 +96,7 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
            "Blocks per SM the register allocation of row kernels must allow "
            "(PTX .minnctapersm; 0: the kernel's norm.min_blocks_per_sm, else "
-           "the tuning table's, else ptxas chooses)">,
+           "the tuning table's or rule's, else ptxas chooses)">,
     Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
            "Most blocks of a thread block cluster sharing a long row (1: no "
            "clusters; 1, 2, 4, 8 or 16)">,

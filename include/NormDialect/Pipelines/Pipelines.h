@@ -103,7 +103,7 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       *this, "min-blocks-per-sm",
       llvm::cl::desc("Blocks per SM the register allocation of row kernels "
                      "must allow (0: the kernel's norm.min_blocks_per_sm, else "
-                     "the tuning table's, else ptxas chooses)"),
+                     "the tuning table's or rule's, else ptxas chooses)"),
       llvm::cl::init(0)};
   Option<int64_t> combineLanes{
       *this, "combine-lanes",
