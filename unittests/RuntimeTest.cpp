@@ -117,9 +117,9 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   const Function *f = bundle->function("", error);
   ASSERT_TRUE(f) << error;
   EXPECT_EQ(f->name, "rms_norm_bwd");
-  // Below 2 rows one block, below 256 the row kernel and the whole-column
-  // kernel beside it, from 256 on the split kernel and its combine
-  // (norm-short-rows).
+  // At one row one block, at none and below 256 the row kernel and the
+  // whole-column kernel beside it, from 256 on the split kernel and its
+  // combine (norm-short-rows).
   ASSERT_EQ(f->launches.size(), 5u);
   EXPECT_EQ(f->launches[0].kernel, "norm_fused");
   EXPECT_EQ(f->launches[1].kernel, "norm_fused_0");
@@ -127,10 +127,12 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   EXPECT_EQ(f->launches[4].kernel, "norm_combine");
   for (const LaunchDesc &launch : f->launches)
     ASSERT_TRUE(launch.conditional) << launch.kernel;
-  EXPECT_EQ(evaluate(f->launches[0].when, 0), 1);
+  EXPECT_EQ(evaluate(f->launches[0].when, 0), 0);
   EXPECT_EQ(evaluate(f->launches[0].when, 1), 1);
   EXPECT_EQ(evaluate(f->launches[0].when, 2), 0);
+  EXPECT_EQ(evaluate(f->launches[1].when, 0), 1);
   EXPECT_EQ(evaluate(f->launches[1].when, 2), 1);
+  EXPECT_EQ(evaluate(f->launches[2].when, 0), 1);
   EXPECT_EQ(evaluate(f->launches[2].when, 255), 1);
   EXPECT_EQ(evaluate(f->launches[2].when, 1), 0);
   EXPECT_EQ(evaluate(f->launches[3].when, 255), 0);

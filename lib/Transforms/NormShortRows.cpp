@@ -217,6 +217,42 @@ struct NormShortRowsPass
     return clone->getResults();
   }
 
+  /// `op` over exactly one row at `b`, and its results in `op`'s types:
+  /// the operands whose first dimension counts the rows (full and row
+  /// roles) are cast to one row, so that the lowering sees M = 1 and emits
+  /// one block without the row loop or its bounds (a kernel compiled for a
+  /// static M = 1 ran 1.03x of the looped single block at 1 x 4096 on the
+  /// H200, bench/results/ab-2026-12-03-m1-backward-static-row.log).
+  static SmallVector<Value> oneRow(OpBuilder &b, FusedOp op, StringRef name) {
+    Location loc = op.getLoc();
+    auto toOneRow = [&](Value v, Role role) -> Value {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || role == Role::col || !type.isDynamicDim(0))
+        return v;
+      SmallVector<int64_t> shape(type.getShape());
+      shape[0] = 1;
+      return tensor::CastOp::create(b, loc, type.clone(shape), v);
+    };
+    IRMapping mapping;
+    for (auto [i, v] : llvm::enumerate(op.getInputs()))
+      mapping.map(v, toOneRow(v, op.getInputRole(i)));
+    for (auto [i, v] : llvm::enumerate(op.getOutputs()))
+      mapping.map(v, toOneRow(v, op.getOutputRole(i)));
+    Operation *clone = b.clone(*op, mapping);
+    clone->setAttr(name, b.getUnitAttr());
+    SmallVector<Value> results;
+    for (auto [result, init, original] :
+         llvm::zip(clone->getResults(), op.getOutputs(), op->getResults())) {
+      result.setType(mapping.lookup(init).getType());
+      results.push_back(
+          result.getType() == original.getType()
+              ? Value(result)
+              : tensor::CastOp::create(b, loc, original.getType(), result)
+                    .getResult());
+    }
+    return results;
+  }
+
   /// The streamed version of forward `op` at `b` and its results: where M
   /// lies in one of the `bands` (chooseHeldRows), blocks hold its
   /// rowsPerBlock rows (norm.rows_per_block), shared out among their warps
@@ -281,6 +317,16 @@ struct NormShortRowsPass
     };
     if (singleBlockRows <= 0)
       return parts(b);
+    // One row, M = 1 (chooseSingleBlockRows): one block of static shape.
+    // M = 0 takes the parts, whose empty row kernel is not launched and
+    // whose column kernel writes the zero sums.
+    if (singleBlockRows == 2)
+      return versionOnRows(
+          b, op, RowRange{1, 2},
+          [&](OpBuilder &wb) {
+            return oneRow(wb, op, FusedOp::getWholeColumnsAttrName());
+          },
+          parts);
     return versionOnRows(
         b, op, RowRange{0, singleBlockRows},
         [&](OpBuilder &wb) {

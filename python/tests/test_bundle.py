@@ -97,20 +97,23 @@ def test_rms_bwd_bundle_signature(tmp_path):
 def test_short_rows_version_the_backward(tmp_path):
     # N = 1024 bf16: below 512 rows (chooseShortRowsLimit) the row kernel
     # (dx) and a whole-column kernel (dw, its programmatic dependent) run,
-    # below 2 rows (chooseSingleBlockRows) one block of the fused kernel;
-    # from 512 on the fused kernel and the combine.
+    # at one row (chooseSingleBlockRows) one block of the fused kernel, cast
+    # to one row; from 512 on the fused kernel and the combine. No row takes
+    # the pair, whose row kernel has no blocks and whose column kernel
+    # writes the zero sums.
     f = compile_bundle(tmp_path, "rms_bwd", n=1024).function()
     kernels = [l["kernel"] for l in f.launches]
     assert kernels == ["norm_fused", "norm_fused_0", "norm_columns", "norm_fused_1",
                        "norm_combine"]
     short, long = {"lt": ["M", 512]}, {"ge": ["M", 512]}
-    one = {"and": [short, {"lt": ["M", 2]}]}
-    two = {"and": [short, {"ge": ["M", 2]}]}
-    assert [l["when"] for l in f.launches] == [one, two, two, long, long]
+    one = {"and": [short, {"and": [{"ge": ["M", 1]}, {"lt": ["M", 2]}]}]}
+    other = {"and": [short, {"or": [{"lt": ["M", 1]}, {"ge": ["M", 2]}]}]}
+    assert [l["when"] for l in f.launches] == [one, other, other, long, long]
     assert [l["programmatic"] for l in f.launches] == [False, False, True, False, True]
     runs = lambda m: [l["kernel"] for l in f.launches if evaluate(l["when"], m)]
-    assert runs(0) == runs(1) == ["norm_fused"]
-    assert runs(2) == runs(511) == ["norm_fused_0", "norm_columns"]
+    assert runs(1) == ["norm_fused"]
+    assert runs(0) == runs(2) == runs(511) == ["norm_fused_0", "norm_columns"]
+    assert f.grid(f.launches[1], 0) == (0, 1)
     assert runs(512) == runs(100000) == ["norm_fused_1", "norm_combine"]
     # One block whatever M; the column kernel's grid is the columns' (4
     # lanes of 8 elements: 32 blocks of 32 columns); the row kernel's a

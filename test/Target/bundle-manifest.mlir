@@ -70,9 +70,14 @@
 // CHECK: "ptx": "kernels.ptx"
 // CHECK: "target": "sm_90"
 // SHORT: "launches": [
-// Below 2 rows one block (both conditions joined by "and").
+// At one row one block (the conditions joined by "and"), its operands
+// the program's arguments and buffers through the one-row version's casts.
 // SHORT: "grid": 1,
 // SHORT: "kernel": "norm_fused",
+// SHORT-NEXT: "params": [
+// SHORT-NEXT: {
+// SHORT-NEXT: "buffer": "arg0",
+// SHORT-NEXT: "rank": 2
 // SHORT: "programmatic": false,
 // SHORT: "when": {
 // SHORT-NEXT: "and": [
@@ -83,14 +88,27 @@
 // SHORT-NEXT: ]
 // SHORT-NEXT: },
 // SHORT-NEXT: {
+// SHORT-NEXT: "and": [
+// SHORT-NEXT: {
+// SHORT-NEXT: "ge": [
+// SHORT-NEXT: "M",
+// SHORT-NEXT: 1
+// SHORT-NEXT: ]
+// SHORT-NEXT: },
+// SHORT-NEXT: {
 // SHORT-NEXT: "lt": [
 // SHORT-NEXT: "M",
 // SHORT-NEXT: 2
-// Then the row and whole-column kernels.
+// Then the row and whole-column kernels, at no row too (the negation: "or").
 // SHORT: "kernel": "norm_fused_0",
 // SHORT: "programmatic": false,
 // SHORT: "when": {
 // SHORT-NEXT: "and": [
+// SHORT: "or": [
+// SHORT-NEXT: {
+// SHORT-NEXT: "lt": [
+// SHORT-NEXT: "M",
+// SHORT-NEXT: 1
 // SHORT: "ge": [
 // SHORT-NEXT: "M",
 // SHORT-NEXT: 2

@@ -16,8 +16,10 @@
 // of the column kernel's 32 row groups x 4 rows) the row part (dx, with
 // both row reductions and the weight) and the column part (dw, db: no row
 // reduction, no weight) write the same destinations as the fused kernel of
-// the other branch; below 2 rows the fused kernel itself runs as one block
-// (norm.whole_columns with its row work).
+// the other branch; at one row the fused kernel itself runs as one block
+// (norm.whole_columns with its row work) on operands cast to one row, so
+// that its lowering knows M = 1 (no row loop); no row at all takes the
+// parts.
 // CHECK-LABEL: func @ln_bwd
 // CHECK-DAG: %[[DX:.+]] = tensor.empty(%{{.+}}) : tensor<?x4096xbf16>
 // CHECK-DAG: %[[DW:.+]] = tensor.empty() : tensor<4096xbf16>
@@ -25,11 +27,17 @@
 // CHECK: %[[SHORT:.+]] = arith.cmpi ult, %[[M]], %c384
 // CHECK: %[[R:.+]]:3 = scf.if %[[SHORT]]
 // CHECK: %[[M1:.+]] = tensor.dim %arg0
-// CHECK: %[[ONE:.+]] = arith.cmpi ult, %[[M1]], %c2
+// CHECK: %[[BELOW2:.+]] = arith.cmpi ult, %[[M1]], %c2
+// CHECK: %[[FROM1:.+]] = arith.cmpi uge, %[[M1]], %c1
+// CHECK: %[[ONE:.+]] = arith.andi %[[FROM1]], %[[BELOW2]]
 // CHECK: %[[S:.+]]:3 = scf.if %[[ONE]]
-// CHECK: %[[WHOLE:.+]]:3 = norm.fused {{.*}}outs (%[[DX]] : full tensor<?x4096xbf16>, %[[DW]] : col tensor<4096xbf16>, %{{.+}} : col tensor<4096xbf16>) {{.*}}attributes {norm.whole_columns}
+// CHECK: %[[DY1:.+]] = tensor.cast %arg0 : tensor<?x4096xbf16> to tensor<1x4096xbf16>
+// CHECK: %[[MEAN1:.+]] = tensor.cast %arg2 : tensor<?xf32> to tensor<1xf32>
+// CHECK: %[[DX1:.+]] = tensor.cast %[[DX]] : tensor<?x4096xbf16> to tensor<1x4096xbf16>
+// CHECK: %[[WHOLE:.+]]:3 = norm.fused ins (%[[DY1]] : full tensor<1x4096xbf16>, %{{.+}} : full tensor<1x4096xbf16>, %[[MEAN1]] : row tensor<1xf32>, %{{.+}} : row tensor<1xf32>, %arg4 : col tensor<4096xbf16>) outs (%[[DX1]] : full tensor<1x4096xbf16>, %[[DW]] : col tensor<4096xbf16>, %{{.+}} : col tensor<4096xbf16>) -> tensor<1x4096xbf16>, tensor<4096xbf16>, tensor<4096xbf16> attributes {norm.whole_columns}
 // CHECK-COUNT-2: norm.row_reduce
-// CHECK: scf.yield %[[WHOLE]]#0, %[[WHOLE]]#1, %[[WHOLE]]#2
+// CHECK: %[[WHOLEDX:.+]] = tensor.cast %[[WHOLE]]#0 : tensor<1x4096xbf16> to tensor<?x4096xbf16>
+// CHECK: scf.yield %[[WHOLEDX]], %[[WHOLE]]#1, %[[WHOLE]]#2
 // CHECK: } else {
 // CHECK: %[[ROWS:.+]] = norm.fused ins ({{.*}}%arg4 : col tensor<4096xbf16>) outs (%[[DX]] : full
 // CHECK-COUNT-2: norm.row_reduce

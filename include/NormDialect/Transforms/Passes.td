@@ -55,7 +55,11 @@ def NormShortRows : Pass<"norm-short-rows"> {
     its partial rows before the combine can start, and at a few rows that
     round trip costs more than the second read. With a dynamic M the two
     versions sit in an `scf.if` on `M < limit` whose branches write the same
-    destinations; with a static M the version is chosen here. Kernels whose
+    destinations; with a static M the version is chosen here. At one row
+    (`chooseSingleBlockRows`) the short version is the fused kernel itself
+    over one block (`norm.whole_columns` with its row work), its operands
+    cast to one row (`tensor.cast` to 1 x N) so that the lowering sees M =
+    1; no row at all takes the two kernels. Kernels whose
     column outputs need a row reduction of the same kernel stay as they are.
 
     Forwards are versioned the same way in the rows `chooseStreamedRows`

@@ -568,6 +568,8 @@ int64_t chooseShortRowsLimit(const KernelShape &shape,
 /// row work: column outputs written directly, rounded) instead of a row and
 /// a whole-column kernel side by side. 0: never (no short version). Two
 /// launches cost more than one where there is next to no work to overlap.
+/// At 2 (one row) norm-short-rows casts that version to one row and gives
+/// M = 0 the pair.
 int64_t chooseSingleBlockRows(const KernelShape &shape,
                               const DeviceInfo &device);
 
