@@ -1150,7 +1150,8 @@ static KernelShape layerNormBackward(int64_t n) {
 TEST(Tuning, OneRowRunsAsOneBlock) {
   DeviceInfo h200;
   KernelShape ln = layerNormBackward(4096);
-  // Below 2 rows, inside every short version (its limit is far higher).
+  // Below 2 rows (one row), inside every short version (its limit is far
+  // higher).
   for (int64_t n : {1000, 1024, 4096, 8192}) {
     ln.n = n;
     EXPECT_EQ(chooseSingleBlockRows(ln, h200), 2) << n;

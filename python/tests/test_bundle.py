@@ -301,7 +301,7 @@ def test_staged_rows_carry_dynamic_shared_memory(tmp_path):
     # opt-in the launcher performs; with dx stored by bulk copies, its two
     # row slots add 32 KB.
     # (launches[1]: the short version's row kernel; launches[0], its one
-    # block below 2 rows, keeps its row in registers.)
+    # block at one row, keeps its row in registers.)
     bundle = compile_bundle(tmp_path, "rms_bwd", n=8192,
                             flags=["--shared-stages=3", "--bulk-stores=0"])
     assert bundle.function().launches[0]["shared_bytes"] == 0

@@ -1042,9 +1042,10 @@ func.func @whole_columns_with_row_reduce(%x: memref<?x1024xbf16>, %dw: memref<10
 
 // -----
 
-// norm-short-rows' version below 2 rows: the mixed kernel with its column
-// outputs summing whole columns runs as one block over every row (grid 1,
-// even at M = 0, where it writes sums of no rows), keeps its row in
+// norm-short-rows' one-row version (which it casts to 1 x N; the lowering
+// takes any M): the mixed kernel with its column outputs summing whole
+// columns runs as one block over every row (grid 1, even at M = 0, where
+// it writes sums of no rows), keeps its row in
 // registers (no staging, whatever the option asks) and stores dw itself,
 // rounded, instead of a partial row.
 // CHECK-LABEL: func @one_block

@@ -181,7 +181,7 @@
 // STAGED: mbarrier.try_wait.parity.shared::cta.b64
 // STAGED: ld.shared.v4.b32
 
-// The one-block backward (M < 2, the bundle's first kernel): the weights'
+// The one-block backward (M = 1, the bundle's first kernel): the weights'
 // load and the first row's predicated loads of dy and x come before any
 // branch, so ptxas issues them together (with the row's loads behind the
 // prologue's branch it issued them once the weights had arrived).
