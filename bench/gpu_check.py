@@ -42,13 +42,14 @@ def rows_for(n, quick):
         # N = 1024, 300 is not for N = 4096; 1 row runs the single-block
         # version, 2 the row and whole-column kernels.
         rows += [2, 37, 300]
-    # The streamed forwards' bands of held rows (chooseHeldRows): 133 rows
-    # take RMSNorm's warp rows at N = 1024, the last block one; 4225 and
+    # The streamed forwards' bands of held rows (chooseHeldRows): 99 (the
+    # band's first, the last block three) and 133 rows take RMSNorm's warp
+    # rows at N = 1024, the last block one; 4225 and
     # 4750 rows four a block at nine blocks an SM, the last block one or
     # two; 5000 and 16895 rows (the band's last) three a block, the last
     # block two.
     if n <= 1024:
-        rows += [133, 4225, 4750, 5000, 16895]
+        rows += [99, 133, 4225, 4750, 5000, 16895]
     if quick:
         rows = [r for r in rows if r * n <= 64 * 2**20]
     return sorted(set(rows))
