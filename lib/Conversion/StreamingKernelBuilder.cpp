@@ -49,8 +49,10 @@ class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
                          RowSplit split)
-      : op(op), body(op.getBody().front()), shape(describeKernel(op)),
-        layout(layout), n(n), split(split) {}
+      : op(op), body(op.getBody().front()), layout(layout), n(n), split(split),
+        columnsPreloaded(rowInRegisters() &&
+                         norm::preloadsColumns(describeKernel(op), layout,
+                                               split.rowsPerBlock)) {}
 
   LogicalResult build(gpu::GPUFuncOp func) {
     if ((split.rowsPerBlock > 1 || layout.rowGroups > 1) && !rowInRegisters())
@@ -237,7 +239,7 @@ private:
       held.row = held.clampedRow = block;
       // The preloaded column inputs' predicate (preloadRows) compares the
       // row with M.
-      if (preloadsColumns())
+      if (columnsPreloaded)
         kernelRows = memref::DimOp::create(
             b, loc, shapeSourceArgument(op, arguments), 0);
       return;
@@ -318,9 +320,9 @@ private:
   }
 
   /// Loads this thread's vectors of every full input the body reads of
-  /// every held row, all before the first pass (rowInRegisters), and, in a
-  /// block of several rows, of every column input it reads (the weights,
-  /// once for all of them; preloadsColumns). The row's loads carry
+  /// every held row, all before the first pass (rowInRegisters), and, where
+  /// columnsPreloaded, of every column input it reads (the weights, once for
+  /// all the held rows). The row's loads carry
   /// evict_last although nothing reads the row again: with evict_first
   /// these loads, which miss L2, made the short forwards 15-22% slower than
   /// re-reading the row (H200, bf16, kernel time, M = 128-2048; with
@@ -350,7 +352,7 @@ private:
                   both(b, loc, inside, held.exists), rows,
                   EvictionPriority::evictLast, lanes);
       }
-    if (!preloadsColumns())
+    if (!columnsPreloaded)
       return;
     // The column loads are predicated on the block's first row being in the
     // kernel's rows, which it always is (with warp rows, on the warp's
@@ -368,14 +370,6 @@ private:
                 EvictionPriority::evictLast,
                 columnChunkLanes.emplace_back(layout.vectorWidth, IRMapping()));
     }
-  }
-
-  /// Whether preloadRows loads the column inputs too, as the tuning decides
-  /// (norm::preloadsColumns). Otherwise the output pass loads them after the
-  /// reductions' barrier.
-  bool preloadsColumns() const {
-    return rowInRegisters() &&
-           norm::preloadsColumns(shape, layout, heldRows.size());
   }
 
   /// What a pass emits for each vector of a row: gets the row, the vector's
@@ -409,13 +403,13 @@ private:
       for (auto [c, column] : llvm::enumerate(chunkColumns)) {
         auto [col, inside] = column;
         std::vector<IRMapping> loadedColumns;
-        if (!preloadsColumns()) {
+        if (!columnsPreloaded) {
           loadedColumns.resize(layout.vectorWidth);
           loadLanes(b, loc, inputs, Value(), col, inside, columns, priority,
                     loadedColumns);
         }
         const std::vector<IRMapping> &columnLanes =
-            preloadsColumns() ? columnChunkLanes[c] : loadedColumns;
+            columnsPreloaded ? columnChunkLanes[c] : loadedColumns;
         for (auto [held, rowAcc] : llvm::zip(heldRows, acc)) {
           std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
           for (auto [lane, loaded, columnLane] :
@@ -521,8 +515,6 @@ private:
 
   FusedOp op;
   Block &body;
-  /// What the tuning knows of the kernel (describeKernel).
-  KernelShape shape;
   RowLayout layout;
   int64_t n;
   /// The L2 cache policies of the hinted loads, and the global address of
@@ -531,13 +523,17 @@ private:
   SmallVector<Value> globalBases;
   /// How many rows a block holds, and how M spreads over blocks.
   RowSplit split;
+  /// Whether preloadRows loads the column inputs too, as the tuning decides
+  /// (norm::preloadsColumns); otherwise the output pass loads them after the
+  /// reductions' barrier.
+  bool columnsPreloaded;
   /// This block's rows (setUpRows), and with several of them (or the
   /// column inputs preloaded) the kernel's row count M they are checked
   /// against.
   SmallVector<HeldRow> heldRows;
   Value kernelRows;
   /// A row in registers (rowInRegisters): each chunk's first column and
-  /// bounds check, the same in every held row, and (preloadsColumns) this
+  /// bounds check, the same in every held row, and (columnsPreloaded) this
   /// thread's vectors of the column inputs there, one mapping per vector
   /// lane.
   SmallVector<std::pair<Value, Value>> chunkColumns;

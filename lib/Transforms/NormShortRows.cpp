@@ -317,20 +317,15 @@ struct NormShortRowsPass
     };
     if (singleBlockRows <= 0)
       return parts(b);
-    // One row, M = 1 (chooseSingleBlockRows): one block of static shape.
-    // M = 0 takes the parts, whose empty row kernel is not launched and
-    // whose column kernel writes the zero sums.
-    if (singleBlockRows == 2)
-      return versionOnRows(
-          b, op, RowRange{1, 2},
-          [&](OpBuilder &wb) {
-            return oneRow(wb, op, FusedOp::getWholeColumnsAttrName());
-          },
-          parts);
+    // At one row (chooseSingleBlockRows' 2) the block is of static shape,
+    // and M = 0 takes the parts, whose empty row kernel is not launched and
+    // whose column kernel writes the zero sums; more rows keep M dynamic.
+    bool single = singleBlockRows == 2;
     return versionOnRows(
-        b, op, RowRange{0, singleBlockRows},
+        b, op, RowRange{single ? 1 : 0, singleBlockRows},
         [&](OpBuilder &wb) {
-          return cloneMarked(wb, op, FusedOp::getWholeColumnsAttrName());
+          StringRef whole = FusedOp::getWholeColumnsAttrName();
+          return single ? oneRow(wb, op, whole) : cloneMarked(wb, op, whole);
         },
         parts);
   }
