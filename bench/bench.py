@@ -51,7 +51,8 @@ SHAPES = [(32768, 1024), (32768, 2048), (16384, 4096), (65536, 4096), (16384, 51
           (512, 131072)]
 # Named sets for --shapes: the public set, the shapes outside it that the
 # issue asks about (large M with short rows, N not a power of two, long
-# ragged rows) and short M (decode-like batches, M = 1-4096).
+# ragged rows), short M (decode-like batches, M = 1-4096) and common
+# models' hidden sizes.
 SHAPE_SETS = {
     "public": SHAPES,
     "extra": [(16384, 1024), (65536, 1024), (131072, 1024), (100000, 1000),
@@ -60,6 +61,11 @@ SHAPE_SETS = {
     "short-m": [(1, 4096), (16, 4096), (128, 4096), (512, 4096), (2048, 4096),
                 (64, 1024), (512, 1024), (4096, 1024), (4096, 1000), (100000, 1000),
                 (16384, 1024), (256, 8192), (1024, 8192)],
+    # Common models' hidden sizes (scripts/build-bundles.py MODEL_N) at
+    # training batches of 8-32M elements and at decode-like short M.
+    "llm": [(16384, 768), (8192, 1536), (8192, 2560), (8192, 3072), (4096, 6144),
+            (2048, 12288), (1, 3072), (64, 3072), (512, 3072), (256, 6144),
+            (32, 12288)],
 }
 EPS = 1e-6
 

@@ -28,6 +28,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cuda_tools import ptxas_path  # noqa: E402
 
 PUBLIC_N = [1024, 2048, 4096, 5120, 7168, 8192, 16384, 32768, 65536, 131072]
+# Hidden sizes of common language models that the public set lacks (GPT-2
+# and BERT 768, 1536, Phi-2 2560, Llama-3.2-3B 3072, 6144, GPT-3 12288):
+# the tuning table holds none of them, so they take its nearest class or
+# the rule (bench.py's "llm" shapes).
+MODEL_N = [768, 1536, 2560, 3072, 6144, 12288]
 KINDS = ["rms_fwd", "rms_bwd", "ln_fwd", "ln_bwd"]
 
 
@@ -42,7 +47,7 @@ def variants():
         # 4097 and 32771: odd N (scalar accesses), in one block and over a
         # cluster with a ragged last slice; 40000: a ragged last slice of
         # rows staged in shared memory (shorter bulk copies).
-        for n in PUBLIC_N + [1000, 24, 4097, 32771, 40000]:
+        for n in PUBLIC_N + MODEL_N + [1000, 24, 4097, 32771, 40000]:
             out.append((kind, "bf16", n, "", {}))
         for n in [1000, 4096, 7168, 1024, 32768]:
             out.append((kind, "f32", n, "", {}))
@@ -53,7 +58,7 @@ def variants():
     # The inference forwards (no saved statistics), which the benchmark
     # times against torch.compile's inference forward.
     for kind in ("rms_fwd", "ln_fwd"):
-        for n in PUBLIC_N + [1000, 4097, 32771, 40000]:
+        for n in PUBLIC_N + MODEL_N + [1000, 4097, 32771, 40000]:
             out.append((kind, "bf16", n, "infer", {"stats": False}))
         for n in (1024, 4096):
             out.append((kind, "f32", n, "infer", {"stats": False}))

@@ -27,6 +27,25 @@ def test_named_sets_and_lists():
     assert bench.parse_shapes("16x4096, 1x8") == [(16, 4096), (1, 8)]
 
 
+def test_model_sizes_have_bundles():
+    # bench.py --shapes llm times the bundles build-bundles.py makes for
+    # MODEL_N; a size in one list and not the other would fail on the GPU.
+    spec = importlib.util.spec_from_file_location(
+        "build_bundles", os.path.join(ROOT, "scripts", "build-bundles.py"))
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    llm = bench.parse_shapes("llm")
+    assert {n for _, n in llm} == set(build.MODEL_N)
+    assert not set(build.MODEL_N) & set(build.PUBLIC_N)
+    built = {(kind, n, variant) for kind, dtype, n, variant, _ in build.variants()
+             if dtype == "bf16"}
+    for n in build.MODEL_N:
+        for kind in build.KINDS:
+            assert (kind, n, "") in built
+        for kind in ("rms_fwd", "ln_fwd"):
+            assert (kind, n, "infer") in built
+
+
 @pytest.mark.parametrize("text", ["16x", "x4096", "0x4096", "16x4096x2", "big", "16x-1"])
 def test_bad_shapes_are_rejected_with_the_choices(text):
     with pytest.raises(ValueError, match="expected MxN"):
