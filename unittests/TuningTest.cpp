@@ -736,9 +736,22 @@ TEST(Tuning, StreamRowsOnRequest) {
   EXPECT_TRUE(belowLong.holdsRow);
   EXPECT_FALSE(longRow.holdsRow);
   EXPECT_FALSE(chooseStreamingLayout(24576, 2, h200).holdsRow);
-  // N = 7168: 896 vectors over 512 threads, one vector a thread with
-  // 384 of them in a second sweep.
-  EXPECT_FALSE(chooseStreamingLayout(7168, 2, h200).holdsRow);
+  // Rows of two to four sweeps of 512 threads spread evenly over fewer
+  // threads and stay held: N = 7168 is 448 threads of two vectors, 6144
+  // 384 of two, 10240 (1280 vectors) 448 of three, the last predicated.
+  RowLayout n7168 = chooseStreamingLayout(7168, 2, h200);
+  EXPECT_EQ(n7168.threads, 448);
+  EXPECT_EQ(n7168.chunksPerThread, 2);
+  EXPECT_TRUE(n7168.holdsRow);
+  EXPECT_EQ(chooseStreamingLayout(6144, 2, h200).threads, 384);
+  RowLayout n10240 = chooseStreamingLayout(10240, 2, h200);
+  EXPECT_EQ(n10240.threads, 448);
+  EXPECT_EQ(n10240.chunksPerThread, 3);
+  EXPECT_TRUE(n10240.holdsRow);
+  // Past four sweeps 512 threads of four vectors, re-read from L2.
+  RowLayout n24576 = chooseStreamingLayout(24576, 2, h200);
+  EXPECT_EQ(n24576.threads, 512);
+  EXPECT_EQ(n24576.chunksPerThread, 4);
 }
 
 TEST(Tuning, LongForwardRowsUpTo64KBStream) {

@@ -150,11 +150,25 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   }
   // Up to 512 threads with four vectors each per iteration (64 bytes in
   // flight per thread), fewer where a row has fewer vectors.
-  layout.threads = std::max<int64_t>(
-      32, std::min<int64_t>(std::min<int64_t>(512, device.maxThreadsPerBlock),
-                            ceilDiv(vectors, 32) * 32));
-  layout.chunksPerThread =
-      std::max<int64_t>(1, std::min<int64_t>(4, vectors / layout.threads));
+  constexpr int64_t kMaxChunks = 4;
+  int64_t maxThreads =
+      std::max<int64_t>(32, std::min<int64_t>(512, device.maxThreadsPerBlock));
+  int64_t sweeps = ceilDiv(vectors, maxThreads);
+  if (sweeps > kMaxChunks) {
+    layout.threads = maxThreads - maxThreads % 32;
+    layout.chunksPerThread = kMaxChunks;
+  } else {
+    // A row of up to four sweeps is spread evenly over fewer threads, so
+    // that the block holds it: N = 7168 bf16 is 448 threads of two vectors,
+    // not 512 threads of one re-reading the last 384 vectors from L2.
+    // Measured on the H200 (bf16 RMSNorm inference forwards, kernel time, 3
+    // rounds; bench/results/ab-2026-12-03-s36-held2.log): 4097 x 7168
+    // 1.04x, 9362 x 7168 1.01x, 1024 x 7168 1.07x, 4096 x 6144 1.06x, 256
+    // x 6144 1.15x (384 threads of two).
+    layout.chunksPerThread = sweeps;
+    layout.threads =
+        std::max<int64_t>(32, ceilDiv(ceilDiv(vectors, sweeps), 32) * 32);
+  }
   // A row the block's vectors cover (up to 512 threads of 4 vectors: N <=
   // 16384 bf16) stays in registers instead of being re-read from L2 after
   // each reduction. Measured on the H200 (bf16, kernel time, inference
