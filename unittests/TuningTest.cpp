@@ -1165,13 +1165,13 @@ TEST(Tuning, OneRowRunsAsOneBlock) {
   KernelShape ln = layerNormBackward(4096);
   // Below 2 rows (one row), inside every short version (its limit is far
   // higher).
-  for (int64_t n : {1000, 1024, 4096, 8192}) {
+  for (int64_t n : {1000, 1024, 4096, 8192, 12288, 32768}) {
     ln.n = n;
     EXPECT_EQ(chooseSingleBlockRows(ln, h200), 2) << n;
     EXPECT_LT(chooseSingleBlockRows(ln, h200), chooseShortRowsLimit(ln, h200));
   }
   // No short version, no single block: wide rows, forwards.
-  ln.n = 16384;
+  ln.n = 65536;
   EXPECT_EQ(chooseSingleBlockRows(ln, h200), 0);
   KernelShape forward = ln;
   forward.n = 4096;
@@ -1208,8 +1208,13 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 512);
   rms.n = 8192; // 16 groups
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128);
+  // Rows over clusters too, up to the widest measured.
+  rms.n = 12288;
+  EXPECT_GT(chooseShortRowsLimit(rms, h200), 32);
+  rms.n = 32768;
+  EXPECT_GT(chooseShortRowsLimit(rms, h200), 0);
   // Wider rows than measured, and kernels with no mix of orders.
-  rms.n = 16384;
+  rms.n = 65536;
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 0);
   KernelShape forward = ln;
   forward.columnOutputs = 0;
@@ -1295,6 +1300,14 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   rms.n = 8192;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
+  rms.n = 768;
+  EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
+  // Not the forward that writes rstd there (measured from N = 1000).
+  KernelShape stats = rms;
+  stats.rowOutputs = 1;
+  EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).empty());
+  stats.n = 1000;
+  EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).coversAll());
   rms.n = 512;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   KernelShape backward = rms;
@@ -1399,6 +1412,13 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   // Ragged rows (N = 1000) lost with both: four rows a block throughout.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo()),
             (std::vector<Band>{Band(4, 2112, kAll, false, 0)}));
+  // N = 768 (96 threads, three warps): four rows do not divide among the
+  // three warps, so RMSNorm's blocks share their rows and take them from
+  // 24 rows per SM, as LayerNorm's do.
+  EXPECT_EQ(heldBands(forwardShape(768, 1), DeviceInfo()),
+            heldBands(forwardShape(768, 2), DeviceInfo()));
+  EXPECT_EQ(std::get<1>(heldBands(forwardShape(768, 1), DeviceInfo())[0]),
+            3168);
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }

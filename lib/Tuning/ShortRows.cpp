@@ -16,9 +16,16 @@
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
 
-/// Widest rows the two kernels are used for: beyond, rows go over clusters
-/// or split rows, whose kernels were not measured this way.
-constexpr int64_t kShortRowsMaxN = 8192;
+/// Widest rows the two kernels are used for. Past N = 8192 the mixed-order
+/// kernel spreads each row over a cluster and sums its column partials in
+/// a second kernel, which at a few rows costs more than the pair: measured
+/// on the H200 (bf16 backwards, kernel time, 4 rounds, the pair against the
+/// cluster kernel and its combine at the rule's limit;
+/// bench/results/ab-2026-12-03-s36-short-rows-wide.log) RMSNorm 1.63-2.11x
+/// at 8-63 x 12288, 16 x 16384 and 1.27x at 32 x 32768, LayerNorm
+/// 1.72-2.44x at 8-90 rows of 12288-32768. Wider rows (split rows) were not
+/// measured.
+constexpr int64_t kShortRowsMaxN = 32768;
 
 int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
                                          const DeviceInfo &device) {
@@ -56,8 +63,16 @@ int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
 
 /// The row lengths whose forwards stream (up to 4096 bf16 elements one
 /// vector a thread covers the row, which then stays in registers:
-/// chooseStreamingLayout).
-constexpr int64_t kStreamedForwardMinN = 1000;
+/// chooseStreamingLayout). Inference forwards from N = 768 (GPT-2's and
+/// BERT's rows, 96 threads), measured on the H200 against the staged row
+/// kernel (bf16, kernel time, 3 rounds;
+/// bench/results/ab-2026-12-03-s36-streamed-768.log): RMSNorm 1.02-1.11x at
+/// 64-65536 x 768, LayerNorm 1.01-1.05x at 512-65536 rows, 0.98x at 64.
+/// The forwards that write their statistics were not measured there, and
+/// their three-row blocks spill at N = 768 (RMSNorm: 48 registers and 8
+/// bytes of spill from ptxas), so they stream from N = 1000.
+constexpr int64_t kStreamedForwardMinN = 768;
+constexpr int64_t kStreamedStatsForwardMinN = 1000;
 constexpr int64_t kStreamedForwardMaxN = 4096;
 
 /// M x N elements below which a streamed RMSNorm forward whose block does
@@ -76,8 +91,9 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
                                         const DeviceInfo &device) {
   bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
                  shape.fullOutputs > 0;
-  if (!forward || shape.n < kStreamedForwardMinN ||
-      shape.n > kStreamedForwardMaxN)
+  int64_t minN =
+      shape.rowOutputs == 0 ? kStreamedForwardMinN : kStreamedStatsForwardMinN;
+  if (!forward || shape.n < minN || shape.n > kStreamedForwardMaxN)
     return {};
   // What follows was measured with rows of one vector a thread held in
   // registers (bf16); blocks of longer rows (f32 at N > 2048), measured
@@ -243,7 +259,10 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                                 ? kCappedWaveRowsPerSM * device.numSMs + 1
                                 : oneWaveEnd;
     int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
-    bool warpRowsRule = shape.rowReductions == 1 && warps.has_value();
+    // The rule's warp rows need the block's four rows to divide among its
+    // warps (not the three of a 96-thread block, N = 768 bf16).
+    bool warpRowsRule = shape.rowReductions == 1 && warps.has_value() &&
+                        kRowsPerBlock % warps->rowGroups == 0;
     // Below `from` only warp rows hold several rows (shared by the block
     // they lost): without them (the option's 0) a row a block.
     if (warpRowsRule && warpRowsFor(kRowsPerBlock, true))

@@ -271,6 +271,11 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: norm.min_blocks_per_sm
 // CHECK: return
+// Rows over clusters (N = 12288) are versioned too, below 64 rows.
+// CHECK-LABEL: func @rms_bwd_12288
+// CHECK: %[[SHORT12K:.+]] = arith.cmpi ult, %{{.+}}, %c64
+// CHECK: scf.if %[[SHORT12K]]
+// CHECK: norm.whole_columns
 // CHECK-LABEL: func @rms_bwd_wide
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.whole_columns
@@ -365,11 +370,17 @@ func.func @ln_fwd_1024_stats(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>) -> 
       : tensor<?x1024xbf16> -> tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>
   return %y, %mean, %rstd : tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>
 }
-func.func @rms_bwd_wide(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %rstd: tensor<?xf32>,
-                        %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>) {
-  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<16384xbf16>)
-      : tensor<?x16384xbf16>, tensor<?x16384xbf16>, tensor<?xf32> -> tensor<?x16384xbf16>, tensor<16384xbf16>
-  return %dx, %dw : tensor<?x16384xbf16>, tensor<16384xbf16>
+func.func @rms_bwd_12288(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288xbf16>, %rstd: tensor<?xf32>,
+                         %w: tensor<12288xbf16>) -> (tensor<?x12288xbf16>, tensor<12288xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<12288xbf16>)
+      : tensor<?x12288xbf16>, tensor<?x12288xbf16>, tensor<?xf32> -> tensor<?x12288xbf16>, tensor<12288xbf16>
+  return %dx, %dw : tensor<?x12288xbf16>, tensor<12288xbf16>
+}
+func.func @rms_bwd_wide(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %rstd: tensor<?xf32>,
+                        %w: tensor<65536xbf16>) -> (tensor<?x65536xbf16>, tensor<65536xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<65536xbf16>)
+      : tensor<?x65536xbf16>, tensor<?x65536xbf16>, tensor<?xf32> -> tensor<?x65536xbf16>, tensor<65536xbf16>
+  return %dx, %dw : tensor<?x65536xbf16>, tensor<65536xbf16>
 }
 
 // -----
