@@ -1208,11 +1208,15 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 512);
   rms.n = 8192; // 16 groups
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128);
-  // Rows over clusters too, up to the widest measured.
-  rms.n = 12288;
-  EXPECT_GT(chooseShortRowsLimit(rms, h200), 32);
-  rms.n = 32768;
-  EXPECT_GT(chooseShortRowsLimit(rms, h200), 0);
+  // Rows over clusters too, up to the widest measured, at 64 rows a round
+  // or more: below 128 rows (RMSNorm) and 192 (LayerNorm).
+  for (int64_t n : {12288, 16384, 32768}) {
+    rms.n = n;
+    EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128) << n;
+    KernelShape wideLn = ln;
+    wideLn.n = n;
+    EXPECT_EQ(chooseShortRowsLimit(wideLn, h200), 192) << n;
+  }
   // Wider rows than measured, and kernels with no mix of orders.
   rms.n = 65536;
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 0);

@@ -27,6 +27,21 @@ using namespace mlir::norm::detail;
 /// measured.
 constexpr int64_t kShortRowsMaxN = 32768;
 
+/// Rows longer than this go over clusters in the mixed-order kernel, and
+/// the fewest rows of a round that the short-rows limit counts for them.
+/// The cluster kernel and its combine cost more at a few rows than the
+/// rounds of the column kernel say (16-32 rows a round at N = 12288-32768,
+/// a limit of 64 rows for RMSNorm and 96 for LayerNorm). Measured on the
+/// H200 (bf16 backwards, kernel time, 3 rounds, the pair below 256 rows
+/// against the rule's limit; bench/results/ab-2026-12-03-s36-short-rows-
+/// 256-wide.log): RMSNorm 1.84x / 1.42x at 64 / 96 x 16384 and 1.40x at 64
+/// x 32768, but 0.81x at 128 rows of both; LayerNorm 1.64x / 1.17x at 96 /
+/// 128 x 16384, 1.18x at 128 x 32768 and 0.93x at 200 x 32768 (1.23x at
+/// 200 x 16384). At 64 rows a round: RMSNorm's pair below 128 rows,
+/// LayerNorm's below 192.
+constexpr int64_t kOneBlockRowsMaxN = 8192;
+constexpr int64_t kClusterRowsMinRoundRows = 64;
+
 int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
                                          const DeviceInfo &device) {
   bool mixed = shape.columnOutputs > 0 &&
@@ -44,7 +59,10 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   // at 1024, 1.76x at 128 x 8192 and 1.02x at 256.
   CombineLayout columns = chooseColumnKernelLayout(shape, device);
   int64_t rounds = 1 + std::min<int64_t>(shape.columnOutputs, 2);
-  return columns.groups() * columns.unroll * rounds;
+  int64_t roundRows = columns.groups() * columns.unroll;
+  if (shape.n > kOneBlockRowsMaxN)
+    roundRows = std::max(roundRows, kClusterRowsMinRoundRows);
+  return roundRows * rounds;
 }
 
 int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
