@@ -38,7 +38,9 @@ constexpr int64_t kShortRowsMaxN = 32768;
 /// x 32768, but 0.81x at 128 rows of both; LayerNorm 1.64x / 1.17x at 96 /
 /// 128 x 16384, 1.18x at 128 x 32768 and 0.93x at 200 x 32768 (1.23x at
 /// 200 x 16384). At 64 rows a round: RMSNorm's pair below 128 rows,
-/// LayerNorm's below 192.
+/// LayerNorm's below 192. At N = 12288 (-short-rows-12288.log) the pair
+/// won 1.35-2.0x at 64-112 rows and was level at 127, where its 127 row
+/// blocks (768 threads, 78 registers) leave the column kernel 5 SMs.
 constexpr int64_t kOneBlockRowsMaxN = 8192;
 constexpr int64_t kClusterRowsMinRoundRows = 64;
 
