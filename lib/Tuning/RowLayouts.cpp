@@ -151,11 +151,11 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   // Up to 512 threads with four vectors each per iteration (64 bytes in
   // flight per thread), fewer where a row has fewer vectors.
   constexpr int64_t kMaxChunks = 4;
-  int64_t maxThreads =
-      std::max<int64_t>(32, std::min<int64_t>(512, device.maxThreadsPerBlock));
+  int64_t maxThreads = std::min<int64_t>(512, device.maxThreadsPerBlock);
+  maxThreads = std::max<int64_t>(32, maxThreads - maxThreads % 32);
   int64_t sweeps = ceilDiv(vectors, maxThreads);
   if (sweeps > kMaxChunks) {
-    layout.threads = maxThreads - maxThreads % 32;
+    layout.threads = maxThreads;
     layout.chunksPerThread = kMaxChunks;
   } else {
     // A row of up to four sweeps is spread evenly over fewer threads, so

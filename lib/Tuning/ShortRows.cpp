@@ -27,8 +27,9 @@ using namespace mlir::norm::detail;
 /// measured.
 constexpr int64_t kShortRowsMaxN = 32768;
 
-/// Rows longer than this go over clusters in the mixed-order kernel, and
-/// the fewest rows of a round that the short-rows limit counts for them.
+/// The fewest rows of a round that the short-rows limit counts where the
+/// mixed-order kernel's rows do not fit a block's registers and go over
+/// clusters (bf16 from N = 12288, rowsFitInRegisters as planKernel asks).
 /// The cluster kernel and its combine cost more at a few rows than the
 /// rounds of the column kernel say (16-32 rows a round at N = 12288-32768,
 /// a limit of 64 rows for RMSNorm and 96 for LayerNorm). Measured on the
@@ -41,7 +42,6 @@ constexpr int64_t kShortRowsMaxN = 32768;
 /// LayerNorm's below 192. At N = 12288 (-short-rows-12288.log) the pair
 /// won 1.35-2.0x at 64-112 rows and was level at 127, where its 127 row
 /// blocks (768 threads, 78 registers) leave the column kernel 5 SMs.
-constexpr int64_t kOneBlockRowsMaxN = 8192;
 constexpr int64_t kClusterRowsMinRoundRows = 64;
 
 int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
@@ -62,7 +62,8 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   CombineLayout columns = chooseColumnKernelLayout(shape, device);
   int64_t rounds = 1 + std::min<int64_t>(shape.columnOutputs, 2);
   int64_t roundRows = columns.groups() * columns.unroll;
-  if (shape.n > kOneBlockRowsMaxN)
+  if (!rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
+                          shape.columnOutputs, device))
     roundRows = std::max(roundRows, kClusterRowsMinRoundRows);
   return roundRows * rounds;
 }
