@@ -355,9 +355,10 @@ struct ConvertNormToGPUPass
     }
     if (rowSplit.minPartials > 0 && layout.rowGroups != 1)
       return op.emitOpError("min_partials needs a block per partial row");
-    if (failed(streaming ? buildStreamingKernel(op, layout, n, rowSplit, func)
-                         : buildRowKernel(op, layout, n, rowSplit,
-                                          plan.persistent, func)))
+    if (failed(streaming
+                   ? buildStreamingKernel(op, shape, layout, n, rowSplit, func)
+                   : buildRowKernel(op, layout, n, rowSplit, plan.persistent,
+                                    func)))
       return failure();
     lowerRsqrtApprox(func);
     // The whole-column kernel after this one may start at once

@@ -244,10 +244,11 @@ LogicalResult buildColumnKernel(FusedOp op, const CombineLayout &layout,
 /// statistics-only kernel over rows too long for registers, or a streamed
 /// forward): see StreamingKernelBuilder.cpp. A block takes one row, or
 /// `split`'s rows where the layout holds them in registers
-/// (RowLayout::holdsRow).
-LogicalResult buildStreamingKernel(FusedOp op, const RowLayout &layout,
-                                   int64_t n, const RowSplit &split,
-                                   gpu::GPUFuncOp func);
+/// (RowLayout::holdsRow). `shape` is describeKernel(op), which the caller
+/// planned with.
+LogicalResult buildStreamingKernel(FusedOp op, const KernelShape &shape,
+                                   const RowLayout &layout, int64_t n,
+                                   const RowSplit &split, gpu::GPUFuncOp func);
 
 } // namespace mlir::norm
 

@@ -47,12 +47,12 @@ namespace {
 /// shared memory and no barrier.
 class StreamingKernelBuilder {
 public:
-  StreamingKernelBuilder(FusedOp op, RowLayout layout, int64_t n,
-                         RowSplit split)
+  StreamingKernelBuilder(FusedOp op, const KernelShape &shape, RowLayout layout,
+                         int64_t n, RowSplit split)
       : op(op), body(op.getBody().front()), layout(layout), n(n), split(split),
-        columnsPreloaded(rowInRegisters() &&
-                         norm::preloadsColumns(describeKernel(op), layout,
-                                               split.rowsPerBlock)) {}
+        columnsPreloaded(
+            rowInRegisters() &&
+            norm::preloadsColumns(shape, layout, split.rowsPerBlock)) {}
 
   LogicalResult build(gpu::GPUFuncOp func) {
     if ((split.rowsPerBlock > 1 || layout.rowGroups > 1) && !rowInRegisters())
@@ -543,9 +543,9 @@ private:
 } // namespace
 
 LogicalResult mlir::norm::buildStreamingKernel(FusedOp op,
+                                               const KernelShape &shape,
                                                const RowLayout &layout,
-                                               int64_t n,
-                                               const RowSplit &split,
+                                               int64_t n, const RowSplit &split,
                                                gpu::GPUFuncOp func) {
-  return StreamingKernelBuilder(op, layout, n, split).build(func);
+  return StreamingKernelBuilder(op, shape, layout, n, split).build(func);
 }

@@ -69,7 +69,8 @@ def NormShortRows : Pass<"norm-short-rows"> {
     instead of staging them (one vector a thread, the row kept in
     registers), which starts sooner when each SM has a few rows. Where the
     rows cover every M (RMSNorm at N = 1000-4096, LayerNorm at N =
-    1000-1024) the kernel itself is marked, with no version. The option
+    1000-1024, inference forwards of both from N = 768) the kernel itself
+    is marked, with no version. The option
     replaces a range by `[0, short-rows)`.
 
     Where the streamed block is at most 128 threads with one vector each

@@ -114,7 +114,8 @@ struct RowLayout {
   bool bulkStores = false;
   /// A streaming kernel loads its row once, before the first pass, and
   /// keeps it in registers across the passes instead of reading it again
-  /// from L2 for each (chooseStreamingLayout: one vector a thread).
+  /// from L2 for each (chooseStreamingLayout: rows its threads cover with
+  /// up to four vectors each).
   bool holdsRow = false;
 
   /// Threads that share one row.
@@ -313,7 +314,7 @@ struct TuningChoice {
   int64_t sharedStages = -1;
   /// A forward (no column outputs) streams its rows (KernelPlan::Kind::
   /// Streaming: one block a row, re-read from L2 under eviction hints
-  /// unless one vector a thread holds the row) instead of staging them.
+  /// unless the block's threads hold the row) instead of staging them.
   bool streamRows = false;
   /// Full outputs stored by bulk copies (RowLayout::bulkStores) where the
   /// kernel allows it: 1 measured faster, 0 slower, -1 not measured (the
@@ -591,12 +592,14 @@ struct RowRange {
 /// itself where the range covers every M) instead of staging them in
 /// shared memory: RMSNorm (one row reduction) at every M for N = 1000-4096,
 /// LayerNorm (two) at every M for N = 1000-1024 and below a limit up to
-/// N = 4096. Empty: never. Rows of one vector a thread stay in registers
+/// N = 4096; inference forwards (no row outputs) from N = 768. Empty:
+/// never. Rows of one vector a thread stay in registers
 /// (chooseStreamingLayout), so the streamed kernel is a single pass over
 /// memory whose short block starts sooner than a staged row's copy; only
 /// LayerNorm's longer rows at many rows keep the staged kernel's overlap.
-/// Rows the streamed block does not hold (f32 at N > 2048) are re-read
-/// from L2: RMSNorm streams them below a limit, LayerNorm not at all.
+/// Rows of more than one vector a thread (f32 at N > 2048), measured when
+/// the block re-read them from L2: RMSNorm streams them below a limit,
+/// LayerNorm not at all.
 RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Rows each block of a streamed forward holds at once (norm.rows_per_block
