@@ -50,6 +50,13 @@ def rows_for(n, quick):
     # block two.
     if n <= 1024:
         rows += [99, 133, 4225, 4750, 5000, 16895]
+    # The wide backwards' short-rows versions (chooseShortRowsLimit: 128-256
+    # rows from N = 12288 to 32768): at N = 12288 the row kernel walks up
+    # to four rows a block over the SMs the column blocks leave (100 rows:
+    # two a block; 200 and 255: three and four, the last block ragged), and
+    # 300 rows run the cluster kernel.
+    if 8192 < n <= 32768:
+        rows += [2, 100, 200, 255, 300]
     if quick:
         rows = [r for r in rows if r * n <= 64 * 2**20]
     return sorted(set(rows))

@@ -1210,13 +1210,20 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128);
   // Rows over clusters too, up to the widest measured, at 64 rows a round
   // or more: below 128 rows (RMSNorm) and 192 (LayerNorm).
-  for (int64_t n : {12288, 16384, 32768}) {
+  for (int64_t n : {16384, 32768}) {
     rms.n = n;
     EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128) << n;
     KernelShape wideLn = ln;
     wideLn.n = n;
     EXPECT_EQ(chooseShortRowsLimit(wideLn, h200), 192) << n;
   }
+  // At N = 12288 the row kernel's blocks (768 threads) shut the column
+  // blocks out of their SMs and spread over the rest: below 288 rows.
+  rms.n = 12288;
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 288);
+  KernelShape ln12288 = ln;
+  ln12288.n = 12288;
+  EXPECT_EQ(chooseShortRowsLimit(ln12288, h200), 288);
   // Wider rows than measured, and kernels with no mix of orders.
   rms.n = 65536;
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 0);
@@ -1265,6 +1272,55 @@ TEST(Tuning, ColumnKernelsSpreadFewRowsOverBlocks) {
   DeviceInfo small = h200;
   small.maxThreadsPerBlock = 128;
   EXPECT_EQ(chooseColumnKernelLayout(columns, small).threads, 128);
+}
+
+// The row half of norm-short-rows' pair leaves the column half SMs where
+// one row block fills an SM's registers (bf16 N = 12288: 768 threads of
+// about 80 registers), and spreads its rows over the SMs that leaves.
+TEST(Tuning, ShortRowsRowKernelLeavesSMsToColumnKernel) {
+  DeviceInfo h200;
+  // RMSNorm's backward split in two: dx from x and dy (a row reduction),
+  // and dW summed over whole columns.
+  KernelShape rows;
+  rows.n = 12288;
+  rows.fullOperands = 2;
+  rows.fullOutputs = 1;
+  rows.rowReductions = 1;
+  rows.columnInputs = 1;
+  KernelShape columns;
+  columns.n = 12288;
+  columns.fullOperands = 2;
+  columns.columnOutputs = 1;
+  columns.rowReductions = 0;
+  // 32 lanes of 8 columns: 48 blocks.
+  EXPECT_EQ(columnKernelBlocks(columns, h200), 48);
+  KernelPlan alone = planKernel(rows, h200, nullptr);
+  ASSERT_EQ(alone.kind, KernelPlan::Kind::RowResident);
+  ASSERT_EQ(alone.layout.threads, 768);
+  ASSERT_EQ(alone.rowsPerBlock, 2);
+  EXPECT_EQ(alone.minBlocks, 8 * 132);
+  EXPECT_TRUE(shutsOutColumnBlocks(rows, alone, columns, h200));
+  // Up to 4 rows a block over the 84 SMs the column blocks leave: 336 rows,
+  // past the short-rows limit of 288.
+  KernelPlan beside =
+      planKernel(rows, h200, nullptr, PlanRequest().setBesideColumns(columns));
+  EXPECT_EQ(beside.rowsPerBlock, 4);
+  EXPECT_EQ(beside.minBlocks, 132 - 48);
+  EXPECT_EQ(chooseMinBlocks(rows, alone, h200, &columns), 132 - 48);
+  // Rows of N = 8192 (512 threads) leave a column block room: unchanged.
+  rows.n = columns.n = 8192;
+  KernelPlan room =
+      planKernel(rows, h200, nullptr, PlanRequest().setBesideColumns(columns));
+  ASSERT_EQ(room.layout.threads, 512);
+  EXPECT_FALSE(shutsOutColumnBlocks(rows, room, columns, h200));
+  EXPECT_EQ(room.rowsPerBlock, chooseRowsPerBlock(8192, 2, h200));
+  EXPECT_EQ(room.minBlocks, 8 * 132);
+  EXPECT_EQ(columnKernelBlocks(columns, h200), 64);
+  // A device with fewer SMs than column blocks still runs a row block.
+  DeviceInfo few = h200;
+  few.numSMs = 16;
+  rows.n = columns.n = 12288;
+  EXPECT_EQ(chooseMinBlocks(rows, alone, few, &columns), 1);
 }
 
 /// A forward at row length `n` with `rowReductions` row reductions (1:

@@ -115,8 +115,9 @@ struct ConvertNormToGPUPass
   }
 
   /// Kernels followed by a whole-column kernel that runs beside them
-  /// (sideBySide), and those whole-column kernels.
-  llvm::SmallPtrSet<Operation *, 4> leadsSideBySide, runsSideBySide;
+  /// (findSideBySide), each to that kernel, and those whole-column kernels.
+  llvm::SmallDenseMap<Operation *, FusedOp, 4> leadsSideBySide;
+  llvm::SmallPtrSet<Operation *, 4> runsSideBySide;
 
   /// Finds the whole-column kernels that may run beside the kernel before
   /// them (a programmatic dependent launch that does not wait for it): the
@@ -142,7 +143,7 @@ struct ConvertNormToGPUPass
       SmallVector<Value> theirs(before->getOperands());
       if (writesAny(before, mine) || writesAny(op, theirs))
         return;
-      leadsSideBySide.insert(before);
+      leadsSideBySide[before] = op;
       runsSideBySide.insert(op);
     });
   }
@@ -205,8 +206,8 @@ struct ConvertNormToGPUPass
                                     const DeviceInfo &device) {
     if (failed(checkOperands(op)))
       return failure();
-    int64_t n = cast<MemRefType>(op.getShapeSource().getType()).getDimSize(1);
-    CombineLayout layout = chooseColumnKernelLayout(describeKernel(op), device);
+    KernelShape shape = describeKernel(op);
+    CombineLayout layout = chooseColumnKernelLayout(shape, device);
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func =
@@ -226,9 +227,7 @@ struct ConvertNormToGPUPass
         failed(buildColumnKernel(op, layout, beside, func)))
       return failure();
     OpBuilder b(op);
-    Value grid =
-        indexConst(b, op.getLoc(),
-                   (n + layout.blockColumns() - 1) / layout.blockColumns());
+    Value grid = indexConst(b, op.getLoc(), columnKernelBlocks(shape, device));
     launch(op, func, grid, layout.threads, operands);
     return success();
   }
@@ -249,6 +248,11 @@ struct ConvertNormToGPUPass
     int64_t n = cast<MemRefType>(op.getShapeSource().getType()).getDimSize(1);
     KernelShape shape = describeKernel(op);
     bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
+    // The whole-column kernel launched beside this one, whose blocks the
+    // plan leaves SMs for.
+    std::optional<KernelShape> besideColumns;
+    if (auto beside = leadsSideBySide.find(op); beside != leadsSideBySide.end())
+      besideColumns = describeKernel(beside->second);
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan = planKernel(
         shape, device, &table,
@@ -260,7 +264,8 @@ struct ConvertNormToGPUPass
             .setSingleBlock(wholeColumns)
             .setL2PrefetchRows(l2PrefetchRows)
             .setBulkStores(bulkStores)
-            .setWarpRows(warpRows));
+            .setWarpRows(warpRows)
+            .setBesideColumns(besideColumns));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (warpRows && (!streaming || layout.rowGroups == 1))

@@ -14,6 +14,34 @@
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
 
+/// The fewest registers a whole-column kernel's thread takes (ptxas: 35
+/// for RMSNorm's dW, 54 for LayerNorm's dW and dB).
+constexpr int64_t kColumnThreadRegisters = 32;
+
+/// Rows a block of a row kernel that shuts the column blocks beside it out
+/// of its SMs walks at most: at N = 12288 the 84 SMs that 48 column blocks
+/// leave hold 336 rows, past the short-rows limit of 288.
+constexpr int64_t kShutOutRowsPerBlock = 4;
+
+bool mlir::norm::shutsOutColumnBlocks(const KernelShape &rows,
+                                      const KernelPlan &plan,
+                                      const KernelShape &columns,
+                                      const DeviceInfo &device) {
+  const RowLayout &layout = plan.layout;
+  if (plan.kind != KernelPlan::Kind::RowResident || plan.persistent ||
+      layout.rowGroups != 1 || layout.threads <= 0)
+    return false;
+  int64_t columnThreads = chooseColumnKernelLayout(columns, device).threads;
+  int64_t registers =
+      ceilDiv(estimateRegisters(layout, rows.elementBytes, rows.fullOperands,
+                                rows.columnOutputs),
+              8) *
+      8;
+  return device.threadsPerSM - layout.threads < columnThreads ||
+         device.registersPerSM - layout.threads * registers <
+             columnThreads * kColumnThreadRegisters;
+}
+
 KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
                                   const PlanRequest &request) {
@@ -142,7 +170,15 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   if (bulkStores < 0 && tuned)
     bulkStores = tuned->bulkStores;
   plan.layout.bulkStores = chooseBulkStores(shape, plan, device, bulkStores);
-  plan.minBlocks = chooseMinBlocks(shape, plan, device);
+  const KernelShape *besideColumns =
+      request.besideColumns ? &*request.besideColumns : nullptr;
+  // A row kernel that shuts the column blocks out of its SMs walks up to
+  // kShutOutRowsPerBlock rows a block, so that its rows still fit the SMs
+  // the column blocks leave (chooseMinBlocks) up to the short-rows limit.
+  if (besideColumns && plan.rowsPerBlock > 1 &&
+      shutsOutColumnBlocks(shape, plan, *besideColumns, device))
+    plan.rowsPerBlock = std::max(plan.rowsPerBlock, kShutOutRowsPerBlock);
+  plan.minBlocks = chooseMinBlocks(shape, plan, device, besideColumns);
   return plan;
 }
 
@@ -164,7 +200,8 @@ int64_t mlir::norm::chooseStreamingMinBlocksPerSM(const KernelShape &shape,
 
 int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
                                     const KernelPlan &plan,
-                                    const DeviceInfo &device) {
+                                    const DeviceInfo &device,
+                                    const KernelShape *besideColumns) {
   // Measured on the H200 (bf16 forwards that save the statistics, kernel
   // time, bench/results/ab-2026-12-01-small-m-rows-per-block.log): a block
   // per row against the rule's 2-3 rows gains 4-24% wherever M is at most 8
@@ -179,6 +216,20 @@ int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
       plan.layout.rowGroups != 1 || plan.rowsPerBlock <= 1 ||
       plan.kind != KernelPlan::Kind::RowResident)
     return 0;
+  // Beside a column kernel, a row block that fills its SM (N = 12288 bf16:
+  // 768 threads of 78 registers) shuts the column blocks out of it: at 127
+  // rows a block each, the 48 column blocks found 5 free SMs. A block for
+  // each SM they leave, two rows a block from 85 rows, measured on the H200
+  // (bf16 backwards, kernel time, 3 rounds, two rows a block against one;
+  // bench/results/ab-2026-12-03-s37-beside-columns.log): RMSNorm 1.02x /
+  // 1.06x / 1.17x / 1.61x at 96 / 112 / 120 / 127 x 12288, LayerNorm
+  // 1.06x-1.50x; 1.01x at 64 rows, where both fit. Bounding the row
+  // kernel's registers to leave a column block room instead (.maxnreg 72)
+  // gained nothing.
+  if (besideColumns &&
+      shutsOutColumnBlocks(shape, plan, *besideColumns, device))
+    return std::max<int64_t>(1, device.numSMs -
+                                    columnKernelBlocks(*besideColumns, device));
   return kRowsPerSM * device.numSMs;
 }
 

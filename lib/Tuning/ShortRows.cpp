@@ -44,6 +44,17 @@ constexpr int64_t kShortRowsMaxN = 32768;
 /// blocks (768 threads, 78 registers) leave the column kernel 5 SMs.
 constexpr int64_t kClusterRowsMinRoundRows = 64;
 
+/// The short-rows limit where the pair's row kernel shuts the column
+/// blocks out of its SMs (shutsOutColumnBlocks) and spreads its rows, up to
+/// four a block, over the SMs they leave. Measured on the H200 at N = 12288
+/// (bf16 backwards, kernel time, 3 rounds, the pair against the cluster
+/// kernel; bench/results/ab-2026-12-03-s37-short-rows-12288.log): RMSNorm
+/// 1.65x / 1.33x / 1.13x at 128 / 191 / 255 rows and 0.87x at 320,
+/// LayerNorm 1.28x / 1.05x at 192 / 255 rows and 0.87x at 320. The limit
+/// sits midway between 255 and 320 rows: the cluster kernel at 256 rows was
+/// 0.96x torch.compile for RMSNorm (h200-2026-12-03-s37-12288-bwd.log).
+constexpr int64_t kShutOutShortRowsLimit = 288;
+
 int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
                                          const DeviceInfo &device) {
   bool mixed = shape.columnOutputs > 0 &&
@@ -65,7 +76,21 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   if (!rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
                           shape.columnOutputs, device))
     roundRows = std::max(roundRows, kClusterRowsMinRoundRows);
-  return roundRows * rounds;
+  int64_t limit = roundRows * rounds;
+  // The pair's halves: the row kernel without the column outputs, and the
+  // column kernel with nothing else.
+  KernelShape rows = shape;
+  rows.columnOutputs = 0;
+  KernelShape wholeColumns = shape;
+  wholeColumns.fullOutputs = 0;
+  wholeColumns.rowReductions = 0;
+  wholeColumns.rowOutputs = 0;
+  wholeColumns.columnInputs = 0;
+  KernelPlan rowPlan = planKernel(rows, device, /*table=*/nullptr);
+  if (rowPlan.rowsPerBlock > 1 &&
+      shutsOutColumnBlocks(rows, rowPlan, wholeColumns, device))
+    limit = std::max(limit, kShutOutShortRowsLimit);
+  return limit;
 }
 
 int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
@@ -338,4 +363,10 @@ CombineLayout mlir::norm::chooseColumnKernelLayout(const KernelShape &shape,
     layout.lanes /= 2;
   layout.lanes = std::min(layout.lanes, layout.threads);
   return layout;
+}
+
+int64_t mlir::norm::columnKernelBlocks(const KernelShape &shape,
+                                       const DeviceInfo &device) {
+  CombineLayout layout = chooseColumnKernelLayout(shape, device);
+  return ceilDiv(std::max<int64_t>(1, shape.n), layout.blockColumns());
 }

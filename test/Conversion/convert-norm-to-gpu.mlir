@@ -746,6 +746,51 @@ func.func @side_by_side(%dy: memref<?x1024xbf16>, %x: memref<?x1024xbf16>, %rstd
 
 // -----
 
+// At N = 12288 bf16 one block of the row kernel (768 threads) leaves its SM
+// too few registers for a column block, so its rows spread over the 132 -
+// 48 SMs the 48 column blocks leave (chooseMinBlocks), not 1056 blocks:
+// min(4, max(1, ceil(M / 84))) rows a block, two from 85 rows.
+// CHECK-LABEL: func @side_by_side_full_sms
+// CHECK: %[[M:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[SPREAD:.+]] = arith.ceildivui %[[M]], %c84
+// CHECK: %[[ATLEAST:.+]] = arith.maxui %c1{{.*}}, %[[SPREAD]]
+// CHECK: %[[ROWS:.+]] = arith.minui %c4{{.*}}, %[[ATLEAST]]
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[M]], %[[ROWS]]
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c768
+// CHECK: %[[C48:.+]] = arith.constant 48 : index
+// CHECK: gpu.launch_func @norm_columns::@norm_columns blocks in (%[[C48]], %{{.+}}, %{{.+}}) threads in (%c256
+// CHECK: gpu.func @norm_fused(
+// CHECK: arith.ceildivui %{{.+}}, %c84
+func.func @side_by_side_full_sms(%dy: memref<?x12288xbf16>, %x: memref<?x12288xbf16>, %rstd: memref<?xf32>, %w: memref<12288xbf16>,
+                                 %dx: memref<?x12288xbf16>, %dw: memref<12288xbf16>) {
+  norm.fused ins(%dy : full memref<?x12288xbf16>, %x : full memref<?x12288xbf16>, %rstd : row memref<?xf32>, %w : col memref<12288xbf16>) outs(%dx : full memref<?x12288xbf16>) {
+  ^bb0(%g: bf16, %a: bf16, %r: f32, %wt: bf16):
+    %gf = arith.extf %g : bf16 to f32
+    %wf = arith.extf %wt : bf16 to f32
+    %gw = arith.mulf %gf, %wf : f32
+    %af = arith.extf %a : bf16 to f32
+    %xh = arith.mulf %af, %r : f32
+    %p = arith.mulf %gw, %xh : f32
+    %s = norm.row_reduce <add> %p : f32
+    %d = arith.mulf %xh, %s : f32
+    %e = arith.subf %gw, %d : f32
+    %f = arith.mulf %r, %e : f32
+    %t = arith.truncf %f : f32 to bf16
+    norm.yield %t : bf16
+  }
+  norm.fused ins(%dy : full memref<?x12288xbf16>, %x : full memref<?x12288xbf16>, %rstd : row memref<?xf32>) outs(%dw : col memref<12288xbf16>) attributes {norm.whole_columns} {
+  ^bb0(%g: bf16, %a: bf16, %r: f32):
+    %af = arith.extf %a : bf16 to f32
+    %xh = arith.mulf %af, %r : f32
+    %gf = arith.extf %g : bf16 to f32
+    %v = arith.mulf %gf, %xh : f32
+    norm.yield %v : f32
+  }
+  return
+}
+
+// -----
+
 // A whole-column kernel reading what the kernel before it writes is an
 // ordinary launch: no programmatic start, no wait, no early signal.
 // CHECK-LABEL: func @columns_after_producer

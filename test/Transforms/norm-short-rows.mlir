@@ -271,9 +271,11 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: norm.min_blocks_per_sm
 // CHECK: return
-// Rows over clusters (N = 12288) are versioned too, below 128 rows.
+// Rows over clusters (N = 12288) are versioned too, below 288 rows: the
+// row kernel's blocks shut the column blocks out of their SMs and spread
+// over the SMs those leave (shutsOutColumnBlocks).
 // CHECK-LABEL: func @rms_bwd_12288
-// CHECK: %[[SHORT12K:.+]] = arith.cmpi ult, %{{.+}}, %c128
+// CHECK: %[[SHORT12K:.+]] = arith.cmpi ult, %{{.+}}, %c288
 // CHECK: scf.if %[[SHORT12K]]
 // CHECK: norm.whole_columns
 // CHECK-LABEL: func @rms_bwd_wide

@@ -453,6 +453,10 @@ struct PlanRequest {
   /// A streamed forward that holds its rows gives each warp rows of its
   /// own (norm.warp_rows, warpRowsLayout).
   bool warpRows = false;
+  /// The whole-column kernel launched to run beside this one (the column
+  /// half of norm-short-rows' pair), whose blocks chooseMinBlocks leaves
+  /// SMs for; none if empty.
+  std::optional<KernelShape> besideColumns;
 
   PlanRequest &setWarpRows(bool warps) {
     warpRows = warps;
@@ -480,6 +484,10 @@ struct PlanRequest {
   }
   PlanRequest &setSingleBlock(bool single) {
     singleBlock = single;
+    return *this;
+  }
+  PlanRequest &setBesideColumns(std::optional<KernelShape> columns) {
+    besideColumns = columns;
     return *this;
   }
 };
@@ -529,8 +537,29 @@ int64_t chooseStreamingMinBlocksPerSM(const KernelShape &shape,
 /// rows per SM (1056 on the H200) get a block each. Kernels with column
 /// outputs take theirs from the split (norm-split-reduction's
 /// min_partials) and get 0.
+///
+/// A row kernel beside a whole-column kernel of shape `besideColumns`
+/// (norm-short-rows' pair) that shuts the column blocks out of its SMs
+/// (shutsOutColumnBlocks) gets one block for each SM the column blocks
+/// leave instead, so that the two kernels run at once rather than the
+/// column blocks waiting for row blocks to end.
 int64_t chooseMinBlocks(const KernelShape &shape, const KernelPlan &plan,
-                        const DeviceInfo &device);
+                        const DeviceInfo &device,
+                        const KernelShape *besideColumns = nullptr);
+
+/// Whether a block of the row kernel of `rows` with `plan` (norm-short-rows'
+/// row half; row-resident blocks that own their rows) leaves its SM too few
+/// threads or registers (by estimateRegisters) for a block of the
+/// whole-column kernel of `columns` beside it: at N = 12288 bf16, 768
+/// threads of about 80 registers leave 4096. Such a kernel walks up to 4
+/// rows a block and spreads them over the SMs the column blocks leave
+/// (chooseMinBlocks).
+bool shutsOutColumnBlocks(const KernelShape &rows, const KernelPlan &plan,
+                          const KernelShape &columns, const DeviceInfo &device);
+
+/// The grid of a whole-column kernel of `shape`: one block for each
+/// CombineLayout::blockColumns() columns of chooseColumnKernelLayout.
+int64_t columnKernelBlocks(const KernelShape &shape, const DeviceInfo &device);
 
 /// True when a planned kernel can store its full outputs' rows through
 /// shared memory (RowLayout::bulkStores): a row-resident kernel that stages
