@@ -1240,13 +1240,20 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   EXPECT_NE(validateShortRowsLimit(-2).find("short-rows"), std::string::npos);
 }
 
+/// A whole-column kernel of a backward at row length `n`: x and dy in,
+/// `columnOutputs` column sums out (1: RMSNorm's dW; 2: LayerNorm's dW, dB).
+static KernelShape wholeColumnsShape(int64_t n, int64_t columnOutputs) {
+  KernelShape columns;
+  columns.n = n;
+  columns.fullOperands = 2;
+  columns.columnOutputs = columnOutputs;
+  columns.rowReductions = 0;
+  return columns;
+}
+
 TEST(Tuning, ColumnKernelsSpreadFewRowsOverBlocks) {
   DeviceInfo h200;
-  KernelShape columns;
-  columns.n = 4096;
-  columns.fullOperands = 2;
-  columns.columnOutputs = 2;
-  columns.rowReductions = 0;
+  KernelShape columns = wholeColumnsShape(4096, 2);
   // bf16: 8 elements a 16-byte load; 8 lanes give 64 blocks (>= 33).
   CombineLayout layout = chooseColumnKernelLayout(columns, h200);
   EXPECT_EQ(layout.vectorWidth, 8);
@@ -1287,11 +1294,7 @@ TEST(Tuning, ShortRowsRowKernelLeavesSMsToColumnKernel) {
   rows.fullOutputs = 1;
   rows.rowReductions = 1;
   rows.columnInputs = 1;
-  KernelShape columns;
-  columns.n = 12288;
-  columns.fullOperands = 2;
-  columns.columnOutputs = 1;
-  columns.rowReductions = 0;
+  KernelShape columns = wholeColumnsShape(12288, 1);
   // 32 lanes of 8 columns: 48 blocks.
   EXPECT_EQ(columnKernelBlocks(columns, h200), 48);
   KernelPlan alone = planKernel(rows, h200, nullptr);
@@ -1307,6 +1310,15 @@ TEST(Tuning, ShortRowsRowKernelLeavesSMsToColumnKernel) {
   EXPECT_EQ(beside.rowsPerBlock, 4);
   EXPECT_EQ(beside.minBlocks, 132 - 48);
   EXPECT_EQ(chooseMinBlocks(rows, alone, h200, &columns), 132 - 48);
+  // Every M below the limit of the fused kernel the two come from (RMSNorm:
+  // one column output; LayerNorm: two) fits those blocks.
+  for (int64_t outputs : {1, 2}) {
+    KernelShape fused = rows;
+    fused.columnOutputs = outputs;
+    EXPECT_LE(chooseShortRowsLimit(fused, h200),
+              beside.rowsPerBlock * beside.minBlocks)
+        << outputs;
+  }
   // Rows of N = 8192 (512 threads) leave a column block room: unchanged.
   rows.n = columns.n = 8192;
   KernelPlan room =

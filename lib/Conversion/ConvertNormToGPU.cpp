@@ -249,7 +249,8 @@ struct ConvertNormToGPUPass
     KernelShape shape = describeKernel(op);
     bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
     // The whole-column kernel launched beside this one, whose blocks the
-    // plan leaves SMs for.
+    // plan leaves SMs for (it follows this kernel, so it is not converted
+    // yet).
     std::optional<KernelShape> besideColumns;
     if (auto beside = leadsSideBySide.find(op); beside != leadsSideBySide.end())
       besideColumns = describeKernel(beside->second);

@@ -219,7 +219,8 @@ int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
   // Beside a column kernel, a row block that fills its SM (N = 12288 bf16:
   // 768 threads of 78 registers) shuts the column blocks out of it: at 127
   // rows a block each, the 48 column blocks found 5 free SMs. A block for
-  // each SM they leave, two rows a block from 85 rows, measured on the H200
+  // each SM they leave (two rows a block from 85 rows, three from 169, four
+  // from 253; kShutOutRowsPerBlock), two rows a block measured on the H200
   // (bf16 backwards, kernel time, 3 rounds, two rows a block against one;
   // bench/results/ab-2026-12-03-s37-beside-columns.log): RMSNorm 1.02x /
   // 1.06x / 1.17x / 1.61x at 96 / 112 / 120 / 127 x 12288, LayerNorm

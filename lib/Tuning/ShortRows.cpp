@@ -78,7 +78,8 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
     roundRows = std::max(roundRows, kClusterRowsMinRoundRows);
   int64_t limit = roundRows * rounds;
   // The pair's halves: the row kernel without the column outputs, and the
-  // column kernel with nothing else.
+  // column kernel with nothing else. The row kernel's plan is the rule's:
+  // the limit, like the rest of this function, reads no tuning table.
   KernelShape rows = shape;
   rows.columnOutputs = 0;
   KernelShape wholeColumns = shape;
