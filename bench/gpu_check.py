@@ -50,7 +50,7 @@ def rows_for(n, quick):
     # block two.
     if n <= 1024:
         rows += [99, 133, 4225, 4750, 5000, 16895]
-    # The wide backwards' short-rows versions (chooseShortRowsLimit: 128-256
+    # The wide backwards' short-rows versions (chooseShortRowsLimit: 128-288
     # rows from N = 12288 to 32768): at N = 12288 the row kernel walks up
     # to four rows a block over the SMs the column blocks leave (100 rows:
     # two a block; 200 and 255: three and four, the last block ragged), and

@@ -29,7 +29,7 @@ bool mlir::norm::shutsOutColumnBlocks(const KernelShape &rows,
                                       const DeviceInfo &device) {
   const RowLayout &layout = plan.layout;
   if (plan.kind != KernelPlan::Kind::RowResident || plan.persistent ||
-      layout.rowGroups != 1 || layout.threads <= 0)
+      layout.rowGroups != 1 || layout.threads <= 0 || plan.rowsPerBlock <= 1)
     return false;
   int64_t columnThreads = chooseColumnKernelLayout(columns, device).threads;
   int64_t registers =
@@ -175,7 +175,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // A row kernel that shuts the column blocks out of its SMs walks up to
   // kShutOutRowsPerBlock rows a block, so that its rows still fit the SMs
   // the column blocks leave (chooseMinBlocks) up to the short-rows limit.
-  if (besideColumns && plan.rowsPerBlock > 1 &&
+  if (besideColumns &&
       shutsOutColumnBlocks(shape, plan, *besideColumns, device))
     plan.rowsPerBlock = std::max(plan.rowsPerBlock, kShutOutRowsPerBlock);
   plan.minBlocks = chooseMinBlocks(shape, plan, device, besideColumns);

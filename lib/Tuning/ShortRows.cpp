@@ -41,7 +41,9 @@ constexpr int64_t kShortRowsMaxN = 32768;
 /// 200 x 16384). At 64 rows a round: RMSNorm's pair below 128 rows,
 /// LayerNorm's below 192. At N = 12288 (-short-rows-12288.log) the pair
 /// won 1.35-2.0x at 64-112 rows and was level at 127, where its 127 row
-/// blocks (768 threads, 78 registers) leave the column kernel 5 SMs.
+/// blocks (768 threads, 78 registers) left the column kernel 5 SMs; there
+/// the row blocks now leave the column blocks SMs and the limit is
+/// kShutOutShortRowsLimit.
 constexpr int64_t kClusterRowsMinRoundRows = 64;
 
 /// The short-rows limit where the pair's row kernel shuts the column
@@ -88,8 +90,7 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   wholeColumns.rowOutputs = 0;
   wholeColumns.columnInputs = 0;
   KernelPlan rowPlan = planKernel(rows, device, /*table=*/nullptr);
-  if (rowPlan.rowsPerBlock > 1 &&
-      shutsOutColumnBlocks(rows, rowPlan, wholeColumns, device))
+  if (shutsOutColumnBlocks(rows, rowPlan, wholeColumns, device))
     limit = std::max(limit, kShutOutShortRowsLimit);
   return limit;
 }

@@ -548,12 +548,12 @@ int64_t chooseMinBlocks(const KernelShape &shape, const KernelPlan &plan,
                         const KernelShape *besideColumns = nullptr);
 
 /// Whether a block of the row kernel of `rows` with `plan` (norm-short-rows'
-/// row half; row-resident blocks that own their rows) leaves its SM too few
-/// threads or registers (by estimateRegisters) for a block of the
-/// whole-column kernel of `columns` beside it: at N = 12288 bf16, 768
-/// threads of about 80 registers leave 4096. Such a kernel walks up to 4
-/// rows a block and spreads them over the SMs the column blocks leave
-/// (chooseMinBlocks).
+/// row half; row-resident blocks that own their rows and may walk several)
+/// leaves its SM too few threads or registers (by estimateRegisters) for a
+/// block of the whole-column kernel of `columns` beside it: at N = 12288
+/// bf16, 768 threads of about 80 registers leave 4096. Such a kernel walks
+/// up to 4 rows a block and spreads them over the SMs the column blocks
+/// leave (chooseMinBlocks).
 bool shutsOutColumnBlocks(const KernelShape &rows, const KernelPlan &plan,
                           const KernelShape &columns, const DeviceInfo &device);
 
