@@ -51,6 +51,8 @@ struct Case {
   double offset = 0.0;
   /// norm-split-reduction's min-partials (0: off, the split alone).
   int64_t minPartials = 0;
+  /// norm-split-reduction's min-rows-per-partial (0: off).
+  int64_t minRowsPerPartial = 0;
 };
 
 std::string typeName(DType t) {
@@ -76,6 +78,8 @@ std::string caseName(const Case &c) {
     s += "_offset";
   if (c.minPartials > 0)
     s += "_fill" + std::to_string(c.minPartials);
+  if (c.minRowsPerPartial > 0)
+    s += "_floor" + std::to_string(c.minRowsPerPartial);
   return s;
 }
 
@@ -266,8 +270,10 @@ protected:
     if (c.mode == Mode::RowSplit)
       pipeline += "norm-split-rows{always=true},";
     if (c.mode == Mode::FusedSplit || c.mode == Mode::RowSplit)
-      pipeline += "norm-split-reduction{split-size=" + std::to_string(c.split) +
-                  " min-partials=" + std::to_string(c.minPartials) + "},";
+      pipeline +=
+          "norm-split-reduction{split-size=" + std::to_string(c.split) +
+          " min-partials=" + std::to_string(c.minPartials) +
+          " min-rows-per-partial=" + std::to_string(c.minRowsPerPartial) + "},";
     if (c.mode == Mode::ShortRows)
       pipeline += "norm-short-rows{short-rows=" + std::to_string(c.split) +
                   "},norm-split-reduction{split-size=4 min-partials=0},";
@@ -509,6 +515,10 @@ std::vector<Case> allCases() {
           // e.g. 9 rows each at M = 33.
           cases.push_back(
               {k, t, m, n, Mode::FusedSplit, 64, true, true, 0.0, 4});
+          // At least 12 rows each (min_rows_per_partial): 3 partial rows
+          // of 12 at M = 33, one at M <= 12.
+          cases.push_back(
+              {k, t, m, n, Mode::FusedSplit, 64, true, true, 0.0, 4, 12});
           // The short-rows versions: the row and whole-column kernels (M
           // below the limit), and the split at the limit.
           cases.push_back({k, t, m, n, Mode::ShortRows, m + 1});

@@ -1160,6 +1160,46 @@ static KernelShape layerNormBackward(int64_t n) {
   return ln;
 }
 
+TEST(Tuning, PartialRowsOfThreeBlockWavesSumSeveralRows) {
+  DeviceInfo h200;
+  // The LayerNorm backward at N = 16384: one wave of 90 partial rows
+  // (clusters of 4, three blocks per SM). From the short-rows limit, 192
+  // rows, the 30 cluster slots take at most one cluster each: 7 rows a
+  // partial row (28 partial rows at 192 rows instead of 64 of 3).
+  KernelShape ln = layerNormBackward(16384);
+  ln.columnInputBytes = 2;
+  ln.columnInputs = 1;
+  KernelPlan plan = planKernel(ln, h200, nullptr);
+  ASSERT_EQ(plan.layout.clusterSize, 4);
+  ASSERT_EQ(chooseMinPartials(ln, plan, h200), 90);
+  ASSERT_EQ(chooseShortRowsLimit(ln, h200), 192);
+  EXPECT_EQ(chooseMinRowsPerPartial(ln, plan, h200), 7);
+  // Clusters of 8 at N = 32768 (three blocks per SM, F = 45), clusters of
+  // 4 at two blocks per SM (N = 24576), RMSNorm's one block per SM (N =
+  // 16384) and rows past the short-rows range (N = 65536): no floor.
+  for (int64_t n : {32768, 24576, 65536}) {
+    KernelShape wide = ln;
+    wide.n = n;
+    EXPECT_EQ(
+        chooseMinRowsPerPartial(wide, planKernel(wide, h200, nullptr), h200), 0)
+        << n;
+  }
+  KernelShape rms = ln;
+  rms.columnOutputs = 1;
+  rms.rowReductions = 1;
+  EXPECT_EQ(chooseMinRowsPerPartial(rms, planKernel(rms, h200, nullptr), h200),
+            0);
+  // Kernels whose rows fit a block are not given one wave of clusters.
+  KernelShape narrow = ln;
+  narrow.n = 4096;
+  EXPECT_EQ(
+      chooseMinRowsPerPartial(narrow, planKernel(narrow, h200, nullptr), h200),
+      0);
+  EXPECT_TRUE(validateMinRowsPerPartial(-1).empty());
+  EXPECT_TRUE(validateMinRowsPerPartial(8).empty());
+  EXPECT_NE(validateMinRowsPerPartial(-2).find("got -2"), std::string::npos);
+}
+
 TEST(Tuning, OneRowRunsAsOneBlock) {
   DeviceInfo h200;
   KernelShape ln = layerNormBackward(4096);

@@ -351,6 +351,7 @@ struct ConvertNormToGPUPass
     RowSplit rowSplit;
     rowSplit.rowsPerBlock = split;
     rowSplit.minPartials = op.getMinPartials().value_or(0);
+    rowSplit.minRowsPerPartial = op.getMinRowsPerPartial().value_or(0);
     if (tunedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
     if (wholeColumns) {

@@ -183,6 +183,9 @@ struct RowSplit {
   /// With > 0: the rows per partial row follow M (norm.fused min_partials,
   /// FusedOp::buildRowsPerPartial).
   int64_t minPartials = 0;
+  /// With minPartials: the fewest rows per partial row (norm.fused
+  /// min_rows_per_partial; 0: 1).
+  int64_t minRowsPerPartial = 0;
   /// With > 0 (a forward, KernelPlan::minBlocks): min(rowsPerBlock, max(1,
   /// ceil(M / minBlocks))), a block per row up to minBlocks rows.
   int64_t minBlocks = 0;
@@ -201,7 +204,7 @@ struct RowSplit {
           b, loc, arith::ConstantIndexOp::create(b, loc, 1), rows);
     if (minPartials > 0)
       return FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock,
-                                          minPartials);
+                                          minPartials, minRowsPerPartial);
     Value split = arith::ConstantIndexOp::create(b, loc, rowsPerBlock);
     if (minBlocks <= 0)
       return split;

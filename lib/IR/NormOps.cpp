@@ -367,41 +367,47 @@ std::optional<int64_t> FusedOp::getRowsPerPartialFor(int64_t m) {
   std::optional<int64_t> split = getRowsPerPartial();
   if (!split)
     return std::nullopt;
-  return getRowsPerPartialFor(m, *split, getMinPartials().value_or(0));
+  return getRowsPerPartialFor(m, *split, getMinPartials().value_or(0),
+                              getMinRowsPerPartial().value_or(0));
 }
 
 int64_t FusedOp::getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
-                                      int64_t minPartials) {
+                                      int64_t minPartials,
+                                      int64_t minRowsPerPartial) {
   if (minPartials <= 0)
     return rowsPerPartial;
-  // As buildRowsPerPartial: ceil(M / F) rows spread over whole waves.
+  // As buildRowsPerPartial: ceil(M / F) rows spread over whole waves, at
+  // least K.
   int64_t spread = (m + minPartials - 1) / minPartials;
   int64_t wave = waveRows(rowsPerPartial, minPartials);
   int64_t waves = std::max<int64_t>(1, m / wave + (m % wave != 0));
-  return std::max<int64_t>(1, (spread + waves - 1) / waves);
+  return std::max<int64_t>(
+      {1, minRowsPerPartial, (spread + waves - 1) / waves});
 }
 
 Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {
   std::optional<int64_t> split = getRowsPerPartial();
   if (!split)
     return {};
-  return buildRowsPerPartial(b, loc, rows, *split,
-                             getMinPartials().value_or(0));
+  return buildRowsPerPartial(b, loc, rows, *split, getMinPartials().value_or(0),
+                             getMinRowsPerPartial().value_or(0));
 }
 
 Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
-                                   int64_t rowsPerPartial,
-                                   int64_t minPartials) {
+                                   int64_t rowsPerPartial, int64_t minPartials,
+                                   int64_t minRowsPerPartial) {
   if (minPartials <= 0)
     return arith::ConstantIndexOp::create(b, loc, rowsPerPartial);
-  // R = max(1, ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))): the
-  // fewest whole waves W of F partial rows of at most S rows each, and the
-  // rows spread evenly over them. Where M <= F * S (one wave) that is
-  // ceil(M / F) <= S; past it, ceil(M / F) = 147 partial rows of 64 (M =
-  // 9362, F = 132) would run a second wave of 15 blocks, which 261 of 36
-  // rows avoid. At M = 0 the partial rows ceil(M / R) are 0 instead of a
-  // division by zero.
+  // R = max(K, ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))), K
+  // min_rows_per_partial or 1: the fewest whole waves W of F partial rows
+  // of at most S rows each, and the rows spread evenly over them. Where
+  // M <= F * S (one wave) that is ceil(M / F) <= S; past it, ceil(M / F) =
+  // 147 partial rows of 64 (M = 9362, F = 132) would run a second wave of
+  // 15 blocks, which 261 of 36 rows avoid. At M = 0 the partial rows
+  // ceil(M / R) are 0 instead of a division by zero.
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value floor = arith::ConstantIndexOp::create(
+      b, loc, std::max<int64_t>(1, minRowsPerPartial));
   Value spread = arith::CeilDivUIOp::create(
       b, loc, rows, arith::ConstantIndexOp::create(b, loc, minPartials));
   Value waves = arith::MaxUIOp::create(
@@ -411,7 +417,7 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
           arith::ConstantIndexOp::create(
               b, loc, waveRows(rowsPerPartial, minPartials))));
   return arith::MaxUIOp::create(
-      b, loc, one, arith::CeilDivUIOp::create(b, loc, spread, waves));
+      b, loc, floor, arith::CeilDivUIOp::create(b, loc, spread, waves));
 }
 
 Value FusedOp::getShapeSource() {
@@ -453,6 +459,14 @@ LogicalResult FusedOp::verify() {
       return emitOpError("min_partials needs rows_per_partial");
     if (*fill <= 0)
       return emitOpError("min_partials must be positive, got ") << *fill;
+  }
+  if (std::optional<int64_t> floor = getMinRowsPerPartial()) {
+    if (!getMinPartials())
+      return emitOpError("min_rows_per_partial needs min_partials");
+    if (*floor <= 0 || *floor > splitRows)
+      return emitOpError("min_rows_per_partial must be from 1 to "
+                         "rows_per_partial (")
+             << splitRows << "), got " << *floor;
   }
   if (getOutputs().size() != getOutputRoles().size())
     return emitOpError() << "has " << getOutputs().size() << " outputs but "

@@ -65,6 +65,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   NormSplitReductionOptions split;
   split.splitSize = options.splitSize;
   split.minPartials = options.minPartials;
+  split.minRowsPerPartial = options.minRowsPerPartial;
   split.tuningTable = options.tuningTable;
   split.sharedStages = options.sharedStages;
   split.numSMs = options.numSMs;

@@ -141,7 +141,8 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
   auto fused = FusedOp::create(
       rewriter, loc, TypeRange(ValueRange(outputs)), inputs,
       rewriter.getArrayAttr(roles), outputs, rewriter.getArrayAttr(outputRoles),
-      /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr);
+      /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr,
+      /*min_rows_per_partial=*/nullptr);
   for (Member &m : members)
     if (Attribute split = m.op->getAttr("norm.split_size"))
       fused->setAttr("norm.split_size", split);

@@ -102,7 +102,8 @@ FusedOp buildPart(OpBuilder &b, FusedOp op, ArrayRef<unsigned> outputs) {
   auto part = FusedOp::create(
       b, op.getLoc(), resultTypes, inputs, b.getArrayAttr(roles), destinations,
       b.getArrayAttr(outputRoles),
-      /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr);
+      /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr,
+      /*min_rows_per_partial=*/nullptr);
   OpBuilder::InsertionGuard guard(b);
   Block *partBody = b.createBlock(&part.getBody(), {}, argTypes, argLocs);
   IRMapping mapping;

@@ -66,6 +66,22 @@ struct NormSplitReductionPass
     return chooseMinPartials(shape, *plan, device());
   }
 
+  /// min_rows_per_partial for a kernel of `shape` with `plan`, min_partials
+  /// `fill` and split `split` (0: none): the option, else the rule with the
+  /// rule's min_partials; at most the split.
+  int64_t minRowsPerPartialFor(const KernelShape &shape,
+                               const std::optional<KernelPlan> &plan,
+                               int64_t fill, int64_t split) {
+    if (fill <= 0 || minRowsPerPartial == 0)
+      return 0;
+    int64_t rows = minRowsPerPartial;
+    if (rows < 0)
+      rows = plan && minPartials < 0
+                 ? chooseMinRowsPerPartial(shape, *plan, device())
+                 : 0;
+    return std::min(rows, split);
+  }
+
   /// The split size for `op` (of `shape`, with `plan`): its attribute, the
   /// pass option, the heuristic.
   FailureOr<int64_t> splitSizeFor(FusedOp op, const KernelShape &shape,
@@ -101,19 +117,21 @@ struct NormSplitReductionPass
     FailureOr<int64_t> s = splitSizeFor(op, shape, plan, m, n, fill);
     if (failed(s))
       return failure();
+    int64_t floor = minRowsPerPartialFor(shape, plan, fill, *s);
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     // Partial rows: ceil(M / R), R = S or, with min_partials F, spread over
-    // whole waves of F (FusedOp::getRowsPerPartialFor).
+    // whole waves of F, at least min_rows_per_partial
+    // (FusedOp::getRowsPerPartialFor).
     int64_t partials = ShapedType::kDynamic;
     SmallVector<Value> partialDims;
     if (!ShapedType::isDynamic(m)) {
-      int64_t rows = FusedOp::getRowsPerPartialFor(m, *s, fill);
+      int64_t rows = FusedOp::getRowsPerPartialFor(m, *s, fill, floor);
       partials = (m + rows - 1) / rows;
     } else {
       Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
       Value perPartial =
-          FusedOp::buildRowsPerPartial(rewriter, loc, rows, *s, fill);
+          FusedOp::buildRowsPerPartial(rewriter, loc, rows, *s, fill, floor);
       partialDims.push_back(
           arith::CeilDivUIOp::create(rewriter, loc, rows, perPartial));
     }
@@ -133,7 +151,8 @@ struct NormSplitReductionPass
         rewriter, loc, TypeRange(ValueRange(outputs)), op.getInputs(),
         op.getRoles(), outputs, op.getOutputRoles(),
         rewriter.getI64IntegerAttr(*s),
-        fill > 0 ? rewriter.getI64IntegerAttr(fill) : IntegerAttr());
+        fill > 0 ? rewriter.getI64IntegerAttr(fill) : IntegerAttr(),
+        floor > 0 ? rewriter.getI64IntegerAttr(floor) : IntegerAttr());
     rewriter.inlineRegionBefore(op.getBody(), splitOp.getBody(),
                                 splitOp.getBody().end());
     SmallVector<Value> replacements;
@@ -162,6 +181,8 @@ struct NormSplitReductionPass
               std::to_string(static_cast<int64_t>(minPartials));
     else if (splitSize < 0)
       error = validateSplitSize(splitSize);
+    else if (minRowsPerPartial < -1)
+      error = validateMinRowsPerPartial(minRowsPerPartial);
     else if (numSMs <= 0)
       error = "num-sms must be positive, got " +
               std::to_string(static_cast<int64_t>(numSMs));

@@ -137,3 +137,46 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
   int64_t wanted = std::clamp<int64_t>(ceilDiv(16, warpsPerBlock), 2, 4);
   return device.numSMs * std::min(wanted, blocks);
 }
+
+/// Where chooseMinRowsPerPartial sets a floor: waves of at least three
+/// blocks per SM, of clusters of at most 4. Measured on the H200 (bf16
+/// backwards, kernel time; bench/results/ab-2026-12-03-s38-wide-partials.log,
+/// 2 rounds, and -s38-min-rows-per-partial-*.log, 3 rounds, against no
+/// floor):
+///  - LayerNorm at N = 16384 (clusters of 4 at three blocks per SM, F = 90):
+///    30 partial rows instead of 90 ran 1.05-1.25x at 128-320 rows; floors
+///    of 4 / 6 / 8 rows 1.02-1.16x at 192-320 rows and 0.98-1.10x at
+///    384-640 (16: 0.83-0.97x at 192-320).
+///  - LayerNorm at N = 32768 (clusters of 8, three blocks per SM, F = 45):
+///    floors of 8 / 12 / 16 rows 0.93-1.06x at 192-480 rows, no gain.
+///  - RMSNorm at N = 12288 (clusters of 2, two blocks per SM by the
+///    estimate, F = 132): a floor of 4 rows 0.93-1.01x at 288-640 rows.
+///  - LayerNorm at N = 24576 (two blocks per SM) 0.99-1.00x with 4-8 rows.
+/// RMSNorm's kernels at N = 16384-32768 run one block per SM (F is the
+/// slots) and lost 3-23% with fewer partial rows.
+constexpr int64_t kFloorMinBlocksPerSM = 3;
+constexpr int64_t kFloorMaxClusterSize = 4;
+
+int64_t mlir::norm::chooseMinRowsPerPartial(const KernelShape &shape,
+                                            const KernelPlan &plan,
+                                            const DeviceInfo &device) {
+  if (!splitsIntoOneWave(shape, plan) ||
+      plan.layout.clusterSize > kFloorMaxClusterSize)
+    return 0;
+  int64_t slots = device.residentClusters(plan.layout.clusterSize);
+  if (chooseMinPartials(shape, plan, device) < kFloorMinBlocksPerSM * slots)
+    return 0;
+  int64_t fewestRows = chooseShortRowsLimit(shape, device);
+  if (fewestRows <= 0)
+    return 0;
+  // At most one cluster per slot at the fewest rows.
+  return ceilDiv(fewestRows, slots);
+}
+
+std::string mlir::norm::validateMinRowsPerPartial(int64_t rows) {
+  if (rows < -1)
+    return "min-rows-per-partial must be -1 (the tuning rule), 0 (off) or "
+           "positive, got " +
+           std::to_string(rows);
+  return "";
+}

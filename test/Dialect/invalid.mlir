@@ -331,6 +331,56 @@ func.func @fused_fill_shape(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) {
 
 // -----
 
+func.func @fused_floor_without_fill(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) {
+  // expected-error @+1 {{min_rows_per_partial needs min_partials}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, min_rows_per_partial = 4 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_floor_past_split(%x: tensor<10x64xbf16>, %p: tensor<1x64xf32>) {
+  // expected-error @+1 {{min_rows_per_partial must be from 1 to rows_per_partial (8), got 9}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<1x64xf32>) -> tensor<1x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 4 : i64, min_rows_per_partial = 9 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_floor_zero(%x: tensor<10x64xbf16>, %p: tensor<4x64xf32>) {
+  // expected-error @+1 {{min_rows_per_partial must be from 1 to rows_per_partial (8), got 0}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<4x64xf32>) -> tensor<4x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 4 : i64, min_rows_per_partial = 0 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+// With min_partials = 4 and at least 5 rows each, 10 rows make 2 partial
+// rows, not 4 (ceil(10/4) = 3 rows each).
+func.func @fused_floor_shape(%x: tensor<10x64xbf16>, %p: tensor<4x64xf32>) {
+  // expected-error @+1 {{output #0 holds column partials of ceil(M/8) rows (or more, min_partials)}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<4x64xf32>) -> tensor<4x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 4 : i64, min_rows_per_partial = 5 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
 func.func @fused_split_zero(%x: tensor<10x64xbf16>, %p: tensor<3x64xf32>) {
   // expected-error @+1 {{rows_per_partial must be positive, got 0}}
   %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<3x64xf32>) -> tensor<3x64xf32> attributes {rows_per_partial = 0 : i64} {

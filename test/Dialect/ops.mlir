@@ -66,6 +66,19 @@ func.func @order_typed(%x: tensor<?x64xbf16>, %w: tensor<64xbf16>) -> (tensor<?x
   return %s, %c, %y : tensor<?xf32>, tensor<64xf32>, tensor<?x64xbf16>
 }
 
+// Ten rows, at most 8 per partial, about 4 partial rows but at least 5 rows
+// each: 2 partial rows.
+// CHECK-LABEL: func @min_rows_per_partial
+// CHECK: attributes {min_partials = 4 : i64, min_rows_per_partial = 5 : i64, rows_per_partial = 8 : i64}
+func.func @min_rows_per_partial(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) -> tensor<2x64xf32> {
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 4 : i64, min_rows_per_partial = 5 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return %r : tensor<2x64xf32>
+}
+
 // Ten rows, at most 8 per partial but at least 4 partial rows: 3 rows each.
 // CHECK-LABEL: func @min_partials
 // CHECK: attributes {min_partials = 4 : i64, rows_per_partial = 8 : i64}

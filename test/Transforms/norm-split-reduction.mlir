@@ -3,6 +3,8 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-cluster-size=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCLUSTER
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16 min-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOFILL
 // RUN: not norm-opt %s --norm-split-reduction="min-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADFILL
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="min-rows-per-partial=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FLOOROFF
+// RUN: not norm-opt %s --norm-split-reduction="min-rows-per-partial=-2" 2>&1 | FileCheck %s --check-prefix=BADFLOOR
 // RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
@@ -16,6 +18,7 @@
 // BADSTAGES: error: norm-split-reduction: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 7
 // BADOPT: for the --split-size option: 'abc' value invalid for long argument
 // BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
+// BADFLOOR: error: norm-split-reduction: min-rows-per-partial must be -1 (the tuning rule), 0 (off) or positive, got -2
 
 // Dynamic M: ceil(M / R) partial rows with R = max(1, ceil(ceil(M / 528)
 // / W)) and W = max(1, ceil(M / (528 * 16))) (at least 528 partial rows,
@@ -141,4 +144,35 @@ func.func @cluster_rows(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %r:
 func.func @reread_cluster_wave(%dy: tensor<?x32768xbf16>, %x: tensor<?x32768xbf16>, %mean: tensor<?xf32>, %rstd: tensor<?xf32>, %w: tensor<32768xbf16>) -> (tensor<?x32768xbf16>, tensor<32768xbf16>, tensor<32768xbf16>) {
   %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd weight(%w : tensor<32768xbf16>) {has_bias} : tensor<?x32768xbf16>, tensor<?x32768xbf16>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32768xbf16> dw tensor<32768xbf16> db tensor<32768xbf16>
   return %dx, %dw, %db : tensor<?x32768xbf16>, tensor<32768xbf16>, tensor<32768xbf16>
+}
+
+// -----
+
+// The LayerNorm backward at N = 16384: clusters of 4 at three blocks per
+// SM, one wave of 90 partial rows, each summing at least 7 rows (the
+// short-rows limit, 192, over the 30 cluster slots): at 192 rows 28 partial
+// rows of 7 instead of 64 of 3 (chooseMinRowsPerPartial). Off, the floor is
+// 1.
+// HEUR-LABEL: func @floor_three_blocks_wave
+// HEUR: %[[PER:.+]] = arith.ceildivui %[[M:.+]], %c90
+// HEUR: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %{{.+}}
+// HEUR: %[[R:.+]] = arith.ceildivui %[[PER]], %[[WAVES]]
+// HEUR: %[[FLOOR:.+]] = arith.maxui %c7{{.*}}, %[[R]]
+// HEUR: %[[P:.+]] = arith.ceildivui %[[M]], %[[FLOOR]]
+// HEUR: tensor.empty(%[[P]]) : tensor<?x16384xf32>
+// HEUR: min_partials = 90 : i64, min_rows_per_partial = 7 : i64, rows_per_partial = 1048576 : i64
+// HEUR-LABEL: func @floor_static_rows
+// HEUR: col tensor<28x16384xf32>, {{.+}} : col tensor<28x16384xf32>)
+// FLOOROFF-LABEL: func @floor_three_blocks_wave
+// FLOOROFF: min_partials = 90 : i64, rows_per_partial = 1048576 : i64
+// FLOOROFF-LABEL: func @floor_static_rows
+// FLOOROFF: col tensor<64x16384xf32>, {{.+}} : col tensor<64x16384xf32>)
+func.func @floor_three_blocks_wave(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %mean: tensor<?xf32>, %rstd: tensor<?xf32>, %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>, tensor<16384xbf16>) {
+  %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd weight(%w : tensor<16384xbf16>) {has_bias} : tensor<?x16384xbf16>, tensor<?x16384xbf16>, tensor<?xf32>, tensor<?xf32> -> tensor<?x16384xbf16> dw tensor<16384xbf16> db tensor<16384xbf16>
+  return %dx, %dw, %db : tensor<?x16384xbf16>, tensor<16384xbf16>, tensor<16384xbf16>
+}
+
+func.func @floor_static_rows(%dy: tensor<192x16384xbf16>, %x: tensor<192x16384xbf16>, %mean: tensor<192xf32>, %rstd: tensor<192xf32>, %w: tensor<16384xbf16>) -> (tensor<192x16384xbf16>, tensor<16384xbf16>, tensor<16384xbf16>) {
+  %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd weight(%w : tensor<16384xbf16>) {has_bias} : tensor<192x16384xbf16>, tensor<192x16384xbf16>, tensor<192xf32>, tensor<192xf32> -> tensor<192x16384xbf16> dw tensor<16384xbf16> db tensor<16384xbf16>
+  return %dx, %dw, %db : tensor<192x16384xbf16>, tensor<16384xbf16>, tensor<16384xbf16>
 }

@@ -52,6 +52,11 @@ static cl::opt<int64_t>
                 cl::desc("Fewest column partials when M allows (-1: tuning "
                          "rule, 0: off)"),
                 cl::init(-1), cl::cat(normCompileOptions));
+static cl::opt<int64_t> minRowsPerPartial(
+    "min-rows-per-partial",
+    cl::desc("Fewest rows a column partial sums where min-partials spreads M "
+             "(-1: tuning rule, 0: off)"),
+    cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<int64_t> numSMs("num-sms", cl::desc("Target multiprocessors"),
                                cl::init(132), cl::cat(normCompileOptions));
 static cl::opt<int64_t> registerBudget(
@@ -243,6 +248,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.splitSize = splitSize;
   options.minPartials = minPartials;
+  options.minRowsPerPartial = minRowsPerPartial;
   options.numSMs = numSMs;
   options.registerBudget = registerBudget;
   options.numStages = numStages;

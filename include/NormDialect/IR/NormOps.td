@@ -202,8 +202,11 @@ def Norm_FusedOp : Norm_Op<"fused", [
     partial rows): fewer rows per partial when M is small, so that there are
     about F partial rows (a GPU runs one block per partial row and needs
     enough of them to fill its multiprocessors), and past F * S rows a whole
-    number W of such waves, each partial at most S rows. R depends on M
-    only, so the split stays deterministic.
+    number W of such waves, each partial at most S rows. With
+    `min_rows_per_partial = K` (1 to S; needs `min_partials`) R is at least
+    K: below F * K rows there are fewer than F partial rows, each of K rows,
+    because a partial row costs its N sums written and combined however few
+    rows it sums. R depends on M only, so the split stays deterministic.
 
     The op is in destination-passing style: on tensors it returns the updated
     `outs`; on memrefs it writes them and has no results.
@@ -231,7 +234,8 @@ def Norm_FusedOp : Norm_Op<"fused", [
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
                    OptionalAttr<I64Attr>:$rows_per_partial,
-                   OptionalAttr<I64Attr>:$min_partials);
+                   OptionalAttr<I64Attr>:$min_partials,
+                   OptionalAttr<I64Attr>:$min_rows_per_partial);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -286,26 +290,28 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();
     /// Rows per partial row of the column outputs for `m` rows
-    /// (rows_per_partial, reduced by min_partials); std::nullopt without a
-    /// split.
+    /// (rows_per_partial, reduced by min_partials, at least
+    /// min_rows_per_partial); std::nullopt without a split.
     std::optional<int64_t> getRowsPerPartialFor(int64_t m);
     /// The same as an index value computed at `b` from `rows` (M), folded
     /// to a constant without min_partials; null without a split.
     ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
                                       ::mlir::Location loc,
                                       ::mlir::Value rows);
-    /// Rows per partial for `rowsPerPartial` S and `minPartials` F (0:
-    /// none) for a known M: max(1, ceil(ceil(M / F) / W)), W = max(1,
-    /// ceil(M / (F * S))), or S.
+    /// Rows per partial for `rowsPerPartial` S, `minPartials` F (0: none)
+    /// and `minRowsPerPartial` K (0: none) for a known M: max(K, 1,
+    /// ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))), or S.
     static int64_t getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
-                                        int64_t minPartials);
+                                        int64_t minPartials,
+                                        int64_t minRowsPerPartial);
     /// The same from `rows` (M) at run time. What the split pass, the host
     /// grid and the kernels all compute.
     static ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
                                              ::mlir::Location loc,
                                              ::mlir::Value rows,
                                              int64_t rowsPerPartial,
-                                             int64_t minPartials);
+                                             int64_t minPartials,
+                                             int64_t minRowsPerPartial);
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

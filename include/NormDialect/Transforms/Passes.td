@@ -121,14 +121,21 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     `chooseMinPartials` from the GPU lowering's plan of the kernel, hence
     the tuning table option): a small M then takes fewer rows per partial
     so that the GPU still gets enough blocks, and a large M spreads its rows
-    over whole waves of F partial rows of at most `S` rows each. A static M
-    gets the same partial rows as a dynamic one.
+    over whole waves of F partial rows of at most `S` rows each. With the
+    rule's F, a partial row sums at least `min_rows_per_partial` K rows
+    (the option, else `chooseMinRowsPerPartial`): fewer partial rows at a
+    few hundred rows where one wave counts several blocks per SM. A static
+    M gets the same partial rows as a dynamic one.
   }];
   let options = [
     Option<"splitSize", "split-size", "int64_t", /*default=*/"0",
            "Rows per partial sum (0: let the heuristic choose)">,
     Option<"minPartials", "min-partials", "int64_t", /*default=*/"-1",
            "Fewest partial rows when M allows (-1: the tuning rule, 0: off)">,
+    Option<"minRowsPerPartial", "min-rows-per-partial", "int64_t",
+           /*default=*/"-1",
+           "Fewest rows a partial row sums where min_partials spreads M "
+           "(-1: the tuning rule, 0: off)">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Multiprocessor count the heuristic targets">,
     Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",

@@ -803,6 +803,24 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
+/// The fewest rows a partial row of a split kernel with `plan` sums
+/// (norm.fused min_rows_per_partial; 0: no floor beyond 1). Where one wave
+/// of clusters (chooseMinPartials) counts several blocks per SM, its
+/// partial rows at a few hundred rows sum two or three rows each, and their
+/// workspace (N f32 sums per column output, written and combined) costs
+/// about as much as the rows; the floor is the rows that spread the kernel's
+/// fewest rows (chooseShortRowsLimit; below it the pair runs) over one
+/// cluster per cluster slot at one block per SM, so the wave of F partial
+/// rows builds up from there as M grows. 0 for every other kernel and past
+/// the short-rows range.
+int64_t chooseMinRowsPerPartial(const KernelShape &shape,
+                                const KernelPlan &plan,
+                                const DeviceInfo &device);
+
+/// Empty if `rows` is a valid min-rows-per-partial option (-1: the rule, 0:
+/// off, else the floor), else the error.
+std::string validateMinRowsPerPartial(int64_t rows);
+
 /// Blocks per SM of a cluster kernel that re-reads its staged slices
 /// (RowLayout::rereadStaged; 0 for any other kernel): up to three, as its
 /// staged slices and threads allow. Such kernels keep only their column
