@@ -1160,6 +1160,36 @@ static KernelShape layerNormBackward(int64_t n) {
   return ln;
 }
 
+TEST(Tuning, ClustersHoldingRowsCountTheNextRowsRegisters) {
+  DeviceInfo h200;
+  // The RMSNorm backward's clusters hold their slices in registers and load
+  // the next row's while they exchange the current row's sums. At N = 12288
+  // (clusters of 2 x 256 threads, 24 elements a thread) one row's estimate
+  // is 128 registers, two blocks an SM; with the next row's 24 more ptxas's
+  // 192 leave one, so one wave is the 66 cluster slots, not 132. N = 32771
+  // (clusters of 8, 213 registers under ptxas): 15, not 30. N = 16384 was
+  // one block an SM either way (66).
+  KernelShape rms = layerNormBackward(12288);
+  rms.columnOutputs = 1;
+  rms.rowReductions = 1;
+  rms.columnInputBytes = 2;
+  rms.columnInputs = 1;
+  struct Case {
+    int64_t n, clusterSize, blocks, minPartials;
+  };
+  for (Case c :
+       {Case{12288, 2, 1, 66}, Case{32771, 8, 1, 15}, Case{16384, 2, 1, 66}}) {
+    SCOPED_TRACE(c.n);
+    rms.n = c.n;
+    KernelPlan plan = planKernel(rms, h200, nullptr);
+    ASSERT_EQ(plan.kind, KernelPlan::Kind::Cluster);
+    ASSERT_EQ(plan.layout.sharedStages, 0);
+    EXPECT_EQ(plan.layout.clusterSize, c.clusterSize);
+    EXPECT_EQ(estimateBlocksPerSM(rms, plan.layout, h200), c.blocks);
+    EXPECT_EQ(chooseMinPartials(rms, plan, h200), c.minPartials);
+  }
+}
+
 TEST(Tuning, PartialRowsOfThreeBlockWavesSumSeveralRows) {
   DeviceInfo h200;
   // The LayerNorm backward at N = 16384: one wave of 90 partial rows

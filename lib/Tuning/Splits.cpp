@@ -53,6 +53,18 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
   int64_t threads = std::max<int64_t>(32, layout.threads);
   int64_t registers = estimateRegisters(
       layout, shape.elementBytes, shape.fullOperands, shape.columnOutputs);
+  // A cluster's blocks that hold their slices in registers (not staged)
+  // load the next row's slices while they exchange the current row's sums:
+  // two rows in flight. Without them the RMSNorm backward's clusters at
+  // N = 12288 (192 registers under ptxas), 32771 and 40000 (213, 166) were
+  // estimated at two blocks an SM and given two waves of partial rows;
+  // one wave measured on the H200 (kernel time, 4 rounds;
+  // bench/results/ab-2026-12-03-s38-v60-cluster-residency.log) 1.07-1.24x
+  // at 288-4096 x 12288, 1.01-1.02x at 8192-16384, 1.04-1.33x at 64-1024
+  // rows of 32771 and 40000 and level at 2048-4096.
+  if (layout.clusterSize > 1 && layout.sharedStages <= 0)
+    registers += shape.fullOperands * layout.chunksPerThread *
+                 ceilDiv(layout.vectorWidth * shape.elementBytes, 4);
   int64_t perThread = std::min<int64_t>(255, ceilDiv(registers, 8) * 8);
   int64_t blocks = std::min(device.threadsPerSM / threads,
                             device.registersPerSM / (threads * perThread));

@@ -176,3 +176,17 @@ func.func @floor_static_rows(%dy: tensor<192x16384xbf16>, %x: tensor<192x16384xb
   %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd weight(%w : tensor<16384xbf16>) {has_bias} : tensor<192x16384xbf16>, tensor<192x16384xbf16>, tensor<192xf32>, tensor<192xf32> -> tensor<192x16384xbf16> dw tensor<16384xbf16> db tensor<16384xbf16>
   return %dx, %dw, %db : tensor<192x16384xbf16>, tensor<16384xbf16>, tensor<16384xbf16>
 }
+
+// -----
+
+// The RMSNorm backward at N = 12288: clusters of 2 blocks that hold their
+// slices in registers, and the next row's while they exchange sums, so one
+// block an SM: one wave is the 66 cluster slots (132 counted one row).
+// HEUR-LABEL: func @held_rows_cluster_wave
+// HEUR: arith.ceildivui %{{.+}}, %c66
+// HEUR: min_partials = 66 : i64, rows_per_partial = 1048576 : i64
+func.func @held_rows_cluster_wave(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288xbf16>, %r: tensor<?xf32>, %w: tensor<12288xbf16>) -> (tensor<?x12288xbf16>, tensor<12288xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<12288xbf16>)
+      : tensor<?x12288xbf16>, tensor<?x12288xbf16>, tensor<?xf32> -> tensor<?x12288xbf16>, tensor<12288xbf16>
+  return %dx, %dw : tensor<?x12288xbf16>, tensor<12288xbf16>
+}
