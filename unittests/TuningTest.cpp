@@ -1652,6 +1652,33 @@ TEST(Tuning, HeldRowsPreloadTheWeightOrEveryColumnInputOfSeveralRows) {
   EXPECT_FALSE(preloadsColumns(rms, reread, 1));
 }
 
+TEST(Tuning, LayerNormForwardsOfABlockAnSMPreloadTheirColumns) {
+  DeviceInfo h200;
+  KernelShape ln = forwardShape(1000, 2);
+  ln.columnInputs = 2;
+  // Up to one block an SM (132 rows on an H200) LayerNorm's streamed rows
+  // load the weight and bias with the row, at N = 768-4096 alike.
+  using Rows = std::pair<int64_t, int64_t>;
+  auto preloaded = [&](const KernelShape &shape, const DeviceInfo &device) {
+    RowRange rows = choosePreloadedColumnsRows(shape, device);
+    return Rows(rows.begin, rows.end);
+  };
+  for (int64_t n : {1000, 1024, 2048, 4096}) {
+    ln.n = n;
+    EXPECT_EQ(preloaded(ln, h200), Rows(0, 133)) << n;
+  }
+  DeviceInfo small;
+  small.numSMs = 16;
+  EXPECT_EQ(preloaded(ln, small), Rows(0, 17));
+  // Rows that do not stream (N = 5120), and RMSNorm's one weight, which a
+  // row a block preloads at every M: none.
+  ln.n = 5120;
+  EXPECT_TRUE(choosePreloadedColumnsRows(ln, h200).empty());
+  KernelShape rms = forwardShape(1024, 1);
+  rms.columnInputs = 1;
+  EXPECT_TRUE(choosePreloadedColumnsRows(rms, h200).empty());
+}
+
 TEST(Tuning, HeldRowsOfTwoVectorsKeepTheirThreadsBlocksPerSM) {
   DeviceInfo h200;
   KernelShape rms = forwardShape(8192, 1);

@@ -52,7 +52,8 @@ public:
       : op(op), body(op.getBody().front()), layout(layout), n(n), split(split),
         columnsPreloaded(
             rowInRegisters() &&
-            norm::preloadsColumns(shape, layout, split.rowsPerBlock)) {}
+            (norm::preloadsColumns(shape, layout, split.rowsPerBlock) ||
+             op->hasAttr(FusedOp::getPreloadColumnsAttrName()))) {}
 
   LogicalResult build(gpu::GPUFuncOp func) {
     if ((split.rowsPerBlock > 1 || layout.rowGroups > 1) && !rowInRegisters())
@@ -524,8 +525,8 @@ private:
   /// How many rows a block holds, and how M spreads over blocks.
   RowSplit split;
   /// Whether preloadRows loads the column inputs too, as the tuning decides
-  /// (norm::preloadsColumns); otherwise the output pass loads them after the
-  /// reductions' barrier.
+  /// (norm::preloadsColumns) or the kernel asks (norm.preload_columns);
+  /// otherwise the output pass loads them after the reductions' barrier.
   bool columnsPreloaded;
   /// This block's rows (setUpRows), and with several of them (or the
   /// column inputs preloaded) the kernel's row count M they are checked

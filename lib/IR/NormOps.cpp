@@ -489,6 +489,15 @@ LogicalResult FusedOp::verify() {
              << getMinBlocksPerSMAttrName()
              << "' must be an integer from 1 to 32, got " << blocks;
   }
+  if (Attribute preload = (*this)->getAttr(getPreloadColumnsAttrName())) {
+    if (!isa<UnitAttr>(preload))
+      return emitOpError("'") << getPreloadColumnsAttrName()
+                              << "' is a unit attribute, got " << preload;
+    if (!(*this)->hasAttr(getStreamRowsAttrName()))
+      return emitOpError("'") << getPreloadColumnsAttrName() << "' needs '"
+                              << getStreamRowsAttrName()
+                              << "': only streamed kernels preload columns";
+  }
   if ((*this)->hasAttr(getWholeColumnsAttrName())) {
     if (split)
       return emitOpError("'") << getWholeColumnsAttrName()

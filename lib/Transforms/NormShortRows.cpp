@@ -261,11 +261,28 @@ struct NormShortRowsPass
   /// (norm.min_blocks_per_sm) where it says so; a row each elsewhere. The bands
   /// are versions in a chain, the highest first (most rows at large M take
   /// one comparison), each checking only the bound the ones before have not
-  /// made.
+  /// made. Below them, in `preloaded` (choosePreloadedColumnsRows), the
+  /// blocks of a row each load their column inputs with it
+  /// (norm.preload_columns).
   static SmallVector<Value> buildStreamed(OpBuilder &b, FusedOp op,
-                                          ArrayRef<HeldRows> bands) {
-    auto oneRow = [&](OpBuilder &ob) {
-      return cloneMarked(ob, op, FusedOp::getStreamRowsAttrName());
+                                          ArrayRef<HeldRows> bands,
+                                          RowRange preloaded) {
+    StringRef stream = FusedOp::getStreamRowsAttrName();
+    if (!bands.empty())
+      preloaded.end = std::min(preloaded.end, bands.front().rows.begin);
+    auto oneRow = [&](OpBuilder &ob) -> SmallVector<Value> {
+      auto plain = [&](OpBuilder &pb) { return cloneMarked(pb, op, stream); };
+      if (preloaded.empty())
+        return plain(ob);
+      return versionOnRows(
+          ob, op, preloaded,
+          [&](OpBuilder &pb) {
+            return cloneMarked(
+                pb, op, stream,
+                {pb.getNamedAttr(FusedOp::getPreloadColumnsAttrName(),
+                                 pb.getUnitAttr())});
+          },
+          plain);
     };
     auto heldBy = [&](OpBuilder &hb, const HeldRows &band) {
       SmallVector<NamedAttribute> attrs = {
@@ -306,13 +323,12 @@ struct NormShortRowsPass
   /// kernel, one block over all rows below `singleBlockRows` rows
   /// (chooseSingleBlockRows), else the row and column parts; a forward whose
   /// rows stream.
-  static SmallVector<Value> buildShort(OpBuilder &b, FusedOp op,
-                                       ArrayRef<unsigned> rowOutputs,
-                                       ArrayRef<unsigned> columnOutputs,
-                                       int64_t singleBlockRows,
-                                       ArrayRef<HeldRows> held) {
+  static SmallVector<Value>
+  buildShort(OpBuilder &b, FusedOp op, ArrayRef<unsigned> rowOutputs,
+             ArrayRef<unsigned> columnOutputs, int64_t singleBlockRows,
+             ArrayRef<HeldRows> held, RowRange preloaded) {
     if (columnOutputs.empty())
-      return buildStreamed(b, op, held);
+      return buildStreamed(b, op, held, preloaded);
     auto parts = [&](OpBuilder &pb) {
       return buildParts(pb, op, rowOutputs, columnOutputs);
     };
@@ -360,14 +376,17 @@ struct NormShortRowsPass
     // Held rows where the rule streams the rows (chooseHeldRows keeps
     // within chooseStreamedRows' range), not where the option replaced it.
     std::vector<HeldRows> held;
-    if (columnOutputs.empty() && shortRows < 0)
+    RowRange preloaded;
+    if (columnOutputs.empty() && shortRows < 0) {
       held = chooseHeldRows(shape, device, warpRows);
+      preloaded = choosePreloadedColumnsRows(shape, device);
+    }
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
         rewriter, op, rows,
         [&](OpBuilder &b) {
           return buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows,
-                            held);
+                            held, preloaded);
         },
         [&](OpBuilder &b) {
           return SmallVector<Value>(b.clone(*op)->getResults());

@@ -372,3 +372,21 @@ int64_t mlir::norm::columnKernelBlocks(const KernelShape &shape,
   CombineLayout layout = chooseColumnKernelLayout(shape, device);
   return ceilDiv(std::max<int64_t>(1, shape.n), layout.blockColumns());
 }
+
+RowRange mlir::norm::choosePreloadedColumnsRows(const KernelShape &shape,
+                                                const DeviceInfo &device) {
+  RowRange streamed = chooseStreamedRows(shape, device);
+  RowLayout layout = chooseStreamingLayout(shape.n, shape.elementBytes, device);
+  if (streamed.empty() || !layout.holdsRow ||
+      preloadsColumns(shape, layout, /*rowsPerBlock=*/1))
+    return {};
+  // LayerNorm's weight and bias loaded with the row instead of after the
+  // reductions, measured on the H200 (bf16 inference forwards, a row a
+  // block, kernel time, 4 rounds;
+  // bench/results/ab-2026-12-03-s38-ln-forward-weights-preloaded.log):
+  // 1.02-1.08x at 32-128 rows of N = 768-4096 (64 x 1000 1.07x, 64 x 1024
+  // 1.05x), level at 8192 rows, but 0.91-0.98x at 512-2048 rows (2048 x
+  // 2048 0.91x), where several blocks an SM hide the late loads and the
+  // early ones only crowd the row's.
+  return {streamed.begin, std::min<int64_t>(streamed.end, device.numSMs + 1)};
+}

@@ -165,12 +165,18 @@ def test_forward_streams_short_rows(tmp_path):
     assert (streamed["block"], streamed["shared_bytes"]) == (512, 0)
     assert f.grid(streamed, 32768) == (32768, 1)
     # LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows),
-    # the staged kernel from there.
+    # below 133 rows (a block an SM) with the weight and bias loaded with
+    # the row, the staged kernel from 1280 rows.
     (tmp_path / "ln").mkdir()
     ln = compile_bundle(tmp_path / "ln", "ln_fwd", n=4096, stats=False).function()
-    streamed, staged = ln.launches
-    assert (streamed["when"], staged["when"]) == ({"lt": ["M", 1280]}, {"ge": ["M", 1280]})
-    assert streamed["shared_bytes"] == 0 and staged["shared_bytes"] > 0
+    preloaded, streamed, staged = ln.launches
+    below = {"lt": ["M", 1280]}
+    assert preloaded["when"] == {"and": [below, {"lt": ["M", 133]}]}
+    assert streamed["when"] == {"and": [below, {"ge": ["M", 133]}]}
+    assert staged["when"] == {"ge": ["M", 1280]}
+    assert preloaded["shared_bytes"] == streamed["shared_bytes"] == 0
+    assert staged["shared_bytes"] > 0
+    assert ln.grid(preloaded, 132) == (132, 1)
     assert ln.grid(streamed, 1279) == (1279, 1)
 
 

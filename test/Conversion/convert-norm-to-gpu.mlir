@@ -918,6 +918,40 @@ func.func @row_in_registers_two_columns(%x: memref<?x1000xbf16>, %w: memref<1000
 
 // -----
 
+// With norm.preload_columns (norm-short-rows' version of a few rows) the
+// weight and bias are loaded with the row, before the reduction's barrier.
+// CHECK-LABEL: func @row_in_registers_two_columns_preloaded
+// CHECK: %[[XBASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
+// CHECK: %[[WBASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
+// CHECK: %[[BBASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
+// CHECK: %[[XADDR:.+]] = arith.addi %[[XBASE]], %{{.+}} : i64
+// CHECK: nvvm.inline_ptx "{{.+}}ld.global{{.+}}" ro(%[[XADDR]],
+// CHECK: %[[WADDR:.+]] = arith.addi %[[WBASE]], %{{.+}} : i64
+// CHECK: nvvm.inline_ptx "{{.+}}ld.global{{.+}}" ro(%[[WADDR]],
+// CHECK: %[[BADDR:.+]] = arith.addi %[[BBASE]], %{{.+}} : i64
+// CHECK: nvvm.inline_ptx "{{.+}}ld.global{{.+}}" ro(%[[BADDR]],
+// CHECK: gpu.barrier
+// CHECK-NOT: ld.global
+// CHECK: gpu.return
+func.func @row_in_registers_two_columns_preloaded(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %b: memref<1000xbf16>, %y: memref<?x1000xbf16>) {
+  norm.fused ins(%x : full memref<?x1000xbf16>, %w : col memref<1000xbf16>, %b : col memref<1000xbf16>) outs(%y : full memref<?x1000xbf16>) attributes {norm.preload_columns, norm.stream_rows} {
+  ^bb0(%a: bf16, %wv: bf16, %bv: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %wf = arith.extf %wv : bf16 to f32
+    %bf = arith.extf %bv : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %wf : f32
+    %f = arith.addf %e, %bf : f32
+    %t = arith.truncf %f : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // A streamed block that holds its rows takes norm.rows_per_block of them
 // (norm-short-rows sets 4 from 3168 rows, chooseHeldRows): rows b * 2 and
 // b * 2 + 1, the second's loads predicated on its existence (below M), both

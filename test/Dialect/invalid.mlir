@@ -514,3 +514,28 @@ func.func @rows_per_block_with_split(%x: tensor<16x64xbf16>, %p: tensor<2x64xf32
   }
   return
 }
+
+// -----
+
+func.func @preload_columns_not_streamed(%x: tensor<10x64xbf16>, %w: tensor<64xbf16>, %y: tensor<10x64xbf16>) {
+  // expected-error @+1 {{'norm.preload_columns' needs 'norm.stream_rows': only streamed kernels preload columns}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>, %w : col tensor<64xbf16>) outs(%y : full tensor<10x64xbf16>) -> tensor<10x64xbf16> attributes {norm.preload_columns} {
+  ^bb0(%a: bf16, %b: bf16):
+    %m = arith.mulf %a, %b : bf16
+    norm.yield %m : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @preload_columns_not_unit(%x: tensor<10x64xbf16>, %w: tensor<64xbf16>, %y: tensor<10x64xbf16>) {
+  // expected-error @+1 {{'norm.preload_columns' is a unit attribute, got 1 : i64}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>, %w : col tensor<64xbf16>) outs(%y : full tensor<10x64xbf16>) -> tensor<10x64xbf16> attributes {norm.preload_columns = 1 : i64, norm.stream_rows} {
+  ^bb0(%a: bf16, %b: bf16):
+    %m = arith.mulf %a, %b : bf16
+    norm.yield %m : bf16
+  }
+  return
+}
+

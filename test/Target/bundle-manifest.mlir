@@ -24,9 +24,10 @@
 // At N = 1024 that LayerNorm forward streams its rows at every M
 // (chooseStreamedRows), from 3168 rows with rows held in bands
 // (chooseHeldRows): four a block from 16896 rows, three from 4753, four
-// (at nine blocks an SM) from 4225, four from 3168, one below; a launch
-// each, whose conditions partition M; each held rows' kernel stores each
-// of its rows' y alone.
+// (at nine blocks an SM) from 4225, four from 3168, one below, and below
+// 133 rows (a block an SM) one whose blocks load the weight and bias with
+// the row (choosePreloadedColumnsRows); a launch each, whose conditions
+// partition M; each held rows' kernel stores each of its rows' y alone.
 // RUN: FileCheck %s --check-prefix=INFER-WHEN < %t4/manifest.json
 
 // CHECK: "format": "norm-kernel-bundle"
@@ -165,6 +166,18 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
 // INFER-PTX-LABEL: .entry norm_fused_3(
+// INFER-PTX-COUNT-3: ld.global
+// INFER-PTX-NOT: ld.global
+// INFER-PTX: bar.sync
+// INFER-PTX-NOT: ld.global
+// INFER-PTX: st.global.v4.b32
+// INFER-PTX-NOT: st.global
+// INFER-PTX: ret;
+// INFER-PTX-LABEL: .entry norm_fused_4(
+// INFER-PTX: ld.global
+// INFER-PTX-NOT: ld.global
+// INFER-PTX: bar.sync
+// INFER-PTX-COUNT-2: ld.global
 // INFER-PTX: st.global.v4.b32
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
@@ -208,5 +221,13 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 3168
+// INFER-WHEN: "lt": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 133
+// INFER-WHEN: "grid": "M",
+// INFER-WHEN: "kernel": "norm_fused_4",
+// INFER-WHEN: "ge": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 133
 // INFER-WHEN-NOT: "kernel"
 // INFER-WHEN: "results"

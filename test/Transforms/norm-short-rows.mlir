@@ -405,3 +405,47 @@ func.func @columns_need_rows(%x: tensor<?x1024xbf16>, %y: tensor<?x1024xbf16>, %
   }
   return %r#0, %r#1 : tensor<?x1024xbf16>, tensor<1024xbf16>
 }
+
+// -----
+
+// LayerNorm's forward with a bias at N = 1000 streams its rows at every M,
+// four a block from 2112 rows; below, a row a block, whose two column
+// inputs the output pass loads after the reductions, except below 133 rows
+// (one block an SM: choosePreloadedColumnsRows), where the blocks load them
+// with the row (norm.preload_columns). A static M takes its version alone.
+// CHECK-LABEL: func @ln_fwd_bias_1000
+// CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c2112
+// CHECK: scf.if %[[HELD]]
+// CHECK: norm.rows_per_block = 4 : i64, norm.stream_rows
+// CHECK: } else {
+// CHECK: %[[FEW:.+]] = arith.cmpi ult, %{{.+}}, %c133
+// CHECK: scf.if %[[FEW]]
+// CHECK: attributes {norm.preload_columns, norm.stream_rows}
+// CHECK: } else {
+// CHECK: attributes {norm.stream_rows}
+// CHECK-LABEL: func @ln_fwd_bias_64_rows
+// CHECK-NOT: scf.if
+// CHECK: attributes {norm.preload_columns, norm.stream_rows}
+// CHECK-LABEL: func @ln_fwd_bias_133_rows
+// CHECK-NOT: norm.preload_columns
+// CHECK: attributes {norm.stream_rows}
+// CHECK-NOT: norm.preload_columns
+// CHECK: return
+// OFF-LABEL: func @ln_fwd_bias_1000
+// OFF-NOT: norm.preload_columns
+// OFF: return
+func.func @ln_fwd_bias_1000(%x: tensor<?x1000xbf16>, %w: tensor<1000xbf16>, %b: tensor<1000xbf16>) -> tensor<?x1000xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1000xbf16>) bias(%b : tensor<1000xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x1000xbf16> -> tensor<?x1000xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y : tensor<?x1000xbf16>
+}
+func.func @ln_fwd_bias_64_rows(%x: tensor<64x1000xbf16>, %w: tensor<1000xbf16>, %b: tensor<1000xbf16>) -> tensor<64x1000xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1000xbf16>) bias(%b : tensor<1000xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<64x1000xbf16> -> tensor<64x1000xbf16>, tensor<64xf32>, tensor<64xf32>
+  return %y : tensor<64x1000xbf16>
+}
+func.func @ln_fwd_bias_133_rows(%x: tensor<133x1000xbf16>, %w: tensor<1000xbf16>, %b: tensor<1000xbf16>) -> tensor<133x1000xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1000xbf16>) bias(%b : tensor<1000xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<133x1000xbf16> -> tensor<133x1000xbf16>, tensor<133xf32>, tensor<133xf32>
+  return %y : tensor<133x1000xbf16>
+}

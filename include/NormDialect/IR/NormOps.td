@@ -220,7 +220,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     asks for the streamed kernel (one block a row, a pass per reduction
     over the row, re-read from L2 unless the block's threads hold it, up to
     four vectors each) as the convert-norm-to-gpu option `stream-rows` does
-    for every forward.
+    for every forward. `norm.preload_columns` (verified: only with
+    `norm.stream_rows`) asks a streamed kernel that holds its row in
+    registers to load its column inputs (weight, bias) with the row, before
+    the reductions, instead of where the output pass uses them:
+    norm-short-rows sets it on the version of a few rows, where a block's
+    second round trip to memory is not hidden by other blocks.
     `norm.rows_per_block = R` (a positive integer; not with a split) fixes
     the rows each block takes, as convert-norm-to-gpu's `rows-per-block`
     option does for every kernel: a streamed kernel that holds its rows in
@@ -265,6 +270,13 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// every forward): norm-short-rows sets it on forwards of few rows.
     static constexpr ::llvm::StringLiteral getStreamRowsAttrName() {
       return "norm.stream_rows";
+    }
+    /// The unit attribute asking a streamed kernel (norm.stream_rows) that
+    /// holds its row in registers to load its column inputs with the row;
+    /// norm-short-rows sets it on the version of a few rows
+    /// (choosePreloadedColumnsRows).
+    static constexpr ::llvm::StringLiteral getPreloadColumnsAttrName() {
+      return "norm.preload_columns";
     }
     /// The integer attribute fixing the rows each block of the GPU kernel
     /// takes (a kernel without a split); norm-short-rows sets it on streamed

@@ -666,6 +666,15 @@ std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
                                      const DeviceInfo &device,
                                      int64_t warpRows = -1);
 
+/// The rows of M where the streamed forward of `shape` loads its column
+/// inputs with the row, before the reductions (norm.preload_columns on a
+/// version of its own), where preloadsColumns keeps them for the output
+/// pass: up to one block an SM (M <= numSMs), where no other block hides
+/// the second round trip to memory. Empty where the forward does not
+/// stream, does not hold its row, or preloads at every M.
+RowRange choosePreloadedColumnsRows(const KernelShape &shape,
+                                    const DeviceInfo &device);
+
 /// Empty if `limit` is a valid short-rows option (-1: the rule, 0: off,
 /// else the row limit), else the error.
 std::string validateShortRowsLimit(int64_t limit);
