@@ -161,8 +161,10 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 ///    384-640 (16: 0.83-0.97x at 192-320).
 ///  - LayerNorm at N = 32768 (clusters of 8, three blocks per SM, F = 45):
 ///    floors of 8 / 12 / 16 rows 0.93-1.06x at 192-480 rows, no gain.
-///  - RMSNorm at N = 12288 (clusters of 2, two blocks per SM by the
-///    estimate, F = 132): a floor of 4 rows 0.93-1.01x at 288-640 rows.
+///  - RMSNorm at N = 12288 (clusters of 2, F = 132 from an estimate of two
+///    blocks per SM, before estimateBlocksPerSM counted the next row's
+///    registers; ptxas allows one): a floor of 4 rows 0.93-1.01x at 288-640
+///    rows.
 ///  - LayerNorm at N = 24576 (two blocks per SM) 0.99-1.00x with 4-8 rows.
 /// RMSNorm's kernels at N = 16384-32768 run one block per SM (F is the
 /// slots) and lost 3-23% with fewer partial rows.

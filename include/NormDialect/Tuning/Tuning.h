@@ -815,14 +815,16 @@ int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
 
 /// The fewest rows a partial row of a split kernel with `plan` sums
 /// (norm.fused min_rows_per_partial; 0: no floor beyond 1). Where one wave
-/// of clusters (chooseMinPartials) counts several blocks per SM, its
-/// partial rows at a few hundred rows sum two or three rows each, and their
+/// of clusters (chooseMinPartials) counts three blocks per SM, its partial
+/// rows at a few hundred rows sum two or three rows each, and their
 /// workspace (N f32 sums per column output, written and combined) costs
 /// about as much as the rows; the floor is the rows that spread the kernel's
 /// fewest rows (chooseShortRowsLimit; below it the pair runs) over one
 /// cluster per cluster slot at one block per SM, so the wave of F partial
-/// rows builds up from there as M grows. 0 for every other kernel and past
-/// the short-rows range.
+/// rows builds up from there as M grows. Measured to pay for clusters of up
+/// to 4 (LayerNorm backward, N = 16384) only; 0 for clusters of 8 and more,
+/// waves of fewer blocks per SM, every other kernel and past the short-rows
+/// range.
 int64_t chooseMinRowsPerPartial(const KernelShape &shape,
                                 const KernelPlan &plan,
                                 const DeviceInfo &device);
