@@ -32,11 +32,8 @@ bool mlir::norm::shutsOutColumnBlocks(const KernelShape &rows,
       layout.rowGroups != 1 || layout.threads <= 0 || plan.rowsPerBlock <= 1)
     return false;
   int64_t columnThreads = chooseColumnKernelLayout(columns, device).threads;
-  int64_t registers =
-      ceilDiv(estimateRegisters(layout, rows.elementBytes, rows.fullOperands,
-                                rows.columnOutputs),
-              8) *
-      8;
+  int64_t registers = allocatedRegisters(estimateRegisters(
+      layout, rows.elementBytes, rows.fullOperands, rows.columnOutputs));
   return device.threadsPerSM - layout.threads < columnThreads ||
          device.registersPerSM - layout.threads * registers <
              columnThreads * kColumnThreadRegisters;

@@ -73,11 +73,8 @@ int64_t mlir::norm::estimateRegisters(const RowLayout &layout,
                                       int64_t fullOperands,
                                       int64_t columnOutputs) {
   int64_t e = layout.elementsPerThread();
-  // A vector load fills whole 32-bit registers: a 2-byte one (N odd, one
-  // bf16 a vector) takes a register per element, not half of one.
-  int64_t packed =
-      layout.chunksPerThread * ceilDiv(layout.vectorWidth * elementBytes, 4);
-  return fullOperands * packed + e * (2 + columnOutputs) + 32;
+  return fullOperands * rowSliceRegisters(layout, elementBytes) +
+         e * (2 + columnOutputs) + 32;
 }
 
 bool mlir::norm::rowsFitInRegisters(int64_t n, int64_t elementBytes,

@@ -63,9 +63,9 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
   // at 288-4096 x 12288, 1.01-1.02x at 8192-16384, 1.04-1.33x at 64-1024
   // rows of 32771 and 40000 and level at 2048-4096.
   if (layout.clusterSize > 1 && layout.sharedStages <= 0)
-    registers += shape.fullOperands * layout.chunksPerThread *
-                 ceilDiv(layout.vectorWidth * shape.elementBytes, 4);
-  int64_t perThread = std::min<int64_t>(255, ceilDiv(registers, 8) * 8);
+    registers +=
+        shape.fullOperands * rowSliceRegisters(layout, shape.elementBytes);
+  int64_t perThread = std::min<int64_t>(255, allocatedRegisters(registers));
   int64_t blocks = std::min(device.threadsPerSM / threads,
                             device.registersPerSM / (threads * perThread));
   if (layout.sharedStages > 0)
@@ -108,8 +108,7 @@ int64_t mlir::norm::rereadClusterBlocksPerSM(const KernelShape &shape,
       layout.sharedStages <= 0)
     return 0;
   int64_t threads = std::max<int64_t>(32, layout.threads);
-  // Registers (rereadRegisters) in units of 8.
-  int64_t registers = ceilDiv(rereadRegisters(shape, layout), 8) * 8;
+  int64_t registers = allocatedRegisters(rereadRegisters(shape, layout));
   return std::min<int64_t>(
       {3, device.threadsPerSM / threads,
        device.registersPerSM / (threads * registers),

@@ -50,6 +50,19 @@ inline int64_t registerLimit(int64_t threads, const DeviceInfo &device) {
   return std::min<int64_t>(255, device.registersPerSM / sized / 8 * 8);
 }
 
+/// Registers ptxas allocates for `registers` a thread uses: whole units of 8.
+inline int64_t allocatedRegisters(int64_t registers) {
+  return ceilDiv(registers, 8) * 8;
+}
+
+/// 32-bit registers one full operand's slice of a row takes in a thread of
+/// `layout`: a vector load fills whole registers, so a 2-byte vector (N odd,
+/// one bf16 a vector) takes a register per element, not half of one.
+inline int64_t rowSliceRegisters(const RowLayout &layout,
+                                 int64_t elementBytes) {
+  return layout.chunksPerThread * ceilDiv(layout.vectorWidth * elementBytes, 4);
+}
+
 /// Rows staged for kernels that re-read them (rereadsStagedRows): the one
 /// being read again, the next one arriving, and one more in flight.
 constexpr int64_t kRereadStages = 3;
