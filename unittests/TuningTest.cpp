@@ -1725,3 +1725,79 @@ TEST(Tuning, LayerNormForwardsStreamShortRowsOrFewElements) {
   ln.n = 5120;
   EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).empty());
 }
+
+TEST(Tuning, OneRowSpreadsOverMoreThreads) {
+  DeviceInfo h200;
+  // N = 1000 bf16: 125 threads of 8 elements for a grid of blocks, 250 of 4
+  // (256 threads) for the one block of one row.
+  RowLayout rows = chooseStreamingLayout(1000, 2, h200);
+  ASSERT_EQ(rows.threads, 128);
+  ASSERT_EQ(rows.vectorWidth, 8);
+  RowLayout one = chooseOneRowLayout(rows, 1000, h200);
+  EXPECT_EQ(one.threads, 256);
+  EXPECT_EQ(one.vectorWidth, 4);
+  EXPECT_EQ(one.sliceWidth(), 1024);
+  EXPECT_TRUE(one.holdsRow);
+  // N = 768: 96 threads become 192; rows of 256 threads or more (N = 2048)
+  // keep theirs, as do short rows whose narrower vectors would fill the same
+  // warp (N = 24) and f32 at N = 1000 (250 threads of 4 already).
+  EXPECT_EQ(chooseOneRowLayout(chooseStreamingLayout(768, 2, h200), 768, h200)
+                .threads,
+            192);
+  for (auto [n, bytes] :
+       {std::pair<int64_t, int64_t>{2048, 2}, {24, 2}, {1000, 4}, {4096, 2}}) {
+    RowLayout layout = chooseRowLayout(n, bytes, 1, h200);
+    RowLayout same = chooseOneRowLayout(layout, n, h200);
+    EXPECT_EQ(same.threads, layout.threads) << n;
+    EXPECT_EQ(same.vectorWidth, layout.vectorWidth) << n;
+  }
+  // Rows over several chunks or a streamed row re-read from L2 (1024 threads
+  // of one vector over N = 65536) are left alone.
+  RowLayout streamed = chooseStreamingLayout(65536, 2, h200);
+  EXPECT_EQ(chooseOneRowLayout(streamed, 65536, h200).vectorWidth,
+            streamed.vectorWidth);
+  // What planKernel makes of a static M = 1: the single block of the
+  // LayerNorm backward at N = 1000 (3 full operands) widens too...
+  KernelShape ln = layerNormBackward(1000);
+  KernelPlan many =
+      planKernel(ln, h200, nullptr, PlanRequest().setSingleBlock(true));
+  KernelPlan single = planKernel(
+      ln, h200, nullptr, PlanRequest().setSingleBlock(true).setOneRow(true));
+  EXPECT_EQ(many.layout.threads, 128);
+  EXPECT_EQ(single.layout.threads, 256);
+  EXPECT_EQ(single.layout.vectorWidth, 4);
+  // ...and one row never stages (nothing to overlap its copies with).
+  KernelShape wide = layerNormBackward(4096);
+  EXPECT_EQ(planKernel(wide, h200, nullptr, PlanRequest().setOneRow(true))
+                .layout.sharedStages,
+            0);
+}
+
+TEST(Tuning, StreamedForwardsVersionTheirOneRow) {
+  DeviceInfo h200;
+  using Rows = std::pair<int64_t, int64_t>;
+  auto oneRow = [&](const KernelShape &shape) {
+    RowRange rows = chooseOneRowForwardRows(shape, h200);
+    return rows.empty() ? Rows(0, 0) : Rows(rows.begin, rows.end);
+  };
+  for (int64_t reductions : {1, 2}) {
+    KernelShape forward = forwardShape(1000, reductions);
+    forward.columnInputs = reductions;
+    EXPECT_EQ(oneRow(forward), Rows(1, 2)) << reductions;
+    forward.n = 1024;
+    EXPECT_EQ(oneRow(forward), Rows(1, 2)) << reductions;
+    // 256 threads and more already (N = 2048-4096): no version.
+    forward.n = 2048;
+    EXPECT_EQ(oneRow(forward), Rows(0, 0)) << reductions;
+    forward.n = 4096;
+    EXPECT_EQ(oneRow(forward), Rows(0, 0)) << reductions;
+    // Rows that do not stream (N = 8192 LayerNorm; N = 512 below the
+    // streamed forwards' shortest) have none either.
+    forward.n = 512;
+    EXPECT_EQ(oneRow(forward), Rows(0, 0)) << reductions;
+  }
+  // f32 at N = 1000: 250 threads of 4 already.
+  KernelShape f32 = forwardShape(1000, 2);
+  f32.elementBytes = 4;
+  EXPECT_EQ(oneRow(f32), Rows(0, 0));
+}

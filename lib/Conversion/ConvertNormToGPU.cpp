@@ -245,7 +245,8 @@ struct ConvertNormToGPUPass
           "--norm-split-reduction before convert-norm-to-gpu");
     if (failed(checkOperands(op)))
       return failure();
-    int64_t n = cast<MemRefType>(op.getShapeSource().getType()).getDimSize(1);
+    auto space = cast<MemRefType>(op.getShapeSource().getType());
+    int64_t n = space.getDimSize(1);
     KernelShape shape = describeKernel(op);
     bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
     // The whole-column kernel launched beside this one, whose blocks the
@@ -263,6 +264,7 @@ struct ConvertNormToGPUPass
                            op->hasAttr(FusedOp::getStreamRowsAttrName()))
             .setPersistent(persistent && !wholeColumns)
             .setSingleBlock(wholeColumns)
+            .setOneRow(space.getDimSize(0) == 1)
             .setL2PrefetchRows(l2PrefetchRows)
             .setBulkStores(bulkStores)
             .setWarpRows(warpRows)

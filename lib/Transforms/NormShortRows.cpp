@@ -48,6 +48,18 @@ static constexpr llvm::StringLiteral kShortRowsIfAttr = "norm.short_rows";
 
 namespace {
 
+/// The versions a streamed forward's short version is made of (the tuning
+/// rules' row ranges; empty: none).
+struct StreamedVersions {
+  /// Bands of rows that blocks hold several of (chooseHeldRows).
+  std::vector<HeldRows> held;
+  /// Rows whose blocks load their column inputs with the row
+  /// (choosePreloadedColumnsRows).
+  RowRange preloaded;
+  /// The one row of static shape (chooseOneRowForwardRows).
+  RowRange oneRow;
+};
+
 /// The body ops and block arguments that the yields `outputs` of `op`
 /// depend on.
 struct BodySlice {
@@ -224,7 +236,8 @@ struct NormShortRowsPass
   /// one block without the row loop or its bounds (a kernel compiled for a
   /// static M = 1 ran 1.03x of the looped single block at 1 x 4096 on the
   /// H200, bench/results/ab-2026-12-03-m1-backward-static-row.log).
-  static SmallVector<Value> oneRow(OpBuilder &b, FusedOp op, StringRef name) {
+  static SmallVector<Value> oneRow(OpBuilder &b, FusedOp op, StringRef name,
+                                   ArrayRef<NamedAttribute> more = {}) {
     Location loc = op.getLoc();
     auto toOneRow = [&](Value v, Role role) -> Value {
       auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -241,6 +254,8 @@ struct NormShortRowsPass
       mapping.map(v, toOneRow(v, op.getOutputRole(i)));
     Operation *clone = b.clone(*op, mapping);
     clone->setAttr(name, b.getUnitAttr());
+    for (NamedAttribute attr : more)
+      clone->setAttr(attr.getName(), attr.getValue());
     SmallVector<Value> results;
     for (auto [result, init, original] :
          llvm::zip(clone->getResults(), op.getOutputs(), op->getResults())) {
@@ -255,7 +270,7 @@ struct NormShortRowsPass
   }
 
   /// The streamed version of forward `op` at `b` and its results: where M
-  /// lies in one of the `bands` (chooseHeldRows), blocks hold its
+  /// lies in one of the `held` bands (chooseHeldRows), blocks hold its
   /// rowsPerBlock rows (norm.rows_per_block), shared out among their warps
   /// (norm.warp_rows) and with registers for minBlocksPerSM blocks an SM
   /// (norm.min_blocks_per_sm) where it says so; a row each elsewhere. The bands
@@ -263,26 +278,46 @@ struct NormShortRowsPass
   /// one comparison), each checking only the bound the ones before have not
   /// made. Below them, in `preloaded` (choosePreloadedColumnsRows), the
   /// blocks of a row each load their column inputs with it
-  /// (norm.preload_columns).
+  /// (norm.preload_columns); at `oneRow` (chooseOneRowForwardRows) the one
+  /// row is a version of static shape, whose lowering spreads it over more
+  /// threads.
   static SmallVector<Value> buildStreamed(OpBuilder &b, FusedOp op,
-                                          ArrayRef<HeldRows> bands,
-                                          RowRange preloaded) {
+                                          StreamedVersions versions) {
     StringRef stream = FusedOp::getStreamRowsAttrName();
+    ArrayRef<HeldRows> bands = versions.held;
+    RowRange preloaded = versions.preloaded;
     if (!bands.empty())
       preloaded.end = std::min(preloaded.end, bands.front().rows.begin);
-    auto oneRow = [&](OpBuilder &ob) -> SmallVector<Value> {
+    // The attributes of a version at `rows` rows: norm.preload_columns
+    // within `preloaded`.
+    auto preloadedAt = [&](OpBuilder &pb, int64_t rows) {
+      SmallVector<NamedAttribute> attrs;
+      if (rows >= preloaded.begin && rows < preloaded.end)
+        attrs.push_back(pb.getNamedAttr(FusedOp::getPreloadColumnsAttrName(),
+                                        pb.getUnitAttr()));
+      return attrs;
+    };
+    auto rowABlock = [&](OpBuilder &ob) -> SmallVector<Value> {
       auto plain = [&](OpBuilder &pb) { return cloneMarked(pb, op, stream); };
       if (preloaded.empty())
         return plain(ob);
       return versionOnRows(
           ob, op, preloaded,
           [&](OpBuilder &pb) {
-            return cloneMarked(
-                pb, op, stream,
-                {pb.getNamedAttr(FusedOp::getPreloadColumnsAttrName(),
-                                 pb.getUnitAttr())});
+            return cloneMarked(pb, op, stream,
+                               preloadedAt(pb, preloaded.begin));
           },
           plain);
+    };
+    auto oneRowFirst = [&](OpBuilder &ob) -> SmallVector<Value> {
+      if (versions.oneRow.empty())
+        return rowABlock(ob);
+      return versionOnRows(
+          ob, op, versions.oneRow,
+          [&](OpBuilder &pb) {
+            return oneRow(pb, op, stream, preloadedAt(pb, 1));
+          },
+          rowABlock);
     };
     auto heldBy = [&](OpBuilder &hb, const HeldRows &band) {
       SmallVector<NamedAttribute> attrs = {
@@ -302,7 +337,7 @@ struct NormShortRowsPass
     std::function<SmallVector<Value>(OpBuilder &, size_t, int64_t)> below =
         [&](OpBuilder &cb, size_t k, int64_t takenFrom) -> SmallVector<Value> {
       if (k == 0)
-        return oneRow(cb);
+        return oneRowFirst(cb);
       const HeldRows &band = bands[k - 1];
       RowRange rows = band.rows;
       // A band that reaches the versions above needs no upper bound, and
@@ -322,13 +357,14 @@ struct NormShortRowsPass
   /// The short version of `op` at `b` and its results: for a mixed-order
   /// kernel, one block over all rows below `singleBlockRows` rows
   /// (chooseSingleBlockRows), else the row and column parts; a forward whose
-  /// rows stream.
-  static SmallVector<Value>
-  buildShort(OpBuilder &b, FusedOp op, ArrayRef<unsigned> rowOutputs,
-             ArrayRef<unsigned> columnOutputs, int64_t singleBlockRows,
-             ArrayRef<HeldRows> held, RowRange preloaded) {
+  /// rows stream, in `streamed`'s versions.
+  static SmallVector<Value> buildShort(OpBuilder &b, FusedOp op,
+                                       ArrayRef<unsigned> rowOutputs,
+                                       ArrayRef<unsigned> columnOutputs,
+                                       int64_t singleBlockRows,
+                                       const StreamedVersions &streamed) {
     if (columnOutputs.empty())
-      return buildStreamed(b, op, held, preloaded);
+      return buildStreamed(b, op, streamed);
     auto parts = [&](OpBuilder &pb) {
       return buildParts(pb, op, rowOutputs, columnOutputs);
     };
@@ -375,18 +411,18 @@ struct NormShortRowsPass
         columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);
     // Held rows where the rule streams the rows (chooseHeldRows keeps
     // within chooseStreamedRows' range), not where the option replaced it.
-    std::vector<HeldRows> held;
-    RowRange preloaded;
+    StreamedVersions streamed;
     if (columnOutputs.empty() && shortRows < 0) {
-      held = chooseHeldRows(shape, device, warpRows);
-      preloaded = choosePreloadedColumnsRows(shape, device);
+      streamed.held = chooseHeldRows(shape, device, warpRows);
+      streamed.preloaded = choosePreloadedColumnsRows(shape, device);
+      streamed.oneRow = chooseOneRowForwardRows(shape, device);
     }
     rewriter.setInsertionPoint(op);
     SmallVector<Value> results = versionOnRows(
         rewriter, op, rows,
         [&](OpBuilder &b) {
           return buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows,
-                            held, preloaded);
+                            streamed);
         },
         [&](OpBuilder &b) {
           return SmallVector<Value>(b.clone(*op)->getResults());

@@ -43,7 +43,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                                   const TuningTable *table,
                                   const PlanRequest &request) {
   // One block over every row has nothing to overlap its copies with.
-  int64_t sharedStages = request.singleBlock ? 0 : request.sharedStages;
+  bool oneBlock = request.singleBlock || request.oneRow;
+  int64_t sharedStages = oneBlock ? 0 : request.sharedStages;
   bool streamRows = request.streamRows;
   bool persistent = request.persistent;
   int64_t l2PrefetchRows = request.l2PrefetchRows;
@@ -130,6 +131,9 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.kind = KernelPlan::Kind::Sliced;
     plan.layout = chooseSlicedLayout(n, elementBytes, fullOperands, device);
   }
+  if (request.oneRow &&
+      (streaming || plan.kind == KernelPlan::Kind::RowResident))
+    plan.layout = chooseOneRowLayout(plan.layout, n, device);
   if (!streaming)
     plan.rowsPerBlock = tuned && tuned->rowsPerBlock > 0
                             ? tuned->rowsPerBlock
@@ -163,7 +167,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.l2PrefetchMinRows = chooseL2PrefetchMinRows(plan);
   }
   // Bulk stores: the request, else the table's measurement, else the rule.
-  int64_t bulkStores = request.singleBlock ? 0 : request.bulkStores;
+  int64_t bulkStores = oneBlock ? 0 : request.bulkStores;
   if (bulkStores < 0 && tuned)
     bulkStores = tuned->bulkStores;
   plan.layout.bulkStores = chooseBulkStores(shape, plan, device, bulkStores);

@@ -180,6 +180,36 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   return layout;
 }
 
+RowLayout mlir::norm::chooseOneRowLayout(const RowLayout &layout, int64_t n,
+                                         const DeviceInfo &device) {
+  if (layout.chunksPerThread != 1 || layout.rowGroups != 1 ||
+      layout.clusterSize != 1 || layout.columnSlices != 1 ||
+      layout.sharedStages != 0 || layout.threads <= 0 ||
+      layout.threads * layout.vectorWidth < n)
+    return layout;
+  // Measured on the H200 (bf16, one row, kernel time, 3-5 rounds;
+  // bench/results/ab-2026-12-03-s39-one-row-wide-*.log, every M given the
+  // wider layout): 250 threads of 4 elements against 125 of 8 at N = 1000
+  // (256 / 128 at 1024): LayerNorm forward 1.06-1.10x, RMSNorm forward
+  // 1.02-1.20x, LayerNorm backward 1.04x, RMSNorm backward 1.00-1.04x; 512
+  // threads of 2 won less (0.96-1.08x), and from 8 rows on the wider layout
+  // is level or behind (4096 x 1000-1024 0.78-0.98x), hence one row only.
+  // The one-row versions against v61 (-s39-v62-one-row-*.log, 7 rounds):
+  // LayerNorm forward 1.10-1.11x at 1 x 768-1000, backwards 1.02-1.09x.
+  int64_t limit = std::min(kOneRowThreads, blockThreadLimit(device));
+  RowLayout one = layout;
+  while (one.vectorWidth > 1) {
+    int64_t width = one.vectorWidth / 2;
+    int64_t threads = ceilDiv(ceilDiv(n, width), 32) * 32;
+    // Narrower vectors over the same warps (short rows) only add loads.
+    if (threads > limit || threads == one.threads)
+      break;
+    one.vectorWidth = width;
+    one.threads = threads;
+  }
+  return one;
+}
+
 bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
   // Measured on the H200 (2026-11-29, bf16, streamed with 1024 threads vs
   // the persistent cluster kernel, ab-2026-11-29-stream-layouts.log):

@@ -373,6 +373,18 @@ int64_t mlir::norm::columnKernelBlocks(const KernelShape &shape,
   return ceilDiv(std::max<int64_t>(1, shape.n), layout.blockColumns());
 }
 
+RowRange mlir::norm::chooseOneRowForwardRows(const KernelShape &shape,
+                                             const DeviceInfo &device) {
+  RowRange streamed = chooseStreamedRows(shape, device);
+  if (streamed.empty() || streamed.begin > 1 || streamed.end <= 1)
+    return {};
+  RowLayout layout = chooseStreamingLayout(shape.n, shape.elementBytes, device);
+  RowLayout one = chooseOneRowLayout(layout, shape.n, device);
+  if (one.threads == layout.threads && one.vectorWidth == layout.vectorWidth)
+    return {};
+  return {1, 2};
+}
+
 RowRange mlir::norm::choosePreloadedColumnsRows(const KernelShape &shape,
                                                 const DeviceInfo &device) {
   RowRange streamed = chooseStreamedRows(shape, device);
@@ -387,6 +399,9 @@ RowRange mlir::norm::choosePreloadedColumnsRows(const KernelShape &shape,
   // 1.02-1.08x at 32-128 rows of N = 768-4096 (64 x 1000 1.07x, 64 x 1024
   // 1.05x), level at 8192 rows, but 0.91-0.98x at 512-2048 rows (2048 x
   // 2048 0.91x), where several blocks an SM hide the late loads and the
-  // early ones only crowd the row's.
+  // early ones only crowd the row's. The band's end re-measured at 96-140
+  // rows (6 rounds, ab-2026-12-03-s39-preload-band-96-140.log): 0.98-1.05x
+  // at 96-140 rows of N = 768-4096, no step at 133 (132 x 1024 1.02x: the
+  // 0.96x of the first run was noise).
   return {streamed.begin, std::min<int64_t>(streamed.end, device.numSMs + 1)};
 }

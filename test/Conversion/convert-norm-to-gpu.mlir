@@ -952,6 +952,52 @@ func.func @row_in_registers_two_columns_preloaded(%x: memref<?x1000xbf16>, %w: m
 
 // -----
 
+// A kernel of one row (a static M of 1, norm-short-rows' one-row version) is
+// a grid of one block, which spreads the row over 256 threads of 4 elements
+// (chooseOneRowLayout) where any other M gets 128 threads of 8.
+// CHECK-LABEL: func @one_row_wider_block
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in ({{.+}}) threads in (%c256,
+// CHECK: gpu.func @norm_fused({{.+}}known_block_size = array<i32: 256, 1, 1>
+// CHECK: %[[ROW:.+]]:2 = nvvm.inline_ptx "{{.+}}ld.global.v2.b32{{.+}}"
+// CHECK: vector.bitcast %{{.+}} : vector<2xi32> to vector<4xbf16>
+// CHECK: gpu.return
+func.func @one_row_wider_block(%x: memref<1x1000xbf16>, %w: memref<1000xbf16>, %y: memref<1x1000xbf16>) {
+  norm.fused ins(%x : full memref<1x1000xbf16>, %w : col memref<1000xbf16>) outs(%y : full memref<1x1000xbf16>) attributes {norm.stream_rows} {
+  ^bb0(%a: bf16, %wv: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %wf = arith.extf %wv : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %wf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func @many_rows_block
+// CHECK: threads in (%c128,
+// CHECK: ld.global{{.*}}.v4.b32
+func.func @many_rows_block(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: memref<?x1000xbf16>) {
+  norm.fused ins(%x : full memref<?x1000xbf16>, %w : col memref<1000xbf16>) outs(%y : full memref<?x1000xbf16>) attributes {norm.stream_rows} {
+  ^bb0(%a: bf16, %wv: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %wf = arith.extf %wv : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %wf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // A streamed block that holds its rows takes norm.rows_per_block of them
 // (norm-short-rows sets 4 from 3168 rows, chooseHeldRows): rows b * 2 and
 // b * 2 + 1, the second's loads predicated on its existence (below M), both

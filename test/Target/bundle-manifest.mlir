@@ -165,7 +165,18 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-PTX-COUNT-4: st.global.v4.b32
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
+// The one row (chooseOneRowForwardRows): 256 threads of 4 elements, its
+// weight and bias loaded with the row.
 // INFER-PTX-LABEL: .entry norm_fused_3(
+// INFER-PTX: .maxntid 256, 1, 1
+// INFER-PTX-COUNT-3: ld.global.v2.b32
+// INFER-PTX-NOT: ld.global
+// INFER-PTX: bar.sync
+// INFER-PTX-NOT: ld.global
+// INFER-PTX: st.global.v2.b32
+// INFER-PTX-NOT: st.global
+// INFER-PTX: ret;
+// INFER-PTX-LABEL: .entry norm_fused_4(
 // INFER-PTX-COUNT-3: ld.global
 // INFER-PTX-NOT: ld.global
 // INFER-PTX: bar.sync
@@ -173,7 +184,7 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-PTX: st.global.v4.b32
 // INFER-PTX-NOT: st.global
 // INFER-PTX: ret;
-// INFER-PTX-LABEL: .entry norm_fused_4(
+// INFER-PTX-LABEL: .entry norm_fused_5(
 // INFER-PTX: ld.global
 // INFER-PTX-NOT: ld.global
 // INFER-PTX: bar.sync
@@ -207,8 +218,17 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN: "ge": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 3168
-// INFER-WHEN: "grid": "M",
+// INFER-WHEN: "block": 256,
+// INFER-WHEN: "grid": 1,
 // INFER-WHEN: "kernel": "norm_fused_3",
+// INFER-WHEN: "ge": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 1
+// INFER-WHEN: "lt": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 2
+// INFER-WHEN: "grid": "M",
+// INFER-WHEN: "kernel": "norm_fused_4",
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 16896
@@ -221,11 +241,22 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 3168
+// INFER-WHEN: "or": [
+// INFER-WHEN: "lt": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 1
+// INFER-WHEN: "ge": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 2
 // INFER-WHEN: "lt": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 133
 // INFER-WHEN: "grid": "M",
-// INFER-WHEN: "kernel": "norm_fused_4",
+// INFER-WHEN: "kernel": "norm_fused_5",
+// INFER-WHEN: "or": [
+// INFER-WHEN: "ge": [
+// INFER-WHEN-NEXT: "M",
+// INFER-WHEN-NEXT: 2
 // INFER-WHEN: "ge": [
 // INFER-WHEN-NEXT: "M",
 // INFER-WHEN-NEXT: 133

@@ -412,11 +412,22 @@ func.func @columns_need_rows(%x: tensor<?x1024xbf16>, %y: tensor<?x1024xbf16>, %
 // four a block from 2112 rows; below, a row a block, whose two column
 // inputs the output pass loads after the reductions, except below 133 rows
 // (one block an SM: choosePreloadedColumnsRows), where the blocks load them
-// with the row (norm.preload_columns). A static M takes its version alone.
+// with the row (norm.preload_columns). One row is a version of static shape
+// of its own (chooseOneRowForwardRows), which the lowering spreads over more
+// threads. A static M takes its version alone.
 // CHECK-LABEL: func @ln_fwd_bias_1000
 // CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c2112
 // CHECK: scf.if %[[HELD]]
 // CHECK: norm.rows_per_block = 4 : i64, norm.stream_rows
+// CHECK: } else {
+// CHECK: %[[BELOW2:.+]] = arith.cmpi ult, %[[M:.+]], %c2
+// CHECK: %[[FROM1:.+]] = arith.cmpi uge, %[[M]], %c1
+// CHECK: %[[ONE:.+]] = arith.andi %[[FROM1]], %[[BELOW2]]
+// CHECK: scf.if %[[ONE]]
+// CHECK: %[[ROW:.+]] = tensor.cast %{{.+}} : tensor<?x1000xbf16> to tensor<1x1000xbf16>
+// CHECK: norm.fused ins (%[[ROW]] : full tensor<1x1000xbf16>
+// CHECK: attributes {norm.preload_columns, norm.stream_rows}
+// CHECK: tensor.cast %{{.+}} : tensor<1x1000xbf16> to tensor<?x1000xbf16>
 // CHECK: } else {
 // CHECK: %[[FEW:.+]] = arith.cmpi ult, %{{.+}}, %c133
 // CHECK: scf.if %[[FEW]]

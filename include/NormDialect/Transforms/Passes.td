@@ -86,8 +86,14 @@ def NormShortRows : Pass<"norm-short-rows"> {
     in the first band an RMSNorm's version also carries `norm.warp_rows`,
     and each of the block's four warps holds a row of its own, reduced by
     shuffles without a barrier (the `warp-rows` option: 0 never, 1 in
-    every band of four rows). The `short-rows` option turns all of this
-    off with the rest of the rule.
+    every band of four rows). Below the bands, a row a block: up to one
+    block an SM (`choosePreloadedColumnsRows`) LayerNorm's version carries
+    `norm.preload_columns` and loads its weight and bias with the row; one
+    row (`chooseOneRowForwardRows`) is a version of its own cast to 1 x N,
+    like the backwards' single block, whose one block the GPU lowering
+    spreads over more threads of narrower vectors (`chooseOneRowLayout`).
+    The `short-rows` option turns all of this off with the rest of the
+    rule.
   }];
   let options = [
     Option<"shortRows", "short-rows", "int64_t", /*default=*/"-1",

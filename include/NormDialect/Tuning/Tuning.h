@@ -269,6 +269,21 @@ RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
 /// of one vector a thread.
 std::optional<RowLayout> warpRowsLayout(const RowLayout &block);
 
+/// Threads a block spreads one row over where its grid is that one block
+/// (chooseOneRowLayout).
+constexpr int64_t kOneRowThreads = 256;
+
+/// The layout `layout` (a row-resident or streamed block of one vector a
+/// thread covering a whole row) for a kernel whose grid is a single block
+/// over one row (M = 1): narrower vectors over more threads, halving the
+/// vector width while the doubled threads stay within kOneRowThreads. With
+/// nothing else on the GPU the kernel is a chain of latencies, and more
+/// threads each loading less put more loads in flight at once; with blocks
+/// to hide them the wider vectors win (4096 x 1024: 0.78-0.98x). Returns
+/// `layout` unchanged for any other layout.
+RowLayout chooseOneRowLayout(const RowLayout &layout, int64_t n,
+                             const DeviceInfo &device);
+
 /// Returns an empty string when `size` is a usable largest cluster size (1,
 /// 2, 4, 8 or 16 blocks), else why not.
 std::string validateClusterSize(int64_t size);
@@ -450,6 +465,9 @@ struct PlanRequest {
   /// whose copies and mbarrier waits only add latency to a row that nothing
   /// overlaps.
   bool singleBlock = false;
+  /// The kernel's rows are one row (a static M of 1): its grid is one
+  /// block, which spreads the row over more threads (chooseOneRowLayout).
+  bool oneRow = false;
   /// A streamed forward that holds its rows gives each warp rows of its
   /// own (norm.warp_rows, warpRowsLayout).
   bool warpRows = false;
@@ -484,6 +502,10 @@ struct PlanRequest {
   }
   PlanRequest &setSingleBlock(bool single) {
     singleBlock = single;
+    return *this;
+  }
+  PlanRequest &setOneRow(bool one) {
+    oneRow = one;
     return *this;
   }
   PlanRequest &setBesideColumns(std::optional<KernelShape> columns) {
@@ -665,6 +687,13 @@ struct HeldRows {
 std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
                                      const DeviceInfo &device,
                                      int64_t warpRows = -1);
+
+/// The rows of M (one row: [1, 2)) where the streamed forward of `shape`
+/// gets a version of static shape whose single block spreads the row over
+/// more threads (chooseOneRowLayout). Empty where the forward does not
+/// stream one row or that layout is its streaming layout already.
+RowRange chooseOneRowForwardRows(const KernelShape &shape,
+                                 const DeviceInfo &device);
 
 /// The rows of M where the streamed forward of `shape` loads its column
 /// inputs with the row, before the reductions (norm.preload_columns on a
