@@ -138,6 +138,17 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   EXPECT_EQ(evaluate(f->launches[3].when, 255), 0);
   EXPECT_EQ(evaluate(f->launches[4].when, 256), 1);
   EXPECT_TRUE(f->launches[2].programmatic);
+  // Kernels take each buffer's aligned pointer and its dynamic size
+  // (norm-compact-kernel-args): the one-row kernel pointers alone, the row
+  // kernel dy's pointer then M.
+  for (const LaunchParam &param : f->launches[0].params)
+    EXPECT_EQ(param.kind, LaunchParam::Kind::AlignedPointer);
+  const std::vector<LaunchParam> &rowParams = f->launches[1].params;
+  ASSERT_GE(rowParams.size(), 2u);
+  EXPECT_EQ(rowParams[0].kind, LaunchParam::Kind::AlignedPointer);
+  EXPECT_EQ(rowParams[0].buffer, "arg0");
+  EXPECT_EQ(rowParams[1].kind, LaunchParam::Kind::Size);
+  EXPECT_EQ(evaluate(rowParams[1].value, 10), 10);
 
   alignas(16) static char fake[64];
   TensorRef dy{fake, DType::BF16, {10, 4096}}, x = dy;
@@ -291,6 +302,26 @@ TEST(Bundle, RejectsBrokenBundles) {
          "when": {"max": ["M", 2]}}]}]})";
   EXPECT_FALSE(Bundle::load(dir, error));
   EXPECT_NE(error.find("has a bad when"), std::string::npos) << error;
+  // Parameters: a descriptor field other than the aligned pointer, a buffer
+  // without rank or field, a malformed size.
+  auto withParams = [&](const std::string &params) {
+    std::ofstream(dir + "/manifest.json")
+        << R"({"format": "norm-kernel-bundle", "version": 1, "ptx": "k.ptx",
+        "functions": [{"function": "f", "arguments": [{"name": "arg0",
+        "dtype": "f32", "shape": ["M"]}], "buffers": [], "results": [],
+        "launches": [{"kernel": "k", "block": 32, "grid": 1, "params": )"
+        << params << "}]}]}";
+    return Bundle::load(dir, error) != nullptr;
+  };
+  EXPECT_TRUE(withParams(R"([{"buffer": "arg0", "field": "aligned"},
+                             {"value": "M"}, {"buffer": "arg0", "rank": 1}])"))
+      << error;
+  EXPECT_FALSE(withParams(R"([{"buffer": "arg0", "field": "offset"}])"));
+  EXPECT_NE(error.find("other than 'aligned'"), std::string::npos) << error;
+  EXPECT_FALSE(withParams(R"([{"buffer": "arg0"}])"));
+  EXPECT_NE(error.find("without a rank or field"), std::string::npos) << error;
+  EXPECT_FALSE(withParams(R"([{"value": {"max": ["M"]}}])"));
+  EXPECT_NE(error.find("malformed size parameter"), std::string::npos) << error;
 }
 
 TEST(Launcher, ReportsAMissingDriverClearly) {

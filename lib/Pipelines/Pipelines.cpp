@@ -113,6 +113,9 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   pipelining.numStages = options.numStages;
   pm.addPass(createNormPipeline(pipelining));
   pm.addPass(createCanonicalizerPass());
+  // Last, so that the bundle manifest (describeLaunches, on this IR) and the
+  // kernels agree on their parameters.
+  pm.addPass(createNormCompactKernelArgs());
 }
 
 /// The passes of upstream's gpu-lower-to-nvvm-pipeline (LLVM 22.1, with its

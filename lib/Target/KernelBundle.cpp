@@ -187,6 +187,23 @@ private:
     return a;
   }
 
+  /// The buffer `value` is a view of: through memref.cast and scf.if
+  /// results whose branches yield the same buffer (as bufferName); `value`
+  /// itself otherwise.
+  Value rootBuffer(Value value) {
+    if (auto cast = value.getDefiningOp<memref::CastOp>())
+      return rootBuffer(cast.getSource());
+    if (auto branch = value.getDefiningOp<scf::IfOp>()) {
+      if (!branch.elseBlock())
+        return value;
+      unsigned k = cast<OpResult>(value).getResultNumber();
+      Value a = rootBuffer(branch.thenYield().getOperand(k));
+      Value b = rootBuffer(branch.elseYield().getOperand(k));
+      return a == b ? a : value;
+    }
+    return value;
+  }
+
   /// Dynamic dimensions of norm programs are row counts: dim 0 of a 2-D
   /// activation or of a 1-D per-row statistic. They are all "M"; the runtime
   /// checks that the tensors it is given agree.
@@ -215,16 +232,20 @@ private:
     if (auto dim = value.getDefiningOp<memref::DimOp>()) {
       std::optional<int64_t> index = dim.getConstantIndex();
       auto type = cast<MemRefType>(dim.getSource().getType());
-      if (index && type.isDynamicDim(*index) && *index == 0)
-        return json::Value("M");
       if (index && !type.isDynamicDim(*index))
         return json::Value(type.getDimSize(*index));
-      // A dim of an allocated buffer: look through to its size.
-      if (auto alloc = dim.getSource().getDefiningOp<memref::AllocOp>())
+      // A dim of an allocated buffer (a workspace of partial rows): its
+      // size; of an argument: M.
+      Value source = rootBuffer(dim.getSource());
+      if (auto alloc = source.getDefiningOp<memref::AllocOp>()) {
         if (index)
           return expression(
               alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(
                   *index)]);
+      } else if (index && *index == 0 && isa<BlockArgument>(source) &&
+                 names.count(source)) {
+        return json::Value("M");
+      }
     }
     auto binary = [&](StringRef name, Value a,
                       Value b) -> FailureOr<json::Value> {
@@ -245,6 +266,33 @@ private:
                            "bundle: cannot express this size in terms of M");
   }
 
+  /// One kernel parameter: a buffer's memref descriptor ({"buffer": b,
+  /// "rank": r}), its aligned pointer ({"buffer": b, "field": "aligned"};
+  /// norm-compact-kernel-args), or a size ({"value": expression of M}).
+  FailureOr<json::Object> describeParam(Value operand) {
+    if (auto type = dyn_cast<MemRefType>(operand.getType())) {
+      std::optional<std::string> name = bufferName(operand);
+      if (!name)
+        return failure();
+      return json::Object{{"buffer", *name}, {"rank", type.getRank()}};
+    }
+    auto cast = operand.getDefiningOp<arith::IndexCastOp>();
+    if (!cast || !operand.getType().isInteger(64))
+      return failure();
+    if (auto pointer =
+            cast.getIn()
+                .getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()) {
+      std::optional<std::string> name = bufferName(pointer.getSource());
+      if (!name)
+        return failure();
+      return json::Object{{"buffer", *name}, {"field", "aligned"}};
+    }
+    FailureOr<json::Value> size = expression(cast.getIn());
+    if (failed(size))
+      return failure();
+    return json::Object{{"value", std::move(*size)}};
+  }
+
   FailureOr<json::Object> describeLaunch(gpu::LaunchFuncOp launch) {
     auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
         launch, launch.getKernel());
@@ -256,14 +304,12 @@ private:
       return failure();
     json::Array params;
     for (Value operand : launch.getKernelOperands()) {
-      auto type = dyn_cast<MemRefType>(operand.getType());
-      std::optional<std::string> name =
-          type ? bufferName(operand) : std::nullopt;
-      if (!name)
-        return launch.emitError("bundle: kernel operands must be program "
-                                "arguments or allocated buffers");
-      params.push_back(
-          json::Object{{"buffer", *name}, {"rank", type.getRank()}});
+      FailureOr<json::Object> param = describeParam(operand);
+      if (failed(param))
+        return launch.emitError("bundle: kernel operands must be buffers "
+                                "(program arguments or allocations), their "
+                                "aligned pointers, or sizes of M");
+      params.push_back(std::move(*param));
     }
     int64_t block = 0;
     if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.block_size"))

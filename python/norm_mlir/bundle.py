@@ -12,6 +12,30 @@ class BundleError(ValueError):
     """A malformed bundle, or tensors that do not fit a bundle's signature."""
 
 
+def _check_param(kernel, param, function):
+    """Raises BundleError unless `param` is a kernel parameter of the
+    manifest: a buffer's memref descriptor ({"buffer": b, "rank": r}), its
+    aligned pointer ({"buffer": b, "field": "aligned"}) or a size
+    ({"value": expression of M})."""
+    if not isinstance(param, dict):
+        raise BundleError(f"launch of {kernel} has a malformed parameter {param!r}")
+    if "value" in param:
+        if evaluate(param["value"], 1) < 0:
+            raise BundleError(f"launch of {kernel} has a bad size parameter "
+                              f"{param['value']!r}")
+        return
+    name = param.get("buffer")
+    if name not in function.buffers and not any(
+            a["name"] == name for a in function.arguments):
+        raise BundleError(f"launch of {kernel} names unknown buffer {name}")
+    if "field" in param:
+        if param["field"] != "aligned":
+            raise BundleError(f"launch of {kernel} passes field {param['field']!r} of "
+                              f"{name} (only 'aligned')")
+    elif not isinstance(param.get("rank"), int):
+        raise BundleError(f"launch of {kernel} passes {name} without a rank or field")
+
+
 def evaluate(expr, m):
     """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]},
     {"min": [a, b]}, {"max": [a, b]}) or launch condition ({"lt": [a, b]},
@@ -81,10 +105,7 @@ class Function:
                 raise BundleError(f"launch of {launch.get('kernel')} has a bad shared_bytes "
                                   f"{shared!r} (0 to {MAX_SHARED_BYTES})")
             for p in launch["params"]:
-                if p["buffer"] not in self.buffers and not any(
-                        a["name"] == p["buffer"] for a in self.arguments):
-                    raise BundleError(
-                        f"launch of {launch['kernel']} names unknown buffer {p['buffer']}")
+                _check_param(launch["kernel"], p, self)
 
     def bind_rows(self, shapes):
         """Checks argument shapes (lists of ints) and returns M.

@@ -21,6 +21,17 @@ def _descriptor(tensor):
     return fields
 
 
+def _param(param, env, m):
+    """The kernel arguments of one manifest parameter: a buffer's memref
+    descriptor, its aligned pointer (norm-compact-kernel-args) or a size."""
+    if "value" in param:
+        return [ctypes.c_int64(evaluate(param["value"], m))]
+    tensor = env[param["buffer"]]
+    if param.get("field") == "aligned":
+        return [ctypes.c_uint64(tensor.data_ptr())]
+    return _descriptor(tensor)
+
+
 class Launcher:
     """Binds a bundle to the current CUDA context."""
 
@@ -120,7 +131,7 @@ class Launcher:
                         grid = (min(grid[0], self._resident[name]), grid[1])
                 params = []
                 for p in launch["params"]:
-                    params += _descriptor(env[p["buffer"]])
+                    params += _param(p, env, m)
                 self.module.launch(launch["kernel"], grid, launch["block"], params,
                                    stream=stream, shared_bytes=launch.get("shared_bytes", 0),
                                    programmatic=programmatic)

@@ -22,6 +22,12 @@ def compile_bundle(tmp_path, kind, n=256, dtype="bf16", flags=(), **kwargs):
     return load_bundle(str(out))
 
 
+def param_buffers(launch):
+    """The buffers a launch passes, in order (their aligned pointers or
+    descriptors; sizes left out)."""
+    return [p["buffer"] for p in launch["params"] if "buffer" in p]
+
+
 def set_main_launch_field(bundle_dir, key, value):
     """Rewrites one field of the first launch in a bundle's manifest."""
     manifest = bundle_dir / "manifest.json"
@@ -124,7 +130,7 @@ def test_short_rows_version_the_backward(tmp_path):
     # Every version writes the same results.
     assert f.results == ["buf0", "buf1"]
     for launch in (f.launches[0], f.launches[1], f.launches[3]):
-        assert launch["params"][4]["buffer"] == "buf0"
+        assert param_buffers(launch)[4] == "buf0"
     # A condition that is not one is rejected when the bundle is read.
     set_main_launch_field(tmp_path / "rms_bwd", "when", {"lt": ["M"]})
     with pytest.raises(BundleError, match="two operands"):
@@ -189,7 +195,7 @@ def test_ln_bwd_combines_share_one_launch(tmp_path):
     f = bundle.function()
     assert [l["kernel"] for l in f.launches] == ["norm_fused", "norm_combine"]
     combine = f.launches[1]
-    params = [p["buffer"] for p in combine["params"]]
+    params = param_buffers(combine)
     assert len(params) == 4
     assert params[1] in f.results and params[3] in f.results
     assert params[0] not in f.results and params[2] not in f.results
@@ -219,6 +225,36 @@ def test_signature_errors(tmp_path):
     rms = compile_bundle(tmp_path, "rms_bwd").function()
     with pytest.raises(BundleError, match="has 5 rows, but another argument has 4"):
         rms.bind_rows([[4, 256], [5, 256], [4], [256]])
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_kernels_take_pointers_and_sizes(tmp_path):
+    # norm-compact-kernel-args: each buffer passes its aligned pointer, and
+    # its dynamic size (M, or the workspace's partial rows) after it; the
+    # PTX entry declares as many parameters.
+    bundle = compile_bundle(tmp_path, "rms_bwd", flags=["--short-rows=0"])
+    f = bundle.function()
+    split, combine = f.launches
+    workspace = next(b for b in f.buffers if b not in f.results)
+    assert split["params"][:2] == [{"buffer": "arg0", "field": "aligned"},
+                                   {"value": "M"}]
+    # The weight (static shape) passes its pointer alone.
+    weight = split["params"].index({"buffer": "arg3", "field": "aligned"})
+    assert "buffer" in split["params"][weight + 1]
+    sizes = [p["value"] for p in combine["params"] if "value" in p]
+    assert len(sizes) == 1
+    assert evaluate(sizes[0], 1000) == f.buffer_shape(workspace, 1000)[0]
+    entry = bundle.ptx[bundle.ptx.index(".entry norm_combine("):]
+    assert entry[:entry.index(")")].count(".param") == len(combine["params"])
+    # A field other than the aligned pointer, or a malformed size, is
+    # rejected when the bundle is read.
+    set_main_launch_field(tmp_path / "rms_bwd", "params",
+                          [{"buffer": "arg0", "field": "offset"}])
+    with pytest.raises(BundleError, match="field 'offset'"):
+        load_bundle(str(tmp_path / "rms_bwd"))
+    set_main_launch_field(tmp_path / "rms_bwd", "params", [{"value": {"max": ["M"]}}])
+    with pytest.raises(BundleError, match="two operands"):
+        load_bundle(str(tmp_path / "rms_bwd"))
 
 
 def test_malformed_bundles(tmp_path):
@@ -263,8 +299,8 @@ def test_inference_forward_bundle_returns_y_alone(tmp_path, kind):
     assert len(infer.results) == 1 and len(infer.buffers) == 1
     (buf,) = infer.buffers.values()
     assert buf["dtype"] == "bf16" and buf["shape"] == ["M", 256]
-    assert len(infer.launches[0]["params"]) == len(train.launches[0]["params"]) - (
-        len(train.results) - 1)
+    assert len(param_buffers(infer.launches[0])) == len(
+        param_buffers(train.launches[0])) - (len(train.results) - 1)
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")

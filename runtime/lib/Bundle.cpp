@@ -205,14 +205,41 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
                    error))
       return false;
     for (const JsonValue &p : params->array) {
-      const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank");
-      if (!buffer || !buffer->isString() || !known.count(buffer->string) ||
-          !rank || !rank->isInteger()) {
+      LaunchParam param;
+      if (const JsonValue *value = p.get("value")) {
+        if (evaluate(*value, 1) < 0) {
+          error = "manifest: launch of " + launch.kernel +
+                  " has a malformed size parameter";
+          return false;
+        }
+        param.kind = LaunchParam::Kind::Size;
+        param.value = *value;
+        launch.params.push_back(std::move(param));
+        continue;
+      }
+      const JsonValue *buffer = p.get("buffer"), *rank = p.get("rank"),
+                      *field = p.get("field");
+      if (!buffer || !buffer->isString() || !known.count(buffer->string)) {
         error = "manifest: launch of " + launch.kernel +
                 " has a parameter naming an unknown buffer";
         return false;
       }
-      launch.params.emplace_back(buffer->string, rank->integer);
+      param.buffer = buffer->string;
+      if (field) {
+        if (!field->isString() || field->string != "aligned") {
+          error = "manifest: launch of " + launch.kernel + " passes a field " +
+                  "of " + buffer->string + " other than 'aligned'";
+          return false;
+        }
+        param.kind = LaunchParam::Kind::AlignedPointer;
+      } else if (rank && rank->isInteger()) {
+        param.rank = rank->integer;
+      } else {
+        error = "manifest: launch of " + launch.kernel + " passes " +
+                buffer->string + " without a rank or field";
+        return false;
+      }
+      launch.params.push_back(std::move(param));
     }
     f.launches.push_back(std::move(launch));
   }

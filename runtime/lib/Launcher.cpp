@@ -309,11 +309,20 @@ bool Launcher::run(const std::string &functionName,
       if (resident > 0)
         grid = std::min(grid, resident);
     }
-    // Memref descriptors: allocated ptr, aligned ptr, offset, sizes, strides.
     std::vector<int64_t> scalars;
-    for (const auto &[name, rank] : launch.params) {
-      const TensorRef &t = buffers[name];
+    for (const LaunchParam &param : launch.params) {
+      if (param.kind == LaunchParam::Kind::Size) {
+        scalars.push_back(evaluate(param.value, rows));
+        continue;
+      }
+      const TensorRef &t = buffers[param.buffer];
       int64_t ptr = reinterpret_cast<int64_t>(t.data);
+      if (param.kind == LaunchParam::Kind::AlignedPointer) {
+        scalars.push_back(ptr);
+        continue;
+      }
+      // Memref descriptors: allocated ptr, aligned ptr, offset, sizes,
+      // strides.
       scalars.push_back(ptr);
       scalars.push_back(ptr);
       scalars.push_back(0);

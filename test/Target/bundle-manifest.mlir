@@ -4,6 +4,7 @@
 // With the short-rows versions (the default below 512 rows at N = 256 f32):
 // every launch carries its condition on M.
 // RUN: rm -rf %t5 && norm-compile %s -o %t5 --quiet && FileCheck %s --check-prefix=SHORT < %t5/manifest.json
+// RUN: FileCheck %s --check-prefix=PARAMS < %t5/manifest.json
 // RUN: not norm-compile %s -o %t2 --split-size=-1 2>&1 | FileCheck %s --check-prefix=BADSPLIT
 // --help lists norm-compile's options, not every linked library's; those
 // still parse.
@@ -72,13 +73,20 @@
 // CHECK: "target": "sm_90"
 // SHORT: "launches": [
 // At one row one block (the conditions joined by "and"), its operands
-// the program's arguments and buffers through the one-row version's casts.
+// the program's arguments and buffers through the one-row version's casts:
+// their aligned pointers (norm-compact-kernel-args), and no sizes (static
+// in the one-row version).
 // SHORT: "grid": 1,
 // SHORT: "kernel": "norm_fused",
 // SHORT-NEXT: "params": [
 // SHORT-NEXT: {
 // SHORT-NEXT: "buffer": "arg0",
-// SHORT-NEXT: "rank": 2
+// SHORT-NEXT: "field": "aligned"
+// SHORT-NEXT: },
+// SHORT-NEXT: {
+// SHORT-NEXT: "buffer": "arg1",
+// SHORT-NEXT: "field": "aligned"
+// SHORT-NOT: "value"
 // SHORT: "programmatic": false,
 // SHORT: "when": {
 // SHORT-NEXT: "and": [
@@ -130,6 +138,27 @@
 // SHORT: "results": [
 // SHORT-NEXT: "buf0",
 // SHORT-NEXT: "buf1"
+// The row kernel of the pair: each activation's pointer, then its M; the
+// combine's workspace its partial rows.
+// PARAMS: "kernel": "norm_fused_0",
+// PARAMS-NEXT: "params": [
+// PARAMS-NEXT: {
+// PARAMS-NEXT: "buffer": "arg0",
+// PARAMS-NEXT: "field": "aligned"
+// PARAMS-NEXT: },
+// PARAMS-NEXT: {
+// PARAMS-NEXT: "value": "M"
+// PARAMS-NEXT: },
+// PARAMS: "kernel": "norm_combine",
+// PARAMS-NEXT: "params": [
+// PARAMS-NEXT: {
+// PARAMS-NEXT: "buffer": "buf2",
+// PARAMS-NEXT: "field": "aligned"
+// PARAMS-NEXT: },
+// PARAMS-NEXT: {
+// PARAMS-NEXT: "value": {
+// PARAMS-NEXT: "ceildiv": [
+// PARAMS-NEXT: "M",
 // BADSPLIT: error: norm-split-reduction: split size must be a positive number of rows, got -1
 // BADSPLIT-NOT: see current operation
 // DYNN: error: 'norm.fused' op the GPU lowering needs a static normalized dimension N

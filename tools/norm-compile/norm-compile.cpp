@@ -216,9 +216,14 @@ static void printFunction(const llvm::json::Object &f) {
         os << ", " << shared;
       os << ">>>(";
       if (const auto *params = launch->getArray("params"))
-        for (auto [i, p] : llvm::enumerate(*params))
+        for (auto [i, p] : llvm::enumerate(*params)) {
+          // A buffer (its descriptor or aligned pointer) or a size.
+          const auto *param = p.getAsObject();
+          const llvm::json::Value *size = param->get("value");
           os << (i ? ", " : "")
-             << p.getAsObject()->getString("buffer").value_or("?");
+             << (size ? exprText(*size)
+                      : param->getString("buffer").value_or("?").str());
+        }
       os << ")\n";
     }
 }

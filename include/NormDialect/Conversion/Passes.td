@@ -120,6 +120,39 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def NormCompactKernelArgs
+    : Pass<"norm-compact-kernel-args", "::mlir::ModuleOp"> {
+  let summary = "Kernels take aligned pointers and dynamic sizes, not memref "
+                "descriptors";
+  let description = [{
+    Rewrites every `gpu.func` kernel argument of memref type with an
+    identity layout in the default memory space into the values a kernel
+    can read: its aligned pointer (`i64`) and one `i64` per dynamic size.
+    Inside the kernel the descriptor is rebuilt from them (the allocated
+    pointer is the aligned one, the offset 0, the strides the products of
+    the sizes to the right: what the identity layout says), so the memref
+    ops are unchanged and the rebuilt fields fold to constants after the
+    lowering to NVVM. Each `gpu.launch_func` passes
+    `memref.extract_aligned_pointer_as_index` and `memref.dim` of its
+    operands instead; the bundle manifest describes those parameters
+    (`{"buffer": b, "field": "aligned"}`, `{"value": size}`).
+
+    Upstream's bare-pointer calling convention
+    (`use-bare-ptr-memref-call-conv`) passes one pointer per memref but
+    only for static shapes; these kernels take their rows with a dynamic M.
+    Why not the default descriptors: a kernel reads only a few of their
+    fields, but those lie spread over the parameter space (33 parameters
+    for the RMSNorm backward, 264 bytes), and each constant-cache line the
+    kernel touches first costs its warps a miss: ncu measured 90-140
+    cycles a warp stalled on them against Triton's 45 in kernels of one
+    row (bench/results/ncu-2026-12-03-s39-one-row-backwards.txt).
+    Arguments of other memref types keep their descriptors.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def NormSerializeKernels
     : Pass<"norm-serialize-kernels", "::mlir::ModuleOp"> {
   let summary = "Serialize the gpu.modules to gpu.binary ops, in parallel";

@@ -44,6 +44,23 @@ struct BufferDesc {
 /// Most dynamic shared memory a launch may ask for (Hopper: 227 KB).
 constexpr int64_t kMaxSharedBytes = 227 * 1024;
 
+/// One kernel parameter of a launch.
+struct LaunchParam {
+  enum class Kind {
+    /// The buffer's memref descriptor: allocated and aligned pointer,
+    /// offset, sizes, strides (MLIR's default GPU calling convention).
+    Descriptor,
+    /// The buffer's aligned pointer (norm-compact-kernel-args).
+    AlignedPointer,
+    /// A size: `value` evaluated for M (see evaluate()).
+    Size,
+  };
+  Kind kind = Kind::Descriptor;
+  std::string buffer;
+  int64_t rank = 0;
+  JsonValue value;
+};
+
 /// One kernel launch of a function.
 struct LaunchDesc {
   std::string kernel;
@@ -69,8 +86,8 @@ struct LaunchDesc {
   /// (norm-short-rows' versions).
   bool conditional = false;
   JsonValue when;
-  /// Buffer names and ranks of the kernel's memref parameters.
-  std::vector<std::pair<std::string, int64_t>> params;
+  /// The kernel's parameters, in order.
+  std::vector<LaunchParam> params;
 };
 
 /// One compiled function of a bundle.
