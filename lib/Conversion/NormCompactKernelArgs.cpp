@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_NORMCOMPACTKERNELARGS
@@ -135,13 +136,12 @@ struct NormCompactKernelArgsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // The kernels' signatures before the rewrite, to rewrite their launches
-    // after.
-    llvm::DenseMap<Operation *, SmallVector<Type>> original;
+    // The kernels rewritten, whose launches follow.
+    llvm::DenseSet<Operation *> compacted;
     WalkResult result = module.walk([&](gpu::GPUFuncOp kernel) {
       if (!kernel.isKernel())
         return WalkResult::advance();
-      original[kernel] = SmallVector<Type>(kernel.getArgumentTypes());
+      compacted.insert(kernel);
       return failed(compactKernel(kernel)) ? WalkResult::interrupt()
                                            : WalkResult::advance();
     });
@@ -150,7 +150,7 @@ struct NormCompactKernelArgsPass
     module.walk([&](gpu::LaunchFuncOp launch) {
       auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
           launch, launch.getKernel());
-      if (!kernel || !original.count(kernel))
+      if (!kernel || !compacted.contains(kernel))
         return;
       OpBuilder b(launch);
       SmallVector<Value> operands;

@@ -166,30 +166,18 @@ private:
     return std::make_pair(make("ge"), make("lt"));
   }
 
-  /// The name of the buffer `value` is: an argument, an allocation, or the
-  /// result of an scf.if whose branches both yield the same one.
+  /// The name of the buffer `value` is: an argument, an allocation, or a
+  /// view of one (rootBuffer).
   std::optional<std::string> bufferName(Value value) {
-    if (auto it = names.find(value); it != names.end())
+    if (auto it = names.find(rootBuffer(value)); it != names.end())
       return it->second;
-    // A cast changes what is known of the shape (norm-short-rows' one-row
-    // version casts M to 1), not the buffer, nor the descriptor the kernel
-    // takes (static sizes are passed all the same).
-    if (auto cast = value.getDefiningOp<memref::CastOp>())
-      return bufferName(cast.getSource());
-    auto branch = value.getDefiningOp<scf::IfOp>();
-    if (!branch || !branch.elseBlock())
-      return std::nullopt;
-    unsigned k = cast<OpResult>(value).getResultNumber();
-    std::optional<std::string> a = bufferName(branch.thenYield().getOperand(k));
-    std::optional<std::string> b = bufferName(branch.elseYield().getOperand(k));
-    if (!a || a != b)
-      return std::nullopt;
-    return a;
+    return std::nullopt;
   }
 
-  /// The buffer `value` is a view of: through memref.cast and scf.if
-  /// results whose branches yield the same buffer (as bufferName); `value`
-  /// itself otherwise.
+  /// The buffer `value` is a view of, through memref.cast and the results of
+  /// scf.ifs whose branches both yield the same buffer; `value` itself
+  /// otherwise. A cast changes what is known of the shape (norm-short-rows'
+  /// one-row version casts M to 1), not the buffer.
   Value rootBuffer(Value value) {
     if (auto cast = value.getDefiningOp<memref::CastOp>())
       return rootBuffer(cast.getSource());
