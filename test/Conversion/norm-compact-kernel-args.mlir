@@ -52,3 +52,32 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Dynamic sizes in both dimensions: both are passed, after the pointer, in
+// dimension order, and the outer stride is the inner size (1 x N).
+// CHECK-LABEL: func.func @host_2d
+// CHECK: gpu.func @both(%[[P:.+]]: i64, %[[ROWS:.+]]: i64, %[[COLS:.+]]: i64) kernel
+// CHECK: %[[ONE:.+]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK: llvm.insertvalue %[[COLS]], %{{.+}}[3, 1]
+// CHECK: llvm.insertvalue %[[ONE]], %{{.+}}[4, 1]
+// CHECK: %[[STRIDE:.+]] = llvm.mul %[[ONE]], %[[COLS]] : i64
+// CHECK: llvm.insertvalue %[[ROWS]], %{{.+}}[3, 0]
+// CHECK: llvm.insertvalue %[[STRIDE]], %{{.+}}[4, 0]
+module attributes {gpu.container_module} {
+  func.func @host_2d(%x: memref<?x?xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@both blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%x : memref<?x?xf32>)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @both(%x: memref<?x?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0, %c0] : memref<?x?xf32>
+      memref.store %v, %x[%c0, %c0] : memref<?x?xf32>
+      gpu.return
+    }
+  }
+}
