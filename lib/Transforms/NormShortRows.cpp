@@ -188,7 +188,7 @@ struct NormShortRowsPass
     int64_t m =
         cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(m))
-      return m >= rows.begin && m < rows.end ? inside(b) : outside(b);
+      return rows.contains(m) ? inside(b) : outside(b);
     // Every M: one version, no branch.
     if (rows.coversAll())
       return inside(b);
@@ -288,14 +288,10 @@ struct NormShortRowsPass
     RowRange preloaded = versions.preloaded;
     if (!bands.empty())
       preloaded.end = std::min(preloaded.end, bands.front().rows.begin);
-    // The attributes of a version at `rows` rows: norm.preload_columns
-    // within `preloaded`.
-    auto preloadedAt = [&](OpBuilder &pb, int64_t rows) {
-      SmallVector<NamedAttribute> attrs;
-      if (rows >= preloaded.begin && rows < preloaded.end)
-        attrs.push_back(pb.getNamedAttr(FusedOp::getPreloadColumnsAttrName(),
-                                        pb.getUnitAttr()));
-      return attrs;
+    // The attributes of a version whose rows lie within `preloaded`.
+    auto preload = [&](OpBuilder &pb) {
+      return SmallVector<NamedAttribute>{pb.getNamedAttr(
+          FusedOp::getPreloadColumnsAttrName(), pb.getUnitAttr())};
     };
     auto rowABlock = [&](OpBuilder &ob) -> SmallVector<Value> {
       auto plain = [&](OpBuilder &pb) { return cloneMarked(pb, op, stream); };
@@ -304,8 +300,7 @@ struct NormShortRowsPass
       return versionOnRows(
           ob, op, preloaded,
           [&](OpBuilder &pb) {
-            return cloneMarked(pb, op, stream,
-                               preloadedAt(pb, preloaded.begin));
+            return cloneMarked(pb, op, stream, preload(pb));
           },
           plain);
     };
@@ -315,7 +310,10 @@ struct NormShortRowsPass
       return versionOnRows(
           ob, op, versions.oneRow,
           [&](OpBuilder &pb) {
-            return oneRow(pb, op, stream, preloadedAt(pb, 1));
+            return oneRow(pb, op, stream,
+                          preloaded.contains(1)
+                              ? preload(pb)
+                              : SmallVector<NamedAttribute>());
           },
           rowABlock);
     };
@@ -405,7 +403,7 @@ struct NormShortRowsPass
     // A static M outside the rows keeps the kernel as it is.
     int64_t m =
         cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
-    if (!ShapedType::isDynamic(m) && (m < rows.begin || m >= rows.end))
+    if (!ShapedType::isDynamic(m) && !rows.contains(m))
       return success();
     int64_t singleBlockRows =
         columnOutputs.empty() ? 0 : chooseSingleBlockRows(shape, device);

@@ -376,7 +376,7 @@ int64_t mlir::norm::columnKernelBlocks(const KernelShape &shape,
 RowRange mlir::norm::chooseOneRowForwardRows(const KernelShape &shape,
                                              const DeviceInfo &device) {
   RowRange streamed = chooseStreamedRows(shape, device);
-  if (streamed.empty() || streamed.begin > 1 || streamed.end <= 1)
+  if (!streamed.contains(1))
     return {};
   RowLayout layout = chooseStreamingLayout(shape.n, shape.elementBytes, device);
   RowLayout one = chooseOneRowLayout(layout, shape.n, device);

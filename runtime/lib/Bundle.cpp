@@ -232,9 +232,7 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
           return false;
         }
         param.kind = LaunchParam::Kind::AlignedPointer;
-      } else if (rank && rank->isInteger()) {
-        param.rank = rank->integer;
-      } else {
+      } else if (!rank || !rank->isInteger()) {
         error = "manifest: launch of " + launch.kernel + " passes " +
                 buffer->string + " without a rank or field";
         return false;

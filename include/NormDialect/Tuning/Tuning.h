@@ -633,6 +633,7 @@ struct RowRange {
   /// Every row count.
   static RowRange all() { return {0, std::numeric_limits<int64_t>::max()}; }
   bool empty() const { return end <= begin; }
+  bool contains(int64_t rows) const { return rows >= begin && rows < end; }
   bool coversAll() const {
     return begin <= 0 && end == std::numeric_limits<int64_t>::max();
   }

@@ -56,8 +56,9 @@ struct LaunchParam {
     Size,
   };
   Kind kind = Kind::Descriptor;
+  /// The buffer of a descriptor or pointer (its rank comes with the tensor).
   std::string buffer;
-  int64_t rank = 0;
+  /// A size's expression.
   JsonValue value;
 };
 
