@@ -50,6 +50,10 @@ def rows_for(n, quick):
     # block two.
     if n <= 1024:
         rows += [99, 133, 4225, 4750, 5000, 16895]
+    # RMSNorm N = 1024 runs a row a block between its warp-rows bands
+    # (chooseHeldRows): 395 and 661 rows are warp rows, 396 and 660 not.
+    if n == 1024:
+        rows += [395, 396, 660, 661]
     # The wide backwards' short-rows versions (chooseShortRowsLimit: 128-288
     # rows from N = 12288 to 32768): at N = 12288 the row kernel walks up
     # to four rows a block over the SMs the column blocks leave (100 rows:

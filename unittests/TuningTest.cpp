@@ -1517,15 +1517,15 @@ static std::vector<Band> heldBands(const KernelShape &shape,
 TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   const int64_t kAll = RowRange::all().end;
   // RMSNorm at N = 1024 bf16: warp rows from three quarters of a row per
-  // SM (99 rows) up
-  // to and including one wave of four-row blocks (32 rows per SM: 4224
-  // rows on 132 SMs), then up to 36 rows per SM at nine blocks an SM
+  // SM (99 rows) up to and including one wave of four-row blocks (32 rows
+  // per SM: 4224 rows on 132 SMs), except a row a block from 3 to 5 rows
+  // per SM (396-660 rows), then up to 36 rows per SM at nine blocks an SM
   // (still one wave), three rows a block up to 128 rows per SM, then four.
   EXPECT_EQ(heldBands(forwardShape(1024, 1), DeviceInfo()),
-            (std::vector<Band>{Band(4, 99, 4225, true, 0),
-                               Band(4, 4225, 4753, true, 9),
-                               Band(3, 4753, 16896, false, 0),
-                               Band(4, 16896, kAll, false, 0)}));
+            (std::vector<Band>{
+                Band(4, 99, 396, true, 0), Band(4, 661, 4225, true, 0),
+                Band(4, 4225, 4753, true, 9), Band(3, 4753, 16896, false, 0),
+                Band(4, 16896, kAll, false, 0)}));
   // LayerNorm the same without warp rows, from 24 rows per SM.
   EXPECT_EQ(heldBands(forwardShape(1024, 2), DeviceInfo()),
             (std::vector<Band>{Band(4, 3168, 4225, false, 0),
@@ -1538,19 +1538,28 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
     KernelShape stats = forwardShape(1024, reductions);
     stats.rowOutputs = reductions;
     bool warps = reductions == 1;
-    EXPECT_EQ(heldBands(stats, DeviceInfo()),
-              (std::vector<Band>{Band(4, warps ? 99 : 3168, 4225, warps, 0),
-                                 Band(3, 4225, 16896, false, 0),
-                                 Band(4, 16896, kAll, false, 0)}));
+    std::vector<Band> expected =
+        warps ? std::vector<Band>{Band(4, 99, 396, true, 0),
+                                  Band(4, 661, 4225, true, 0),
+                                  Band(3, 4225, 16896, false, 0),
+                                  Band(4, 16896, kAll, false, 0)}
+              : std::vector<Band>{Band(4, 3168, 4225, false, 0),
+                                  Band(3, 4225, 16896, false, 0),
+                                  Band(4, 16896, kAll, false, 0)};
+    EXPECT_EQ(heldBands(stats, DeviceInfo()), expected);
   }
+  // The warp-rows option's 1 keeps the band whole (no row a block in it).
+  EXPECT_EQ(std::get<2>(heldBands(forwardShape(1024, 1), DeviceInfo(),
+                                  /*warpRows=*/1)[0]),
+            4225);
   // The bands follow the SM count.
   DeviceInfo small;
   small.numSMs = 100;
   EXPECT_EQ(heldBands(forwardShape(1024, 1), small),
-            (std::vector<Band>{Band(4, 75, 3201, true, 0),
-                               Band(4, 3201, 3601, true, 9),
-                               Band(3, 3601, 12800, false, 0),
-                               Band(4, 12800, kAll, false, 0)}));
+            (std::vector<Band>{
+                Band(4, 75, 300, true, 0), Band(4, 501, 3201, true, 0),
+                Band(4, 3201, 3601, true, 9), Band(3, 3601, 12800, false, 0),
+                Band(4, 12800, kAll, false, 0)}));
   // Ragged rows (N = 1000) lost with both: four rows a block throughout.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo()),
             (std::vector<Band>{Band(4, 2112, kAll, false, 0)}));

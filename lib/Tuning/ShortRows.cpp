@@ -313,9 +313,30 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                         kRowsPerBlock % warps->rowGroups == 0;
     // Below `from` only warp rows hold several rows (shared by the block
     // they lost): without them (the option's 0) a row a block.
-    if (warpRowsRule && warpRowsFor(kRowsPerBlock, true))
-      add(kRowsPerBlock, kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4,
-          from, true);
+    if (warpRowsRule && warpRowsFor(kRowsPerBlock, true)) {
+      int64_t begin = kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4;
+      // Between 3 and 5 rows per SM (396-660 rows on 132 SMs) a row a
+      // block wins over the warp rows, which the A/B above called level at
+      // 512-1024 rows and which were 0.99x of torch.compile at 512 x 1024
+      // (7 rounds, bench/results/h200-2026-12-03-s40-v63-small-m-7-rounds.log).
+      // Measured on the H200 (bf16 RMSNorm N = 1024, kernel time, a row a
+      // block against warp rows): at 512-1056 rows
+      // (ab-2026-12-03-s40-rms-row-a-block-gap.log, 7 rounds) the inference
+      // forward 1.03x / 1.06x at 512 / 640 rows, 0.99x at 768 and 900, 1.00x
+      // at 1024, 0.96x at 1056, the statistics forward (-gap-stats.log, 5
+      // rounds) 1.03x / 1.01x / 0.97x at 512 / 768 / 1024; this band
+      // (ab-2026-12-03-s40-v64-rms-row-a-block.log, 5 rounds) 1.02x / 0.98x
+      // / 1.02x / 1.04x / 1.01x at 396 / 450 / 512 / 600 / 660 rows, level
+      // at 300 and 700 (warp rows in both). The option's warp rows
+      // (warpRows = 1) keep the whole band.
+      constexpr int64_t kRowABlockFromRowsPerSM = 3, kRowABlockToRowsPerSM = 5;
+      if (warpRows < 0) {
+        add(kRowsPerBlock, begin, kRowABlockFromRowsPerSM * device.numSMs,
+            true);
+        begin = kRowABlockToRowsPerSM * device.numSMs + 1;
+      }
+      add(kRowsPerBlock, begin, from, true);
+    }
     add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);

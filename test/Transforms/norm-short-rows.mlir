@@ -196,6 +196,18 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.rows_per_block
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// From 3 to 5 rows per SM (396-660 rows) a row a block again: 395 and 661
+// rows take warp rows, 396 and 660 not.
+// CHECK-LABEL: func @rms_fwd_395_rows
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK-LABEL: func @rms_fwd_396_rows
+// CHECK-NOT: norm.rows_per_block
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK-LABEL: func @rms_fwd_660_rows
+// CHECK-NOT: norm.rows_per_block
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK-LABEL: func @rms_fwd_661_rows
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // One wave of four-row blocks ends at 4224 rows inclusive; nine of them an
 // SM take it to 4752.
 // CHECK-LABEL: func @rms_fwd_4224_rows
@@ -223,8 +235,9 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: } else {
 // RMSNorm rows the block covers exactly (N = 1024): the same chain, but
 // its warps own a row each from three quarters of a row per SM (99 rows)
-// up to 36 rows per SM (4752 rows), one version up to one wave. The option gives warp
-// rows to every band of four rows (ALLWARP) or none (NOWARP).
+// up to 36 rows per SM (4752 rows), one version up to one wave, except a
+// row a block from 3 to 5 rows per SM (396-660 rows). The option gives
+// warp rows to every band of four rows (ALLWARP) or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
@@ -233,8 +246,13 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: arith.cmpi uge, %{{.+}}, %c4225
 // CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK-NOT: %c3168
-// CHECK: %[[WARPS:.+]] = arith.cmpi uge, %{{.+}}, %c99
-// CHECK-NOT: arith.andi
+// CHECK: %[[UPPER:.+]] = arith.cmpi uge, %{{.+}}, %c661
+// CHECK: scf.if %[[UPPER]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: } else {
+// CHECK: %[[BELOW:.+]] = arith.cmpi ult, %{{.+}}, %c396
+// CHECK: %[[FROM:.+]] = arith.cmpi uge, %{{.+}}, %c99
+// CHECK: %[[WARPS:.+]] = arith.andi %[[FROM]], %[[BELOW]]
 // CHECK: scf.if %[[WARPS]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: } else {
@@ -331,6 +349,26 @@ func.func @rms_fwd_98_rows(%x: tensor<98x1024xbf16>, %w: tensor<1024xbf16>) -> t
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<98x1024xbf16> -> tensor<98x1024xbf16>, tensor<98xf32>
   return %y : tensor<98x1024xbf16>
+}
+func.func @rms_fwd_395_rows(%x: tensor<395x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<395x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<395x1024xbf16> -> tensor<395x1024xbf16>, tensor<395xf32>
+  return %y : tensor<395x1024xbf16>
+}
+func.func @rms_fwd_396_rows(%x: tensor<396x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<396x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<396x1024xbf16> -> tensor<396x1024xbf16>, tensor<396xf32>
+  return %y : tensor<396x1024xbf16>
+}
+func.func @rms_fwd_660_rows(%x: tensor<660x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<660x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<660x1024xbf16> -> tensor<660x1024xbf16>, tensor<660xf32>
+  return %y : tensor<660x1024xbf16>
+}
+func.func @rms_fwd_661_rows(%x: tensor<661x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<661x1024xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<661x1024xbf16> -> tensor<661x1024xbf16>, tensor<661xf32>
+  return %y : tensor<661x1024xbf16>
 }
 func.func @rms_fwd_4224_rows(%x: tensor<4224x1024xbf16>, %w: tensor<1024xbf16>) -> tensor<4224x1024xbf16> {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-6 : f64}
