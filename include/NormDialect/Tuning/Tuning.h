@@ -679,12 +679,13 @@ struct HeldRows {
 /// (minBlocksPerSM: the grid stays one wave) up to 36, three a block up to
 /// 128 rows per SM (from 32 for a forward that writes its statistics), four
 /// beyond. An RMSNorm whose rows the block covers exactly gives each warp a
-/// row of its own from one row per SM up to where the three-row blocks
-/// start. Below, and for every other kernel, a block takes one row.
+/// row of its own from three quarters of a row per SM up to where the
+/// three-row blocks start, except from 3 to 5 rows per SM (a block a row
+/// there). Below, and for every other kernel, a block takes one row.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
-/// every band whose rows the warps share out evenly, 0 in none (rows below
-/// 24 per SM then take one a block), -1 the rule; a band whose layout it
-/// changes asks for no blocks per SM.
+/// every band whose rows the warps share out evenly (with no gap), 0 in
+/// none (rows below 24 per SM then take one a block), -1 the rule; a band
+/// whose layout it changes asks for no blocks per SM.
 std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
                                      const DeviceInfo &device,
                                      int64_t warpRows = -1);
