@@ -1782,6 +1782,36 @@ TEST(Tuning, OneRowSpreadsOverMoreThreads) {
             0);
 }
 
+TEST(Tuning, OneRowReductionsBuiltForLatency) {
+  DeviceInfo h200;
+  // The single block of one row reads every warp total in every thread
+  // (up to 8 warps a row) and sums each thread's elements as a tree...
+  RowLayout streamed = chooseStreamingLayout(1000, 2, h200);
+  EXPECT_FALSE(streamed.latencyBoundReductions);
+  RowLayout one = chooseOneRowLayout(streamed, 1000, h200);
+  EXPECT_EQ(one.threads, 256);
+  EXPECT_TRUE(one.latencyBoundReductions);
+  // ...also where the layout keeps its threads (N = 2048: 256 already)...
+  EXPECT_TRUE(
+      chooseOneRowLayout(chooseStreamingLayout(2048, 2, h200), 2048, h200)
+          .latencyBoundReductions);
+  // ...but not over more than 8 warps, nor for layouts it leaves alone (a
+  // row streamed from L2 in several chunks).
+  RowLayout wide = chooseStreamingLayout(8192, 2, h200);
+  ASSERT_GT(wide.threadsPerRow(), 32 * kMaxWarpTotalsReadByEveryThread);
+  EXPECT_FALSE(chooseOneRowLayout(wide, 8192, h200).latencyBoundReductions);
+  EXPECT_FALSE(
+      chooseOneRowLayout(chooseStreamingLayout(65536, 2, h200), 65536, h200)
+          .latencyBoundReductions);
+  // planKernel asks for it only where M is statically one row.
+  KernelShape ln = layerNormBackward(1000);
+  EXPECT_FALSE(planKernel(ln, h200, nullptr, PlanRequest().setSingleBlock(true))
+                   .layout.latencyBoundReductions);
+  EXPECT_TRUE(planKernel(ln, h200, nullptr,
+                         PlanRequest().setSingleBlock(true).setOneRow(true))
+                  .layout.latencyBoundReductions);
+}
+
 TEST(Tuning, StreamedForwardsVersionTheirOneRow) {
   DeviceInfo h200;
   using Rows = std::pair<int64_t, int64_t>;

@@ -58,7 +58,8 @@ public:
     const int64_t columns = layout.blockColumns();
     auto workgroup =
         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    Value totals = func.addWorkgroupAttribution(
+    Value totals = addWorkgroupBuffer(
+        func,
         MemRefType::get({static_cast<int64_t>(numOutputs), groups, columns},
                         b.getF32Type(), AffineMap(), workgroup),
         loc);

@@ -143,10 +143,11 @@ LogicalResult mlir::norm::buildCombineKernel(ArrayRef<CombineOp> ops,
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Value totals;
   if (layout.groups() > 1) {
-    totals = func.addWorkgroupAttribution(
-        MemRefType::get({layout.groups(), layout.lanes}, loadType(b, layout),
-                        AffineMap(), workgroup),
-        loc);
+    totals = addWorkgroupBuffer(func,
+                                MemRefType::get({layout.groups(), layout.lanes},
+                                                loadType(b, layout),
+                                                AffineMap(), workgroup),
+                                loc);
   }
   // Programmatic dependent launch (the bundle marks the launch so): the
   // blocks may be scheduled while the split kernel before it finishes, and

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -46,6 +47,38 @@ constexpr int64_t kMaxStagedRowInputRows = 256;
 /// launch is created).
 constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
     "norm.dynamic_shared_bytes";
+
+/// LLVM takes a global over kLargeWorkgroupBufferBytes without an explicit
+/// alignment to be kLargeWorkgroupBufferAlign-aligned (DataLayout's
+/// preferred alignment of large globals) and vectorizes its accesses
+/// (ld.shared.v4), while the NVPTX printer declares it by its element
+/// (`.align 4`): PTX whose vector accesses its declarations do not allow.
+constexpr int64_t kLargeWorkgroupBufferBytes = 128;
+constexpr int64_t kLargeWorkgroupBufferAlign = 16;
+
+/// A workgroup attribution of `func` of `type` (in the workgroup address
+/// space). One over kLargeWorkgroupBufferBytes declares the alignment LLVM
+/// assumes of it (gpu-to-llvm reads the attribution's `llvm.align`); a
+/// smaller one keeps its element's, which is what LLVM assumes of it, so no
+/// access changes either way.
+inline Value addWorkgroupBuffer(gpu::GPUFuncOp func, MemRefType type,
+                                Location loc) {
+  Value buffer = func.addWorkgroupAttribution(type, loc);
+  Type element = type.getElementType();
+  int64_t elementBits =
+      isa<VectorType>(element)
+          ? cast<VectorType>(element).getNumElements() *
+                cast<VectorType>(element).getElementTypeBitWidth()
+          : element.getIntOrFloatBitWidth();
+  int64_t bytes = type.getNumElements() * elementBits / 8;
+  if (bytes > kLargeWorkgroupBufferBytes)
+    func.setWorkgroupAttributionAttr(
+        func.getNumWorkgroupAttributions() - 1,
+        LLVM::LLVMDialect::getAlignAttrName(),
+        IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                         kLargeWorkgroupBufferAlign));
+  return buffer;
+}
 
 inline Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -85,6 +118,23 @@ inline void emitWhere(OpBuilder &b, Location loc, Value inside,
     body(tb, l);
     scf::YieldOp::create(tb, l);
   });
+}
+
+/// `values` (at least one) combined as a balanced tree, in an order fixed
+/// by their positions: log2 dependent combines instead of a chain of
+/// size - 1, and the same bits in every thread that combines the same
+/// values.
+inline Value treeCombine(OpBuilder &b, Location loc, Combiner combiner,
+                         SmallVector<Value> values) {
+  while (values.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      next.push_back(combine(b, loc, combiner, values[i], values[i + 1]));
+    if (values.size() % 2)
+      next.push_back(values.back());
+    values = std::move(next);
+  }
+  return values.front();
 }
 
 /// A `width`-element vector.load of `memref` at `indices`, aligned to its

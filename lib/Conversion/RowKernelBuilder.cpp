@@ -339,7 +339,8 @@ private:
       if (op.getInputRole(i) != Role::row)
         continue;
       Type element = cast<MemRefType>(inputs[i].getType()).getElementType();
-      Value buffer = func.addWorkgroupAttribution(
+      Value buffer = addWorkgroupBuffer(
+          func,
           MemRefType::get({rowsPerBlock}, element, AffineMap(), workgroup),
           loc);
       for (int64_t first = 0; first < rowsPerBlock; first += threads) {
@@ -735,13 +736,22 @@ private:
         rematerialize(b, loc, reduce.getValue(), mappings);
         Combiner combiner = reduce.getCombiner();
         Value identity = combinerIdentity(b, loc, combiner);
+        // A chain from the identity holds fewer values live at once; built
+        // for latency, the partial is a tree of the elements instead.
+        bool tree = layout.latencyBoundReductions;
         Value partial = identity;
+        SmallVector<Value> values;
         for (int64_t e = 0; e < elements; ++e) {
           Value v = mappings[e].lookup(reduce.getValue());
           if (Value inside = inBounds[e / layout.vectorWidth])
             v = arith::SelectOp::create(b, loc, inside, v, identity);
-          partial = combine(b, loc, combiner, partial, v);
+          if (tree)
+            values.push_back(v);
+          else
+            partial = combine(b, loc, combiner, partial, v);
         }
+        if (tree)
+          partial = treeCombine(b, loc, combiner, std::move(values));
         combiners.push_back(combiner);
         partials.push_back(partial);
         indices.push_back(reductionIndex++);

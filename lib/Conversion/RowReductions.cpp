@@ -39,15 +39,18 @@ void RowReductions::allocate(gpu::GPUFuncOp func, Location loc) {
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Type f32 = Float32Type::get(ctx);
   if (layout.rowGroups == 1 && layout.threadsPerRow() > 32)
-    warpSlots = func.addWorkgroupAttribution(
+    warpSlots = addWorkgroupBuffer(
+        func,
         MemRefType::get({2, reductionsPerRow, 32}, f32, AffineMap(), workgroup),
         loc);
   if (layout.clusterSize > 1) {
-    clusterSlots = func.addWorkgroupAttribution(
+    clusterSlots = addWorkgroupBuffer(
+        func,
         MemRefType::get({2, reductionsPerRow, layout.clusterSize}, f32,
                         AffineMap(), workgroup),
         loc);
-    clusterBarriers = func.addWorkgroupAttribution(
+    clusterBarriers = addWorkgroupBuffer(
+        func,
         MemRefType::get({2, reductionsPerRow}, IntegerType::get(ctx, 64),
                         AffineMap(), workgroup),
         loc);
@@ -89,9 +92,11 @@ Value RowReductions::warpReduce(OpBuilder &b, Location loc, Combiner combiner,
 /// The row totals of each thread's `partials` (reductions `indices` of the
 /// row body, with `combiners`), identical in every thread of the row.
 /// Several warps: lane 0 of each warp stores its warp's totals, one
-/// barrier for the whole batch, and every warp reduces the warp totals
-/// again with shuffles. gpu.all_reduce would take two barriers per value
-/// and, since its shared buffer is reused by the next reduction, a third.
+/// barrier for the whole batch, and every thread combines the warp totals:
+/// with shuffles, or, where the kernel is a chain of latencies
+/// (RowLayout::latencyBoundReductions), reading them all.
+/// gpu.all_reduce would take two barriers per value and, since its shared
+/// buffer is reused by the next reduction, a third.
 SmallVector<Value> RowReductions::blockReduce(OpBuilder &b, Location loc,
                                               ArrayRef<Combiner> combiners,
                                               SmallVector<Value> partials,
@@ -116,6 +121,15 @@ SmallVector<Value> RowReductions::blockReduce(OpBuilder &b, Location loc,
   SmallVector<Value> totals;
   for (auto [combiner, index] : llvm::zip(combiners, indices)) {
     Value slot = indexConst(b, loc, index);
+    if (layout.latencyBoundReductions) {
+      SmallVector<Value> warpTotals;
+      for (int64_t w = 0; w < warps; ++w)
+        warpTotals.push_back(memref::LoadOp::create(
+            b, loc, warpSlots,
+            ValueRange{parity, slot, indexConst(b, loc, w)}));
+      totals.push_back(treeCombine(b, loc, combiner, std::move(warpTotals)));
+      continue;
+    }
     if (llvm::isPowerOf2_64(warps)) {
       // Each group of `warps` lanes holds every warp total once.
       Value source =

@@ -110,10 +110,11 @@ void RowStaging::allocate(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
     offset += kBulkStoreSlots * n * outputElementBytes.back();
   }
   func->setAttr(kDynamicSharedBytesAttr, b.getI64IntegerAttr(offset));
-  barriers = func.addWorkgroupAttribution(
-      MemRefType::get({stages}, IntegerType::get(ctx, 64), AffineMap(),
-                      workgroup),
-      loc);
+  barriers =
+      addWorkgroupBuffer(func,
+                         MemRefType::get({stages}, IntegerType::get(ctx, 64),
+                                         AffineMap(), workgroup),
+                         loc);
 }
 
 void RowStaging::init(OpBuilder &b, Location loc, Value threadId) {

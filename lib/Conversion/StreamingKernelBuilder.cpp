@@ -129,18 +129,32 @@ public:
       SmallVector<BlockArgument> used =
           argumentsUsedBy(body, {reduce.getValue()}, heldRows[0].mapping);
       LogicalResult status = success();
+      // Built for latency (RowLayout::latencyBoundReductions), a chunk's
+      // lanes combine as a tree, then into the row's sum, which for rows in
+      // registers (no loop) starts as the first chunk's (null until then)
+      // rather than as the identity.
+      bool tree = layout.latencyBoundReductions;
+      Value init = tree && rowInRegisters() ? Value() : identity;
       SmallVector<SmallVector<Value>> sums = streamRows(
-          b, loc, inputs, tid, used, priorityOfPass(), {identity},
+          b, loc, inputs, tid, used, priorityOfPass(), {init},
           [&](OpBuilder &lb, Location l, const HeldRow &, Value, Value inside,
               std::vector<IRMapping> &lanes, SmallVector<Value> &acc) {
+            SmallVector<Value> values;
             for (IRMapping &lane : lanes) {
               if (failed(cloneBodySlice(lb, body, {reduce.getValue()}, lane)))
                 status = failure();
               Value x = lane.lookup(reduce.getValue());
               if (inside)
                 x = arith::SelectOp::create(lb, l, inside, x, identity);
-              acc[0] = combine(lb, l, combiner, acc[0], x);
+              if (tree)
+                values.push_back(x);
+              else
+                acc[0] = combine(lb, l, combiner, acc[0], x);
             }
+            if (!tree)
+              return;
+            Value chunk = treeCombine(lb, l, combiner, std::move(values));
+            acc[0] = acc[0] ? combine(lb, l, combiner, acc[0], chunk) : chunk;
           });
       if (failed(status))
         return op.emitOpError("statistics kernel reads a value the streaming "

@@ -207,6 +207,14 @@ RowLayout mlir::norm::chooseOneRowLayout(const RowLayout &layout, int64_t n,
     one.vectorWidth = width;
     one.threads = threads;
   }
+  // A single block has nothing to overlap its reductions with, so they are
+  // built for latency. Measured on the H200 (bf16, one row, kernel time,
+  // bench/results/ab-2026-12-03-s41-one-row-latency-reductions-*.log, 5-7
+  // rounds, against the shuffled exchange): RMSNorm forward 1.16-1.21x at
+  // N = 768-1024, LayerNorm forward 0.98-1.20x, backwards 0.98-1.07x
+  // (1.01x geomean each).
+  one.latencyBoundReductions =
+      one.threadsPerRow() <= 32 * kMaxWarpTotalsReadByEveryThread;
   return one;
 }
 

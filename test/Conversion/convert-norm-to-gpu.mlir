@@ -26,7 +26,7 @@
 // CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c256
 // CHECK: gpu.launch_func @norm_combine::@norm_combine blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%c1024
 // CHECK-LABEL: gpu.module @norm_fused
-// CHECK: gpu.func @norm_fused(%[[DY:arg[0-9]+]]: memref<?x4096xbf16>, %[[X:arg[0-9]+]]: memref<?x4096xbf16>, %[[DX:arg[0-9]+]]: memref<?x4096xbf16>, %[[P:arg[0-9]+]]: memref<?x4096xf32>) workgroup(%[[SLOTS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: gpu.func @norm_fused(%[[DY:arg[0-9]+]]: memref<?x4096xbf16>, %[[X:arg[0-9]+]]: memref<?x4096xbf16>, %[[DX:arg[0-9]+]]: memref<?x4096xbf16>, %[[P:arg[0-9]+]]: memref<?x4096xf32>) workgroup(%[[SLOTS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-SAME: norm.block_size = 256
 // CHECK-SAME: norm.rows_per_block = 64
 // CHECK-SAME: norm.vector_width = 8
@@ -66,7 +66,7 @@
 // adds the other 31 to its own in group order: a fixed order, no atomics. N = 4096 gives a grid
 // of 128 blocks, so blocks of 1024 threads (G = 32 groups, rounds of 256
 // partial rows) keep the chain of L2 round trips short.
-// CHECK: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %[[DW:.+]]: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<32x32xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %[[DW:.+]]: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<32x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-SAME: norm.block_size = 1024
 // CHECK-SAME: norm.cols_per_block = 32
 // CHECK-SAME: norm.programmatic
@@ -82,7 +82,7 @@
 // CHECK-NOT: memref.load %[[TOT]]
 // Lanes and threads overridden (combine-lanes=8 combine-threads=256): 8
 // scalar lanes (8 columns a block), 32 row groups.
-// LANES: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %{{.+}}: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<32x8xf32, #gpu.address_space<workgroup>>) kernel
+// LANES: gpu.func @norm_combine(%[[PART:.+]]: memref<?x4096xf32>, %{{.+}}: memref<4096xbf16>) workgroup(%[[TOT:.+]] : memref<32x8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // LANES-SAME: norm.block_size = 256
 // LANES-SAME: norm.cols_per_block = 8
 // LANES-COUNT-8: memref.load %[[PART]]
@@ -96,7 +96,7 @@
 // STAGED-LABEL: func @bwd
 // STAGED: gpu.launch_func @norm_fused::@norm_fused {{.+}} dynamic_shared_memory_size %c32768_i32
 // STAGED: memref.global "public" @norm_dynamic_shared : memref<0xi8, #gpu.address_space<workgroup>> {alignment = 16 : i64}
-// STAGED: gpu.func @norm_fused({{.+}}) workgroup(%{{.+}} : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2xi64, #gpu.address_space<workgroup>>) kernel
+// STAGED: gpu.func @norm_fused({{.+}}) workgroup(%{{.+}} : memref<2x1x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BARS:.+]] : memref<2xi64, #gpu.address_space<workgroup>>) kernel
 // STAGED-SAME: norm.dynamic_shared_bytes = 32768
 // STAGED-SAME: norm.shared_stages = 2
 // STAGED: %[[DYN:.+]] = memref.get_global @norm_dynamic_shared
@@ -182,7 +182,7 @@ func.func @bwd(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %dx: memref<?x
 // shared memory after issuing its first stages, and each row reads its own
 // there instead of loading it from global memory after the stage wait.
 // STAGED-LABEL: func @bwd_row_inputs
-// STAGED: gpu.func @norm_fused(%{{.+}}, %{{.+}}, %[[RSTD:.+]]: memref<?xf32>, %{{.+}}, %{{.+}}) workgroup({{.+}}, %[[ROWIN:.+]] : memref<64xf32, #gpu.address_space<workgroup>>) kernel
+// STAGED: gpu.func @norm_fused(%{{.+}}, %{{.+}}, %[[RSTD:.+]]: memref<?xf32>, %{{.+}}, %{{.+}}) workgroup({{.+}}, %[[ROWIN:.+]] : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // STAGED: cp.async.bulk.shared::cluster.global
 // STAGED: %[[LOCAL:.+]] = arith.addi %{{.+}}, %c0
 // STAGED: %[[ROW:.+]] = arith.addi %[[BEGIN:.+]], %[[LOCAL]]
@@ -307,7 +307,7 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // CHECK-LABEL: func @cluster_rows
 // CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c1
 // CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %c4{{.*}}, %{{.+}}) threads in (%c512
-// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1x4xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
+// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[WARPS:.+]] : memref<2x1x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[TOTALS:.+]] : memref<2x1x4xf32, #gpu.address_space<workgroup>>, %[[BARS:.+]] : memref<2x1xi64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_cluster_size = array<i32: 1, 4, 1>
 // CHECK-SAME: norm.cluster_size = 4
 // CHECK-SAME: norm.column_slices = 4
@@ -497,7 +497,7 @@ func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>,
 // N = 32768 (65536 columns in all, a few partial rows from one wave of
 // clusters): 16-byte loads, 64 lanes a block (256 columns) and 4 row
 // groups of 256 threads, 2 x 128 blocks.
-// STAGED: gpu.func @norm_combine(%[[PW:.+]]: memref<?x32768xf32>, %[[DW:.+]]: memref<32768xbf16>, %[[PB:.+]]: memref<?x32768xf32>, %[[DB:.+]]: memref<32768xbf16>) workgroup(%[[TOT:.+]] : memref<4x64xvector<4xf32>, #gpu.address_space<workgroup>>) kernel
+// STAGED: gpu.func @norm_combine(%[[PW:.+]]: memref<?x32768xf32>, %[[DW:.+]]: memref<32768xbf16>, %[[PB:.+]]: memref<?x32768xf32>, %[[DB:.+]]: memref<32768xbf16>) workgroup(%[[TOT:.+]] : memref<4x64xvector<4xf32>, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // STAGED-SAME: norm.block_size = 256
 // STAGED-SAME: norm.cols_per_block = 256
 // STAGED: %[[BID:.+]] = gpu.block_id x
@@ -705,7 +705,7 @@ func.func @combines_apart(%pw: memref<?x1024xf32>, %dw: memref<1024xf32>, %pb: m
 // CHECK: gpu.launch_func @norm_columns::@norm_columns blocks in (%[[C32]], %{{.+}}, %{{.+}}) threads in (%c256
 // CHECK: gpu.func @norm_fused(
 // CHECK-NEXT: nvvm.inline_ptx "griddepcontrol.launch_dependents;"
-// CHECK: gpu.func @norm_columns({{.+}}) workgroup(%[[TOTALS:.+]] : memref<1x64x32xf32, #gpu.address_space<workgroup>>) kernel attributes {{{.*}}norm.cols_per_block = 32 : i64, norm.programmatic}
+// CHECK: gpu.func @norm_columns({{.+}}) workgroup(%[[TOTALS:.+]] : memref<1x64x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {{{.*}}norm.cols_per_block = 32 : i64, norm.programmatic}
 // CHECK: scf.for
 // CHECK-COUNT-8: vector.load %{{.+}} : memref<?x1024xbf16>, vector<8xbf16>
 // CHECK: arith.select
@@ -954,12 +954,34 @@ func.func @row_in_registers_two_columns_preloaded(%x: memref<?x1000xbf16>, %w: m
 
 // A kernel of one row (a static M of 1, norm-short-rows' one-row version) is
 // a grid of one block, which spreads the row over 256 threads of 4 elements
-// (chooseOneRowLayout) where any other M gets 128 threads of 8.
+// (chooseOneRowLayout) where any other M gets 128 threads of 8. Its
+// reduction is built for latency (RowLayout::latencyBoundReductions): each
+// thread's four elements sum as a tree, and after the barrier every thread
+// reads all 8 warp totals and sums them as a tree, without shuffles.
 // CHECK-LABEL: func @one_row_wider_block
 // CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in ({{.+}}) threads in (%c256,
-// CHECK: gpu.func @norm_fused({{.+}}known_block_size = array<i32: 256, 1, 1>
+// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[SLOTS:[^ ]+]] : memref<2x1x32xf32, {{.+}}known_block_size = array<i32: 256, 1, 1>
 // CHECK: %[[ROW:.+]]:2 = nvvm.inline_ptx "{{.+}}ld.global.v2.b32{{.+}}"
 // CHECK: vector.bitcast %{{.+}} : vector<2xi32> to vector<4xbf16>
+// CHECK: %[[E0:.+]] = arith.select
+// CHECK: %[[E1:.+]] = arith.select
+// CHECK: %[[E2:.+]] = arith.select
+// CHECK: %[[E3:.+]] = arith.select
+// CHECK: %[[P01:.+]] = arith.addf %[[E0]], %[[E1]]
+// CHECK: %[[P23:.+]] = arith.addf %[[E2]], %[[E3]]
+// CHECK: arith.addf %[[P01]], %[[P23]]
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK-COUNT-8: memref.load %[[SLOTS]]
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[T01:.+]] = arith.addf
+// CHECK: %[[T23:.+]] = arith.addf
+// CHECK: %[[T45:.+]] = arith.addf
+// CHECK: %[[T67:.+]] = arith.addf
+// CHECK: %[[T0123:.+]] = arith.addf %[[T01]], %[[T23]]
+// CHECK: %[[T4567:.+]] = arith.addf %[[T45]], %[[T67]]
+// CHECK: arith.addf %[[T0123]], %[[T4567]]
+// CHECK-NOT: gpu.shuffle
 // CHECK: gpu.return
 func.func @one_row_wider_block(%x: memref<1x1000xbf16>, %w: memref<1000xbf16>, %y: memref<1x1000xbf16>) {
   norm.fused ins(%x : full memref<1x1000xbf16>, %w : col memref<1000xbf16>) outs(%y : full memref<1x1000xbf16>) attributes {norm.stream_rows} {
@@ -978,9 +1000,12 @@ func.func @one_row_wider_block(%x: memref<1x1000xbf16>, %w: memref<1000xbf16>, %
 
 // -----
 
+// Any other M keeps the shuffled exchange of warp totals.
 // CHECK-LABEL: func @many_rows_block
 // CHECK: threads in (%c128,
 // CHECK: ld.global{{.*}}.v4.b32
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor
 func.func @many_rows_block(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: memref<?x1000xbf16>) {
   norm.fused ins(%x : full memref<?x1000xbf16>, %w : col memref<1000xbf16>) outs(%y : full memref<?x1000xbf16>) attributes {norm.stream_rows} {
   ^bb0(%a: bf16, %wv: bf16):
@@ -1009,7 +1034,7 @@ func.func @many_rows_block(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: m
 // CHECK: %[[ROWS:.+]] = memref.dim %arg0, %c0
 // CHECK: %[[GRID:.+]] = arith.ceildivui %[[ROWS]], %c2
 // CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]],
-// CHECK: gpu.func @norm_fused({{.*}} workgroup(%[[SLOTS:.+]] : memref<2x2x32xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.func @norm_fused({{.*}} workgroup(%[[SLOTS:.+]] : memref<2x2x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: norm.rows_per_block = 2 : i64
 // CHECK: %[[BLOCK:.+]] = gpu.block_id x
 // CHECK: %[[M:.+]] = memref.dim %arg0, %c0

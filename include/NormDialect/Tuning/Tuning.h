@@ -117,6 +117,14 @@ struct RowLayout {
   /// from L2 for each (chooseStreamingLayout: rows its threads cover with
   /// up to four vectors each).
   bool holdsRow = false;
+  /// The row reductions are built for latency, not registers: every
+  /// thread reads all of its row's warp totals after the block reduction's
+  /// barrier and combines them as a tree (one shared-memory latency instead
+  /// of log2(warps) dependent shuffles), and each thread's partial is a tree
+  /// of its elements rather than a chain from the identity. For a grid of
+  /// one block (chooseOneRowLayout), whose time is its chain of latencies;
+  /// elsewhere other rows hide the exchange and the registers count more.
+  bool latencyBoundReductions = false;
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
@@ -272,6 +280,11 @@ std::optional<RowLayout> warpRowsLayout(const RowLayout &block);
 /// Threads a block spreads one row over where its grid is that one block
 /// (chooseOneRowLayout).
 constexpr int64_t kOneRowThreads = 256;
+
+/// Most warps a row may span for its reductions to read every warp total
+/// in every thread (RowLayout::latencyBoundReductions): more reads and
+/// registers than the shuffles they save.
+constexpr int64_t kMaxWarpTotalsReadByEveryThread = 8;
 
 /// The layout `layout` (a row-resident or streamed block of one vector a
 /// thread covering a whole row) for a kernel whose grid is a single block
