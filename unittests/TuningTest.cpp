@@ -1812,6 +1812,33 @@ TEST(Tuning, OneRowReductionsBuiltForLatency) {
                   .layout.latencyBoundReductions);
 }
 
+TEST(Tuning, RowABlockReducesForLatencyWhereItPreloadsColumns) {
+  DeviceInfo h200;
+  // A row a block of 4 warps that loads its columns with the row (RMSNorm's
+  // weight, or a few-rows version asking for it) reads its warp totals...
+  RowLayout block = chooseStreamingLayout(1024, 2, h200);
+  ASSERT_TRUE(block.holdsRow);
+  EXPECT_EQ(block.threadsPerRow(), 128);
+  EXPECT_TRUE(rowABlockReducesForLatency(block, 1, /*columnsPreloaded=*/true));
+  // ...one that loads them after its reductions keeps the shuffles, as do
+  // blocks of several rows, warp rows, and rows over more than 8 warps.
+  EXPECT_FALSE(rowABlockReducesForLatency(block, 1, false));
+  EXPECT_FALSE(rowABlockReducesForLatency(block, 4, true));
+  std::optional<RowLayout> warps = warpRowsLayout(block);
+  ASSERT_TRUE(warps.has_value());
+  EXPECT_FALSE(rowABlockReducesForLatency(*warps, 1, true));
+  RowLayout wide = chooseStreamingLayout(8192, 2, h200);
+  EXPECT_FALSE(rowABlockReducesForLatency(wide, 1, true));
+  // Whether the columns are preloaded is preloadsColumns' call: RMSNorm's
+  // one weight yes, LayerNorm's weight and bias at a row a block no.
+  KernelShape rms = forwardShape(1024, 1);
+  rms.columnInputs = 1;
+  KernelShape ln = forwardShape(1024, 2);
+  ln.columnInputs = 2;
+  EXPECT_TRUE(preloadsColumns(rms, block, 1));
+  EXPECT_FALSE(preloadsColumns(ln, block, 1));
+}
+
 TEST(Tuning, StreamedForwardsVersionTheirOneRow) {
   DeviceInfo h200;
   using Rows = std::pair<int64_t, int64_t>;

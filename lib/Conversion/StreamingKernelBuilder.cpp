@@ -53,7 +53,11 @@ public:
         columnsPreloaded(
             rowInRegisters() &&
             (norm::preloadsColumns(shape, layout, split.rowsPerBlock) ||
-             op->hasAttr(FusedOp::getPreloadColumnsAttrName()))) {}
+             op->hasAttr(FusedOp::getPreloadColumnsAttrName()))) {
+    if (rowABlockReducesForLatency(layout, split.rowsPerBlock,
+                                   columnsPreloaded))
+      this->layout.latencyBoundReductions = true;
+  }
 
   LogicalResult build(gpu::GPUFuncOp func) {
     if ((split.rowsPerBlock > 1 || layout.rowGroups > 1) && !rowInRegisters())

@@ -250,6 +250,20 @@ bool mlir::norm::preloadsColumns(const KernelShape &shape,
   return shape.columnInputs <= 1;
 }
 
+bool mlir::norm::rowABlockReducesForLatency(const RowLayout &layout,
+                                            int64_t rowsPerBlock,
+                                            bool columnsPreloaded) {
+  // Measured on the H200 (bf16 inference forwards, kernel time, 7 rounds,
+  // bench/results/ab-2026-12-03-s41-row-a-block-latency-reductions-7.log,
+  // every streamed row-a-block forward built for latency, against v65):
+  // RMSNorm 0.99-1.11x (16-1024 rows, N = 768-2048), LayerNorm 1.00-1.10x at
+  // 16-512 rows but 0.98x at 1024 x 2048, whose version of many rows does
+  // not preload its columns and so keeps the shuffles.
+  return columnsPreloaded && rowsPerBlock == 1 && layout.rowGroups == 1 &&
+         layout.holdsRow &&
+         layout.threadsPerRow() <= 32 * kMaxWarpTotalsReadByEveryThread;
+}
+
 std::optional<RowLayout> mlir::norm::warpRowsLayout(const RowLayout &block) {
   if (!block.holdsRow || block.rowGroups != 1 || block.chunksPerThread != 1 ||
       block.threads % 32 != 0 || block.clusterSize != 1 ||

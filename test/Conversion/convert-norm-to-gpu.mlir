@@ -1000,12 +1000,19 @@ func.func @one_row_wider_block(%x: memref<1x1000xbf16>, %w: memref<1000xbf16>, %
 
 // -----
 
-// Any other M keeps the shuffled exchange of warp totals.
+// Any other M gets 128 threads of 8. A row a block that loads its one
+// column input with the row (preloadsColumns) has nothing to hide latency
+// behind either, so it too reads its 4 warp totals without shuffles
+// (rowABlockReducesForLatency)...
 // CHECK-LABEL: func @many_rows_block
 // CHECK: threads in (%c128,
+// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[SLOTS:[^ ]+]] : memref<2x1x32xf32,
 // CHECK: ld.global{{.*}}.v4.b32
 // CHECK: gpu.barrier
-// CHECK: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK-COUNT-4: memref.load %[[SLOTS]]
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
 func.func @many_rows_block(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: memref<?x1000xbf16>) {
   norm.fused ins(%x : full memref<?x1000xbf16>, %w : col memref<1000xbf16>) outs(%y : full memref<?x1000xbf16>) attributes {norm.stream_rows} {
   ^bb0(%a: bf16, %wv: bf16):
@@ -1016,6 +1023,31 @@ func.func @many_rows_block(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: m
     %d = arith.mulf %af, %s : f32
     %e = arith.mulf %d, %wf : f32
     %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// ...while one that loads its two column inputs (weight and bias) after the
+// reduction keeps the shuffled exchange: its registers count more.
+// CHECK-LABEL: func @row_a_block_columns_late
+// CHECK: threads in (%c128,
+// CHECK: gpu.barrier
+// CHECK: gpu.shuffle xor
+func.func @row_a_block_columns_late(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %bias: memref<1000xbf16>, %y: memref<?x1000xbf16>) {
+  norm.fused ins(%x : full memref<?x1000xbf16>, %w : col memref<1000xbf16>, %bias : col memref<1000xbf16>) outs(%y : full memref<?x1000xbf16>) attributes {norm.stream_rows} {
+  ^bb0(%a: bf16, %wv: bf16, %bv: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %wf = arith.extf %wv : bf16 to f32
+    %bf = arith.extf %bv : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %wf : f32
+    %f = arith.addf %e, %bf : f32
+    %t = arith.truncf %f : f32 to bf16
     norm.yield %t : bf16
   }
   return

@@ -411,6 +411,16 @@ struct KernelShape {
 bool preloadsColumns(const KernelShape &shape, const RowLayout &layout,
                      int64_t rowsPerBlock);
 
+/// Whether a streamed block of one row held in registers builds its
+/// reductions for latency (RowLayout::latencyBoundReductions) where
+/// chooseOneRowLayout has not: where it loads its column inputs with the
+/// row (`columnsPreloaded`: preloadsColumns, or the version of few rows
+/// that asks for it, choosePreloadedColumnsRows), the same judgement that
+/// the block has nothing to hide a round trip behind; one row a block of up
+/// to kMaxWarpTotalsReadByEveryThread warps.
+bool rowABlockReducesForLatency(const RowLayout &layout, int64_t rowsPerBlock,
+                                bool columnsPreloaded);
+
 /// How a kernel is generated and launched.
 struct KernelPlan {
   enum class Kind {
