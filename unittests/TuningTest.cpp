@@ -1839,6 +1839,18 @@ TEST(Tuning, RowABlockReducesForLatencyWhereItPreloadsColumns) {
   EXPECT_FALSE(preloadsColumns(ln, block, 1));
 }
 
+TEST(Tuning, OneRowPrefetchesTwoColumnsToL1) {
+  // LayerNorm's one row (weight and bias) prefetches them; RMSNorm's one
+  // weight, and any kernel of more rows, does not.
+  KernelShape ln = forwardShape(1000, 2);
+  ln.columnInputs = 2;
+  KernelShape rms = forwardShape(1000, 1);
+  rms.columnInputs = 1;
+  EXPECT_TRUE(prefetchesColumnsToL1(ln, /*oneRow=*/true));
+  EXPECT_FALSE(prefetchesColumnsToL1(ln, /*oneRow=*/false));
+  EXPECT_FALSE(prefetchesColumnsToL1(rms, /*oneRow=*/true));
+}
+
 TEST(Tuning, StreamedForwardsVersionTheirOneRow) {
   DeviceInfo h200;
   using Rows = std::pair<int64_t, int64_t>;

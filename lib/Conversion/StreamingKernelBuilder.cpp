@@ -57,6 +57,9 @@ public:
     if (rowABlockReducesForLatency(layout, split.rowsPerBlock,
                                    columnsPreloaded))
       this->layout.latencyBoundReductions = true;
+    bool oneRow =
+        cast<MemRefType>(op.getShapeSource().getType()).getDimSize(0) == 1;
+    prefetchColumns = columnsPreloaded && prefetchesColumnsToL1(shape, oneRow);
   }
 
   LogicalResult build(gpu::GPUFuncOp func) {
@@ -363,6 +366,25 @@ private:
     Value base = indexConst(b, loc, 0);
     for (int64_t c = 0; c < layout.chunksPerThread; ++c)
       chunkColumns.push_back(chunkColumn(b, loc, base, c, tid));
+    // ptxas sinks the column loads below (results used only after the
+    // reductions) to the first reduction's barrier, behind the row's round
+    // trip; a prefetch has no result to sink, so it leaves with the row's
+    // loads and the sunk loads find their lines in L1
+    // (prefetchesColumnsToL1).
+    if (prefetchColumns) {
+      Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        heldRows.front().row, kernelRows);
+      for (auto [col, inside] : chunkColumns)
+        for (BlockArgument arg : columns) {
+          unsigned i = arg.getArgNumber();
+          Type element = cast<MemRefType>(inputs[i].getType()).getElementType();
+          Value address =
+              globalElementAddress(b, loc, globalBases[i], Value(), col, n,
+                                   element.getIntOrFloatBitWidth() / 8);
+          emitInlinePtx(b, loc, {address, both(b, loc, inside, has)},
+                        "@$1 prefetch.global.L1 [$0];");
+        }
+    }
     for (HeldRow &held : heldRows)
       for (auto [col, inside] : chunkColumns) {
         std::vector<IRMapping> &lanes = held.chunkLanes.emplace_back(
@@ -546,6 +568,9 @@ private:
   /// (norm::preloadsColumns) or the kernel asks (norm.preload_columns);
   /// otherwise the output pass loads them after the reductions' barrier.
   bool columnsPreloaded;
+  /// Whether preloadRows first prefetches the column inputs into L1
+  /// (norm::prefetchesColumnsToL1).
+  bool prefetchColumns = false;
   /// This block's rows (setUpRows), and with several of them (or the
   /// column inputs preloaded) the kernel's row count M they are checked
   /// against.

@@ -918,6 +918,40 @@ func.func @row_in_registers_two_columns(%x: memref<?x1000xbf16>, %w: memref<1000
 
 // -----
 
+// Its one-row version (a static M of 1) first asks L1 for the weight and
+// bias (prefetchesColumnsToL1), before the row's load: ptxas sinks the
+// column loads to the barrier, the prefetches have no result to sink.
+// CHECK-LABEL: func @one_row_two_columns_prefetched
+// CHECK: nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
+// CHECK: %[[WBASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
+// CHECK: %[[BBASE:.+]] = nvvm.inline_ptx "cvta.to.global.u64 $0, $1;"
+// CHECK: %[[WPRE:.+]] = arith.addi %[[WBASE]], %{{.+}} : i64
+// CHECK: nvvm.inline_ptx "@$1 prefetch.global.L1 [$0];" ro(%[[WPRE]], %{{.+}} : i64, i1)
+// CHECK: %[[BPRE:.+]] = arith.addi %[[BBASE]], %{{.+}} : i64
+// CHECK: nvvm.inline_ptx "@$1 prefetch.global.L1 [$0];" ro(%[[BPRE]], %{{.+}} : i64, i1)
+// CHECK: nvvm.inline_ptx "{{.+}}ld.global{{.+}}"
+// CHECK: gpu.barrier
+// CHECK-NOT: prefetch
+// CHECK: gpu.return
+func.func @one_row_two_columns_prefetched(%x: memref<1x1000xbf16>, %w: memref<1000xbf16>, %b: memref<1000xbf16>, %y: memref<1x1000xbf16>) {
+  norm.fused ins(%x : full memref<1x1000xbf16>, %w : col memref<1000xbf16>, %b : col memref<1000xbf16>) outs(%y : full memref<1x1000xbf16>) attributes {norm.preload_columns, norm.stream_rows} {
+  ^bb0(%a: bf16, %wv: bf16, %bv: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %wf = arith.extf %wv : bf16 to f32
+    %bf = arith.extf %bv : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %wf : f32
+    %f = arith.addf %e, %bf : f32
+    %t = arith.truncf %f : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // With norm.preload_columns (norm-short-rows' version of a few rows) the
 // weight and bias are loaded with the row, before the reduction's barrier.
 // CHECK-LABEL: func @row_in_registers_two_columns_preloaded

@@ -421,6 +421,15 @@ bool preloadsColumns(const KernelShape &shape, const RowLayout &layout,
 bool rowABlockReducesForLatency(const RowLayout &layout, int64_t rowsPerBlock,
                                 bool columnsPreloaded);
 
+/// Whether a streamed kernel that loads its column inputs with its row
+/// (preloadsColumns) first prefetches them into L1 (prefetch.global.L1):
+/// ptxas sinks the column loads, whose values are used only after the
+/// reductions, down to the first reduction's barrier, a round trip behind
+/// the row's; the prefetch, with no result to sink, leaves with the row's
+/// loads. Only for one row (`oneRow`: a static M of 1) with two or more
+/// column inputs (LayerNorm's weight and bias).
+bool prefetchesColumnsToL1(const KernelShape &shape, bool oneRow);
+
 /// How a kernel is generated and launched.
 struct KernelPlan {
   enum class Kind {
