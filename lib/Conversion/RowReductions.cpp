@@ -121,7 +121,10 @@ SmallVector<Value> RowReductions::blockReduce(OpBuilder &b, Location loc,
   SmallVector<Value> totals;
   for (auto [combiner, index] : llvm::zip(combiners, indices)) {
     Value slot = indexConst(b, loc, index);
-    if (layout.latencyBoundReductions) {
+    // The layouts that ask for it span at most this many warps; a wider
+    // one would read more totals than the shuffles it saves.
+    if (layout.latencyBoundReductions &&
+        warps <= kMaxWarpTotalsReadByEveryThread) {
       SmallVector<Value> warpTotals;
       for (int64_t w = 0; w < warps; ++w)
         warpTotals.push_back(memref::LoadOp::create(

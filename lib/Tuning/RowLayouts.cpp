@@ -268,9 +268,9 @@ bool mlir::norm::prefetchesColumnsToL1(const KernelShape &shape, bool oneRow) {
   // Measured on the H200 (bf16 inference forwards, kernel time, 7 rounds,
   // bench/results/ab-2026-12-03-s41-columns-prefetch-l1.log, the prefetch in
   // every latency-bound kernel that preloads its columns, against v66):
-  // LayerNorm's one row 1.18x / 1.20x at N = 768 / 1000, where the SASS had
-  // both column loads sunk to the barrier, 0.98x at 1024, where one of them
-  // was not; RMSNorm's one weight 0.95-1.03x; with many rows a block each it
+  // LayerNorm's one row 1.18x / 1.20x at N = 768 / 1000 (the SASS at 1000
+  // had both column loads sunk to the barrier), 0.98x at 1024 (one of them
+  // sunk); RMSNorm's one weight 0.95-1.03x; with many rows a block each it
   // cost 0.56-0.99x (RMSNorm 2048 x 1000 0.56x).
   return oneRow && shape.columnInputs >= 2;
 }

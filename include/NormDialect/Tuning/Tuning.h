@@ -122,7 +122,9 @@ struct RowLayout {
   /// barrier and combines them as a tree (one shared-memory latency instead
   /// of log2(warps) dependent shuffles), and each thread's partial is a tree
   /// of its elements rather than a chain from the identity. For a grid of
-  /// one block (chooseOneRowLayout), whose time is its chain of latencies;
+  /// one block (chooseOneRowLayout), whose time is its chain of latencies,
+  /// and in the streaming lowering for the blocks of a row each that have
+  /// nothing to hide a round trip behind (rowABlockReducesForLatency);
   /// elsewhere other rows hide the exchange and the registers count more.
   bool latencyBoundReductions = false;
 
