@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 namespace mlir::norm {
 
@@ -64,13 +65,8 @@ constexpr int64_t kLargeWorkgroupBufferAlign = 16;
 inline Value addWorkgroupBuffer(gpu::GPUFuncOp func, MemRefType type,
                                 Location loc) {
   Value buffer = func.addWorkgroupAttribution(type, loc);
-  Type element = type.getElementType();
-  int64_t elementBits =
-      isa<VectorType>(element)
-          ? cast<VectorType>(element).getNumElements() *
-                cast<VectorType>(element).getElementTypeBitWidth()
-          : element.getIntOrFloatBitWidth();
-  int64_t bytes = type.getNumElements() * elementBits / 8;
+  int64_t bytes = type.getNumElements() *
+                  DataLayout::closest(func).getTypeSize(type.getElementType());
   if (bytes > kLargeWorkgroupBufferBytes)
     func.setWorkgroupAttributionAttr(
         func.getNumWorkgroupAttributions() - 1,

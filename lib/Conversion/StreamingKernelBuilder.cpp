@@ -370,17 +370,22 @@ private:
     // reductions) to the first reduction's barrier, behind the row's round
     // trip; a prefetch has no result to sink, so it leaves with the row's
     // loads and the sunk loads find their lines in L1
-    // (prefetchesColumnsToL1).
+    // (prefetchesColumnsToL1). They and the loads are predicated alike
+    // (blockHasRows, below).
+    Value blockHasRows;
+    auto hasRows = [&] {
+      if (!blockHasRows)
+        blockHasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                             heldRows.front().row, kernelRows);
+      return blockHasRows;
+    };
     if (prefetchColumns) {
-      Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        heldRows.front().row, kernelRows);
+      Value has = hasRows();
       for (auto [col, inside] : chunkColumns)
         for (BlockArgument arg : columns) {
           unsigned i = arg.getArgNumber();
-          Type element = cast<MemRefType>(inputs[i].getType()).getElementType();
           Value address =
-              globalElementAddress(b, loc, globalBases[i], Value(), col, n,
-                                   element.getIntOrFloatBitWidth() / 8);
+              vectorAddress(b, loc, inputs[i], globalBases[i], Value(), col);
           emitInlinePtx(b, loc, {address, both(b, loc, inside, has)},
                         "@$1 prefetch.global.L1 [$0];");
         }
@@ -403,10 +408,8 @@ private:
     // inside the row) down to the first reduction's barrier (SASS of the
     // held-rows RMSNorm forward at N = 1024), where it costs the latency it was
     // moved up to hide.
-    Value blockHasRows = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ult, heldRows.front().row, kernelRows);
     for (auto [col, inside] : chunkColumns) {
-      Value where = both(b, loc, inside, blockHasRows);
+      Value where = both(b, loc, inside, hasRows());
       loadLanes(b, loc, inputs, Value(), col, where, columns,
                 EvictionPriority::evictLast,
                 columnChunkLanes.emplace_back(layout.vectorWidth, IRMapping()));
@@ -533,6 +536,15 @@ private:
     return layout.vectorWidth * element.getIntOrFloatBitWidth() == 128;
   }
 
+  /// The global address (i64) of `memref`'s element at (`row`, `col`) (null
+  /// `row`: at `col` of a column input), `globalBase` its global address.
+  Value vectorAddress(OpBuilder &b, Location loc, Value memref,
+                      Value globalBase, Value row, Value col) {
+    return globalElementAddress(
+        b, loc, globalBase, row, col, n,
+        cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8);
+  }
+
   /// A 16-byte (or narrower) vector load of `memref` at (`row`, `col`) (null
   /// `row`: at `col` of a column input), predicated on `inside` (null:
   /// always), as scalars; 16-byte loads carry the eviction priority
@@ -542,8 +554,7 @@ private:
                                 Value inside, EvictionPriority priority) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     auto vecType = VectorType::get({layout.vectorWidth}, element);
-    Value address = globalElementAddress(b, loc, globalBase, row, col, n,
-                                         element.getIntOrFloatBitWidth() / 8);
+    Value address = vectorAddress(b, loc, memref, globalBase, row, col);
     std::optional<CacheHint> hint;
     if (hintedLoads(memref))
       hint =
