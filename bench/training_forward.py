@@ -11,10 +11,12 @@ formula (which counts the statistics), the copy ceiling of the same run.
 
 Usage (on the GPU):
     python3 bench/training_forward.py [--bundles .out/bundles] [--shapes 32768x1024,...]
+        [--rounds 5]
 """
 
 import argparse
 import os
+import statistics
 import sys
 
 import torch
@@ -43,7 +45,12 @@ def main():
     p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
     p.add_argument("--ops", default="rms_fwd,ln_fwd")
     p.add_argument("--shapes", default="")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="time each pair this many times, alternating which goes "
+                        "first, and keep the medians (the 1-3 us shapes need 5-7)")
     args = p.parse_args()
+    if args.rounds < 1:
+        p.error(f"--rounds must be at least 1, got {args.rounds}")
     torch.cuda.init()
     torch._dynamo.config.cache_size_limit = 256
     torch._dynamo.config.recompile_limit = 256
@@ -55,24 +62,43 @@ def main():
     ceiling = copy_ceiling(timer)
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  "
           f"copy ceiling {ceiling / 1e12:.2f} TB/s [kernels]")
+    behind = []
     for op in args.ops.split(","):
         print(f"\n{op}, training forwards (statistics saved) [kernels]: TB/s")
-        print(f"{'shape':>14} {'norm':>7} {'compile':>8} {'vs compile':>10}")
+        print(f"{'shape':>14} {'norm':>7} {'compile':>8} {'vs compile':>10}"
+              f" {'norm us':>9} {'compile us':>10}")
         ours_all, theirs_all = [], []
         for m, n in shapes:
             ours, theirs = training_pair(op, m, n, args.bundles)
             nbytes = min_bytes(op, m, n)
-            a = nbytes / timer(ours) / 1e12
-            try:
-                c = nbytes / timer(theirs) / 1e12
-            except Exception as e:  # an anchor failing must not hide our number
-                c = float("nan")
-                print(f"  torch.compile failed: {str(e)[:200]}")
+            ours_t, theirs_t = [], []
+            failed = None
+            for r in range(args.rounds):
+                order = [(ours, ours_t), (theirs, theirs_t)]
+                for fn, times in (order if r % 2 == 0 else order[::-1]):
+                    if fn is theirs and failed is not None:
+                        continue
+                    try:
+                        times.append(timer(fn))
+                    except Exception as e:  # an anchor failing must not hide our number
+                        if fn is not theirs:
+                            raise
+                        failed = e
+            if failed is not None:
+                print(f"  torch.compile failed: {str(failed)[:200]}")
+            t_ours = statistics.median(ours_t)
+            t_theirs = statistics.median(theirs_t) if theirs_t else float("nan")
+            a = nbytes / t_ours / 1e12
+            c = nbytes / t_theirs / 1e12
             ours_all.append(a)
             theirs_all.append(c)
-            print(f"{m:>6}x{n:<7} {a:7.2f} {c:8.2f} {a / c:10.2f}", flush=True)
+            if a < c:
+                behind.append(f"{op} {m}x{n} {a / c:.3f}x")
+            print(f"{m:>6}x{n:<7} {a:7.2f} {c:8.2f} {a / c:10.3f}"
+                  f" {t_ours * 1e6:9.3f} {t_theirs * 1e6:10.3f}", flush=True)
         ga, gc = geomean(ours_all), geomean(theirs_all)
         print(f"{'geomean':>14} {ga:7.2f} {gc:8.2f} {ga / gc:10.2f}")
+    print(f"\nbehind torch.compile: {', '.join(behind) if behind else 'none'}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,10 @@
 # The one exception: the inference forwards' version at 4225-4752 x 1024
 # asks ptxas for nine blocks an SM (.minnctapersm 9, chooseHeldRows), which
 # caps its registers at 56 and spills 4 (RMSNorm) or 16 (LayerNorm) bytes
-# with CUDA 13.0; up to 31 bytes pass.
+# with CUDA 13.0; up to 31 bytes pass. Likewise LayerNorm's statistics
+# forward at 3697-4224 x 1024 asks for eight (.minnctapersm 8: 64 registers
+# where it takes 72, 8 bytes of spill; 1.17-1.21x for the single wave it
+# buys); up to 15 bytes pass.
 set -euo pipefail
 build="$1"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,4 +23,5 @@ python3 "$root/scripts/build-bundles.py" --bf16-only --compiler "$build/bin/norm
   --out "$out"
 exec python3 "$root/scripts/kernel-stats.py" --fail-on-spills \
   --allow-spills rms_fwd_bf16_1024_infer/norm_fused_1=31 \
-  --allow-spills ln_fwd_bf16_1024_infer/norm_fused_1=31 "$out"/*
+  --allow-spills ln_fwd_bf16_1024_infer/norm_fused_1=31 \
+  --allow-spills ln_fwd_bf16_1024/norm_fused_1=15 "$out"/*

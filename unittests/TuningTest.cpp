@@ -1444,12 +1444,12 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   rms.n = 768;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
-  // Not the forward that writes rstd there (measured from N = 1000).
+  // The forward that writes rstd too.
   KernelShape stats = rms;
   stats.rowOutputs = 1;
-  EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).empty());
-  stats.n = 1000;
   EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).coversAll());
+  stats.n = 512;
+  EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).empty());
   rms.n = 512;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   KernelShape backward = rms;
@@ -1534,6 +1534,8 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
                                Band(4, 16896, kAll, false, 0)}));
   // A forward that writes its statistics (rstd; mean and rstd) does not
   // ask for nine blocks an SM: three rows a block past one wave.
+  // LayerNorm's (72 registers, seven blocks of 128 threads an SM) asks for
+  // eight from 28 rows per SM (3696 rows), where its grid needs them.
   for (int64_t reductions : {1, 2}) {
     KernelShape stats = forwardShape(1024, reductions);
     stats.rowOutputs = reductions;
@@ -1543,7 +1545,8 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
                                   Band(4, 661, 4225, true, 0),
                                   Band(3, 4225, 16896, false, 0),
                                   Band(4, 16896, kAll, false, 0)}
-              : std::vector<Band>{Band(4, 3168, 4225, false, 0),
+              : std::vector<Band>{Band(4, 3168, 3697, false, 0),
+                                  Band(4, 3697, 4225, false, 8),
                                   Band(3, 4225, 16896, false, 0),
                                   Band(4, 16896, kAll, false, 0)};
     EXPECT_EQ(heldBands(stats, DeviceInfo()), expected);
@@ -1565,11 +1568,25 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
             (std::vector<Band>{Band(4, 2112, kAll, false, 0)}));
   // N = 768 (96 threads, three warps): four rows do not divide among the
   // three warps, so RMSNorm's blocks share their rows and take them from
-  // 24 rows per SM, as LayerNorm's do.
-  EXPECT_EQ(heldBands(forwardShape(768, 1), DeviceInfo()),
-            heldBands(forwardShape(768, 2), DeviceInfo()));
-  EXPECT_EQ(std::get<1>(heldBands(forwardShape(768, 1), DeviceInfo())[0]),
-            3168);
+  // 24 rows per SM; LayerNorm's warps own a row each below that, three a
+  // block from three quarters of a row per SM.
+  std::vector<Band> rms768 = heldBands(forwardShape(768, 1), DeviceInfo());
+  EXPECT_EQ(std::get<1>(rms768[0]), 3168);
+  std::vector<Band> ln768 = heldBands(forwardShape(768, 2), DeviceInfo());
+  ASSERT_FALSE(ln768.empty());
+  EXPECT_EQ(ln768.front(), Band(3, 99, 3168, true, 0));
+  EXPECT_EQ(std::vector<Band>(ln768.begin() + 1, ln768.end()), rms768);
+  // Their statistics forwards keep four rows a block past one wave (three
+  // spill at 96 threads), and LayerNorm's 96-thread blocks fit eight an SM
+  // without a bound: one band of four rows from 24 rows per SM.
+  for (int64_t reductions : {1, 2}) {
+    KernelShape stats = forwardShape(768, reductions);
+    stats.rowOutputs = reductions;
+    std::vector<Band> bands = heldBands(stats, DeviceInfo());
+    ASSERT_FALSE(bands.empty());
+    EXPECT_EQ(bands.back(), Band(4, 3168, kAll, false, 0));
+    EXPECT_EQ(bands.size(), reductions == 2 ? 2u : 1u);
+  }
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }

@@ -116,11 +116,14 @@ int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
 /// kernel (bf16, kernel time, 3 rounds;
 /// bench/results/ab-2026-12-03-s36-streamed-768.log): RMSNorm 1.02-1.11x at
 /// 64-65536 x 768, LayerNorm 1.01-1.05x at 512-65536 rows, 0.98x at 64.
-/// The forwards that write their statistics were not measured there, and
-/// their three-row blocks spill at N = 768 (RMSNorm: 48 registers and 8
-/// bytes of spill from ptxas), so they stream from N = 1000.
+/// The forwards that write their statistics, measured the same way against
+/// the staged row kernel (bench/results/ab-2026-12-03-s42-stats-forwards-
+/// 768.log, 5 rounds, variants expC and, for LayerNorm's three warp rows a
+/// block below 24 rows per SM, expD: chooseHeldRows' bands): RMSNorm
+/// 1.02-1.14x at 512-4096 x 768, 0.94x at 6144, 1.03-1.07x from 8192 rows;
+/// LayerNorm 1.07-1.12x at 512-3000 rows, 1.04x at 4096, 0.99-1.00x at
+/// 6144-8192, 1.05-1.08x from 12288.
 constexpr int64_t kStreamedForwardMinN = 768;
-constexpr int64_t kStreamedStatsForwardMinN = 1000;
 constexpr int64_t kStreamedForwardMaxN = 4096;
 
 /// M x N elements below which a streamed RMSNorm forward whose block does
@@ -139,9 +142,8 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
                                         const DeviceInfo &device) {
   bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
                  shape.fullOutputs > 0;
-  int64_t minN =
-      shape.rowOutputs == 0 ? kStreamedForwardMinN : kStreamedStatsForwardMinN;
-  if (!forward || shape.n < minN || shape.n > kStreamedForwardMaxN)
+  if (!forward || shape.n < kStreamedForwardMinN ||
+      shape.n > kStreamedForwardMaxN)
     return {};
   // What follows was measured with rows of one vector a thread held in
   // registers (bf16); blocks of longer rows (f32 at N > 2048), measured
@@ -244,6 +246,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // at 4225-4752 x 1024
   // (bench/results/ab-2026-12-03-one-wave-held-rows-stats.log).
   constexpr int64_t kCappedWaveRowsPerSM = 36;
+  constexpr int64_t kLayerNormStatsHeldRegisters = 72;
   // Within that wave, RMSNorm's warps own a row each (32 threads x 4
   // vectors, no barrier). Measured on the H200 (bf16, kernel time, 3
   // rounds, warp rows against four rows shared by the block;
@@ -311,6 +314,22 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     // warps (not the three of a 96-thread block, N = 768 bf16).
     bool warpRowsRule = shape.rowReductions == 1 && warps.has_value() &&
                         kRowsPerBlock % warps->rowGroups == 0;
+    // LayerNorm's 96-thread blocks (N = 768 bf16) give each of their three
+    // warps a row of its own below 24 rows per SM, where a row a block ran
+    // a second wave from 21 rows per SM (blocks of 96 threads). Measured on
+    // the H200 (bf16, kernel time, 5 rounds, against a row a block below
+    // 3168 rows; bench/results/ab-2026-12-03-s42-warp-rows-768-infer.log,
+    // -stats-forwards-768.log, variant expD): the inference forward
+    // 1.03-1.22x at 512-3000 x 768 (3000 rows 1.22x), the statistics forward
+    // 1.01-1.22x against the streamed row a block (1.07-1.12x against the
+    // staged kernel); from 24 rows per SM, where the four-row blocks take
+    // over, they lost (0.89-0.98x at 4096-65536 rows), and RMSNorm's were
+    // level at best (0.93-1.01x).
+    bool threeWarpRows =
+        shape.rowReductions == 2 && warps.has_value() && warps->rowGroups == 3;
+    if (threeWarpRows && warpRowsFor(warps->rowGroups, true))
+      add(warps->rowGroups, kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4,
+          from, true);
     // Below `from` only warp rows hold several rows (shared by the block
     // they lost): without them (the option's 0) a row a block.
     if (warpRowsRule && warpRowsFor(kRowsPerBlock, true)) {
@@ -337,10 +356,37 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
       }
       add(kRowsPerBlock, begin, from, true);
     }
-    add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
+    // A LayerNorm forward that writes its statistics holds 72 registers in
+    // its four-row blocks (ptxas, N = 1024 bf16): seven blocks of 128
+    // threads an SM where one wave needs eight, so from 28 rows per SM its
+    // grid ran a second wave. Bounded to eight (64 registers, 4-8 bytes of
+    // spill), measured on the H200 (bf16, kernel time, 5 rounds;
+    // bench/results/ab-2026-12-03-s42-stats-forwards-768-one-wave.log):
+    // 1.17-1.19x at 4096 and 4224 x 1024; below 28 rows per SM the bound
+    // only cost (0.95-0.96x at 3168 and 3500 rows), so it starts there.
+    int64_t wantedBlocksPerSM = kOneWaveRowsPerSM / kRowsPerBlock;
+    int64_t heldBlocksPerSM =
+        device.registersPerSM /
+        (kLayerNormStatsHeldRegisters * std::max<int64_t>(1, layout.threads));
+    if (shape.rowReductions == 2 && shape.rowOutputs > 0 &&
+        heldBlocksPerSM < wantedBlocksPerSM) {
+      int64_t boundFrom = heldBlocksPerSM * kRowsPerBlock * device.numSMs + 1;
+      add(kRowsPerBlock, from, boundFrom, warpRowsRule);
+      add(kRowsPerBlock, boundFrom, oneWaveEnd, warpRowsRule,
+          wantedBlocksPerSM);
+    } else {
+      add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
+    }
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);
-    add(3, cappedWaveEnd, threeTo, false);
+    // Three rows a block of fewer than 128 threads spill in a forward that
+    // writes its statistics (N = 768 bf16, RMSNorm: 48 registers and 8 bytes
+    // from ptxas); four measured on the H200 (bf16, kernel time, 5 rounds,
+    // -stats-forwards-768.log, expC against exp): RMSNorm 1.01-1.05x at
+    // 6144-16384 x 768, LayerNorm level.
+    int64_t pastWaveRows =
+        shape.rowOutputs > 0 && layout.threads < 128 ? kRowsPerBlock : 3;
+    add(pastWaveRows, cappedWaveEnd, threeTo, false);
     add(kRowsPerBlock, threeTo, streamed.end, false);
   }
   return bands;

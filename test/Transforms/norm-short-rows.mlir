@@ -277,7 +277,8 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // ALLWARP: norm.fused {{.*}}attributes {norm.stream_rows}
 // ALLWARP: return
 // The forward that returns its statistics: no nine blocks an SM, three
-// rows a block from 4225 rows.
+// rows a block from 4225 rows; LayerNorm's (72 registers, seven four-row
+// blocks an SM) asks for the wave's eight from 28 rows per SM (3697 rows).
 // CHECK-LABEL: func @ln_fwd_1024_stats
 // CHECK-NOT: norm.min_blocks_per_sm
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
@@ -285,9 +286,31 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: %[[THREE:.+]] = arith.cmpi uge, %{{.+}}, %c4225
 // CHECK: scf.if %[[THREE]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: %[[EIGHT:.+]] = arith.cmpi uge, %{{.+}}, %c3697
+// CHECK: scf.if %[[EIGHT]]
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK-NOT: norm.min_blocks_per_sm
 // CHECK: arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: norm.min_blocks_per_sm
+// CHECK: return
+// N = 768 (96 threads, three warps): LayerNorm's warps own a row each,
+// three a block, from three quarters of a row per SM (99 rows) up to 24
+// rows per SM (3168), above the row-a-block versions.
+// CHECK-LABEL: func @ln_fwd_768
+// CHECK: arith.cmpi uge, %{{.+}}, %c3168
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: %[[WARPS768:.+]] = arith.cmpi uge, %{{.+}}, %c99
+// CHECK: scf.if %[[WARPS768]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: return
+// The statistics forwards stream at N = 768 too, four rows a block from 24
+// rows per SM at every M beyond (three rows spill in 96 threads).
+// CHECK-LABEL: func @rms_fwd_768_stats
+// CHECK: %[[HELD768:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK: scf.if %[[HELD768]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK-NOT: norm.rows_per_block = 3
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
 // CHECK: return
 // Rows over clusters (N = 12288) are versioned too, below 288 rows: the
 // row kernel's blocks shut the column blocks out of their SMs and spread
@@ -409,6 +432,16 @@ func.func @ln_fwd_1024_stats(%x: tensor<?x1024xbf16>, %w: tensor<1024xbf16>) -> 
   %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xbf16>) {epsilon = 1.0e-5 : f64}
       : tensor<?x1024xbf16> -> tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>
   return %y, %mean, %rstd : tensor<?x1024xbf16>, tensor<?xf32>, tensor<?xf32>
+}
+func.func @ln_fwd_768(%x: tensor<?x768xbf16>, %w: tensor<768xbf16>, %b: tensor<768xbf16>) -> tensor<?x768xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<768xbf16>) bias(%b : tensor<768xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x768xbf16> -> tensor<?x768xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y : tensor<?x768xbf16>
+}
+func.func @rms_fwd_768_stats(%x: tensor<?x768xbf16>, %w: tensor<768xbf16>) -> (tensor<?x768xbf16>, tensor<?xf32>) {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<768xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x768xbf16> -> tensor<?x768xbf16>, tensor<?xf32>
+  return %y, %rstd : tensor<?x768xbf16>, tensor<?xf32>
 }
 func.func @rms_bwd_12288(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288xbf16>, %rstd: tensor<?xf32>,
                          %w: tensor<12288xbf16>) -> (tensor<?x12288xbf16>, tensor<12288xbf16>) {
