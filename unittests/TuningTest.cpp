@@ -1569,13 +1569,17 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   // N = 768 (96 threads, three warps): four rows do not divide among the
   // three warps, so RMSNorm's blocks share their rows and take them from
   // 24 rows per SM; LayerNorm's warps own a row each below that, three a
-  // block from three quarters of a row per SM.
-  std::vector<Band> rms768 = heldBands(forwardShape(768, 1), DeviceInfo());
-  EXPECT_EQ(std::get<1>(rms768[0]), 3168);
-  std::vector<Band> ln768 = heldBands(forwardShape(768, 2), DeviceInfo());
-  ASSERT_FALSE(ln768.empty());
-  EXPECT_EQ(ln768.front(), Band(3, 99, 3168, true, 0));
-  EXPECT_EQ(std::vector<Band>(ln768.begin() + 1, ln768.end()), rms768);
+  // block from three quarters of a row per SM, and its blocks keep four
+  // rows past the capped wave.
+  EXPECT_EQ(heldBands(forwardShape(768, 1), DeviceInfo()),
+            (std::vector<Band>{Band(4, 3168, 4225, false, 0),
+                               Band(4, 4225, 4753, false, 9),
+                               Band(3, 4753, 16896, false, 0),
+                               Band(4, 16896, kAll, false, 0)}));
+  EXPECT_EQ(heldBands(forwardShape(768, 2), DeviceInfo()),
+            (std::vector<Band>{
+                Band(3, 99, 3168, true, 0), Band(4, 3168, 4225, false, 0),
+                Band(4, 4225, 4753, false, 9), Band(4, 4753, kAll, false, 0)}));
   // Their statistics forwards keep four rows a block past one wave (three
   // spill at 96 threads), and LayerNorm's 96-thread blocks fit eight an SM
   // without a bound: one band of four rows from 24 rows per SM.

@@ -379,13 +379,20 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     }
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);
-    // Three rows a block of fewer than 128 threads spill in a forward that
-    // writes its statistics (N = 768 bf16, RMSNorm: 48 registers and 8 bytes
+    // Blocks of fewer than 128 threads (N = 768 bf16) keep four rows past
+    // the wave, except RMSNorm's inference forward. Three rows spill in a
+    // forward that writes its statistics (RMSNorm: 48 registers and 8 bytes
     // from ptxas); four measured on the H200 (bf16, kernel time, 5 rounds,
     // -stats-forwards-768.log, expC against exp): RMSNorm 1.01-1.05x at
-    // 6144-16384 x 768, LayerNorm level.
-    int64_t pastWaveRows =
-        shape.rowOutputs > 0 && layout.threads < 128 ? kRowsPerBlock : 3;
+    // 6144-16384 x 768, LayerNorm level. LayerNorm's inference forward
+    // (ab-2026-12-03-s42-past-wave-rows-768.log, against three, 5 rounds):
+    // 1.21x at 5000 x 768 (1250 four-row blocks fit the wave of ten an SM
+    // where 1667 three-row ones did not fit twelve), 1.00-1.02x at
+    // 6144-16384; two rows a block lost (0.95-0.98x).
+    int64_t pastWaveRows = layout.threads < 128 && (shape.rowOutputs > 0 ||
+                                                    shape.rowReductions == 2)
+                               ? kRowsPerBlock
+                               : 3;
     add(pastWaveRows, cappedWaveEnd, threeTo, false);
     add(kRowsPerBlock, threeTo, streamed.end, false);
   }

@@ -295,8 +295,14 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: return
 // N = 768 (96 threads, three warps): LayerNorm's warps own a row each,
 // three a block, from three quarters of a row per SM (99 rows) up to 24
-// rows per SM (3168), above the row-a-block versions.
+// rows per SM (3168), above the row-a-block versions; past the capped wave
+// (4753 rows) four rows a block, never three.
 // CHECK-LABEL: func @ln_fwd_768
+// CHECK-NOT: %c16896
+// CHECK: %[[PAST768:.+]] = arith.cmpi uge, %{{.+}}, %c4753
+// CHECK: scf.if %[[PAST768]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK-NOT: norm.rows_per_block = 3 : i64, norm.stream_rows}
 // CHECK: arith.cmpi uge, %{{.+}}, %c3168
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: %[[WARPS768:.+]] = arith.cmpi uge, %{{.+}}, %c99

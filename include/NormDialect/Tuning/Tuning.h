@@ -711,12 +711,12 @@ struct HeldRows {
 /// one wave of them (32 rows per SM), then, for a forward without row
 /// outputs (the inference forward), four at nine blocks an SM
 /// (minBlocksPerSM: the grid stays one wave) up to 36, three a block up to
-/// 128 rows per SM (from 32 for a forward that writes its statistics; four
-/// for those of blocks under 128 threads, whose three rows spill), four
-/// beyond. A LayerNorm forward that writes its statistics asks for the
-/// wave's eight blocks an SM where its registers (about 72) would leave
-/// fewer, from the rows per SM those fewer blocks hold. An RMSNorm whose rows
-/// the block covers exactly gives each warp a row of its own from three
+/// 128 rows per SM (from 32 for a forward that writes its statistics),
+/// four beyond; blocks under 128 threads keep four past the wave, except
+/// RMSNorm's inference forward. A LayerNorm forward that writes its statistics
+/// asks for the wave's eight blocks an SM where its registers (about 72) would
+/// leave fewer, from the rows per SM those fewer blocks hold. An RMSNorm whose
+/// rows the block covers exactly gives each warp a row of its own from three
 /// quarters of a row per SM up to where the three-row blocks start, except
 /// from 3 to 5 rows per SM (a block a row there); a LayerNorm whose block
 /// has three warps (N = 768 bf16) gives each a row, three a block, from
