@@ -449,8 +449,11 @@ def main():
     # from user-level IR to PTX is measured on the development machine by
     # bench/compile_time.sh; the newest result is printed and recorded with
     # the kernel numbers.
+    # Newest by name without the extension: "...-12-03" before "...-12-03-s41"
+    # (sorting whole names put "-12-03.txt" after "-12-03-s41.txt").
     compile_times = sorted(glob.glob(os.path.join(ROOT, "bench", "results",
-                                                  "compile-time-*.txt")))
+                                                  "compile-time-*.txt")),
+                           key=lambda p: os.path.splitext(os.path.basename(p))[0])
     if compile_times:
         with open(compile_times[-1]) as f:
             text = f.read()
