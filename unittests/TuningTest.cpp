@@ -1551,6 +1551,18 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
                                   Band(4, 16896, kAll, false, 0)};
     EXPECT_EQ(heldBands(stats, DeviceInfo()), expected);
   }
+  // The bound follows the device: from 28 rows per SM on 100 SMs, none
+  // where twice the registers hold the wave's eight blocks unbounded.
+  KernelShape lnStats = forwardShape(1024, 2);
+  lnStats.rowOutputs = 2;
+  DeviceInfo fewerSMs;
+  fewerSMs.numSMs = 100;
+  EXPECT_EQ(std::get<1>(heldBands(lnStats, fewerSMs)[1]), 2801);
+  EXPECT_EQ(std::get<4>(heldBands(lnStats, fewerSMs)[1]), 8);
+  DeviceInfo moreRegisters;
+  moreRegisters.registersPerSM = 2 * 65536;
+  for (const Band &band : heldBands(lnStats, moreRegisters))
+    EXPECT_EQ(std::get<4>(band), 0);
   // The warp-rows option's 1 keeps the band whole (no row a block in it).
   EXPECT_EQ(std::get<2>(heldBands(forwardShape(1024, 1), DeviceInfo(),
                                   /*warpRows=*/1)[0]),
