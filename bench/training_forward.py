@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench import (EPS, TIMERS, compiled, copy_ceiling, forward_inputs,  # noqa: E402
-                   geomean, min_bytes, parse_shapes)
+                   geomean, min_bytes, parse_shapes, timing_order)
 from bench import ROOT, Launcher, load_bundle  # noqa: E402
 
 
@@ -46,8 +46,9 @@ def main():
     p.add_argument("--ops", default="rms_fwd,ln_fwd")
     p.add_argument("--shapes", default="")
     p.add_argument("--rounds", type=int, default=1,
-                   help="time each pair this many times, alternating which goes "
-                        "first, and keep the medians (the 1-3 us shapes need 5-7)")
+                   help="time each pair this many times, each first in half the "
+                        "rounds (bench.py's timing_order), and keep the medians "
+                        "(the 1-3 us shapes need 5-7)")
     args = p.parse_args()
     if args.rounds < 1:
         p.error(f"--rounds must be at least 1, got {args.rounds}")
@@ -71,23 +72,24 @@ def main():
         for m, n in shapes:
             ours, theirs = training_pair(op, m, n, args.bundles)
             nbytes = min_bytes(op, m, n)
-            ours_t, theirs_t = [], []
+            # bench.py's order: over the rounds each goes first equally often.
+            impls = {"norm": ours, "compile": theirs}
+            seconds = {name: [] for name in impls}
             failed = None
-            for r in range(args.rounds):
-                order = [(ours, ours_t), (theirs, theirs_t)]
-                for fn, times in (order if r % 2 == 0 else order[::-1]):
-                    if fn is theirs and failed is not None:
-                        continue
-                    try:
-                        times.append(timer(fn))
-                    except Exception as e:  # an anchor failing must not hide our number
-                        if fn is not theirs:
-                            raise
-                        failed = e
+            for name in timing_order(impls, args.rounds):
+                if name == "compile" and failed is not None:
+                    continue
+                try:
+                    seconds[name].append(timer(impls[name]))
+                except Exception as e:  # an anchor failing must not hide our number
+                    if name != "compile":
+                        raise
+                    failed = e
             if failed is not None:
                 print(f"  torch.compile failed: {str(failed)[:200]}")
-            t_ours = statistics.median(ours_t)
-            t_theirs = statistics.median(theirs_t) if theirs_t else float("nan")
+            t_ours = statistics.median(seconds["norm"])
+            t_theirs = (statistics.median(seconds["compile"]) if seconds["compile"]
+                        else float("nan"))
             a = nbytes / t_ours / 1e12
             c = nbytes / t_theirs / 1e12
             ours_all.append(a)

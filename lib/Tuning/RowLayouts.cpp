@@ -180,6 +180,12 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   return layout;
 }
 
+/// Whether `layout`'s rows span few enough warps for every thread to read
+/// all their warp totals (RowLayout::latencyBoundReductions).
+static bool readsEveryWarpTotal(const RowLayout &layout) {
+  return layout.threadsPerRow() <= 32 * kMaxWarpTotalsReadByEveryThread;
+}
+
 RowLayout mlir::norm::chooseOneRowLayout(const RowLayout &layout, int64_t n,
                                          const DeviceInfo &device) {
   if (layout.chunksPerThread != 1 || layout.rowGroups != 1 ||
@@ -213,8 +219,7 @@ RowLayout mlir::norm::chooseOneRowLayout(const RowLayout &layout, int64_t n,
   // rounds, against the shuffled exchange): RMSNorm forward 1.16-1.21x at
   // N = 768-1024, LayerNorm forward 0.98-1.20x, backwards 0.98-1.07x
   // (1.01x geomean each).
-  one.latencyBoundReductions =
-      one.threadsPerRow() <= 32 * kMaxWarpTotalsReadByEveryThread;
+  one.latencyBoundReductions = readsEveryWarpTotal(one);
   return one;
 }
 
@@ -260,8 +265,7 @@ bool mlir::norm::rowABlockReducesForLatency(const RowLayout &layout,
   // 16-512 rows but 0.98x at 1024 x 2048, whose version of many rows does
   // not preload its columns and so keeps the shuffles.
   return columnsPreloaded && rowsPerBlock == 1 && layout.rowGroups == 1 &&
-         layout.holdsRow &&
-         layout.threadsPerRow() <= 32 * kMaxWarpTotalsReadByEveryThread;
+         layout.holdsRow && readsEveryWarpTotal(layout);
 }
 
 bool mlir::norm::prefetchesColumnsToL1(const KernelShape &shape, bool oneRow) {

@@ -368,15 +368,14 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     int64_t heldBlocksPerSM =
         device.registersPerSM /
         (kLayerNormStatsHeldRegisters * std::max<int64_t>(1, layout.threads));
-    if (shape.rowReductions == 2 && shape.rowOutputs > 0 &&
-        heldBlocksPerSM < wantedBlocksPerSM) {
-      int64_t boundFrom = heldBlocksPerSM * kRowsPerBlock * device.numSMs + 1;
-      add(kRowsPerBlock, from, boundFrom, warpRowsRule);
-      add(kRowsPerBlock, boundFrom, oneWaveEnd, warpRowsRule,
-          wantedBlocksPerSM);
-    } else {
-      add(kRowsPerBlock, from, oneWaveEnd, warpRowsRule);
-    }
+    bool bounded = shape.rowReductions == 2 && shape.rowOutputs > 0 &&
+                   heldBlocksPerSM < wantedBlocksPerSM;
+    // Unbounded, the second band is empty, which add() skips.
+    int64_t boundFrom =
+        bounded ? heldBlocksPerSM * kRowsPerBlock * device.numSMs + 1
+                : oneWaveEnd;
+    add(kRowsPerBlock, from, boundFrom, warpRowsRule);
+    add(kRowsPerBlock, boundFrom, oneWaveEnd, warpRowsRule, wantedBlocksPerSM);
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);
     // Blocks of fewer than 128 threads (N = 768 bf16) keep four rows past
