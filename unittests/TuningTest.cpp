@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <tuple>
 
@@ -1582,27 +1583,38 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   // three warps, so RMSNorm's blocks share their rows and take them from
   // 24 rows per SM; LayerNorm's warps own a row each below that, three a
   // block from three quarters of a row per SM, and its blocks keep four
-  // rows past the capped wave.
+  // rows past the capped wave. Blocks of one warp and one row take
+  // RMSNorm's rows past one wave of its 96-thread blocks of a row (21 an
+  // SM: 2773 rows) and both norms' past one wave of ten four-row blocks an
+  // SM (RMSNorm's 5281-10560 rows, LayerNorm's 5809-8448).
   EXPECT_EQ(heldBands(forwardShape(768, 1), DeviceInfo()),
-            (std::vector<Band>{Band(4, 3168, 4225, false, 0),
-                               Band(4, 4225, 4753, false, 9),
-                               Band(3, 4753, 16896, false, 0),
-                               Band(4, 16896, kAll, false, 0)}));
+            (std::vector<Band>{
+                Band(1, 2773, 3168, true, 0), Band(4, 3168, 4225, false, 0),
+                Band(4, 4225, 4753, false, 9), Band(3, 4753, 5281, false, 0),
+                Band(1, 5281, 10561, true, 0), Band(3, 10561, 16896, false, 0),
+                Band(4, 16896, kAll, false, 0)}));
   EXPECT_EQ(heldBands(forwardShape(768, 2), DeviceInfo()),
             (std::vector<Band>{
                 Band(3, 99, 3168, true, 0), Band(4, 3168, 4225, false, 0),
-                Band(4, 4225, 4753, false, 9), Band(4, 4753, kAll, false, 0)}));
+                Band(4, 4225, 4753, false, 9), Band(4, 4753, 5809, false, 0),
+                Band(1, 5809, 8449, true, 0), Band(4, 8449, kAll, false, 0)}));
   // Their statistics forwards keep four rows a block past one wave (three
   // spill at 96 threads), and LayerNorm's 96-thread blocks fit eight an SM
-  // without a bound: one band of four rows from 24 rows per SM.
-  for (int64_t reductions : {1, 2}) {
-    KernelShape stats = forwardShape(768, reductions);
-    stats.rowOutputs = reductions;
-    std::vector<Band> bands = heldBands(stats, DeviceInfo());
-    ASSERT_FALSE(bands.empty());
-    EXPECT_EQ(bands.back(), Band(4, 3168, kAll, false, 0));
-    EXPECT_EQ(bands.size(), reductions == 2 ? 2u : 1u);
-  }
+  // without a bound: four rows a block from 24 rows per SM around the
+  // one-warp band.
+  KernelShape rmsStats = forwardShape(768, 1);
+  rmsStats.rowOutputs = 1;
+  EXPECT_EQ(heldBands(rmsStats, DeviceInfo()),
+            (std::vector<Band>{Band(1, 2773, 3168, true, 0),
+                               Band(4, 3168, 5281, false, 0),
+                               Band(1, 5281, 10561, true, 0),
+                               Band(4, 10561, kAll, false, 0)}));
+  KernelShape lnStats768 = forwardShape(768, 2);
+  lnStats768.rowOutputs = 2;
+  EXPECT_EQ(heldBands(lnStats768, DeviceInfo()),
+            (std::vector<Band>{
+                Band(3, 99, 3168, true, 0), Band(4, 3168, 5809, false, 0),
+                Band(1, 5809, 8449, true, 0), Band(4, 8449, kAll, false, 0)}));
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }
@@ -1613,18 +1625,17 @@ TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
     return heldBands(forwardShape(1024, reductions), DeviceInfo(), mode);
   };
   // 1: every band of four rows (the four warps take one each), LayerNorm
-  // too; the three-row band cannot divide among four warps. A band whose
-  // layout the option changes asks for no blocks per SM, and neighbours
-  // that then build the same kernel are one band.
+  // too, and the three-row band (blocks of three warps, a row each). A band
+  // whose layout the option changes asks for no blocks per SM, and
+  // neighbours that then build the same kernel are one band.
   EXPECT_EQ(bandsWith(2, 1),
             (std::vector<Band>{Band(4, 3168, 4753, true, 0),
-                               Band(3, 4753, 16896, false, 0),
+                               Band(3, 4753, 16896, true, 0),
                                Band(4, 16896, kAll, true, 0)}));
   EXPECT_EQ(bandsWith(1, 1),
-            (std::vector<Band>{Band(4, 99, 4225, true, 0),
-                               Band(4, 4225, 4753, true, 9),
-                               Band(3, 4753, 16896, false, 0),
-                               Band(4, 16896, kAll, true, 0)}));
+            (std::vector<Band>{
+                Band(4, 99, 4225, true, 0), Band(4, 4225, 4753, true, 9),
+                Band(3, 4753, 16896, true, 0), Band(4, 16896, kAll, true, 0)}));
   // Ragged rows (N = 1000) too: their one band is of four rows.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo(), 1),
             (std::vector<Band>{Band(4, 2112, kAll, true, 0)}));
@@ -1668,6 +1679,64 @@ TEST(Tuning, WarpRowsLayoutGivesEachWarpTheBlocksRow) {
                  PlanRequest().setStreamRows(true).setWarpRows(true));
   EXPECT_EQ(held.kind, KernelPlan::Kind::Streaming);
   EXPECT_EQ(held.layout.rowGroups, 4);
+  EXPECT_TRUE(held.layout.warpRows);
+}
+
+TEST(Tuning, WarpRowsBlocksOfFewerRowsHaveAWarpARow) {
+  // N = 768 bf16: 96 threads of one vector; a warp's row is three vectors
+  // a lane.
+  RowLayout block = chooseStreamingLayout(768, 2, DeviceInfo());
+  ASSERT_EQ(block.threads, 96);
+  // One row a block: a single warp.
+  std::optional<RowLayout> one = warpRowsLayout(block, /*rowsPerBlock=*/1);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->threads, 32);
+  EXPECT_EQ(one->rowGroups, 1);
+  EXPECT_EQ(one->chunksPerThread, 3);
+  EXPECT_TRUE(one->warpRows);
+  EXPECT_EQ(one->sliceWidth(), 768);
+  // Two rows: two warps; as many rows as warps or more: all three.
+  EXPECT_EQ(warpRowsLayout(block, 2)->threads, 64);
+  EXPECT_EQ(warpRowsLayout(block, 3)->threads, 96);
+  EXPECT_EQ(warpRowsLayout(block, 6)->rowGroups, 3);
+  EXPECT_EQ(warpRowsLayout(block)->rowGroups, 3);
+  // planKernel takes the rows from the request.
+  KernelPlan plan = planKernel(
+      forwardShape(768, 2), DeviceInfo(), nullptr,
+      PlanRequest().setStreamRows(true).setWarpRows(true, /*rowsPerBlock=*/1));
+  EXPECT_EQ(plan.layout.threads, 32);
+  EXPECT_TRUE(plan.layout.warpRows);
+  // A one-warp block of LayerNorm preloads its weight and bias, as every
+  // warp-rows block does; its block of a row shared by 96 threads does not.
+  KernelShape ln = forwardShape(768, 2);
+  ln.columnInputs = 2;
+  EXPECT_TRUE(preloadsColumns(ln, *one, 1));
+  EXPECT_FALSE(preloadsColumns(ln, block, 1));
+}
+
+TEST(Tuning, OneWarpBlocksFollowTheDevice) {
+  // The one-warp bands at N = 768 scale with the SMs and the threads an SM
+  // holds (RMSNorm's first band starts past a wave of 96-thread blocks).
+  DeviceInfo small;
+  small.numSMs = 100;
+  std::vector<Band> bands = heldBands(forwardShape(768, 1), small);
+  ASSERT_FALSE(bands.empty());
+  EXPECT_EQ(bands.front(), Band(1, 2101, 2400, true, 0));
+  EXPECT_NE(std::find(bands.begin(), bands.end(), Band(1, 4001, 8001, true, 0)),
+            bands.end());
+  DeviceInfo fewerThreads;
+  fewerThreads.threadsPerSM = 1536;
+  EXPECT_EQ(heldBands(forwardShape(768, 1), fewerThreads).front(),
+            Band(1, 16 * 132 + 1, 3168, true, 0));
+  // N = 1024 (four warps share four rows evenly): no one-warp blocks.
+  for (const Band &band : heldBands(forwardShape(1024, 1), DeviceInfo()))
+    EXPECT_GT(std::get<0>(band), 1);
+  // The warp-rows option's 0: the rows around take the band.
+  std::vector<Band> none = heldBands(forwardShape(768, 1), DeviceInfo(), 0);
+  for (const Band &band : none)
+    EXPECT_GT(std::get<0>(band), 1);
+  EXPECT_NE(std::find(none.begin(), none.end(), Band(3, 4753, 16896, false, 0)),
+            none.end());
 }
 
 TEST(Tuning, HeldRowsPreloadTheWeightOrEveryColumnInputOfSeveralRows) {

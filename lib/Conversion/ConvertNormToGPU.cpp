@@ -249,6 +249,13 @@ struct ConvertNormToGPUPass
     int64_t n = space.getDimSize(1);
     KernelShape shape = describeKernel(op);
     bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
+    auto rowsPerBlockAttr =
+        op->getAttrOfType<IntegerAttr>(FusedOp::getRowsPerBlockAttrName());
+    // A warp-rows block of fewer rows than the layout's warps has a warp
+    // per row (one warp for one row): the plan needs its rows.
+    int64_t warpRowsPerBlock = rowsPerBlockAttr   ? rowsPerBlockAttr.getInt()
+                               : rowsPerBlock > 0 ? rowsPerBlock.getValue()
+                                                  : 0;
     // The whole-column kernel launched beside this one, whose blocks the
     // plan leaves SMs for (it follows this kernel, so it is not converted
     // yet).
@@ -267,11 +274,11 @@ struct ConvertNormToGPUPass
             .setOneRow(space.getDimSize(0) == 1)
             .setL2PrefetchRows(l2PrefetchRows)
             .setBulkStores(bulkStores)
-            .setWarpRows(warpRows)
+            .setWarpRows(warpRows, warpRowsPerBlock)
             .setBesideColumns(besideColumns));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
-    if (warpRows && (!streaming || layout.rowGroups == 1))
+    if (warpRows && (!streaming || !layout.warpRows))
       return op.emitOpError(
           "norm.warp_rows needs a streamed forward whose block holds its row "
           "in registers, one vector a thread");
@@ -292,9 +299,8 @@ struct ConvertNormToGPUPass
       func->setAttr("norm.persistent", OpBuilder(op).getUnitAttr());
     else if (std::optional<int64_t> partial = op.getRowsPerPartial())
       split = *partial;
-    else if (auto attr = op->getAttrOfType<IntegerAttr>(
-                 FusedOp::getRowsPerBlockAttrName()))
-      split = attr.getInt();
+    else if (rowsPerBlockAttr)
+      split = rowsPerBlockAttr.getInt();
     else if (!streaming || layout.holdsRow) {
       // A streamed kernel takes several rows only where it holds them in
       // registers; one that re-reads its row from L2 takes one.

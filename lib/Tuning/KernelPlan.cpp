@@ -97,7 +97,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     // Where the layout cannot, the request is left unmet: the caller sees
     // rowGroups == 1 and reports it.
     if (request.warpRows)
-      if (std::optional<RowLayout> warps = warpRowsLayout(plan.layout))
+      if (std::optional<RowLayout> warps =
+              warpRowsLayout(plan.layout, request.warpRowsPerBlock))
         plan.layout = *warps;
   } else if (cluster) {
     plan.kind = KernelPlan::Kind::Cluster;

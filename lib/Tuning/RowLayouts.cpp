@@ -240,8 +240,13 @@ bool mlir::norm::preloadsColumns(const KernelShape &shape,
   // Measured on the H200 (bf16 inference forwards, kernel time, 3-4 rounds):
   // four rows a block (bench/results/ab-2026-12-02-weights-preloaded-b.log)
   // RMSNorm 4096 x 1000 1.17x, 4096 x 1024 1.02x, LayerNorm 4096 x 1024
-  // 1.07x, 8192-100000 rows level.
-  if (rowsPerBlock > 1 || layout.rowGroups > 1)
+  // 1.07x, 8192-100000 rows level. Warp rows too, a block of one warp
+  // included: LayerNorm's one-warp blocks at N = 768 with the weight and
+  // bias preloaded, 1.06-1.09x at 6144-8192 rows, 1.09-1.28x at 1000-4096,
+  // 0.98-1.08x at 12288-65536, both forwards
+  // (bench/results/ab-2026-12-04-s43-one-warp-blocks.log, owp against ow,
+  // 63-64 registers either way).
+  if (rowsPerBlock > 1 || layout.warpRows)
     return true;
   // A row a block (ab-2026-12-03-one-row-weights-preloaded.log,
   // -held-long-rows.log): RMSNorm 1.02-1.05x at 32-131 x 1024, 1.00-1.03x
@@ -279,13 +284,18 @@ bool mlir::norm::prefetchesColumnsToL1(const KernelShape &shape, bool oneRow) {
   return oneRow && shape.columnInputs >= 2;
 }
 
-std::optional<RowLayout> mlir::norm::warpRowsLayout(const RowLayout &block) {
+std::optional<RowLayout> mlir::norm::warpRowsLayout(const RowLayout &block,
+                                                    int64_t rowsPerBlock) {
   if (!block.holdsRow || block.rowGroups != 1 || block.chunksPerThread != 1 ||
       block.threads % 32 != 0 || block.clusterSize != 1 ||
       block.columnSlices != 1)
     return std::nullopt;
+  int64_t rowWarps = block.threads / 32;
   RowLayout warps = block;
-  warps.rowGroups = block.threads / 32;
-  warps.chunksPerThread = warps.rowGroups;
+  warps.warpRows = true;
+  warps.rowGroups =
+      rowsPerBlock > 0 ? std::min(rowWarps, rowsPerBlock) : rowWarps;
+  warps.threads = 32 * warps.rowGroups;
+  warps.chunksPerThread = rowWarps;
   return warps;
 }

@@ -273,7 +273,10 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   auto warpRowsFor = [&](int64_t rows, bool ruleWarps) {
     if (warpRows < 0)
       return ruleWarps;
-    return warpRows == 1 && warps && rows % warps->rowGroups == 0;
+    // Fewer rows than warps make a block of a warp a row
+    // (warpRowsLayout).
+    return warpRows == 1 && warps &&
+           (rows < warps->rowGroups || rows % warps->rowGroups == 0);
   };
   // Adds rows [begin, end) (within the streamed rows) at `rows` a block
   // with the layout warpRowsFor decides; extends the last band instead
@@ -330,6 +333,34 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     if (threeWarpRows && warpRowsFor(warps->rowGroups, true))
       add(warps->rowGroups, kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4,
           from, true);
+    // Where four rows do not divide among the block's warps (96 threads, N
+    // = 768 bf16), blocks of one warp and one row (32 threads holding the
+    // row in three vectors a lane, Inductor's launch there; 32 blocks an SM)
+    // in two bands. RMSNorm's first starts where its blocks of a row and 96
+    // threads (21 an SM) leave one wave, up to the four-row blocks. The
+    // second, past one wave of those (ten blocks of 96 threads an SM at 64
+    // registers, 40 rows per SM), spreads the last wave finer: RMSNorm's
+    // up to 80 rows per SM, LayerNorm's from 44 up to 64. Measured on the
+    // H200 (bf16, kernel time, 3 rounds, both forwards, one-warp blocks
+    // against v69; bench/results/ab-2026-12-04-s43-one-warp-blocks.log):
+    // RMSNorm 1.02-1.09x at 3000-3167 rows, 1.10-1.20x at 5281-8192, 1.01-1.04x
+    // at 9000-10560, level at 2000-2500 and 11000-16384; LayerNorm (its
+    // weight and bias preloaded, preloadsColumns) 1.01-1.06x at 6144-8192,
+    // 0.95x (inference) at 5281, 0.96-0.99x (statistics) at 9000-10560, and
+    // 0.84-0.99x at 1000-4096 rows against its three warp rows a block. The
+    // bands as built here against v69 (inference forward, same log): RMSNorm
+    // 0.97x at 2773 rows, 1.02-1.18x at 3000-9000; LayerNorm 1.00-1.08x at
+    // 5600-9000.
+    bool layerNorm = shape.rowReductions == 2;
+    int64_t oneWarpFromRowsPerSM = layerNorm ? 44 : 40;
+    int64_t oneWarpToRowsPerSM = layerNorm ? 64 : 80;
+    // The warp-rows option's 0 leaves those rows to the bands around them.
+    bool oneWarpBlocks = warps.has_value() &&
+                         kRowsPerBlock % warps->rowGroups != 0 &&
+                         warpRowsFor(1, true);
+    if (oneWarpBlocks && !layerNorm)
+      add(1, device.threadsPerSM / layout.threads * device.numSMs + 1, from,
+          true);
     // Below `from` only warp rows hold several rows (shared by the block
     // they lost): without them (the option's 0) a row a block.
     if (warpRowsRule && warpRowsFor(kRowsPerBlock, true)) {
@@ -392,7 +423,13 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                                                     shape.rowReductions == 2)
                                ? kRowsPerBlock
                                : 3;
-    add(pastWaveRows, cappedWaveEnd, threeTo, false);
+    int64_t oneWarpFrom =
+        oneWarpBlocks ? oneWarpFromRowsPerSM * device.numSMs + 1 : threeTo;
+    int64_t oneWarpTo =
+        oneWarpBlocks ? oneWarpToRowsPerSM * device.numSMs + 1 : threeTo;
+    add(pastWaveRows, cappedWaveEnd, oneWarpFrom, false);
+    add(1, oneWarpFrom, oneWarpTo, true);
+    add(pastWaveRows, oneWarpTo, threeTo, false);
     add(kRowsPerBlock, threeTo, streamed.end, false);
   }
   return bands;

@@ -1193,12 +1193,74 @@ func.func @warp_rows(%x: memref<?x1024xbf16>, %w: memref<1024xbf16>, %y: memref<
 
 // -----
 
-// A warp-rows block's rows are shared out among its warps: a count that
-// does not divide is an error, as is a row the warps cannot hold in
-// registers (f32 at N = 4096: two vectors a thread of 512 threads).
-func.func @warp_rows_uneven(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf16>) {
-  // expected-error @+1 {{norm.rows_per_block must be a multiple of the 4 warps that share a warp-rows block, got 2}}
+// A warp-rows block of fewer rows than the layout's warps has a warp a
+// row: one row of 768 is a block of one warp, its lane holding three
+// vectors (columns lane * 8, (32 + lane) * 8 and (64 + lane) * 8), the
+// weight and bias preloaded with them (predicated on the row being in M),
+// and the sum reduced by the warp's shuffles alone.
+// CHECK-LABEL: func @warp_rows_one_warp
+// CHECK: %[[ROWS:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[ROWS]], %c1
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c32,
+// CHECK: gpu.func @norm_fused(
+// CHECK-NOT: norm.rows_in_parallel
+// CHECK-SAME: norm.block_size = 32 : i64, norm.rows_per_block = 1 : i64
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: arith.addi %c32{{.*}}, %[[TID]]
+// CHECK: arith.addi %c64{{.*}}, %[[TID]]
+// CHECK-COUNT-3: ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(
+// CHECK: %[[HAS_ROW:.+]] = arith.cmpi ult, %{{.+}}, %{{.+}}
+// CHECK-COUNT-6: @$6 ld.global{{.*}}" ro(%{{.+}}, %{{.+}}, %[[HAS_ROW]] : i64, i64, i1)
+// CHECK-NOT: ld.global
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+func.func @warp_rows_one_warp(%x: memref<?x768xbf16>, %w: memref<768xbf16>, %b: memref<768xbf16>, %y: memref<?x768xbf16>) {
+  norm.fused ins(%x : full memref<?x768xbf16>, %w : col memref<768xbf16>, %b : col memref<768xbf16>) outs(%y : full memref<?x768xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 1 : i64, norm.warp_rows} {
+  ^bb0(%a: bf16, %c: bf16, %d: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %cf = arith.extf %c : bf16 to f32
+    %df = arith.extf %d : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %m = arith.mulf %af, %s : f32
+    %e = arith.mulf %m, %cf : f32
+    %f = arith.addf %e, %df : f32
+    %t = arith.truncf %f : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// Two rows of 1024 (four warps' worth of threads): a block of two warps.
+// CHECK-LABEL: func @warp_rows_two_warps
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%{{.+}}, %{{.+}}, %{{.+}}) threads in (%c64,
+// CHECK: gpu.func @norm_fused(
+// CHECK-SAME: norm.rows_in_parallel = 2 : i64, norm.rows_per_block = 1 : i64
+func.func @warp_rows_two_warps(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf16>) {
   norm.fused ins(%x : full memref<?x1024xbf16>) outs(%y : full memref<?x1024xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64, norm.warp_rows} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A warp-rows block of as many rows as its warps or more shares them out
+// among its warps: a count that does not divide is an error, as is a row
+// the warps cannot hold in registers (f32 at N = 4096: two vectors a
+// thread of 512 threads).
+func.func @warp_rows_uneven(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf16>) {
+  // expected-error @+1 {{norm.rows_per_block must be a multiple of the 4 warps that share a warp-rows block, got 6}}
+  norm.fused ins(%x : full memref<?x1024xbf16>) outs(%y : full memref<?x1024xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 6 : i64, norm.warp_rows} {
   ^bb0(%a: bf16):
     %af = arith.extf %a : bf16 to f32
     %s = norm.row_reduce <add> %af : f32

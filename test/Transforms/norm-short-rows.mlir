@@ -237,7 +237,8 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // its warps own a row each from three quarters of a row per SM (99 rows)
 // up to 36 rows per SM (4752 rows), one version up to one wave, except a
 // row a block from 3 to 5 rows per SM (396-660 rows). The option gives
-// warp rows to every band of four rows (ALLWARP) or none (NOWARP).
+// warp rows to every band of four rows and the three-row band (blocks of
+// three warps, a row each; ALLWARP) or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
@@ -271,7 +272,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP-LABEL: func @rms_fwd_1024
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.stream_rows}
@@ -296,9 +297,16 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // N = 768 (96 threads, three warps): LayerNorm's warps own a row each,
 // three a block, from three quarters of a row per SM (99 rows) up to 24
 // rows per SM (3168), above the row-a-block versions; past the capped wave
-// (4753 rows) four rows a block, never three.
+// (4753 rows) four rows a block, never three, except for blocks of one
+// warp and one row from 44 to 64 rows per SM (5809-8448 rows).
 // CHECK-LABEL: func @ln_fwd_768
 // CHECK-NOT: %c16896
+// CHECK: %[[FOUR768:.+]] = arith.cmpi uge, %{{.+}}, %c8449
+// CHECK: scf.if %[[FOUR768]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: %[[ONEWARP768:.+]] = arith.cmpi uge, %{{.+}}, %c5809
+// CHECK: scf.if %[[ONEWARP768]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: %[[PAST768:.+]] = arith.cmpi uge, %{{.+}}, %c4753
 // CHECK: scf.if %[[PAST768]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
@@ -310,14 +318,33 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: return
 // The statistics forwards stream at N = 768 too, four rows a block from 24
-// rows per SM at every M beyond (three rows spill in 96 threads).
+// rows per SM (three rows spill in 96 threads), except for RMSNorm's blocks
+// of one warp and one row: past one wave of its 96-thread blocks of a row
+// (21 an SM, 2773 rows) and from 40 to 80 rows per SM (5281-10560 rows).
 // CHECK-LABEL: func @rms_fwd_768_stats
+// CHECK: %[[FOUR768S:.+]] = arith.cmpi uge, %{{.+}}, %c10561
+// CHECK: scf.if %[[FOUR768S]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: %[[ONEWARP768S:.+]] = arith.cmpi uge, %{{.+}}, %c5281
+// CHECK: scf.if %[[ONEWARP768S]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: %[[HELD768:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK: scf.if %[[HELD768]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK-NOT: norm.rows_per_block = 3
+// CHECK: %[[SHORTWARP768:.+]] = arith.cmpi uge, %{{.+}}, %c2773
+// CHECK: scf.if %[[SHORTWARP768]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
 // CHECK: return
+// Without warp rows, the rows of the one-warp bands go to the bands
+// around them: four rows a block from 3168 rows, a row a block below.
+// NOWARP-LABEL: func @rms_fwd_768_stats
+// NOWARP-NOT: norm.warp_rows
+// NOWARP-NOT: %c2773
+// NOWARP: arith.cmpi uge, %{{.+}}, %c3168
+// NOWARP-NOT: norm.warp_rows
+// NOWARP: return
 // Rows over clusters (N = 12288) are versioned too, below 288 rows: the
 // row kernel's blocks shut the column blocks out of their SMs and spread
 // over the SMs those leave (shutsOutColumnBlocks).

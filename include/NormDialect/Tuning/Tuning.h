@@ -83,6 +83,9 @@ struct RowLayout {
   /// Rows a block works on at once: with more than one, each warp owns its
   /// own rows (short rows; reductions are warp shuffles only).
   int64_t rowGroups = 1;
+  /// Each warp owns whole rows (warpRowsLayout): rowGroups warps a block,
+  /// one of them where the block is a single warp.
+  bool warpRows = false;
   /// Blocks of a thread block cluster that share one row, each owning one
   /// column slice (columnSlices == clusterSize, grid y); row reductions are
   /// combined through distributed shared memory. 1: no cluster.
@@ -272,12 +275,15 @@ RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device);
 
 /// The streamed layout `block` with each warp owning a row of its own
-/// instead of the block sharing one (norm.warp_rows): the same threads,
-/// each with threads / 32 times the vectors (RowLayout::rowGroups = the
-/// warps), the row still held in registers and reduced by warp shuffles
-/// alone, without a barrier. std::nullopt where `block` is not a held row
-/// of one vector a thread.
-std::optional<RowLayout> warpRowsLayout(const RowLayout &block);
+/// instead of the block sharing one (norm.warp_rows): each thread with
+/// threads / 32 times the vectors, the row still held in registers and
+/// reduced by warp shuffles alone, without a barrier. The block keeps its
+/// warps (RowLayout::rowGroups), or has one warp a row where it holds fewer
+/// rows (`rowsPerBlock`; 0: as many as its warps): a block of one row is a
+/// single warp. std::nullopt where `block` is not a held row of one vector
+/// a thread.
+std::optional<RowLayout> warpRowsLayout(const RowLayout &block,
+                                        int64_t rowsPerBlock = 0);
 
 /// Threads a block spreads one row over where its grid is that one block
 /// (chooseOneRowLayout).
@@ -505,13 +511,17 @@ struct PlanRequest {
   /// A streamed forward that holds its rows gives each warp rows of its
   /// own (norm.warp_rows, warpRowsLayout).
   bool warpRows = false;
+  /// The rows each block of those warp rows holds (norm.rows_per_block; 0:
+  /// one a warp), which fewer than the layout's warps make a smaller block.
+  int64_t warpRowsPerBlock = 0;
   /// The whole-column kernel launched to run beside this one (the column
   /// half of norm-short-rows' pair), whose blocks chooseMinBlocks leaves
   /// SMs for; none if empty.
   std::optional<KernelShape> besideColumns;
 
-  PlanRequest &setWarpRows(bool warps) {
+  PlanRequest &setWarpRows(bool warps, int64_t rowsPerBlock = 0) {
     warpRows = warps;
+    warpRowsPerBlock = rowsPerBlock;
     return *this;
   }
   PlanRequest &setSharedStages(int64_t stages) {
@@ -720,12 +730,18 @@ struct HeldRows {
 /// quarters of a row per SM up to where the three-row blocks start, except
 /// from 3 to 5 rows per SM (a block a row there); a LayerNorm whose block
 /// has three warps (N = 768 bf16) gives each a row, three a block, from
-/// three quarters of a row per SM up to 24. Below, and for every other
-/// kernel, a block takes one row.
+/// three quarters of a row per SM up to 24. Where the block has three
+/// warps (N = 768 bf16), blocks of one warp and one row (warp rows with
+/// rowsPerBlock 1) take RMSNorm's rows from one wave of its 96-thread
+/// blocks of a row (21 rows per SM) up to 24, and past one wave of the
+/// four-row blocks (40 rows per SM) up to 80 (LayerNorm's from 44 up to
+/// 64). Below, and for every other kernel, a block takes one row.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
-/// every band whose rows the warps share out evenly (with no gap), 0 in
-/// none (rows below 24 per SM then take one a block), -1 the rule; a band
-/// whose layout it changes asks for no blocks per SM.
+/// every band whose rows the warps share out evenly or take one each (a
+/// block of fewer rows than warps has a warp a row, with no gap), 0 in
+/// none (rows below 24 per SM then take one a block, the one-warp bands
+/// the rows of the bands around them), -1 the rule; a band whose layout it
+/// changes asks for no blocks per SM.
 std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
                                      const DeviceInfo &device,
                                      int64_t warpRows = -1);
