@@ -3,6 +3,7 @@
 
 Usage: scripts/build-bundles.py [--out DIR] [--jobs 2]
        scripts/build-bundles.py --bench-only --flags=--shared-stages=0 --out .out/prefetch
+       scripts/build-bundles.py --n 896,2304 --out .out/hidden-sizes
 Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
 --bench-only builds the plain bf16 bundles of the public N only (and the
 inference forwards, <kind>_bf16_<N>_infer, which the benchmark times),
@@ -111,9 +112,23 @@ def main():
                    help="extra norm-compile options for every bundle (space separated)")
     p.add_argument("--no-ptxas", action="store_true",
                    help="do not assemble the bundles' PTX with ptxas")
+    p.add_argument("--n", default="",
+                   help="comma-separated row widths: instead of the usual set, the "
+                        "plain bf16 bundles and inference forwards of these N (a sweep "
+                        "of hidden sizes for bench/bench.py --shapes)")
     args = p.parse_args()
     ptxas = None if args.no_ptxas else ptxas_path()
     wanted = variants()
+    if args.n:
+        try:
+            widths = [int(w) for w in args.n.split(",")]
+        except ValueError:
+            p.error(f"--n takes comma-separated row widths, got {args.n!r}")
+        if any(w <= 0 for w in widths):
+            p.error(f"--n takes positive row widths, got {args.n!r}")
+        wanted = ([(kind, "bf16", n, "", {}) for kind in KINDS for n in widths]
+                  + [(kind, "bf16", n, "infer", {"stats": False})
+                     for kind in ("rms_fwd", "ln_fwd") for n in widths])
     if args.bench_only or args.bf16_only:
         wanted = [v for v in wanted
                   if v[1] == "bf16" and v[3] in ("", "infer")

@@ -1449,10 +1449,16 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   KernelShape stats = rms;
   stats.rowOutputs = 1;
   EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).coversAll());
-  stats.n = 512;
+  stats.n = 256;
+  EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).coversAll());
+  stats.n = 255;
   EXPECT_TRUE(chooseStreamedRows(stats, DeviceInfo()).empty());
-  rms.n = 512;
+  rms.n = 640;
+  EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
+  rms.n = 128;
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
+  KernelShape ln = forwardShape(384, 2);
+  EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).coversAll());
   KernelShape backward = rms;
   backward.n = 4096;
   backward.fullOperands = 2;
@@ -1496,7 +1502,7 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   EXPECT_EQ(heldFrom(forwardShape(4096, 2), DeviceInfo()).first, 1);
   // Kernels that do not stream (rows shorter than measured, backwards):
   // one row.
-  EXPECT_EQ(heldFrom(forwardShape(512, 1), DeviceInfo()).first, 1);
+  EXPECT_EQ(heldFrom(forwardShape(128, 1), DeviceInfo()).first, 1);
   KernelShape backward = forwardShape(1024, 1);
   backward.fullOperands = 2;
   EXPECT_EQ(heldFrom(backward, DeviceInfo()).first, 1);
@@ -1971,9 +1977,9 @@ TEST(Tuning, StreamedForwardsVersionTheirOneRow) {
     EXPECT_EQ(oneRow(forward), Rows(0, 0)) << reductions;
     forward.n = 4096;
     EXPECT_EQ(oneRow(forward), Rows(0, 0)) << reductions;
-    // Rows that do not stream (N = 8192 LayerNorm; N = 512 below the
+    // Rows that do not stream (N = 8192 LayerNorm; N = 128 below the
     // streamed forwards' shortest) have none either.
-    forward.n = 512;
+    forward.n = 128;
     EXPECT_EQ(oneRow(forward), Rows(0, 0)) << reductions;
   }
   // f32 at N = 1000: 250 threads of 4 already.

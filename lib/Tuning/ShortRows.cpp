@@ -122,8 +122,13 @@ int64_t mlir::norm::chooseSingleBlockRows(const KernelShape &shape,
 /// block below 24 rows per SM, expD: chooseHeldRows' bands): RMSNorm
 /// 1.02-1.14x at 512-4096 x 768, 0.94x at 6144, 1.03-1.07x from 8192 rows;
 /// LayerNorm 1.07-1.12x at 512-3000 rows, 1.04x at 4096, 0.99-1.00x at
-/// 6144-8192, 1.05-1.08x from 12288.
-constexpr int64_t kStreamedForwardMinN = 768;
+/// 6144-8192, 1.05-1.08x from 12288. Down to N = 256 (a warp of one
+/// vector a lane), both forwards, measured the same way at 256-65536 rows
+/// (bench/results/ab-2026-12-04-s43-streamed-short-rows.log, 3 rounds):
+/// N = 512 and 640 RMSNorm 1.01-1.17x, LayerNorm 1.01-1.23x; N = 256 and
+/// 384 RMSNorm 1.03-1.32x, LayerNorm 0.96-0.99x at 4096-16384 x 384 and
+/// 4096 x 256 (inference), 1.00-1.25x elsewhere.
+constexpr int64_t kStreamedForwardMinN = 256;
 constexpr int64_t kStreamedForwardMaxN = 4096;
 
 /// M x N elements below which a streamed RMSNorm forward whose block does
