@@ -1720,6 +1720,20 @@ TEST(Tuning, WarpRowsBlocksOfFewerRowsHaveAWarpARow) {
   EXPECT_FALSE(preloadsColumns(ln, block, 1));
 }
 
+TEST(Tuning, SingleWarpBlocksKeepFourRowsPastTheWave) {
+  // N = 256 bf16: the streamed block is one warp; RMSNorm's inference
+  // forward keeps four rows a block past the capped wave as the others do
+  // (three at N = 768, whose blocks have three warps).
+  for (int64_t n : {256, 768}) {
+    std::vector<Band> bands = heldBands(forwardShape(n, 1), DeviceInfo());
+    auto past = std::find_if(bands.begin(), bands.end(), [](const Band &b) {
+      return std::get<1>(b) == 4753;
+    });
+    ASSERT_NE(past, bands.end()) << n;
+    EXPECT_EQ(std::get<0>(*past), n == 256 ? 4 : 3) << n;
+  }
+}
+
 TEST(Tuning, OneWarpBlocksFollowTheDevice) {
   // The one-warp bands at N = 768 scale with the SMs and the threads an SM
   // holds (RMSNorm's first band starts past a wave of 96-thread blocks).

@@ -414,8 +414,9 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     add(kRowsPerBlock, boundFrom, oneWaveEnd, warpRowsRule, wantedBlocksPerSM);
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);
-    // Blocks of fewer than 128 threads (N = 768 bf16) keep four rows past
-    // the wave, except RMSNorm's inference forward. Three rows spill in a
+    // Blocks of fewer than 128 threads (N = 256-768 bf16) keep four rows
+    // past the wave, except RMSNorm's inference forward in blocks of more
+    // than one warp. Three rows spill in a
     // forward that writes its statistics (RMSNorm: 48 registers and 8 bytes
     // from ptxas); four measured on the H200 (bf16, kernel time, 5 rounds,
     // -stats-forwards-768.log, expC against exp): RMSNorm 1.01-1.05x at
@@ -423,9 +424,14 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     // (ab-2026-12-03-s42-past-wave-rows-768.log, against three, 5 rounds):
     // 1.21x at 5000 x 768 (1250 four-row blocks fit the wave of ten an SM
     // where 1667 three-row ones did not fit twelve), 1.00-1.02x at
-    // 6144-16384; two rows a block lost (0.95-0.98x).
+    // 6144-16384; two rows a block lost (0.95-0.98x). RMSNorm's inference
+    // forward in blocks of one warp (N = 256; ab-2026-12-04-s43-streamed-
+    // short-rows.log, four against three, 5 rounds): 1.02-1.11x at
+    // 4800-32768 x 256 (16384 rows: 4096 blocks, Inductor's grid, 1.11x),
+    // level at 65536.
     int64_t pastWaveRows = layout.threads < 128 && (shape.rowOutputs > 0 ||
-                                                    shape.rowReductions == 2)
+                                                    shape.rowReductions == 2 ||
+                                                    layout.threads == 32)
                                ? kRowsPerBlock
                                : 3;
     int64_t oneWarpFrom =
