@@ -686,16 +686,15 @@ struct RowRange {
 /// The rows of M where a forward of `shape` streams its rows through L2
 /// (norm-short-rows sets norm.stream_rows on that version, or on the kernel
 /// itself where the range covers every M) instead of staging them in
-/// shared memory: RMSNorm (one row reduction) at every M for N = 1000-4096,
-/// LayerNorm (two) at every M for N = 1000-1024 and below a limit up to
-/// N = 4096; inference forwards (no row outputs) from N = 768. Empty:
-/// never. Rows of one vector a thread stay in registers
-/// (chooseStreamingLayout), so the streamed kernel is a single pass over
-/// memory whose short block starts sooner than a staged row's copy; only
-/// LayerNorm's longer rows at many rows keep the staged kernel's overlap.
-/// Rows of more than one vector a thread (f32 at N > 2048), measured when
-/// the block re-read them from L2: RMSNorm streams them below a limit,
-/// LayerNorm not at all.
+/// shared memory: RMSNorm (one row reduction) at every M for N = 256-4096,
+/// LayerNorm (two) at every M for N = 256-1024 and below a limit up to
+/// N = 4096 (from N = 256: a warp of one vector a lane). Empty: never. Rows of
+/// one vector a thread stay in registers (chooseStreamingLayout), so the
+/// streamed kernel is a single pass over memory whose short block starts sooner
+/// than a staged row's copy; only LayerNorm's longer rows at many rows keep the
+/// staged kernel's overlap. Rows of more than one vector a thread (f32 at N >
+/// 2048), measured when the block re-read them from L2: RMSNorm streams them
+/// below a limit, LayerNorm not at all.
 RowRange chooseStreamedRows(const KernelShape &shape, const DeviceInfo &device);
 
 /// Rows each block of a streamed forward holds at once (norm.rows_per_block
