@@ -1631,17 +1631,18 @@ TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {
     return heldBands(forwardShape(1024, reductions), DeviceInfo(), mode);
   };
   // 1: every band of four rows (the four warps take one each), LayerNorm
-  // too, and the three-row band (blocks of three warps, a row each). A band
-  // whose layout the option changes asks for no blocks per SM, and
-  // neighbours that then build the same kernel are one band.
+  // too; the three-row band does not divide among four warps. A band whose
+  // layout the option changes asks for no blocks per SM, and neighbours
+  // that then build the same kernel are one band.
   EXPECT_EQ(bandsWith(2, 1),
             (std::vector<Band>{Band(4, 3168, 4753, true, 0),
-                               Band(3, 4753, 16896, true, 0),
+                               Band(3, 4753, 16896, false, 0),
                                Band(4, 16896, kAll, true, 0)}));
   EXPECT_EQ(bandsWith(1, 1),
-            (std::vector<Band>{
-                Band(4, 99, 4225, true, 0), Band(4, 4225, 4753, true, 9),
-                Band(3, 4753, 16896, true, 0), Band(4, 16896, kAll, true, 0)}));
+            (std::vector<Band>{Band(4, 99, 4225, true, 0),
+                               Band(4, 4225, 4753, true, 9),
+                               Band(3, 4753, 16896, false, 0),
+                               Band(4, 16896, kAll, true, 0)}));
   // Ragged rows (N = 1000) too: their one band is of four rows.
   EXPECT_EQ(heldBands(forwardShape(1000, 1), DeviceInfo(), 1),
             (std::vector<Band>{Band(4, 2112, kAll, true, 0)}));
@@ -1680,6 +1681,7 @@ TEST(Tuning, WarpRowsLayoutGivesEachWarpTheBlocksRow) {
       planKernel(f32, DeviceInfo(), nullptr,
                  PlanRequest().setStreamRows(true).setWarpRows(true));
   EXPECT_EQ(plan.layout.rowGroups, 1);
+  EXPECT_FALSE(plan.layout.warpRows);
   KernelPlan held =
       planKernel(forwardShape(1024, 1), DeviceInfo(), nullptr,
                  PlanRequest().setStreamRows(true).setWarpRows(true));

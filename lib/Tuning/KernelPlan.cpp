@@ -95,7 +95,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.kind = KernelPlan::Kind::Streaming;
     plan.layout = chooseStreamingLayout(n, elementBytes, device);
     // Where the layout cannot, the request is left unmet: the caller sees
-    // rowGroups == 1 and reports it.
+    // a layout without RowLayout::warpRows and reports it.
     if (request.warpRows)
       if (std::optional<RowLayout> warps =
               warpRowsLayout(plan.layout, request.warpRowsPerBlock))

@@ -278,10 +278,11 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   auto warpRowsFor = [&](int64_t rows, bool ruleWarps) {
     if (warpRows < 0)
       return ruleWarps;
-    // Fewer rows than warps make a block of a warp a row
-    // (warpRowsLayout).
+    // One row makes a block of one warp (warpRowsLayout). Blocks of two or
+    // three rows and more warps would have a warp a row too, but were never
+    // run on the GPU: the option leaves them to the block's rows.
     return warpRows == 1 && warps &&
-           (rows < warps->rowGroups || rows % warps->rowGroups == 0);
+           (rows == 1 || rows % warps->rowGroups == 0);
   };
   // Adds rows [begin, end) (within the streamed rows) at `rows` a block
   // with the layout warpRowsFor decides; extends the last band instead

@@ -237,8 +237,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // its warps own a row each from three quarters of a row per SM (99 rows)
 // up to 36 rows per SM (4752 rows), one version up to one wave, except a
 // row a block from 3 to 5 rows per SM (396-660 rows). The option gives
-// warp rows to every band of four rows and the three-row band (blocks of
-// three warps, a row each; ALLWARP) or none (NOWARP).
+// warp rows to every band of four rows (ALLWARP) or none (NOWARP).
 // CHECK-LABEL: func @rms_fwd_1024
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
@@ -272,7 +271,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP-LABEL: func @rms_fwd_1024
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows, norm.warp_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP: norm.fused {{.*}}attributes {norm.stream_rows}

@@ -736,11 +736,10 @@ struct HeldRows {
 /// four-row blocks (40 rows per SM) up to 80 (LayerNorm's from 44 up to
 /// 64). Below, and for every other kernel, a block takes one row.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
-/// every band whose rows the warps share out evenly or take one each (a
-/// block of fewer rows than warps has a warp a row, with no gap), 0 in
-/// none (rows below 24 per SM then take one a block, the one-warp bands
-/// the rows of the bands around them), -1 the rule; a band whose layout it
-/// changes asks for no blocks per SM.
+/// every band whose rows the warps share out evenly or of one row (a block
+/// of one warp, with no gap), 0 in none (rows below 24 per SM then take one
+/// a block, the one-warp bands' rows go to the bands around them), -1 the
+/// rule; a band whose layout it changes asks for no blocks per SM.
 std::vector<HeldRows> chooseHeldRows(const KernelShape &shape,
                                      const DeviceInfo &device,
                                      int64_t warpRows = -1);
