@@ -34,6 +34,8 @@ PUBLIC_N = [1024, 2048, 4096, 5120, 7168, 8192, 16384, 32768, 65536, 131072]
 # the tuning table holds none of them, so they take its nearest class or
 # the rule (bench.py's "llm" shapes).
 MODEL_N = [768, 1536, 2560, 3072, 6144, 12288]
+# Rows shorter than any model's above that the forwards stream since v72.
+SHORT_STREAMED_N = [256, 640]
 KINDS = ["rms_fwd", "rms_bwd", "ln_fwd", "ln_bwd"]
 
 
@@ -47,8 +49,10 @@ def variants():
     for kind in KINDS:
         # 4097 and 32771: odd N (scalar accesses), in one block and over a
         # cluster with a ragged last slice; 40000: a ragged last slice of
-        # rows staged in shared memory (shorter bulk copies).
-        for n in PUBLIC_N + MODEL_N + [1000, 24, 4097, 32771, 40000]:
+        # rows staged in shared memory (shorter bulk copies); 256 and 640:
+        # the shortest streamed rows, a warp of one vector a lane and a row
+        # that leaves 16 of 96 threads without a vector.
+        for n in PUBLIC_N + MODEL_N + [1000, 24, 4097, 32771, 40000] + SHORT_STREAMED_N:
             out.append((kind, "bf16", n, "", {}))
         for n in [1000, 4096, 7168, 1024, 32768]:
             out.append((kind, "f32", n, "", {}))
@@ -59,7 +63,7 @@ def variants():
     # The inference forwards (no saved statistics), which the benchmark
     # times against torch.compile's inference forward.
     for kind in ("rms_fwd", "ln_fwd"):
-        for n in PUBLIC_N + MODEL_N + [1000, 4097, 32771, 40000]:
+        for n in PUBLIC_N + MODEL_N + [1000, 4097, 32771, 40000] + SHORT_STREAMED_N:
             out.append((kind, "bf16", n, "infer", {"stats": False}))
         for n in (1024, 4096):
             out.append((kind, "f32", n, "infer", {"stats": False}))
