@@ -66,6 +66,11 @@ SHAPE_SETS = {
     "llm": [(16384, 768), (8192, 1536), (8192, 2560), (8192, 3072), (4096, 6144),
             (2048, 12288), (1, 3072), (64, 3072), (512, 3072), (256, 6144),
             (32, 12288)],
+    # The shortest rows the forwards stream (scripts/build-bundles.py's
+    # SHORT_STREAMED_N), where session 43 found the backwards and some
+    # forwards behind torch.compile.
+    "short-n": [(1, 256), (4096, 256), (16384, 256), (65536, 256), (4096, 640),
+                (16384, 640), (65536, 640)],
 }
 EPS = 1e-6
 

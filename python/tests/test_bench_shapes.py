@@ -44,6 +44,13 @@ def test_model_sizes_have_bundles():
             assert (kind, n, "") in built
         for kind in ("rms_fwd", "ln_fwd"):
             assert (kind, n, "infer") in built
+    # --shapes short-n times the short streamed rows' bundles.
+    assert {n for _, n in bench.parse_shapes("short-n")} == set(build.SHORT_STREAMED_N)
+    for n in build.SHORT_STREAMED_N:
+        for kind in build.KINDS:
+            assert (kind, n, "") in built
+        for kind in ("rms_fwd", "ln_fwd"):
+            assert (kind, n, "infer") in built
 
 
 @pytest.mark.parametrize("text", ["16x", "x4096", "0x4096", "16x4096x2", "big", "16x-1"])
