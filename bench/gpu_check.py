@@ -2,13 +2,16 @@
 """Correctness of the compiled kernels on a GPU, against float64 PyTorch.
 
 For every bundle in .out/bundles (scripts/build-bundles.py) and a set of row
-counts, draws fresh random inputs, poisons every output with NaN, runs the
+counts (hand-picked ones, and both sides of every bound on M in the bundle's
+launch conditions, so that each version runs at its first and last row),
+draws fresh random inputs, poisons every output with NaN, runs the
 kernels and compares each output with the float64 reference by relative
 error. Also checks that dW/dB are bitwise identical over two runs.
 Prints one line per case and ends with 'N passed, N failed'.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -30,8 +33,33 @@ PUBLIC = {1024: [32768], 2048: [32768], 4096: [16384, 65536], 5120: [16384],
           65536: [1024], 131072: [512], 1000: [4096], 24: [4099]}
 
 
-def rows_for(n, quick):
-    rows = list(PUBLIC.get(n, [4096]))
+def version_edges(manifest):
+    """The rows on both sides of every bound on M in the manifest's launch
+    conditions ({"ge": ["M", t]}, {"lt": ["M", t]}: rows t - 1 and t), so
+    that each version of a bundle (norm-short-rows' bands) runs at its first
+    and last row whatever the hand-picked rows below miss."""
+    edges = set()
+
+    def walk(cond):
+        if isinstance(cond, dict):
+            for op, args in cond.items():
+                if op in ("ge", "lt") and len(args) == 2 and args[0] == "M" \
+                        and isinstance(args[1], int):
+                    edges.update((args[1] - 1, args[1]))
+                else:
+                    walk(args)
+        elif isinstance(cond, list):
+            for item in cond:
+                walk(item)
+
+    for function in manifest.get("functions", []):
+        for launch in function.get("launches", []):
+            walk(launch.get("when"))
+    return sorted(m for m in edges if m >= 1)
+
+
+def rows_for(n, quick, edges=()):
+    rows = list(PUBLIC.get(n, [4096])) + list(edges)
     rows += [1, 4097 if n <= 8192 else 3]
     # Two waves of partial rows for the split backwards at one block per
     # SM (M > 132 x 64 rows spread over whole waves, ragged).
@@ -153,8 +181,11 @@ def main():
         if args.filter and args.filter not in name:
             continue
         kind, dtype, n, variant = parse(name)
-        launcher = Launcher(load_bundle(os.path.join(args.bundles, name)), poison_outputs=True)
-        for m in rows_for(n, args.quick):
+        directory = os.path.join(args.bundles, name)
+        launcher = Launcher(load_bundle(directory), poison_outputs=True)
+        with open(os.path.join(directory, "manifest.json")) as f:
+            edges = version_edges(json.load(f))
+        for m in rows_for(n, args.quick, edges):
             try:
                 errors = run_case(launcher, kind, dtype, n, m, variant, gen)
                 torch.cuda.synchronize()
