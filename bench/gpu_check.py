@@ -11,7 +11,6 @@ Prints one line per case and ends with 'N passed, N failed'.
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -181,11 +180,9 @@ def main():
         if args.filter and args.filter not in name:
             continue
         kind, dtype, n, variant = parse(name)
-        directory = os.path.join(args.bundles, name)
-        launcher = Launcher(load_bundle(directory), poison_outputs=True)
-        with open(os.path.join(directory, "manifest.json")) as f:
-            edges = version_edges(json.load(f))
-        for m in rows_for(n, args.quick, edges):
+        bundle = load_bundle(os.path.join(args.bundles, name))
+        launcher = Launcher(bundle, poison_outputs=True)
+        for m in rows_for(n, args.quick, version_edges(bundle.manifest)):
             try:
                 errors = run_case(launcher, kind, dtype, n, m, variant, gen)
                 torch.cuda.synchronize()

@@ -319,6 +319,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                                 ? kCappedWaveRowsPerSM * device.numSMs + 1
                                 : oneWaveEnd;
     int64_t threeTo = kThreeRowsToRowsPerSM * device.numSMs;
+    bool layerNorm = shape.rowReductions == 2;
     // The rule's warp rows need the block's four rows to divide among its
     // warps (not the three of a 96-thread block, N = 768 bf16).
     bool warpRowsRule = shape.rowReductions == 1 && warps.has_value() &&
@@ -335,7 +336,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     // over, they lost (0.89-0.98x at 4096-65536 rows), and RMSNorm's were
     // level at best (0.93-1.01x).
     bool threeWarpRows =
-        shape.rowReductions == 2 && warps.has_value() && warps->rowGroups == 3;
+        layerNorm && warps.has_value() && warps->rowGroups == 3;
     if (threeWarpRows && warpRowsFor(warps->rowGroups, true))
       add(warps->rowGroups, kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4,
           from, true);
@@ -357,7 +358,6 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     // bands as built here against v69 (inference forward, same log): RMSNorm
     // 0.97x at 2773 rows, 1.02-1.18x at 3000-9000; LayerNorm 1.00-1.08x at
     // 5600-9000.
-    bool layerNorm = shape.rowReductions == 2;
     int64_t oneWarpFromRowsPerSM = layerNorm ? 44 : 40;
     int64_t oneWarpToRowsPerSM = layerNorm ? 64 : 80;
     // The warp-rows option's 0 leaves those rows to the bands around them.
@@ -405,7 +405,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     int64_t heldBlocksPerSM =
         device.registersPerSM /
         (kLayerNormStatsHeldRegisters * std::max<int64_t>(1, layout.threads));
-    bool bounded = shape.rowReductions == 2 && shape.rowOutputs > 0 &&
+    bool bounded = layerNorm && shape.rowOutputs > 0 &&
                    heldBlocksPerSM < wantedBlocksPerSM;
     // Unbounded, the second band is empty, which add() skips.
     int64_t boundFrom =
@@ -430,11 +430,11 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     // short-rows.log, four against three, 5 rounds): 1.02-1.11x at
     // 4800-32768 x 256 (16384 rows: 4096 blocks, Inductor's grid, 1.11x),
     // level at 65536.
-    int64_t pastWaveRows = layout.threads < 128 && (shape.rowOutputs > 0 ||
-                                                    shape.rowReductions == 2 ||
-                                                    layout.threads == 32)
-                               ? kRowsPerBlock
-                               : 3;
+    int64_t pastWaveRows =
+        layout.threads < 128 &&
+                (shape.rowOutputs > 0 || layerNorm || layout.threads == 32)
+            ? kRowsPerBlock
+            : 3;
     int64_t oneWarpFrom =
         oneWarpBlocks ? oneWarpFromRowsPerSM * device.numSMs + 1 : threeTo;
     int64_t oneWarpTo =

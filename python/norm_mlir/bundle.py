@@ -155,6 +155,7 @@ class Bundle:
             raise BundleError("not a norm kernel bundle manifest")
         if manifest.get("version") != 1:
             raise BundleError(f"unsupported bundle version {manifest.get('version')}")
+        self.manifest = manifest
         self.target = manifest.get("target", "sm_90")
         self.ptx = ptx
         self.functions = {f["function"]: Function(f) for f in manifest["functions"]}

@@ -1,16 +1,12 @@
 """bench/timing.py: how a profile becomes a call's kernel time (no GPU)."""
 
-import importlib.util
-import os
-
 import pytest
+
+from repo_scripts import load_script
 
 pytest.importorskip("torch")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location("timing", os.path.join(ROOT, "bench", "timing.py"))
-timing = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(timing)
+timing = load_script("timing", "bench/timing.py")
 
 
 def test_busy_time_counts_overlap_once():

@@ -1,18 +1,12 @@
 """bench/gpu_check.py's rows: every version's first and last row (no GPU)."""
 
-import importlib.util
-import os
-import sys
-
 import pytest
+
+from repo_scripts import load_script
 
 pytest.importorskip("torch")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-_spec = importlib.util.spec_from_file_location("gpu_check", os.path.join(ROOT, "bench", "gpu_check.py"))
-gpu_check = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gpu_check)
+gpu_check = load_script("gpu_check", "bench/gpu_check.py")
 
 
 def manifest(*conditions):

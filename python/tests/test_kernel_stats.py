@@ -1,13 +1,8 @@
 """scripts/kernel-stats.py: the occupancy arithmetic (no GPU, no ptxas)."""
 
-import importlib.util
-import os
+from repo_scripts import load_script
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location(
-    "kernel_stats", os.path.join(ROOT, "scripts", "kernel-stats.py"))
-kernel_stats = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(kernel_stats)
+kernel_stats = load_script("kernel_stats", "scripts/kernel-stats.py")
 
 
 def test_blocks_per_sm_matches_ncu():

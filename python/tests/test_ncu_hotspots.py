@@ -1,13 +1,8 @@
 """bench/ncu_hotspots.py: warp-stall hot spots from ncu's source page (no GPU)."""
 
-import importlib.util
-import os
+from repo_scripts import load_script
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location("ncu_hotspots",
-                                               os.path.join(ROOT, "bench", "ncu_hotspots.py"))
-ncu_hotspots = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ncu_hotspots)
+ncu_hotspots = load_script("ncu_hotspots", "bench/ncu_hotspots.py")
 
 HEADER = ["Address", "Source", ncu_hotspots.SAMPLES, "Warp Stall Sampling (Not-issued Samples)",
           "stall_barrier", "stall_long_sb", "stall_selected", "stall_long_sb (Not Issued)"]
