@@ -829,6 +829,33 @@ TEST(Tuning, MinPartialsFillOneWave) {
   EXPECT_FALSE(splitsIntoOneWave(fwdLong, planKernel(fwdLong, h200, nullptr)));
 }
 
+TEST(Tuning, SmallSplitBlocksFillSixteenWarps) {
+  DeviceInfo h200;
+  // RMSNorm and LayerNorm backwards (bf16): blocks of one, two and three
+  // warps at N = 256, 512 and 768 get 16, 8 and 6 blocks per SM of partial
+  // rows, each of at least four rows; 128-thread blocks (N = 1024) keep
+  // four per SM and no floor.
+  struct Case {
+    int64_t n, threads, minPartials, floor;
+  };
+  for (int64_t columnOutputs : {1, 2}) {
+    for (Case c : {Case{256, 32, 2112, 4}, Case{512, 64, 1056, 4},
+                   Case{768, 96, 792, 4}, Case{1024, 128, 528, 0}}) {
+      SCOPED_TRACE(c.n);
+      KernelShape shape{c.n, 2, 2, columnOutputs, columnOutputs, false};
+      KernelPlan plan = planKernel(shape, h200, nullptr);
+      ASSERT_EQ(plan.layout.threads, c.threads);
+      EXPECT_EQ(chooseMinPartials(shape, plan, h200), c.minPartials);
+      EXPECT_EQ(chooseMinRowsPerPartial(shape, plan, h200), c.floor);
+    }
+  }
+  // Forwards split nothing, so get no floor.
+  KernelShape forward{256, 2, 1, 0, 1, false};
+  EXPECT_EQ(
+      chooseMinRowsPerPartial(forward, planKernel(forward, h200, nullptr), h200),
+      0);
+}
+
 TEST(Tuning, RereadClustersTakeThreeBlocksPerSM) {
   DeviceInfo h200;
   // LayerNorm backward (bf16 dy, x; weight; dW, dB) over re-reading

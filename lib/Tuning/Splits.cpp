@@ -116,6 +116,10 @@ int64_t mlir::norm::rereadClusterBlocksPerSM(const KernelShape &shape,
            stagedBlockBytes(shape, layout, layout.sharedStages)});
 }
 
+/// The warps per SM that chooseMinPartials fills with partial rows where
+/// blocks are small (at most this many blocks per SM).
+constexpr int64_t kPartialWarpsPerSM = 16;
+
 int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
                                       const KernelPlan &plan,
                                       const DeviceInfo &device) {
@@ -138,14 +142,20 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
            std::min<int64_t>(3, blocks);
   if (plan.layout.columnSlices > 1)
     return 0;
-  // Two blocks per SM, or up to four where that makes 16 warps: the
-  // N = 1024 backwards (128-thread blocks) ran 12% (RMSNorm) and 25%
-  // (LayerNorm) faster at M = 16384 with 512 partial rows than with the 264
-  // of two blocks per SM, and the same at M >= 32768, where the split
-  // already gives ~512 (ab-2026-11-30-split-size.log). More than four was
-  // not measured.
+  // Two blocks per SM, or as many as make 16 warps: the N = 1024 backwards
+  // (128-thread blocks) ran 12% (RMSNorm) and 25% (LayerNorm) faster at
+  // M = 16384 with 512 partial rows than with the 264 of two blocks per SM,
+  // and the same at M >= 32768, where the split already gives ~512
+  // (ab-2026-11-30-split-size.log). Blocks of one to three warps (N =
+  // 256-768 bf16) take 16, 8 or 6 blocks per SM instead of 4 (session 44,
+  // ab-2026-12-04-s44-short-partials.log, kernel time): N = 256 2.0x at
+  // 65536 rows and 1.5x at 16384, N = 384-512 +3-20%, the LayerNorm
+  // backward at N = 640-768 +6-10%, RMSNorm's there -1-2%. 32 warps per SM
+  // (32 one-warp blocks) ran 6% faster at 65536 x 256 but 18% slower at
+  // 16384 x 256 and 3-9% slower at N = 384-768.
   int64_t warpsPerBlock = ceilDiv(plan.layout.threads, 32);
-  int64_t wanted = std::clamp<int64_t>(ceilDiv(16, warpsPerBlock), 2, 4);
+  int64_t wanted = std::clamp<int64_t>(
+      ceilDiv(kPartialWarpsPerSM, warpsPerBlock), 2, kPartialWarpsPerSM);
   return device.numSMs * std::min(wanted, blocks);
 }
 
@@ -170,9 +180,29 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 constexpr int64_t kFloorMinBlocksPerSM = 3;
 constexpr int64_t kFloorMaxClusterSize = 4;
 
+/// The floor of split kernels whose blocks have fewer than four warps, at
+/// 16 warps of partial rows per SM (chooseMinPartials: 2112 partial rows of
+/// one warp at N = 256): their few-hundred-byte rows make the partial rows'
+/// workspace cost as much as the rows when a partial row sums one or two
+/// rows. Measured on the H200 (session 44, RMSNorm and LayerNorm backwards
+/// at 4096 x 256, kernel time): 4 rows a partial row (1024 partial rows)
+/// 0.76 TB/s, 2 rows (2112) 0.64, 8 rows (512) 0.67; from M = 4 x 2112 the
+/// floor is past.
+constexpr int64_t kSmallBlockMinRowsPerPartial = 4;
+
+/// Whether a split kernel with `plan` has blocks of fewer than four warps
+/// with neither clusters nor column slices: those chooseMinPartials gives
+/// more than four blocks per SM.
+static bool smallBlockFloor(const KernelShape &shape, const KernelPlan &plan) {
+  return shape.columnOutputs > 0 && plan.kind != KernelPlan::Kind::Cluster &&
+         plan.layout.columnSlices <= 1 && plan.layout.threads < 4 * 32;
+}
+
 int64_t mlir::norm::chooseMinRowsPerPartial(const KernelShape &shape,
                                             const KernelPlan &plan,
                                             const DeviceInfo &device) {
+  if (smallBlockFloor(shape, plan))
+    return kSmallBlockMinRowsPerPartial;
   if (!splitsIntoOneWave(shape, plan) ||
       plan.layout.clusterSize > kFloorMaxClusterSize)
     return 0;

@@ -34,9 +34,9 @@
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
 // CHECK: "launches": [
-// One block per partial row: ceil(M / max(ceil(ceil(M / 528) /
-// max(ceil(M / 8448), 1)), 1)) (N = 256 f32: one-warp blocks, four per SM
-// of 132 when M allows, in whole waves of them of at most 16 rows each).
+// One block per partial row: ceil(M / max(ceil(ceil(M / 1056) /
+// max(ceil(M / 16896), 1)), 4)) (N = 256 f32: two-warp blocks, eight per SM
+// of 132 when M allows, in whole waves of them of 4 to 16 rows each).
 // CHECK: "grid": {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
@@ -47,7 +47,7 @@
 // CHECK-NEXT: {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
-// CHECK-NEXT: 528
+// CHECK-NEXT: 1056
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
 // CHECK-NEXT: {
@@ -55,7 +55,7 @@
 // CHECK-NEXT: {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
-// CHECK-NEXT: 8448
+// CHECK-NEXT: 16896
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
 // CHECK-NEXT: 1
@@ -63,7 +63,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
-// CHECK-NEXT: 1
+// CHECK-NEXT: 4
 // CHECK: "kernel": "norm_fused"
 // CHECK: "kernel": "norm_combine"
 // CHECK: "results": [

@@ -20,24 +20,25 @@
 // BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 // BADFLOOR: error: norm-split-reduction: min-rows-per-partial must be -1 (the tuning rule), 0 (off) or positive, got -2
 
-// Dynamic M: ceil(M / R) partial rows with R = max(1, ceil(ceil(M / 528)
-// / W)) and W = max(1, ceil(M / (528 * 16))) (at least 528 partial rows,
-// four one-warp blocks per SM of 132, when M allows, in whole waves of them
-// when M is larger; none for M = 0), then a combine into dw.
+// Dynamic M: ceil(M / R) partial rows with R = max(4, ceil(ceil(M / 2112)
+// / W)) and W = max(1, ceil(M / (2112 * 16))) (at least 2112 partial rows,
+// 16 one-warp blocks per SM of 132, when M allows, of at least four rows,
+// in whole waves of them when M is larger; none for M = 0), then a combine
+// into dw.
 // CHECK-LABEL: func @rms_bwd
-// CHECK: %[[FILL:.+]] = arith.ceildivui %[[M:.+]], %c528
-// CHECK: %[[W:.+]] = arith.ceildivui %[[M]], %c8448
+// CHECK: %[[FILL:.+]] = arith.ceildivui %[[M:.+]], %c2112
+// CHECK: %[[W:.+]] = arith.ceildivui %[[M]], %c33792
 // CHECK: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %[[W]]
 // CHECK: %[[SPREAD:.+]] = arith.ceildivui %[[FILL]], %[[WAVES]]
-// CHECK: %[[R:.+]] = arith.maxui %c1{{.*}}, %[[SPREAD]]
+// CHECK: %[[R:.+]] = arith.maxui %c4{{.*}}, %[[SPREAD]]
 // CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
 // CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
-// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 528 : i64, rows_per_partial = 16 : i64}
+// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16 : i64}
 // CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
-// With the rule's split, whole waves of 528 partial rows of up to 256 rows.
+// With the rule's split, whole waves of 2112 partial rows of up to 256 rows.
 // HEUR-LABEL: func @rms_bwd
-// HEUR: arith.ceildivui %{{.+}}, %c135168
+// HEUR: arith.ceildivui %{{.+}}, %c540672
 // NOFILL-LABEL: func @rms_bwd
 // NOFILL: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
 // NOFILL: tensor.empty(%[[P]]) : tensor<?x64xf32>
@@ -51,14 +52,18 @@ func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf
 // -----
 
 // A static M gets the partial rows a dynamic one would: at M = 5 with
-// min_partials 528, one row each; without min_partials, one partial row of
-// the split's 16.
+// min_partials 2112, the one-warp blocks' floor of four rows each (two
+// partial rows), one row each without the floor; without min_partials, one
+// partial row of the split's 16.
 // CHECK-LABEL: func @small_m
-// CHECK: tensor.empty() : tensor<5x64xf32>
-// CHECK: min_partials = 528 : i64, rows_per_partial = 16
+// CHECK: tensor.empty() : tensor<2x64xf32>
+// CHECK: min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16
 // HEUR-LABEL: func @small_m
-// HEUR: tensor.empty() : tensor<5x64xf32>
-// HEUR: min_partials = 528 : i64, rows_per_partial = 5
+// HEUR: tensor.empty() : tensor<2x64xf32>
+// HEUR: min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 5
+// FLOOROFF-LABEL: func @small_m
+// FLOOROFF: tensor.empty() : tensor<5x64xf32>
+// FLOOROFF: min_partials = 2112 : i64, rows_per_partial = 5
 // NOFILL-LABEL: func @small_m
 // NOFILL: tensor.empty() : tensor<1x64xf32>
 // NOFILL-NOT: min_partials
@@ -71,12 +76,13 @@ func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32
 
 // -----
 
-// The kernel's own norm.split_size wins over the option (min_partials
-// still spreads M = 10 over a row each); the forward has no column output
-// and is left alone.
+// The kernel's own norm.split_size wins over the option, and caps the
+// floor of four rows a partial row (min_partials would spread M = 10 over a
+// row each): four partial rows of 3; the forward has no column output and
+// is left alone.
 // CHECK-LABEL: func @attribute_wins
-// CHECK: tensor.empty() : tensor<10x32xf32>
-// CHECK: min_partials = 528 : i64, rows_per_partial = 3
+// CHECK: tensor.empty() : tensor<4x32xf32>
+// CHECK: min_partials = 2112 : i64, min_rows_per_partial = 3 : i64, rows_per_partial = 3
 // NOFILL-LABEL: func @attribute_wins
 // NOFILL: tensor.empty() : tensor<4x32xf32>
 // NOFILL: rows_per_partial = 3

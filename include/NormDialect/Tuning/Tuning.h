@@ -877,8 +877,9 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 /// partial row, and with the split of chooseSplitSize alone a small M
 /// leaves SMs idle (M = 4097 at 64 rows per partial: 65 blocks for 132
 /// SMs). Enough for one wave of up to two blocks per SM
-/// (estimateBlocksPerSM), or up to four where blocks have fewer than 8
-/// warps (128-thread blocks at N = 1024: four, 16 warps per SM). Measured on
+/// (estimateBlocksPerSM), or as many as make 16 warps per SM where blocks
+/// are smaller (128-thread blocks at N = 1024: four; one-warp blocks at
+/// N = 256: 16, session 44: 2.0x at 65536 x 256). Measured on
 /// the H200 (2026-11-29, bf16 backward): +14-27% at 4097x7168 and 4096x8192,
 /// +21% RMSNorm 8192x4096, 1.8-2.9x at M = 1000-2048; two waves of a kernel
 /// that fits one block per SM were 4-7% slower (8192x8192, hence the estimate).
@@ -908,8 +909,11 @@ int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
 /// cluster per cluster slot at one block per SM, so the wave of F partial
 /// rows builds up from there as M grows. Measured to pay for clusters of up
 /// to 4 (LayerNorm backward, N = 16384) only; 0 for clusters of 8 and more,
-/// waves of fewer blocks per SM, every other kernel and past the short-rows
-/// range.
+/// waves of fewer blocks per SM and past the short-rows range. Split
+/// kernels of blocks under four warps (N = 256-768 bf16, 16 warps per SM of
+/// partial rows) get a floor of four rows: at 4096 x 256 two rows a partial
+/// row made the workspace cost as much as the rows. 0 for every other
+/// kernel.
 int64_t chooseMinRowsPerPartial(const KernelShape &shape,
                                 const KernelPlan &plan,
                                 const DeviceInfo &device);
