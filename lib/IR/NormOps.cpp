@@ -377,12 +377,16 @@ int64_t FusedOp::getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
   if (minPartials <= 0)
     return rowsPerPartial;
   // As buildRowsPerPartial: ceil(M / F) rows spread over whole waves, at
-  // least K.
+  // least K while that leaves ceil(F / 4) partial rows.
   int64_t spread = (m + minPartials - 1) / minPartials;
   int64_t wave = waveRows(rowsPerPartial, minPartials);
   int64_t waves = std::max<int64_t>(1, m / wave + (m % wave != 0));
-  return std::max<int64_t>(
-      {1, minRowsPerPartial, (spread + waves - 1) / waves});
+  int64_t floor = 1;
+  if (minRowsPerPartial > 1) {
+    int64_t quarter = (minPartials + 3) / 4;
+    floor = std::min(minRowsPerPartial, (m + quarter - 1) / quarter);
+  }
+  return std::max<int64_t>({1, floor, (spread + waves - 1) / waves});
 }
 
 Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {
@@ -398,16 +402,26 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
                                    int64_t minRowsPerPartial) {
   if (minPartials <= 0)
     return arith::ConstantIndexOp::create(b, loc, rowsPerPartial);
-  // R = max(K, ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))), K
-  // min_rows_per_partial or 1: the fewest whole waves W of F partial rows
-  // of at most S rows each, and the rows spread evenly over them. Where
-  // M <= F * S (one wave) that is ceil(M / F) <= S; past it, ceil(M / F) =
-  // 147 partial rows of 64 (M = 9362, F = 132) would run a second wave of
-  // 15 blocks, which 261 of 36 rows avoid. At M = 0 the partial rows
+  // R = max(K', ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))): the
+  // fewest whole waves W of F partial rows of at most S rows each, and the
+  // rows spread evenly over them. Where M <= F * S (one wave) that is
+  // ceil(M / F) <= S; past it, ceil(M / F) = 147 partial rows of 64 (M =
+  // 9362, F = 132) would run a second wave of 15 blocks, which 261 of 36
+  // rows avoid. K' = max(1, min(K, ceil(M / ceil(F / 4)))) with K
+  // min_rows_per_partial (1 without it): the floor yields where it would
+  // leave fewer than a quarter of F partial rows. At M = 0 the partial rows
   // ceil(M / R) are 0 instead of a division by zero.
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value floor = arith::ConstantIndexOp::create(
-      b, loc, std::max<int64_t>(1, minRowsPerPartial));
+  Value floor = one;
+  if (minRowsPerPartial > 1) {
+    Value quarter =
+        arith::ConstantIndexOp::create(b, loc, (minPartials + 3) / 4);
+    floor = arith::MaxUIOp::create(
+        b, loc, one,
+        arith::MinUIOp::create(
+            b, loc, arith::ConstantIndexOp::create(b, loc, minRowsPerPartial),
+            arith::CeilDivUIOp::create(b, loc, rows, quarter)));
+  }
   Value spread = arith::CeilDivUIOp::create(
       b, loc, rows, arith::ConstantIndexOp::create(b, loc, minPartials));
   Value waves = arith::MaxUIOp::create(

@@ -74,25 +74,27 @@ def test_rms_bwd_bundle_signature(tmp_path):
     assert m == 1000
     # One f32 partial row per split of the rows and one block per partial
     # row, then dx and dw. M is dynamic: at most 256 rows per partial, fewer
-    # when M is small so that there are at least 528 partial rows (four
-    # one-warp blocks per SM of 132): 1000 rows -> 2 rows each -> 500
-    # partial rows.
+    # when M is small so that there are at least 2112 partial rows (16
+    # one-warp blocks per SM of 132), but at least four rows each while that
+    # leaves 528 partial rows: 1000 rows -> min(4, ceil(1000 / 528)) = 2
+    # rows each -> 500 partial rows; 4096 rows -> 4 rows each.
     workspace = [b for b in f.buffers if b not in f.results]
     assert len(workspace) == 1
     rows, cols = f.buffer_shape(workspace[0], m)
-    per_partial = min(256, -(-1000 // 528))
+    per_partial = max(min(4, -(-1000 // 528)), min(256, -(-1000 // 2112)))
     assert (per_partial, -(-1000 // per_partial)) == (2, 500)
     assert (rows, cols) == (-(-1000 // per_partial), 256)
     assert f.grid(f.launches[0], m) == (rows, 1)
-    # Up to 528 x 256 rows, one wave: 65536 rows -> 125 rows each -> 525
+    assert tuple(f.buffer_shape(workspace[0], 4096)) == (1024, 256)
+    # Up to 2112 x 256 rows, one wave: 65536 rows -> 32 rows each -> 2048
     # partial rows.
-    assert tuple(f.buffer_shape(workspace[0], 65536)) == (525, 256)
-    # Past it, whole waves of 528 partial rows: 200000 rows -> 2 waves,
-    # ceil(ceil(200000 / 528) / 2) = 190 rows each -> 1053 partial rows
-    # (not 782 of 256, whose second wave would be 254 blocks).
-    big = f.bind_rows([[200000, 256], [200000, 256], [200000], [256]])
-    assert tuple(f.buffer_shape(workspace[0], big)) == (-(-200000 // 190), 256)
-    assert -(-200000 // 190) == 1053
+    assert tuple(f.buffer_shape(workspace[0], 65536)) == (2048, 256)
+    # Past it, whole waves of 2112 partial rows: 1200000 rows -> 3 waves,
+    # ceil(ceil(1200000 / 2112) / 3) = 190 rows each -> 6316 partial rows
+    # (not 4688 of 256, whose third wave would be 464 blocks).
+    big = f.bind_rows([[1200000, 256], [1200000, 256], [1200000], [256]])
+    assert tuple(f.buffer_shape(workspace[0], big)) == (-(-1200000 // 190), 256)
+    assert -(-1200000 // 190) == 6316
     # No rows: no partial rows and no blocks.
     assert tuple(f.buffer_shape(workspace[0], 0)) == (0, 256)
     assert f.grid(f.launches[0], 0) == (0, 1)

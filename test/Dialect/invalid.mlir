@@ -381,6 +381,20 @@ func.func @fused_floor_shape(%x: tensor<10x64xbf16>, %p: tensor<4x64xf32>) {
 
 // -----
 
+// The floor of 5 rows yields to ceil(40 / 4) = 10 partial rows: ten rows
+// make 10 partial rows of one, not 2 of five.
+func.func @fused_floor_yields_shape(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) {
+  // expected-error @+1 {{output #0 holds column partials of ceil(M/8) rows (or more, min_partials)}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 40 : i64, min_rows_per_partial = 5 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
 func.func @fused_split_zero(%x: tensor<10x64xbf16>, %p: tensor<3x64xf32>) {
   // expected-error @+1 {{rows_per_partial must be positive, got 0}}
   %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<3x64xf32>) -> tensor<3x64xf32> attributes {rows_per_partial = 0 : i64} {

@@ -79,6 +79,20 @@ func.func @min_rows_per_partial(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) ->
   return %r : tensor<2x64xf32>
 }
 
+// The floor yields where it would leave fewer than ceil(F / 4) partial
+// rows: ten rows with min_partials = 40 keep ten partial rows of one row
+// (min(5, ceil(10 / 10)) = 1), not two of five.
+// CHECK-LABEL: func @min_rows_per_partial_yields
+// CHECK: attributes {min_partials = 40 : i64, min_rows_per_partial = 5 : i64, rows_per_partial = 8 : i64}
+func.func @min_rows_per_partial_yields(%x: tensor<10x64xbf16>, %p: tensor<10x64xf32>) -> tensor<10x64xf32> {
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<10x64xf32>) -> tensor<10x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 40 : i64, min_rows_per_partial = 5 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return %r : tensor<10x64xf32>
+}
+
 // Ten rows, at most 8 per partial but at least 4 partial rows: 3 rows each.
 // CHECK-LABEL: func @min_partials
 // CHECK: attributes {min_partials = 4 : i64, rows_per_partial = 8 : i64}

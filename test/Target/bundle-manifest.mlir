@@ -34,14 +34,31 @@
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
 // CHECK: "launches": [
-// One block per partial row: ceil(M / max(ceil(ceil(M / 1056) /
-// max(ceil(M / 16896), 1)), 4)) (N = 256 f32: two-warp blocks, eight per SM
-// of 132 when M allows, in whole waves of them of 4 to 16 rows each).
+// One block per partial row: ceil(M / max(max(min(ceil(M / 264), 4), 1),
+// ceil(ceil(M / 1056) / max(ceil(M / 16896), 1)))) (N = 256 f32: two-warp
+// blocks, eight per SM of 132 when M allows, of at least four rows while
+// that leaves 264, in whole waves of them of at most 16 rows each).
 // CHECK: "grid": {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: "M",
 // CHECK-NEXT: {
 // CHECK-NEXT: "max": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "max": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "min": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "ceildiv": [
+// CHECK-NEXT: "M",
+// CHECK-NEXT: 264
+// CHECK-NEXT: ]
+// CHECK-NEXT: },
+// CHECK-NEXT: 4
+// CHECK-NEXT: ]
+// CHECK-NEXT: },
+// CHECK-NEXT: 1
+// CHECK-NEXT: ]
+// CHECK-NEXT: },
 // CHECK-NEXT: {
 // CHECK-NEXT: "ceildiv": [
 // CHECK-NEXT: {
@@ -59,11 +76,6 @@
 // CHECK-NEXT: ]
 // CHECK-NEXT: },
 // CHECK-NEXT: 1
-// CHECK-NEXT: ]
-// CHECK-NEXT: }
-// CHECK-NEXT: ]
-// CHECK-NEXT: },
-// CHECK-NEXT: 4
 // CHECK: "kernel": "norm_fused"
 // CHECK: "kernel": "norm_combine"
 // CHECK: "results": [

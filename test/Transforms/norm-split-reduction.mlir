@@ -20,17 +20,20 @@
 // BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 // BADFLOOR: error: norm-split-reduction: min-rows-per-partial must be -1 (the tuning rule), 0 (off) or positive, got -2
 
-// Dynamic M: ceil(M / R) partial rows with R = max(4, ceil(ceil(M / 2112)
-// / W)) and W = max(1, ceil(M / (2112 * 16))) (at least 2112 partial rows,
-// 16 one-warp blocks per SM of 132, when M allows, of at least four rows,
-// in whole waves of them when M is larger; none for M = 0), then a combine
-// into dw.
+// Dynamic M: ceil(M / R) partial rows with R = max(K, ceil(ceil(M / 2112)
+// / W)), W = max(1, ceil(M / (2112 * 16))) and K = max(1, min(4, ceil(M /
+// 528))) (at least 2112 partial rows, 16 one-warp blocks per SM of 132,
+// when M allows, of at least four rows while that leaves 528, in whole
+// waves of them when M is larger; none for M = 0), then a combine into dw.
 // CHECK-LABEL: func @rms_bwd
-// CHECK: %[[FILL:.+]] = arith.ceildivui %[[M:.+]], %c2112
+// CHECK: %[[QUARTER:.+]] = arith.ceildivui %[[M:.+]], %c528
+// CHECK: %[[CAPPED:.+]] = arith.minui %c4{{.*}}, %[[QUARTER]]
+// CHECK: %[[FLOOR:.+]] = arith.maxui %c1{{.*}}, %[[CAPPED]]
+// CHECK: %[[FILL:.+]] = arith.ceildivui %[[M]], %c2112
 // CHECK: %[[W:.+]] = arith.ceildivui %[[M]], %c33792
 // CHECK: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %[[W]]
 // CHECK: %[[SPREAD:.+]] = arith.ceildivui %[[FILL]], %[[WAVES]]
-// CHECK: %[[R:.+]] = arith.maxui %c4{{.*}}, %[[SPREAD]]
+// CHECK: %[[R:.+]] = arith.maxui %[[FLOOR]], %[[SPREAD]]
 // CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
 // CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
 // CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16 : i64}
@@ -52,18 +55,15 @@ func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf
 // -----
 
 // A static M gets the partial rows a dynamic one would: at M = 5 with
-// min_partials 2112, the one-warp blocks' floor of four rows each (two
-// partial rows), one row each without the floor; without min_partials, one
+// min_partials 2112, one row each (the floor of four rows yields where it
+// would leave fewer than 528 partial rows); without min_partials, one
 // partial row of the split's 16.
 // CHECK-LABEL: func @small_m
-// CHECK: tensor.empty() : tensor<2x64xf32>
+// CHECK: tensor.empty() : tensor<5x64xf32>
 // CHECK: min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16
 // HEUR-LABEL: func @small_m
-// HEUR: tensor.empty() : tensor<2x64xf32>
+// HEUR: tensor.empty() : tensor<5x64xf32>
 // HEUR: min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 5
-// FLOOROFF-LABEL: func @small_m
-// FLOOROFF: tensor.empty() : tensor<5x64xf32>
-// FLOOROFF: min_partials = 2112 : i64, rows_per_partial = 5
 // NOFILL-LABEL: func @small_m
 // NOFILL: tensor.empty() : tensor<1x64xf32>
 // NOFILL-NOT: min_partials
@@ -76,12 +76,11 @@ func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32
 
 // -----
 
-// The kernel's own norm.split_size wins over the option, and caps the
-// floor of four rows a partial row (min_partials would spread M = 10 over a
-// row each): four partial rows of 3; the forward has no column output and
-// is left alone.
+// The kernel's own norm.split_size wins over the option (min_partials
+// still spreads M = 10 over a row each; the split caps the floor at 3); the
+// forward has no column output and is left alone.
 // CHECK-LABEL: func @attribute_wins
-// CHECK: tensor.empty() : tensor<4x32xf32>
+// CHECK: tensor.empty() : tensor<10x32xf32>
 // CHECK: min_partials = 2112 : i64, min_rows_per_partial = 3 : i64, rows_per_partial = 3
 // NOFILL-LABEL: func @attribute_wins
 // NOFILL: tensor.empty() : tensor<4x32xf32>
@@ -157,14 +156,18 @@ func.func @reread_cluster_wave(%dy: tensor<?x32768xbf16>, %x: tensor<?x32768xbf1
 // The LayerNorm backward at N = 16384: clusters of 4 at three blocks per
 // SM, one wave of 90 partial rows, each summing at least 7 rows (the
 // short-rows limit, 192, over the 30 cluster slots): at 192 rows 28 partial
-// rows of 7 instead of 64 of 3 (chooseMinRowsPerPartial). Off, the floor is
-// 1.
+// rows of 7 instead of 64 of 3 (chooseMinRowsPerPartial); below 23 x 7
+// rows the floor yields to ceil(90 / 4) = 23 partial rows. Off, the floor
+// is 1.
 // HEUR-LABEL: func @floor_three_blocks_wave
-// HEUR: %[[PER:.+]] = arith.ceildivui %[[M:.+]], %c90
+// HEUR: %[[QUARTER:.+]] = arith.ceildivui %[[M:.+]], %c23
+// HEUR: %[[CAPPED:.+]] = arith.minui %c7{{.*}}, %[[QUARTER]]
+// HEUR: %[[FLOOR:.+]] = arith.maxui %c1{{.*}}, %[[CAPPED]]
+// HEUR: %[[PER:.+]] = arith.ceildivui %[[M]], %c90
 // HEUR: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %{{.+}}
 // HEUR: %[[R:.+]] = arith.ceildivui %[[PER]], %[[WAVES]]
-// HEUR: %[[FLOOR:.+]] = arith.maxui %c7{{.*}}, %[[R]]
-// HEUR: %[[P:.+]] = arith.ceildivui %[[M]], %[[FLOOR]]
+// HEUR: %[[ROWS:.+]] = arith.maxui %[[FLOOR]], %[[R]]
+// HEUR: %[[P:.+]] = arith.ceildivui %[[M]], %[[ROWS]]
 // HEUR: tensor.empty(%[[P]]) : tensor<?x16384xf32>
 // HEUR: min_partials = 90 : i64, min_rows_per_partial = 7 : i64, rows_per_partial = 1048576 : i64
 // HEUR-LABEL: func @floor_static_rows

@@ -204,9 +204,13 @@ def Norm_FusedOp : Norm_Op<"fused", [
     enough of them to fill its multiprocessors), and past F * S rows a whole
     number W of such waves, each partial at most S rows. With
     `min_rows_per_partial = K` (1 to S; needs `min_partials`) R is at least
-    K: below F * K rows there are fewer than F partial rows, each of K rows,
-    because a partial row costs its N sums written and combined however few
-    rows it sums. R depends on M only, so the split stays deterministic.
+    K while that leaves ceil(F / 4) partial rows, i.e. at least
+    max(1, min(K, ceil(M / ceil(F / 4)))): below F * K rows there are fewer
+    than F partial rows, each of K rows, because a partial row costs its N
+    sums written and combined however few rows it sums; below ceil(F / 4) * K
+    rows the floor gives way to a quarter of F partial rows, which still
+    spread small M over the GPU. R depends on M only, so the split stays
+    deterministic.
 
     The op is in destination-passing style: on tensors it returns the updated
     `outs`; on memrefs it writes them and has no results.
@@ -311,8 +315,9 @@ def Norm_FusedOp : Norm_Op<"fused", [
                                       ::mlir::Location loc,
                                       ::mlir::Value rows);
     /// Rows per partial for `rowsPerPartial` S, `minPartials` F (0: none)
-    /// and `minRowsPerPartial` K (0: none) for a known M: max(K, 1,
-    /// ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))), or S.
+    /// and `minRowsPerPartial` K (0: none) for a known M: max(K', 1,
+    /// ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))), K' =
+    /// min(K, ceil(M / ceil(F / 4))); or S without F.
     static int64_t getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
                                         int64_t minPartials,
                                         int64_t minRowsPerPartial);

@@ -912,7 +912,8 @@ int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
 /// waves of fewer blocks per SM and past the short-rows range. Split
 /// kernels of blocks under four warps (N = 256-768 bf16, 16 warps per SM of
 /// partial rows) get a floor of four rows: at 4096 x 256 two rows a partial
-/// row made the workspace cost as much as the rows. 0 for every other
+/// row made the workspace cost as much as the rows (the floor yields below
+/// a quarter of min_partials partial rows, norm.fused). 0 for every other
 /// kernel.
 int64_t chooseMinRowsPerPartial(const KernelShape &shape,
                                 const KernelPlan &plan,
