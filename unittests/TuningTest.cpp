@@ -1648,6 +1648,24 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
             (std::vector<Band>{
                 Band(3, 99, 3168, true, 0), Band(4, 3168, 5809, false, 0),
                 Band(1, 5809, 8449, true, 0), Band(4, 8449, kAll, false, 0)}));
+  // N = 256 (one-warp blocks): LayerNorm's four-row blocks within the wave
+  // (from 24 rows per SM) ask ptxas for the eight blocks an SM they launch,
+  // with or without statistics; RMSNorm's do not.
+  for (int64_t reductions : {1, 2}) {
+    for (int64_t rowOutputs : {int64_t(0), reductions}) {
+      KernelShape shape = forwardShape(256, reductions);
+      shape.rowOutputs = rowOutputs;
+      std::vector<Band> bands = heldBands(shape, DeviceInfo());
+      auto wave = std::find_if(bands.begin(), bands.end(), [](const Band &b) {
+        return std::get<1>(b) <= 4096 && 4096 < std::get<2>(b);
+      });
+      ASSERT_NE(wave, bands.end()) << reductions << " " << rowOutputs;
+      EXPECT_EQ(std::get<0>(*wave), 4);
+      EXPECT_EQ(std::get<2>(*wave), 4225);
+      EXPECT_EQ(std::get<4>(*wave), reductions == 2 ? 8 : 0)
+          << reductions << " " << rowOutputs;
+    }
+  }
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }

@@ -411,7 +411,20 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     int64_t boundFrom =
         bounded ? heldBlocksPerSM * kRowsPerBlock * device.numSMs + 1
                 : oneWaveEnd;
-    add(kRowsPerBlock, from, boundFrom, warpRowsRule);
+    // LayerNorm's one-warp blocks within the wave tell ptxas the eight
+    // blocks an SM they launch: unbounded, it keeps to 64 registers (32
+    // blocks an SM) and issues the fourth row's load only after the first
+    // row's data arrived (SASS of the forward at N = 256 bf16: 63 registers;
+    // bounded, 72 and all four rows' loads first). Measured on the H200
+    // (bf16, kernel time, 5 rounds;
+    // bench/results/ab-2026-12-04-s44-v76-one-warp-wave-bound.log): the
+    // LayerNorm forwards 1.04-1.13x at 3168-4224 x 256; RMSNorm's, whose
+    // loads come first unbounded, 0.93-1.01x, so not theirs. Past the wave
+    // (.minnctapersm 16 on every one-warp kernel, 16384 x 256 and 8192 x
+    // 768; -one-warp-registers-stages.log) the bound lost up to 11%.
+    int64_t waveBlocksPerSM =
+        layerNorm && layout.threads == 32 ? wantedBlocksPerSM : 0;
+    add(kRowsPerBlock, from, boundFrom, warpRowsRule, waveBlocksPerSM);
     add(kRowsPerBlock, boundFrom, oneWaveEnd, warpRowsRule, wantedBlocksPerSM);
     add(kRowsPerBlock, oneWaveEnd, cappedWaveEnd, warpRowsRule,
         kCappedWaveRowsPerSM / kRowsPerBlock);
