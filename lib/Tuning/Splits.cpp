@@ -187,10 +187,10 @@ constexpr int64_t kFloorMaxClusterSize = 4;
 /// rows. Measured on the H200 (session 44, RMSNorm and LayerNorm backwards
 /// at 4096 x 256, kernel time): 4 rows a partial row (1024 partial rows)
 /// 0.76 TB/s, 2 rows (2112) 0.64, 8 rows (512) 0.67; from M = 4 x 2112 the
-/// floor is past. Below 4 x 528 rows it yields to a quarter of min_partials
-/// (norm.fused min_rows_per_partial), as before v74: at 768-1500 x 256
-/// four rows each ran 8-10% slower than two or three
-/// (ab-2026-12-04-s44-v75-floor-yields.log).
+/// floor is past. It yields to ceil(M / 528) rows, a quarter of
+/// min_partials (norm.fused min_rows_per_partial), below 1585 rows, which
+/// keep the two or three rows a partial row of before v74: four ran 8-10%
+/// slower at 768-1500 x 256 (ab-2026-12-04-s44-v75-floor-yields.log).
 constexpr int64_t kSmallBlockMinRowsPerPartial = 4;
 
 /// Whether a split kernel with `plan` has blocks of fewer than four warps
