@@ -363,6 +363,12 @@ static int64_t waveRows(int64_t rowsPerPartial, int64_t minPartials) {
   return rowsPerPartial * minPartials;
 }
 
+/// The partial rows min_rows_per_partial yields to: ceil(F / 4) for
+/// `minPartials` F (getRowsPerPartialFor and buildRowsPerPartial alike).
+static int64_t floorYieldPartials(int64_t minPartials) {
+  return (minPartials + 3) / 4;
+}
+
 std::optional<int64_t> FusedOp::getRowsPerPartialFor(int64_t m) {
   std::optional<int64_t> split = getRowsPerPartial();
   if (!split)
@@ -383,7 +389,7 @@ int64_t FusedOp::getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
   int64_t waves = std::max<int64_t>(1, m / wave + (m % wave != 0));
   int64_t floor = 1;
   if (minRowsPerPartial > 1) {
-    int64_t quarter = (minPartials + 3) / 4;
+    int64_t quarter = floorYieldPartials(minPartials);
     floor = std::min(minRowsPerPartial, (m + quarter - 1) / quarter);
   }
   return std::max<int64_t>({1, floor, (spread + waves - 1) / waves});
@@ -415,7 +421,7 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
   Value floor = one;
   if (minRowsPerPartial > 1) {
     Value quarter =
-        arith::ConstantIndexOp::create(b, loc, (minPartials + 3) / 4);
+        arith::ConstantIndexOp::create(b, loc, floorYieldPartials(minPartials));
     floor = arith::MaxUIOp::create(
         b, loc, one,
         arith::MinUIOp::create(
