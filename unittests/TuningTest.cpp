@@ -856,6 +856,42 @@ TEST(Tuning, SmallSplitBlocksFillSixteenWarps) {
       0);
 }
 
+TEST(Tuning, OneWarpSplitKernelsCapTheirPartialsAtOneResidentWave) {
+  DeviceInfo h200;
+  // N = 256 bf16 backwards: one-warp blocks, as many resident an SM as
+  // their estimated registers allow (RMSNorm 32, 4224 partial rows;
+  // LayerNorm 28, 3696), with split 16 (the waves of min_partials give way
+  // to the cap from 16 x min_partials rows). Blocks of two warps and more,
+  // and forwards, get no cap; without one the split stays 256.
+  for (int64_t columnOutputs : {1, 2}) {
+    KernelShape one{256, 2, 2, columnOutputs, columnOutputs, false};
+    KernelPlan plan = planKernel(one, h200, nullptr);
+    ASSERT_EQ(plan.layout.threads, 32);
+    EXPECT_EQ(chooseMaxPartials(one, plan, h200),
+              columnOutputs == 1 ? 4224 : 3696);
+    EXPECT_EQ(chooseSplitSize(std::nullopt, 256, h200, false, 2112, 4224), 16);
+    for (int64_t n : {512, 768, 1024}) {
+      KernelShape wider{n, 2, 2, columnOutputs, columnOutputs, false};
+      EXPECT_EQ(
+          chooseMaxPartials(wider, planKernel(wider, h200, nullptr), h200), 0)
+          << n;
+    }
+  }
+  EXPECT_EQ(chooseSplitSize(std::nullopt, 256, h200, false, 2112), 256);
+  KernelShape forward{256, 2, 1, 0, 1, false};
+  EXPECT_EQ(
+      chooseMaxPartials(forward, planKernel(forward, h200, nullptr), h200), 0);
+  // Fewer SMs, fewer partial rows.
+  DeviceInfo small = h200;
+  small.numSMs = 100;
+  KernelShape one{256, 2, 2, 1, 1, false};
+  EXPECT_EQ(chooseMaxPartials(one, planKernel(one, small, nullptr), small),
+            3200);
+  EXPECT_TRUE(validateMaxPartials(-1).empty());
+  EXPECT_TRUE(validateMaxPartials(4224).empty());
+  EXPECT_NE(validateMaxPartials(-3).find("got -3"), std::string::npos);
+}
+
 TEST(Tuning, RereadClustersTakeThreeBlocksPerSM) {
   DeviceInfo h200;
   // LayerNorm backward (bf16 dy, x; weight; dW, dB) over re-reading

@@ -360,6 +360,7 @@ struct ConvertNormToGPUPass
     rowSplit.rowsPerBlock = split;
     rowSplit.minPartials = op.getMinPartials().value_or(0);
     rowSplit.minRowsPerPartial = op.getMinRowsPerPartial().value_or(0);
+    rowSplit.maxPartials = op.getMaxPartials().value_or(0);
     if (tunedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
     if (wholeColumns) {

@@ -232,6 +232,9 @@ struct RowSplit {
   /// With minPartials: the fewest rows per partial row (norm.fused
   /// min_rows_per_partial; 0: 1).
   int64_t minRowsPerPartial = 0;
+  /// With minPartials: the most partial rows (norm.fused max_partials; 0:
+  /// none).
+  int64_t maxPartials = 0;
   /// With > 0 (a forward, KernelPlan::minBlocks): min(rowsPerBlock, max(1,
   /// ceil(M / minBlocks))), a block per row up to minBlocks rows.
   int64_t minBlocks = 0;
@@ -250,7 +253,8 @@ struct RowSplit {
           b, loc, arith::ConstantIndexOp::create(b, loc, 1), rows);
     if (minPartials > 0)
       return FusedOp::buildRowsPerPartial(b, loc, rows, rowsPerBlock,
-                                          minPartials, minRowsPerPartial);
+                                          minPartials, minRowsPerPartial,
+                                          maxPartials);
     Value split = arith::ConstantIndexOp::create(b, loc, rowsPerBlock);
     if (minBlocks <= 0)
       return split;

@@ -374,12 +374,14 @@ std::optional<int64_t> FusedOp::getRowsPerPartialFor(int64_t m) {
   if (!split)
     return std::nullopt;
   return getRowsPerPartialFor(m, *split, getMinPartials().value_or(0),
-                              getMinRowsPerPartial().value_or(0));
+                              getMinRowsPerPartial().value_or(0),
+                              getMaxPartials().value_or(0));
 }
 
 int64_t FusedOp::getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
                                       int64_t minPartials,
-                                      int64_t minRowsPerPartial) {
+                                      int64_t minRowsPerPartial,
+                                      int64_t maxPartials) {
   if (minPartials <= 0)
     return rowsPerPartial;
   // As buildRowsPerPartial: ceil(M / F) rows spread over whole waves, at
@@ -392,7 +394,8 @@ int64_t FusedOp::getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
     int64_t quarter = floorYieldPartials(minPartials);
     floor = std::min(minRowsPerPartial, (m + quarter - 1) / quarter);
   }
-  return std::max<int64_t>({1, floor, (spread + waves - 1) / waves});
+  int64_t capped = maxPartials > 0 ? (m + maxPartials - 1) / maxPartials : 1;
+  return std::max<int64_t>({1, floor, capped, (spread + waves - 1) / waves});
 }
 
 Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {
@@ -400,12 +403,14 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows) {
   if (!split)
     return {};
   return buildRowsPerPartial(b, loc, rows, *split, getMinPartials().value_or(0),
-                             getMinRowsPerPartial().value_or(0));
+                             getMinRowsPerPartial().value_or(0),
+                             getMaxPartials().value_or(0));
 }
 
 Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
                                    int64_t rowsPerPartial, int64_t minPartials,
-                                   int64_t minRowsPerPartial) {
+                                   int64_t minRowsPerPartial,
+                                   int64_t maxPartials) {
   if (minPartials <= 0)
     return arith::ConstantIndexOp::create(b, loc, rowsPerPartial);
   // R = max(K', ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))): the
@@ -415,8 +420,10 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
   // 9362, F = 132) would run a second wave of 15 blocks, which 261 of 36
   // rows avoid. K' = max(1, min(K, ceil(M / ceil(F / 4)))) with K
   // min_rows_per_partial (1 without it): the floor yields where it would
-  // leave fewer than a quarter of F partial rows. At M = 0 the partial rows
-  // ceil(M / R) are 0 instead of a division by zero.
+  // leave fewer than a quarter of F partial rows. With max_partials P, R is
+  // at least ceil(M / P) too: past F * S rows one wave of P partial rows
+  // instead of W waves of F. At M = 0 the partial rows ceil(M / R) are 0
+  // instead of a division by zero.
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value floor = one;
   if (minRowsPerPartial > 1) {
@@ -428,6 +435,11 @@ Value FusedOp::buildRowsPerPartial(OpBuilder &b, Location loc, Value rows,
             b, loc, arith::ConstantIndexOp::create(b, loc, minRowsPerPartial),
             arith::CeilDivUIOp::create(b, loc, rows, quarter)));
   }
+  if (maxPartials > 0)
+    floor = arith::MaxUIOp::create(
+        b, loc, floor,
+        arith::CeilDivUIOp::create(
+            b, loc, rows, arith::ConstantIndexOp::create(b, loc, maxPartials)));
   Value spread = arith::CeilDivUIOp::create(
       b, loc, rows, arith::ConstantIndexOp::create(b, loc, minPartials));
   Value waves = arith::MaxUIOp::create(
@@ -479,6 +491,13 @@ LogicalResult FusedOp::verify() {
       return emitOpError("min_partials needs rows_per_partial");
     if (*fill <= 0)
       return emitOpError("min_partials must be positive, got ") << *fill;
+  }
+  if (std::optional<int64_t> cap = getMaxPartials()) {
+    if (!getMinPartials())
+      return emitOpError("max_partials needs min_partials");
+    if (*cap < *getMinPartials())
+      return emitOpError("max_partials must be at least min_partials (")
+             << *getMinPartials() << "), got " << *cap;
   }
   if (std::optional<int64_t> floor = getMinRowsPerPartial()) {
     if (!getMinPartials())

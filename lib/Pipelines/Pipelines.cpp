@@ -66,6 +66,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   split.splitSize = options.splitSize;
   split.minPartials = options.minPartials;
   split.minRowsPerPartial = options.minRowsPerPartial;
+  split.maxPartials = options.maxPartials;
   split.tuningTable = options.tuningTable;
   split.sharedStages = options.sharedStages;
   split.numSMs = options.numSMs;

@@ -59,7 +59,8 @@ struct FusedOpInterface
     auto memrefOp = FusedOp::create(
         rewriter, op->getLoc(), TypeRange{}, *inputs, fused.getRoles(),
         *outputs, fused.getOutputRoles(), fused.getRowsPerPartialAttr(),
-        fused.getMinPartialsAttr(), fused.getMinRowsPerPartialAttr());
+        fused.getMinPartialsAttr(), fused.getMinRowsPerPartialAttr(),
+        fused.getMaxPartialsAttr());
     // Discardable attributes (norm.whole_columns, per-kernel settings such
     // as norm.rows_per_block) describe the kernel, not its operands' types.
     for (NamedAttribute attr : fused->getDiscardableAttrs())

@@ -142,7 +142,8 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
       rewriter, loc, TypeRange(ValueRange(outputs)), inputs,
       rewriter.getArrayAttr(roles), outputs, rewriter.getArrayAttr(outputRoles),
       /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr,
-      /*min_rows_per_partial=*/nullptr);
+      /*min_rows_per_partial=*/nullptr,
+      /*max_partials=*/nullptr);
   for (Member &m : members)
     if (Attribute split = m.op->getAttr("norm.split_size"))
       fused->setAttr("norm.split_size", split);

@@ -115,7 +115,8 @@ FusedOp buildPart(OpBuilder &b, FusedOp op, ArrayRef<unsigned> outputs) {
       b, op.getLoc(), resultTypes, inputs, b.getArrayAttr(roles), destinations,
       b.getArrayAttr(outputRoles),
       /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr,
-      /*min_rows_per_partial=*/nullptr);
+      /*min_rows_per_partial=*/nullptr,
+      /*max_partials=*/nullptr);
   OpBuilder::InsertionGuard guard(b);
   Block *partBody = b.createBlock(&part.getBody(), {}, argTypes, argLocs);
   IRMapping mapping;

@@ -66,6 +66,18 @@ struct NormSplitReductionPass
     return chooseMinPartials(shape, *plan, device());
   }
 
+  /// max_partials for a kernel of `shape` with `plan` and min_partials
+  /// `fill` (0: none): the option, else the rule; none without `fill`.
+  int64_t maxPartialsFor(const KernelShape &shape,
+                         const std::optional<KernelPlan> &plan, int64_t fill) {
+    if (fill <= 0 || maxPartials == 0)
+      return 0;
+    if (maxPartials > 0)
+      return maxPartials;
+    return plan && minPartials < 0 ? chooseMaxPartials(shape, *plan, device())
+                                   : 0;
+  }
+
   /// min_rows_per_partial for a kernel of `shape` with `plan`, min_partials
   /// `fill` and split `split` (0: none): the option, else the rule with the
   /// rule's min_partials; at most the split.
@@ -86,7 +98,8 @@ struct NormSplitReductionPass
   /// pass option, the heuristic.
   FailureOr<int64_t> splitSizeFor(FusedOp op, const KernelShape &shape,
                                   const std::optional<KernelPlan> &plan,
-                                  int64_t m, int64_t n, int64_t fill) {
+                                  int64_t m, int64_t n, int64_t fill,
+                                  int64_t cap) {
     if (Attribute attr = op->getAttr("norm.split_size")) {
       auto integer = dyn_cast<IntegerAttr>(attr);
       if (!integer)
@@ -105,7 +118,7 @@ struct NormSplitReductionPass
     bool overCluster = plan && plan->kind == KernelPlan::Kind::Cluster;
     return chooseSplitSize(ShapedType::isDynamic(m) ? std::nullopt
                                                     : std::optional(m),
-                           n, device(), overCluster, fill);
+                           n, device(), overCluster, fill, cap);
   }
 
   LogicalResult split(IRRewriter &rewriter, FusedOp op) {
@@ -114,7 +127,11 @@ struct NormSplitReductionPass
     KernelShape shape = describeKernel(op);
     std::optional<KernelPlan> plan = planFor(shape);
     int64_t fill = minPartialsFor(shape, plan);
-    FailureOr<int64_t> s = splitSizeFor(op, shape, plan, m, n, fill);
+    int64_t cap = maxPartialsFor(shape, plan, fill);
+    if (cap > 0 && cap < fill)
+      return op.emitOpError("max-partials (")
+             << cap << ") must be at least min_partials (" << fill << ")";
+    FailureOr<int64_t> s = splitSizeFor(op, shape, plan, m, n, fill, cap);
     if (failed(s))
       return failure();
     int64_t floor = minRowsPerPartialFor(shape, plan, fill, *s);
@@ -126,12 +143,12 @@ struct NormSplitReductionPass
     int64_t partials = ShapedType::kDynamic;
     SmallVector<Value> partialDims;
     if (!ShapedType::isDynamic(m)) {
-      int64_t rows = FusedOp::getRowsPerPartialFor(m, *s, fill, floor);
+      int64_t rows = FusedOp::getRowsPerPartialFor(m, *s, fill, floor, cap);
       partials = (m + rows - 1) / rows;
     } else {
       Value rows = tensor::DimOp::create(rewriter, loc, op.getShapeSource(), 0);
-      Value perPartial =
-          FusedOp::buildRowsPerPartial(rewriter, loc, rows, *s, fill, floor);
+      Value perPartial = FusedOp::buildRowsPerPartial(rewriter, loc, rows, *s,
+                                                      fill, floor, cap);
       partialDims.push_back(
           arith::CeilDivUIOp::create(rewriter, loc, rows, perPartial));
     }
@@ -152,7 +169,8 @@ struct NormSplitReductionPass
         op.getRoles(), outputs, op.getOutputRoles(),
         rewriter.getI64IntegerAttr(*s),
         fill > 0 ? rewriter.getI64IntegerAttr(fill) : IntegerAttr(),
-        floor > 0 ? rewriter.getI64IntegerAttr(floor) : IntegerAttr());
+        floor > 0 ? rewriter.getI64IntegerAttr(floor) : IntegerAttr(),
+        cap > 0 ? rewriter.getI64IntegerAttr(cap) : IntegerAttr());
     rewriter.inlineRegionBefore(op.getBody(), splitOp.getBody(),
                                 splitOp.getBody().end());
     SmallVector<Value> replacements;
@@ -183,6 +201,8 @@ struct NormSplitReductionPass
       error = validateSplitSize(splitSize);
     else if (minRowsPerPartial < -1)
       error = validateMinRowsPerPartial(minRowsPerPartial);
+    else if (maxPartials < -1)
+      error = validateMaxPartials(maxPartials);
     else if (numSMs <= 0)
       error = "num-sms must be positive, got " +
               std::to_string(static_cast<int64_t>(numSMs));

@@ -89,7 +89,8 @@ struct NormSplitRowsPass
         rewriter, loc, TypeRange(ValueRange(statOutputs)), statInputs,
         rewriter.getArrayAttr(statRoles), statOutputs,
         rewriter.getArrayAttr(statOutputRoles), /*rows_per_partial=*/nullptr,
-        /*min_partials=*/nullptr, /*min_rows_per_partial=*/nullptr);
+        /*min_partials=*/nullptr, /*min_rows_per_partial=*/nullptr,
+        /*max_partials=*/nullptr);
     Block *statBody =
         rewriter.createBlock(&stats.getBody(), {}, argTypes, argLocs);
     IRMapping statMap;
@@ -116,11 +117,11 @@ struct NormSplitRowsPass
       inputs.push_back(s);
       roles.push_back(RoleAttr::get(op.getContext(), Role::row));
     }
-    auto rest =
-        FusedOp::create(rewriter, loc, op.getResultTypes(), inputs,
-                        rewriter.getArrayAttr(roles), op.getOutputs(),
-                        op.getOutputRoles(), op.getRowsPerPartialAttr(),
-                        op.getMinPartialsAttr(), op.getMinRowsPerPartialAttr());
+    auto rest = FusedOp::create(
+        rewriter, loc, op.getResultTypes(), inputs,
+        rewriter.getArrayAttr(roles), op.getOutputs(), op.getOutputRoles(),
+        op.getRowsPerPartialAttr(), op.getMinPartialsAttr(),
+        op.getMinRowsPerPartialAttr(), op.getMaxPartialsAttr());
     rest->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.inlineRegionBefore(op.getBody(), rest.getBody(),
                                 rest.getBody().end());

@@ -13,9 +13,13 @@
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
 
+/// The split of a kernel with max_partials (chooseMaxPartials).
+constexpr int64_t kMaxPartialsSplit = 16;
+
 int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
                                     const DeviceInfo &device,
-                                    bool rowsOverCluster, int64_t minPartials) {
+                                    bool rowsOverCluster, int64_t minPartials,
+                                    int64_t maxPartials) {
   (void)n;
   (void)device;
   // Measured on the H200 (bench/autotune.py split sweep, 2026-11-29, RMSNorm
@@ -41,7 +45,13 @@ int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
   // (e.g. LayerNorm, N = 131072: 2.53 TB/s vs 2.40 at 64 and 2.24 at 16).
   // Those kernels run one block per SM; twice the clusters balance the
   // waves better than longer row walks.
-  int64_t best = rowsOverCluster ? 32 : minPartials > 0 ? 256 : 64;
+  //
+  // With max_partials P (chooseMaxPartials, one-warp blocks), 16: the waves
+  // of F give way to one wave of P from F x 16 rows.
+  int64_t best = rowsOverCluster   ? 32
+                 : maxPartials > 0 ? kMaxPartialsSplit
+                 : minPartials > 0 ? 256
+                                   : 64;
   if (!m)
     return best;
   return std::max<int64_t>(1, std::min<int64_t>(best, *m));
@@ -217,6 +227,26 @@ int64_t mlir::norm::chooseMinRowsPerPartial(const KernelShape &shape,
     return 0;
   // At most one cluster per slot at the fewest rows.
   return ceilDiv(fewestRows, slots);
+}
+
+int64_t mlir::norm::chooseMaxPartials(const KernelShape &shape,
+                                      const KernelPlan &plan,
+                                      const DeviceInfo &device) {
+  if (!smallBlockFloor(shape, plan) || plan.layout.threads != 32)
+    return 0;
+  // Hopper holds at most 32 blocks an SM, whatever their registers.
+  constexpr int64_t kMaxResidentBlocksPerSM = 32;
+  int64_t blocks = std::min(estimateBlocksPerSM(shape, plan.layout, device),
+                            kMaxResidentBlocksPerSM);
+  return device.numSMs * blocks;
+}
+
+std::string mlir::norm::validateMaxPartials(int64_t partials) {
+  if (partials < -1)
+    return "max-partials must be -1 (the tuning rule), 0 (off) or "
+           "positive, got " +
+           std::to_string(partials);
+  return "";
 }
 
 std::string mlir::norm::validateMinRowsPerPartial(int64_t rows) {

@@ -86,15 +86,16 @@ def test_rms_bwd_bundle_signature(tmp_path):
     assert (rows, cols) == (-(-1000 // per_partial), 256)
     assert f.grid(f.launches[0], m) == (rows, 1)
     assert tuple(f.buffer_shape(workspace[0], 4096)) == (1024, 256)
-    # Up to 2112 x 256 rows, one wave: 65536 rows -> 32 rows each -> 2048
-    # partial rows.
-    assert tuple(f.buffer_shape(workspace[0], 65536)) == (2048, 256)
-    # Past it, whole waves of 2112 partial rows: 1200000 rows -> 3 waves,
-    # ceil(ceil(1200000 / 2112) / 3) = 190 rows each -> 6316 partial rows
-    # (not 4688 of 256, whose third wave would be 464 blocks).
+    # Up to 2112 x 16 rows, one wave of 2112 (split 16); past them at most
+    # 4224 partial rows (max_partials: the 32 one-warp blocks an SM holds):
+    # 65536 rows -> 16 rows each -> 4096 partial rows; 1200000 rows ->
+    # ceil(1200000 / 4224) = 285 rows each -> 4211 partial rows (not 36
+    # waves of 2112 partial rows of 16).
+    assert tuple(f.buffer_shape(workspace[0], 32768)) == (2048, 256)
+    assert tuple(f.buffer_shape(workspace[0], 65536)) == (4096, 256)
     big = f.bind_rows([[1200000, 256], [1200000, 256], [1200000], [256]])
-    assert tuple(f.buffer_shape(workspace[0], big)) == (-(-1200000 // 190), 256)
-    assert -(-1200000 // 190) == 6316
+    assert tuple(f.buffer_shape(workspace[0], big)) == (-(-1200000 // 285), 256)
+    assert -(-1200000 // 285) == 4211
     # No rows: no partial rows and no blocks.
     assert tuple(f.buffer_shape(workspace[0], 0)) == (0, 256)
     assert f.grid(f.launches[0], 0) == (0, 1)

@@ -395,6 +395,44 @@ func.func @fused_floor_yields_shape(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>
 
 // -----
 
+func.func @fused_cap_needs_fill(%x: tensor<10x64xbf16>, %p: tensor<2x64xf32>) {
+  // expected-error @+1 {{max_partials needs min_partials}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, max_partials = 4 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_cap_under_fill(%x: tensor<10x64xbf16>, %p: tensor<3x64xf32>) {
+  // expected-error @+1 {{max_partials must be at least min_partials (4), got 3}}
+  %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<3x64xf32>) -> tensor<3x64xf32> attributes {rows_per_partial = 8 : i64, min_partials = 4 : i64, max_partials = 3 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+// max_partials = 8 caps 100 rows at 8 partial rows of 13, not the 50 of 2
+// that the waves of min_partials = 4 would give.
+func.func @fused_cap_shape(%x: tensor<100x64xbf16>, %p: tensor<50x64xf32>) {
+  // expected-error @+1 {{output #0 holds column partials of ceil(M/2) rows (or more, min_partials)}}
+  %r = norm.fused ins(%x : full tensor<100x64xbf16>) outs(%p : col tensor<50x64xf32>) -> tensor<50x64xf32> attributes {rows_per_partial = 2 : i64, min_partials = 4 : i64, max_partials = 8 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
 func.func @fused_split_zero(%x: tensor<10x64xbf16>, %p: tensor<3x64xf32>) {
   // expected-error @+1 {{rows_per_partial must be positive, got 0}}
   %r = norm.fused ins(%x : full tensor<10x64xbf16>) outs(%p : col tensor<3x64xf32>) -> tensor<3x64xf32> attributes {rows_per_partial = 0 : i64} {

@@ -93,6 +93,21 @@ func.func @min_rows_per_partial_yields(%x: tensor<10x64xbf16>, %p: tensor<10x64x
   return %r : tensor<10x64xf32>
 }
 
+// At most max_partials partial rows: 100 rows with min_partials = 4 and
+// rows_per_partial = 2 would run 13 waves of 4 partial rows of 2 rows (50
+// partial rows); max_partials = 8 makes them 8 partial rows of
+// ceil(100 / 8) = 13 rows.
+// CHECK-LABEL: func @max_partials
+// CHECK: attributes {max_partials = 8 : i64, min_partials = 4 : i64, rows_per_partial = 2 : i64}
+func.func @max_partials(%x: tensor<100x64xbf16>, %p: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %r = norm.fused ins(%x : full tensor<100x64xbf16>) outs(%p : col tensor<8x64xf32>) -> tensor<8x64xf32> attributes {rows_per_partial = 2 : i64, min_partials = 4 : i64, max_partials = 8 : i64} {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return %r : tensor<8x64xf32>
+}
+
 // Ten rows, at most 8 per partial but at least 4 partial rows: 3 rows each.
 // CHECK-LABEL: func @min_partials
 // CHECK: attributes {min_partials = 4 : i64, rows_per_partial = 8 : i64}

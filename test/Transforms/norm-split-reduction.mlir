@@ -5,6 +5,9 @@
 // RUN: not norm-opt %s --norm-split-reduction="min-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADFILL
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="min-rows-per-partial=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FLOOROFF
 // RUN: not norm-opt %s --norm-split-reduction="min-rows-per-partial=-2" 2>&1 | FileCheck %s --check-prefix=BADFLOOR
+// RUN: not norm-opt %s --norm-split-reduction="max-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADCAP
+// RUN: not norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-partials=100" --split-input-file 2>&1 | FileCheck %s --check-prefix=SMALLCAP
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=CAPOFF
 // RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
@@ -19,16 +22,21 @@
 // BADOPT: for the --split-size option: 'abc' value invalid for long argument
 // BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 // BADFLOOR: error: norm-split-reduction: min-rows-per-partial must be -1 (the tuning rule), 0 (off) or positive, got -2
+// BADCAP: error: norm-split-reduction: max-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 
-// Dynamic M: ceil(M / R) partial rows with R = max(K, ceil(ceil(M / 2112)
-// / W)), W = max(1, ceil(M / (2112 * 16))) and K = max(1, min(4, ceil(M /
-// 528))) (at least 2112 partial rows, 16 one-warp blocks per SM of 132,
-// when M allows, of at least four rows while that leaves 528, in whole
-// waves of them when M is larger; none for M = 0), then a combine into dw.
+// Dynamic M: ceil(M / R) partial rows with R = max(K, ceil(M / 4224),
+// ceil(ceil(M / 2112) / W)), W = max(1, ceil(M / (2112 * 16))) and K =
+// max(1, min(4, ceil(M / 528))) (at least 2112 partial rows, 16 one-warp
+// blocks per SM of 132, when M allows, of at least four rows while that
+// leaves 528, and at most 4224, the 32 one-warp blocks an SM holds, which
+// past 2112 x 16 rows take over from the waves of 2112; none for M = 0),
+// then a combine into dw.
 // CHECK-LABEL: func @rms_bwd
 // CHECK: %[[QUARTER:.+]] = arith.ceildivui %[[M:.+]], %c528
 // CHECK: %[[CAPPED:.+]] = arith.minui %c4{{.*}}, %[[QUARTER]]
-// CHECK: %[[FLOOR:.+]] = arith.maxui %c1{{.*}}, %[[CAPPED]]
+// CHECK: %[[YIELDING:.+]] = arith.maxui %c1{{.*}}, %[[CAPPED]]
+// CHECK: %[[ONEWAVE:.+]] = arith.ceildivui %[[M]], %c4224
+// CHECK: %[[FLOOR:.+]] = arith.maxui %[[YIELDING]], %[[ONEWAVE]]
 // CHECK: %[[FILL:.+]] = arith.ceildivui %[[M]], %c2112
 // CHECK: %[[W:.+]] = arith.ceildivui %[[M]], %c33792
 // CHECK: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %[[W]]
@@ -36,12 +44,18 @@
 // CHECK: %[[R:.+]] = arith.maxui %[[FLOOR]], %[[SPREAD]]
 // CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
 // CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
-// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16 : i64}
+// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16 : i64}
 // CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
-// With the rule's split, whole waves of 2112 partial rows of up to 256 rows.
+// With the rule's split too (16 with max_partials), waves of 2112 partial
+// rows up to 33792 rows. Without max_partials, whole waves of 2112 partial
+// rows of up to 256 rows; a cap under min_partials is an error.
 // HEUR-LABEL: func @rms_bwd
-// HEUR: arith.ceildivui %{{.+}}, %c540672
+// HEUR: arith.ceildivui %{{.+}}, %c33792
+// CAPOFF-LABEL: func @rms_bwd
+// CAPOFF: arith.ceildivui %{{.+}}, %c540672
+// CAPOFF-NOT: max_partials
+// SMALLCAP: error: 'norm.fused' op max-partials (100) must be at least min_partials (2112)
 // NOFILL-LABEL: func @rms_bwd
 // NOFILL: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
 // NOFILL: tensor.empty(%[[P]]) : tensor<?x64xf32>
@@ -60,10 +74,10 @@ func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf
 // partial row of the split's 16.
 // CHECK-LABEL: func @small_m
 // CHECK: tensor.empty() : tensor<5x64xf32>
-// CHECK: min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16
+// CHECK: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16
 // HEUR-LABEL: func @small_m
 // HEUR: tensor.empty() : tensor<5x64xf32>
-// HEUR: min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 5
+// HEUR: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 5
 // NOFILL-LABEL: func @small_m
 // NOFILL: tensor.empty() : tensor<1x64xf32>
 // NOFILL-NOT: min_partials
@@ -81,7 +95,7 @@ func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32
 // forward has no column output and is left alone.
 // CHECK-LABEL: func @attribute_wins
 // CHECK: tensor.empty() : tensor<10x32xf32>
-// CHECK: min_partials = 2112 : i64, min_rows_per_partial = 3 : i64, rows_per_partial = 3
+// CHECK: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 3 : i64, rows_per_partial = 3
 // NOFILL-LABEL: func @attribute_wins
 // NOFILL: tensor.empty() : tensor<4x32xf32>
 // NOFILL: rows_per_partial = 3

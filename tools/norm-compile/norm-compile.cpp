@@ -57,6 +57,11 @@ static cl::opt<int64_t> minRowsPerPartial(
     cl::desc("Fewest rows a column partial sums where min-partials spreads M "
              "(-1: tuning rule, 0: off)"),
     cl::init(-1), cl::cat(normCompileOptions));
+static cl::opt<int64_t> maxPartials(
+    "max-partials",
+    cl::desc("Most column partials where min-partials spreads M (-1: tuning "
+             "rule, 0: off)"),
+    cl::init(-1), cl::cat(normCompileOptions));
 static cl::opt<int64_t> numSMs("num-sms", cl::desc("Target multiprocessors"),
                                cl::init(132), cl::cat(normCompileOptions));
 static cl::opt<int64_t> registerBudget(
@@ -254,6 +259,7 @@ int main(int argc, char **argv) {
   options.splitSize = splitSize;
   options.minPartials = minPartials;
   options.minRowsPerPartial = minRowsPerPartial;
+  options.maxPartials = maxPartials;
   options.numSMs = numSMs;
   options.registerBudget = registerBudget;
   options.numStages = numStages;

@@ -209,8 +209,11 @@ def Norm_FusedOp : Norm_Op<"fused", [
     than F partial rows, each of K rows, because a partial row costs its N
     sums written and combined however few rows it sums; below ceil(F / 4) * K
     rows the floor gives way to a quarter of F partial rows, which still
-    spread small M over the GPU. R depends on M only, so the split stays
-    deterministic.
+    spread small M over the GPU. With `max_partials = P` (at least F; needs
+    `min_partials`) R is at least ceil(M / P) as well: at most P partial
+    rows, one wave of the blocks the GPU holds at once, which past F * S
+    rows takes over from the waves of F. R depends on M only, so the split
+    stays deterministic.
 
     The op is in destination-passing style: on tensors it returns the updated
     `outs`; on memrefs it writes them and has no results.
@@ -244,7 +247,8 @@ def Norm_FusedOp : Norm_Op<"fused", [
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
                    OptionalAttr<I64Attr>:$rows_per_partial,
                    OptionalAttr<I64Attr>:$min_partials,
-                   OptionalAttr<I64Attr>:$min_rows_per_partial);
+                   OptionalAttr<I64Attr>:$min_rows_per_partial,
+                   OptionalAttr<I64Attr>:$max_partials);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -317,10 +321,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// Rows per partial for `rowsPerPartial` S, `minPartials` F (0: none)
     /// and `minRowsPerPartial` K (0: none) for a known M: max(K', 1,
     /// ceil(ceil(M / F) / W)), W = max(1, ceil(M / (F * S))), K' =
-    /// min(K, ceil(M / ceil(F / 4))); or S without F.
+    /// min(K, ceil(M / ceil(F / 4))); or S without F. With
+    /// `maxPartials` P (0: none) at least ceil(M / P).
     static int64_t getRowsPerPartialFor(int64_t m, int64_t rowsPerPartial,
                                         int64_t minPartials,
-                                        int64_t minRowsPerPartial);
+                                        int64_t minRowsPerPartial,
+                                        int64_t maxPartials = 0);
     /// The same from `rows` (M) at run time. What the split pass, the host
     /// grid and the kernels all compute.
     static ::mlir::Value buildRowsPerPartial(::mlir::OpBuilder &b,
@@ -328,7 +334,8 @@ def Norm_FusedOp : Norm_Op<"fused", [
                                              ::mlir::Value rows,
                                              int64_t rowsPerPartial,
                                              int64_t minPartials,
-                                             int64_t minRowsPerPartial);
+                                             int64_t minRowsPerPartial,
+                                             int64_t maxPartials = 0);
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

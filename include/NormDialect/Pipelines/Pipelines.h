@@ -39,6 +39,11 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Fewest rows a column partial sums where min-partials "
                      "spreads M (-1: tuning rule, 0: off)"),
       llvm::cl::init(-1)};
+  Option<int64_t> maxPartials{
+      *this, "max-partials",
+      llvm::cl::desc("Most column partials where min-partials spreads M (-1: "
+                     "tuning rule, 0: off)"),
+      llvm::cl::init(-1)};
   Option<int64_t> registerBudget{
       *this, "register-budget",
       llvm::cl::desc("Elements of all full operands a thread keeps in "

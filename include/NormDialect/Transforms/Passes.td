@@ -130,8 +130,11 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     over whole waves of F partial rows of at most `S` rows each. With the
     rule's F, a partial row sums at least `min_rows_per_partial` K rows
     (the option, else `chooseMinRowsPerPartial`): fewer partial rows at a
-    few hundred rows where one wave counts several blocks per SM. A static
-    M gets the same partial rows as a dynamic one.
+    few hundred rows where one wave counts several blocks per SM. Split
+    kernels of one-warp blocks also get `max_partials` P (the option, else
+    `chooseMaxPartials`: one wave of the blocks the GPU holds) and split 16,
+    so that past F x 16 rows one wave of P partial rows replaces the waves
+    of F. A static M gets the same partial rows as a dynamic one.
   }];
   let options = [
     Option<"splitSize", "split-size", "int64_t", /*default=*/"0",
@@ -142,6 +145,9 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
            /*default=*/"-1",
            "Fewest rows a partial row sums where min_partials spreads M "
            "(-1: the tuning rule, 0: off)">,
+    Option<"maxPartials", "max-partials", "int64_t", /*default=*/"-1",
+           "Most partial rows where min_partials spreads M (-1: the tuning "
+           "rule, 0: off)">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Multiprocessor count the heuristic targets">,
     Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",

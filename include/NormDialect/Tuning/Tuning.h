@@ -64,10 +64,12 @@ constexpr int64_t kUncappedSplit = 1 << 20;
 /// cluster (chooseClusterLayout), which measured best with smaller splits.
 /// `minPartials`: the kernel's min_partials F (0: none), with which the
 /// split caps the rows per partial of whole waves of F partial rows
-/// (FusedOp::buildRowsPerPartial) instead of setting them.
+/// (FusedOp::buildRowsPerPartial) instead of setting them. `maxPartials`:
+/// the kernel's max_partials P (0: none, chooseMaxPartials), past whose
+/// F x split rows one wave of P partial rows takes over.
 int64_t chooseSplitSize(std::optional<int64_t> m, int64_t n,
                         const DeviceInfo &device, bool rowsOverCluster = false,
-                        int64_t minPartials = 0);
+                        int64_t minPartials = 0, int64_t maxPartials = 0);
 
 /// How one row (or a column slice of it) is spread over a thread block.
 struct RowLayout {
@@ -922,6 +924,28 @@ int64_t chooseMinRowsPerPartial(const KernelShape &shape,
 /// Empty if `rows` is a valid min-rows-per-partial option (-1: the rule, 0:
 /// off, else the floor), else the error.
 std::string validateMinRowsPerPartial(int64_t rows);
+
+/// The most partial rows a split kernel with `plan` should have (norm.fused
+/// max_partials; 0: none): one wave of the blocks the GPU holds at once,
+/// for split kernels of one-warp blocks (N = 256 bf16: 32 blocks an SM,
+/// 4224 partial rows). With split 16 (chooseSplitSize) the rows per partial
+/// row are chooseMinPartials' up to F x 16 rows (33792 at N = 256) and
+/// ceil(M / P) past them, where one wave of all resident blocks beat the
+/// waves of F: measured on the H200 (session 44, bf16 backwards, kernel
+/// time, bench/results/ab-2026-12-04-s44-one-warp-partials-large-m.log)
+/// +4-5% at 49152 x 256, +5-7% at 65536, +8-15% at 98304-262144; waves of
+/// F partial rows of at most 16 rows instead lost 6-13% past two waves,
+/// and one wave of P at every M (with a floor of 8) lost 3-5% at 32768
+/// and 14% at 1000 (RMSNorm). As built (session 45,
+/// ab-2026-12-04-s45-max-partials.log): level up to 33792 rows, +4-6% at
+/// 49152-65536 x 256, +10-11% at 131072 and +15% at 262144, RMSNorm and
+/// LayerNorm alike. Every other kernel: 0.
+int64_t chooseMaxPartials(const KernelShape &shape, const KernelPlan &plan,
+                          const DeviceInfo &device);
+
+/// Empty if `partials` is a valid max-partials option (-1: the rule, 0:
+/// off, else the cap), else the error.
+std::string validateMaxPartials(int64_t partials);
 
 /// Blocks per SM of a cluster kernel that re-reads its staged slices
 /// (RowLayout::rereadStaged; 0 for any other kernel): up to three, as its
