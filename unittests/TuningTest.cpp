@@ -628,6 +628,18 @@ TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
   EXPECT_EQ(shortStreamed.layout.l2PrefetchRows, 2098);
   EXPECT_EQ(shortStreamed.layout.l2PrefetchMinRows, 6294);
   EXPECT_EQ(chooseL2PrefetchMinRows(shortStreamed), 6294);
+  // A version that never has that many rows (norm.rows_below) issues none;
+  // one that may keeps the prefetch and its bound.
+  KernelPlan belowPrefetch =
+      planKernel(shortRows, h200, nullptr,
+                 PlanRequest().setStreamRows(true).setRowsBelow(6294));
+  EXPECT_EQ(belowPrefetch.layout.l2PrefetchRows, 0);
+  EXPECT_EQ(belowPrefetch.layout.l2PrefetchMinRows, 0);
+  KernelPlan reachesPrefetch =
+      planKernel(shortRows, h200, nullptr,
+                 PlanRequest().setStreamRows(true).setRowsBelow(6295));
+  EXPECT_EQ(reachesPrefetch.layout.l2PrefetchRows, 2098);
+  EXPECT_EQ(reachesPrefetch.layout.l2PrefetchMinRows, 6294);
   // Staged kernels prefetch at every M (not measured otherwise).
   EXPECT_EQ(staged.layout.l2PrefetchMinRows, 0);
   // The request wins: 0 turns it off, a count is taken as given.

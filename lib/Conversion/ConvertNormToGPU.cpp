@@ -17,6 +17,7 @@
 
 #include "GPUKernelBuilders.h"
 #include "PtxBuilders.h"
+#include "RsqrtForms.h"
 
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormOps.h"
@@ -245,6 +246,8 @@ struct ConvertNormToGPUPass
           "--norm-split-reduction before convert-norm-to-gpu");
     if (failed(checkOperands(op)))
       return failure();
+    // Before any builder clones the body: the marks travel with the clones.
+    markFlushExactRsqrts(op);
     auto space = cast<MemRefType>(op.getShapeSource().getType());
     int64_t n = space.getDimSize(1);
     KernelShape shape = describeKernel(op);
@@ -262,6 +265,8 @@ struct ConvertNormToGPUPass
     std::optional<KernelShape> besideColumns;
     if (auto beside = leadsSideBySide.find(op); beside != leadsSideBySide.end())
       besideColumns = describeKernel(beside->second);
+    auto rowsBelow =
+        op->getAttrOfType<IntegerAttr>(FusedOp::getRowsBelowAttrName());
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan = planKernel(
         shape, device, &table,
@@ -275,7 +280,8 @@ struct ConvertNormToGPUPass
             .setL2PrefetchRows(l2PrefetchRows)
             .setBulkStores(bulkStores)
             .setWarpRows(warpRows, warpRowsPerBlock)
-            .setBesideColumns(besideColumns));
+            .setBesideColumns(besideColumns)
+            .setRowsBelow(rowsBelow ? rowsBelow.getInt() : 0));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (warpRows && (!streaming || !layout.warpRows))

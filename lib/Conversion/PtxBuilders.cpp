@@ -7,7 +7,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -19,23 +18,6 @@ void mlir::norm::emitInlinePtx(OpBuilder &b, Location loc, ValueRange operands,
                                StringRef ptx) {
   NVVM::InlinePtxOp::create(b, loc, TypeRange{}, operands, ValueRange{}, ptx,
                             Value());
-}
-
-void mlir::norm::lowerRsqrtApprox(gpu::GPUFuncOp func) {
-  SmallVector<math::RsqrtOp> ops;
-  func.walk([&](math::RsqrtOp op) {
-    if (op.getType().isF32())
-      ops.push_back(op);
-  });
-  for (math::RsqrtOp op : ops) {
-    OpBuilder b(op);
-    auto call = LLVM::CallIntrinsicOp::create(
-        b, op.getLoc(), op.getType(),
-        b.getStringAttr("llvm.nvvm.rsqrt.approx.f"),
-        ValueRange{op.getOperand()});
-    op.replaceAllUsesWith(call.getResult(0));
-    op.erase();
-  }
 }
 
 Value mlir::norm::elementAddress(OpBuilder &b, Location loc, Value memref,

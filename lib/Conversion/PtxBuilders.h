@@ -22,16 +22,6 @@ namespace mlir::norm {
 void emitInlinePtx(OpBuilder &b, Location loc, ValueRange operands,
                    StringRef ptx);
 
-/// Replaces every f32 math.rsqrt left in `func` with the NVVM intrinsic
-/// for PTX rsqrt.approx.f32 (relative error below 2^-22, what CUDA's rsqrtf
-/// and PyTorch's kernels use). Upstream's NVVM lowering would call
-/// libdevice's __nv_rsqrtf, which ends up as the same instruction but makes
-/// compiling depend on finding libdevice. An intrinsic, not inline PTX:
-/// LLVM merges the copies of a row-uniform rsqrt that a kernel builder
-/// cloned per element (the streamed rows). The row kernels emit theirs as
-/// inline PTX already (RowKernelBuilder's emitElementwise), once per row.
-void lowerRsqrtApprox(gpu::GPUFuncOp func);
-
 /// Address (i64) of element `index` of a contiguous `memref` whose elements
 /// are `elementBytes` wide: a shared-window address for workgroup memory, a
 /// generic one for global memory.

@@ -29,6 +29,7 @@
 #include "PtxBuilders.h"
 #include "RowReductions.h"
 #include "RowStaging.h"
+#include "RsqrtForms.h"
 
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Utils/KernelBody.h"
@@ -503,16 +504,17 @@ private:
       // rsqrtf and PyTorch's kernels use), not sqrt.rn + rcp.rn: the IEEE
       // pair costs ~25 instructions and two slow-path branches per row and
       // thread, a measurable share of short rows (N = 1024: ~220 per row).
-      // Inline PTX because the NVVM lowering turns math.rsqrt into a
-      // libdevice call, which would make the PTX depend on libdevice being
-      // found at compile time (other kernels get the same instruction
-      // through its intrinsic: lowerRsqrtApprox).
+      // Its ftz form where that is exact (rsqrtPtx). Inline PTX because the
+      // NVVM lowering turns math.rsqrt into a libdevice call, which would
+      // make the PTX depend on libdevice being found at compile time (other
+      // kernels get the same instruction through its intrinsic:
+      // lowerRsqrtApprox).
       for (IRMapping &m : mappings) {
         Value x = m.lookup(rsqrt.getOperand());
         m.map(rsqrt.getResult(),
               NVVM::InlinePtxOp::create(b, loc, TypeRange{x.getType()},
                                         ValueRange{x}, ValueRange{},
-                                        "rsqrt.approx.f32 $0, $1;", Value())
+                                        rsqrtPtx(rsqrt), Value())
                   .getResult(0));
       }
       return;

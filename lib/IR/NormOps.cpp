@@ -528,6 +528,17 @@ LogicalResult FusedOp::verify() {
              << getMinBlocksPerSMAttrName()
              << "' must be an integer from 1 to 32, got " << blocks;
   }
+  if (Attribute below = (*this)->getAttr(getRowsBelowAttrName())) {
+    auto bound = dyn_cast<IntegerAttr>(below);
+    if (!bound || bound.getInt() <= 0)
+      return emitOpError("'") << getRowsBelowAttrName()
+                              << "' must be a positive integer, got " << below;
+    int64_t m = cast<ShapedType>(getShapeSource().getType()).getDimSize(0);
+    if (!ShapedType::isDynamic(m) && m >= bound.getInt())
+      return emitOpError("has ")
+             << m << " rows, not below its '" << getRowsBelowAttrName()
+             << "' of " << bound.getInt();
+  }
   if (Attribute preload = (*this)->getAttr(getPreloadColumnsAttrName())) {
     if (!isa<UnitAttr>(preload))
       return emitOpError("'") << getPreloadColumnsAttrName()

@@ -281,47 +281,70 @@ struct NormShortRowsPass
   /// blocks of a row each load their column inputs with it
   /// (norm.preload_columns); at `oneRow` (chooseOneRowForwardRows) the one
   /// row is a version of static shape, whose lowering spreads it over more
-  /// threads.
+  /// threads. Every version with M bounded from above, by the branches here
+  /// or by `rowsEnd` (the short version's end), says so in norm.rows_below.
   static SmallVector<Value> buildStreamed(OpBuilder &b, FusedOp op,
-                                          StreamedVersions versions) {
+                                          StreamedVersions versions,
+                                          int64_t rowsEnd) {
     StringRef stream = FusedOp::getStreamRowsAttrName();
     ArrayRef<HeldRows> bands = versions.held;
     RowRange preloaded = versions.preloaded;
     if (!bands.empty())
       preloaded.end = std::min(preloaded.end, bands.front().rows.begin);
-    // The attributes of a version whose rows lie within `preloaded`.
-    auto preload = [&](OpBuilder &pb) {
-      return SmallVector<NamedAttribute>{pb.getNamedAttr(
-          FusedOp::getPreloadColumnsAttrName(), pb.getUnitAttr())};
+    // norm.rows_below for a version that only runs where M < `bound`
+    // (none without a bound, or where M is static).
+    bool staticRows = !ShapedType::isDynamic(
+        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0));
+    auto rowsBelow = [&](OpBuilder &ab, int64_t bound) {
+      SmallVector<NamedAttribute> attrs;
+      if (!staticRows && bound < RowRange::all().end)
+        attrs.push_back(ab.getNamedAttr(FusedOp::getRowsBelowAttrName(),
+                                        ab.getI64IntegerAttr(bound)));
+      return attrs;
     };
-    auto rowABlock = [&](OpBuilder &ob) -> SmallVector<Value> {
-      auto plain = [&](OpBuilder &pb) { return cloneMarked(pb, op, stream); };
+    // The attributes of a version whose rows lie within `preloaded`.
+    auto preload = [&](OpBuilder &pb, int64_t bound) {
+      SmallVector<NamedAttribute> attrs =
+          rowsBelow(pb, std::min(bound, preloaded.end));
+      attrs.push_back(pb.getNamedAttr(FusedOp::getPreloadColumnsAttrName(),
+                                      pb.getUnitAttr()));
+      return attrs;
+    };
+    // The versions of a row a block where M < `bound`.
+    auto rowABlock = [&](OpBuilder &ob, int64_t bound) -> SmallVector<Value> {
+      auto plain = [&](OpBuilder &pb) {
+        return cloneMarked(pb, op, stream, rowsBelow(pb, bound));
+      };
       if (preloaded.empty())
         return plain(ob);
       return versionOnRows(
           ob, op, preloaded,
           [&](OpBuilder &pb) {
-            return cloneMarked(pb, op, stream, preload(pb));
+            return cloneMarked(pb, op, stream, preload(pb, bound));
           },
           plain);
     };
-    auto oneRowFirst = [&](OpBuilder &ob) -> SmallVector<Value> {
+    auto oneRowFirst = [&](OpBuilder &ob, int64_t bound) -> SmallVector<Value> {
+      auto rest = [&](OpBuilder &rb) { return rowABlock(rb, bound); };
       if (versions.oneRow.empty())
-        return rowABlock(ob);
+        return rest(ob);
+      // The one row's version has a static M of 1: no bound to state.
       return versionOnRows(
           ob, op, versions.oneRow,
           [&](OpBuilder &pb) {
-            return oneRow(pb, op, stream,
-                          preloaded.contains(1)
-                              ? preload(pb)
-                              : SmallVector<NamedAttribute>());
+            SmallVector<NamedAttribute> attrs;
+            if (preloaded.contains(1))
+              attrs.push_back(pb.getNamedAttr(
+                  FusedOp::getPreloadColumnsAttrName(), pb.getUnitAttr()));
+            return oneRow(pb, op, stream, attrs);
           },
-          rowABlock);
+          rest);
     };
-    auto heldBy = [&](OpBuilder &hb, const HeldRows &band) {
-      SmallVector<NamedAttribute> attrs = {
-          hb.getNamedAttr(FusedOp::getRowsPerBlockAttrName(),
-                          hb.getI64IntegerAttr(band.rowsPerBlock))};
+    auto heldBy = [&](OpBuilder &hb, const HeldRows &band, int64_t bound) {
+      SmallVector<NamedAttribute> attrs =
+          rowsBelow(hb, std::min(bound, band.rows.end));
+      attrs.push_back(hb.getNamedAttr(FusedOp::getRowsPerBlockAttrName(),
+                                      hb.getI64IntegerAttr(band.rowsPerBlock)));
       if (band.warpRows)
         attrs.push_back(
             hb.getNamedAttr(FusedOp::getWarpRowsAttrName(), hb.getUnitAttr()));
@@ -335,8 +358,10 @@ struct NormShortRowsPass
     // a version already.
     std::function<SmallVector<Value>(OpBuilder &, size_t, int64_t)> below =
         [&](OpBuilder &cb, size_t k, int64_t takenFrom) -> SmallVector<Value> {
+      // M < takenFrom here, and M < rowsEnd in every version.
+      int64_t bound = std::min(takenFrom, rowsEnd);
       if (k == 0)
-        return oneRowFirst(cb);
+        return oneRowFirst(cb, bound);
       const HeldRows &band = bands[k - 1];
       RowRange rows = band.rows;
       // A band that reaches the versions above needs no upper bound, and
@@ -347,7 +372,7 @@ struct NormShortRowsPass
         nextTakenFrom = rows.begin;
       }
       return versionOnRows(
-          cb, op, rows, [&](OpBuilder &hb) { return heldBy(hb, band); },
+          cb, op, rows, [&](OpBuilder &hb) { return heldBy(hb, band, bound); },
           [&](OpBuilder &ob) { return below(ob, k - 1, nextTakenFrom); });
     };
     return below(b, bands.size(), RowRange::all().end);
@@ -356,14 +381,13 @@ struct NormShortRowsPass
   /// The short version of `op` at `b` and its results: for a mixed-order
   /// kernel, one block over all rows below `singleBlockRows` rows
   /// (chooseSingleBlockRows), else the row and column parts; a forward whose
-  /// rows stream, in `streamed`'s versions.
-  static SmallVector<Value> buildShort(OpBuilder &b, FusedOp op,
-                                       ArrayRef<unsigned> rowOutputs,
-                                       ArrayRef<unsigned> columnOutputs,
-                                       int64_t singleBlockRows,
-                                       const StreamedVersions &streamed) {
+  /// rows stream, in `streamed`'s versions, all below `rowsEnd` rows.
+  static SmallVector<Value>
+  buildShort(OpBuilder &b, FusedOp op, ArrayRef<unsigned> rowOutputs,
+             ArrayRef<unsigned> columnOutputs, int64_t singleBlockRows,
+             const StreamedVersions &streamed, int64_t rowsEnd) {
     if (columnOutputs.empty())
-      return buildStreamed(b, op, streamed);
+      return buildStreamed(b, op, streamed, rowsEnd);
     auto parts = [&](OpBuilder &pb) {
       return buildParts(pb, op, rowOutputs, columnOutputs);
     };
@@ -421,7 +445,7 @@ struct NormShortRowsPass
         rewriter, op, rows,
         [&](OpBuilder &b) {
           return buildShort(b, op, rowOutputs, columnOutputs, singleBlockRows,
-                            streamed);
+                            streamed, rows.end);
         },
         [&](OpBuilder &b) {
           return SmallVector<Value>(b.clone(*op)->getResults());

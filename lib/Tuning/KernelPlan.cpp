@@ -166,6 +166,17 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
         l2PrefetchRows >= 0 ? l2PrefetchRows
                             : chooseL2PrefetchRows(shape, plan, device);
     plan.layout.l2PrefetchMinRows = chooseL2PrefetchMinRows(plan);
+    // A version below those rows (norm.rows_below) would only test M
+    // against them, and its dead prefetch code would still cost each block
+    // some 40 instructions before its loads (SASS of the RMSNorm forward's
+    // four-row blocks at N = 256). Measured on the H200 together with the
+    // ftz rsqrt (v78 against v76, ab-2026-12-04-s45-v78-forwards.log, 5
+    // rounds): +1-3% for RMSNorm's forwards at 1000-16384 x 256, +2-7% for
+    // LayerNorm's at 2048-4096 x 256; each alone was within the noise
+    // (ab-2026-12-04-s45-held-row-overhead.log).
+    if (request.rowsBelow > 0 && plan.layout.l2PrefetchMinRows > 0 &&
+        request.rowsBelow <= plan.layout.l2PrefetchMinRows)
+      plan.layout.l2PrefetchRows = plan.layout.l2PrefetchMinRows = 0;
   }
   // Bulk stores: the request, else the table's measurement, else the rule.
   int64_t bulkStores = oneBlock ? 0 : request.bulkStores;

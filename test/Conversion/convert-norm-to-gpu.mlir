@@ -438,10 +438,11 @@ func.func @cluster_rows(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>, %r: 
 // CHECK-NOT: ld.global.L1::evict_last
 // CHECK: gpu.shuffle xor
 // CHECK: gpu.barrier
-// The row's rsqrt is PTX rsqrt.approx.f32 through its NVVM intrinsic, not
-// math.rsqrt (which the NVVM lowering would turn into a libdevice call).
+// The row's rsqrt is PTX rsqrt.approx through its NVVM intrinsic, not
+// math.rsqrt (which the NVVM lowering would turn into a libdevice call);
+// the ftz form, as its operand (mean square + 1e-6) is never denormal.
 // CHECK-NOT: math.rsqrt
-// CHECK: llvm.call_intrinsic "llvm.nvvm.rsqrt.approx.f"(%{{.+}}) : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.rsqrt.approx.ftz.f"(%{{.+}}) : (f32) -> f32
 // CHECK-NOT: math.rsqrt
 // CHECK: gpu.return
 func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>, %r: memref<?xf32>) {
@@ -1356,6 +1357,121 @@ func.func @one_block(%dy: memref<?x1024xbf16>, %x: memref<?x1024xbf16>, %rstd: m
     %t = arith.truncf %f : f32 to bf16
     %v = arith.mulf %gf, %xh : f32
     norm.yield %t, %v : bf16, f32
+  }
+  return
+}
+
+// -----
+
+// The ftz form of rsqrt only where flushing denormals cannot change the
+// result (RsqrtForms.h): the operand is a sum of a value that is never
+// negative and a constant of at least FLT_MIN. Row-resident kernels emit it
+// as inline PTX.
+// CHECK-LABEL: func @rsqrt_forms
+// CHECK: gpu.func @norm_fused(
+// A centred square (LayerNorm's variance) times 1/N plus eps = 1e-5: ftz.
+// CHECK: nvvm.inline_ptx "rsqrt.approx.ftz.f32 $0, $1;"
+// CHECK-NOT: rsqrt.approx
+// CHECK: gpu.func @norm_fused_0(
+// eps = 0: a mean square may be denormal.
+// CHECK: nvvm.inline_ptx "rsqrt.approx.f32 $0, $1;"
+// CHECK-NOT: rsqrt.approx.ftz
+// CHECK: gpu.func @norm_fused_1(
+// eps below FLT_MIN (a denormal constant).
+// CHECK: nvvm.inline_ptx "rsqrt.approx.f32 $0, $1;"
+// CHECK-NOT: rsqrt.approx.ftz
+// CHECK: gpu.func @norm_fused_2(
+// A sum of signed values: no bound from below.
+// CHECK: nvvm.inline_ptx "rsqrt.approx.f32 $0, $1;"
+// CHECK-NOT: rsqrt.approx.ftz
+// CHECK: gpu.return
+func.func @rsqrt_forms(%x: memref<?x5120xbf16>, %y: memref<?x5120xbf16>) {
+  %inv = arith.constant 1.95312500e-04 : f32
+  norm.fused ins(%x : full memref<?x5120xbf16>) outs(%y : full memref<?x5120xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %mean = arith.mulf %s, %inv : f32
+    %dev = arith.subf %af, %mean : f32
+    %sq = arith.mulf %dev, %dev : f32
+    %v = norm.row_reduce <add> %sq : f32
+    %var = arith.mulf %v, %inv : f32
+    %eps = arith.constant 1.0e-05 : f32
+    %e = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %e : f32
+    %d = arith.mulf %dev, %rs : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  norm.fused ins(%x : full memref<?x5120xbf16>) outs(%y : full memref<?x5120xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %eps = arith.constant 0.0 : f32
+    %e = arith.addf %s, %eps : f32
+    %rs = math.rsqrt %e : f32
+    %d = arith.mulf %af, %rs : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  norm.fused ins(%x : full memref<?x5120xbf16>) outs(%y : full memref<?x5120xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %eps = arith.constant 1.0e-40 : f32
+    %e = arith.addf %eps, %s : f32
+    %rs = math.rsqrt %e : f32
+    %d = arith.mulf %af, %rs : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  norm.fused ins(%x : full memref<?x5120xbf16>) outs(%y : full memref<?x5120xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %eps = arith.constant 1.0e-05 : f32
+    %e = arith.addf %s, %eps : f32
+    %rs = math.rsqrt %e : f32
+    %d = arith.mulf %af, %rs : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A streamed version that only runs below the rows its L2 prefetch starts
+// at (norm.rows_below <= 3 x 32 rows ahead at N = 65536) has no prefetch
+// code; one that may reach them keeps it, behind the bound on M.
+// CHECK-LABEL: func @rows_below_prefetch
+// CHECK: gpu.func @norm_fused(
+// CHECK-NOT: prefetch.L2
+// CHECK: gpu.return
+// CHECK: gpu.func @norm_fused_0(
+// CHECK: arith.cmpi uge, %{{.+}}, %c96
+// CHECK: cp.async.bulk.prefetch.L2.global
+// CHECK: gpu.return
+func.func @rows_below_prefetch(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>) {
+  norm.fused ins(%x : full memref<?x65536xbf16>) outs(%y : full memref<?x65536xbf16>) attributes {norm.stream_rows, norm.rows_below = 96 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  norm.fused ins(%x : full memref<?x65536xbf16>) outs(%y : full memref<?x65536xbf16>) attributes {norm.stream_rows, norm.rows_below = 97 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
   }
   return
 }

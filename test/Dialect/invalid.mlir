@@ -557,6 +557,28 @@ func.func @min_blocks_per_sm_too_many(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf1
 
 // -----
 
+func.func @rows_below_zero(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  // expected-error @+1 {{'norm.rows_below' must be a positive integer, got 0 : i64}}
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.rows_below = 0 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @rows_below_static_rows(%x: tensor<16x64xbf16>, %y: tensor<16x64xbf16>) {
+  // expected-error @+1 {{has 16 rows, not below its 'norm.rows_below' of 16}}
+  %r = norm.fused ins(%x : full tensor<16x64xbf16>) outs(%y : full tensor<16x64xbf16>) -> tensor<16x64xbf16> attributes {norm.rows_below = 16 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
 func.func @rows_per_block_with_split(%x: tensor<16x64xbf16>, %p: tensor<2x64xf32>) {
   // expected-error @+1 {{'norm.rows_per_block' and rows_per_partial both set the rows of a block: give one}}
   %r = norm.fused ins(%x : full tensor<16x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, norm.rows_per_block = 4 : i64} {

@@ -12,8 +12,8 @@
 // CHECK-SAME: .entry norm_fused(
 // CHECK-SAME: ld.global.L1::evict_last.L2::cache_hint.v4.b32
 // rstd by the approximate reciprocal square root (as CUDA's rsqrtf), not
-// sqrt.rn and a division.
-// CHECK-SAME: rsqrt.approx.f32
+// sqrt.rn and a division; its ftz form, exact for a mean square + 1e-6.
+// CHECK-SAME: rsqrt.approx.ftz.f32
 // CHECK-NOT: sqrt.rn.f32
 // CHECK: gpu.binary @norm_fused_0 {{.*}}#nvvm.target<{{.*}}chip = "sm_90"
 // CHECK-SAME: .entry norm_fused_0(

@@ -138,7 +138,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-LABEL: func @ln_fwd
 // CHECK: %[[SHORT:.+]] = arith.cmpi ult, %{{.+}}, %c1280
 // CHECK: scf.if %[[SHORT]]
-// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1280 : i64, norm.stream_rows}
 // CHECK: } else {
 // CHECK: norm.fused
 // CHECK-NOT: norm.stream_rows
@@ -157,21 +157,25 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: %[[THREE:.+]] = arith.cmpi uge, %{{.+}}, %c4753
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[THREE]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 16896 : i64, norm.rows_per_block = 3 : i64, norm.stream_rows}
 // CHECK: } else {
 // CHECK: %[[CAPPED:.+]] = arith.cmpi uge, %{{.+}}, %c4225
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[CAPPED]]
-// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_below = 4753 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
 // CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: arith.andi
 // CHECK: scf.if %[[HELD]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
+// The one row (a static M of 1: no norm.rows_below), then the rows below
+// 3168.
+// CHECK: norm.fused ins (%{{.+}} : full tensor<1x1024xbf16>
+// CHECK-SAME: attributes {norm.stream_rows}
 // CHECK: norm.fused
 // CHECK-NOT: norm.rows_per_block
-// CHECK-SAME: attributes {norm.stream_rows}
+// CHECK-SAME: attributes {norm.rows_below = 3168 : i64, norm.stream_rows}
 // CHECK: } {norm.short_rows}
 // A static M picks the version: below the limit streamed, above it staged;
 // streamed with four rows a block from 3168 rows.
@@ -233,6 +237,7 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: scf.if %[[HELD]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: } else {
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 2112 : i64, norm.stream_rows}
 // RMSNorm rows the block covers exactly (N = 1024): the same chain, but
 // its warps own a row each from three quarters of a row per SM (99 rows)
 // up to 36 rows per SM (4752 rows), one version up to one wave, except a
@@ -242,21 +247,21 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: arith.cmpi uge, %{{.+}}, %c16896
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: arith.cmpi uge, %{{.+}}, %c4753
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 16896 : i64, norm.rows_per_block = 3 : i64, norm.stream_rows}
 // CHECK: arith.cmpi uge, %{{.+}}, %c4225
-// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_below = 4753 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK-NOT: %c3168
 // CHECK: %[[UPPER:.+]] = arith.cmpi uge, %{{.+}}, %c661
 // CHECK: scf.if %[[UPPER]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: } else {
 // CHECK: %[[BELOW:.+]] = arith.cmpi ult, %{{.+}}, %c396
 // CHECK: %[[FROM:.+]] = arith.cmpi uge, %{{.+}}, %c99
 // CHECK: %[[WARPS:.+]] = arith.andi %[[FROM]], %[[BELOW]]
 // CHECK: scf.if %[[WARPS]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 396 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: } else {
-// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 661 : i64, norm.stream_rows}
 // CHECK: } {norm.short_rows}
 // Without warp rows, rows below 24 per SM (3168) take one a block.
 // NOWARP-LABEL: func @rms_fwd_1024
@@ -271,10 +276,10 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // ALLWARP-LABEL: func @rms_fwd_1024
 // ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
-// ALLWARP: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// ALLWARP: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
-// ALLWARP: norm.fused {{.*}}attributes {norm.stream_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_below = 16896 : i64, norm.rows_per_block = 3 : i64, norm.stream_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 9 : i64, norm.rows_below = 4753 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// ALLWARP: norm.fused {{.*}}attributes {norm.rows_below = 99 : i64, norm.stream_rows}
 // ALLWARP: return
 // The forward that returns its statistics: no nine blocks an SM, three
 // rows a block from 4225 rows; LayerNorm's (72 registers, seven four-row
@@ -285,10 +290,10 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: norm.min_blocks_per_sm
 // CHECK: %[[THREE:.+]] = arith.cmpi uge, %{{.+}}, %c4225
 // CHECK: scf.if %[[THREE]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 16896 : i64, norm.rows_per_block = 3 : i64, norm.stream_rows}
 // CHECK: %[[EIGHT:.+]] = arith.cmpi uge, %{{.+}}, %c3697
 // CHECK: scf.if %[[EIGHT]]
-// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK-NOT: norm.min_blocks_per_sm
 // CHECK: arith.cmpi uge, %{{.+}}, %c3168
 // CHECK-NOT: norm.min_blocks_per_sm
@@ -305,16 +310,16 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: %[[ONEWARP768:.+]] = arith.cmpi uge, %{{.+}}, %c5809
 // CHECK: scf.if %[[ONEWARP768]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 8449 : i64, norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: %[[PAST768:.+]] = arith.cmpi uge, %{{.+}}, %c4753
 // CHECK: scf.if %[[PAST768]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 5809 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK-NOT: norm.rows_per_block = 3 : i64, norm.stream_rows}
 // CHECK: arith.cmpi uge, %{{.+}}, %c3168
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: %[[WARPS768:.+]] = arith.cmpi uge, %{{.+}}, %c99
 // CHECK: scf.if %[[WARPS768]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 3 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 3 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: return
 // The statistics forwards stream at N = 768 too, four rows a block from 24
 // rows per SM (three rows spill in 96 threads), except for RMSNorm's blocks
@@ -326,15 +331,15 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: %[[ONEWARP768S:.+]] = arith.cmpi uge, %{{.+}}, %c5281
 // CHECK: scf.if %[[ONEWARP768S]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 10561 : i64, norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: %[[HELD768:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK: scf.if %[[HELD768]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 5281 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK-NOT: norm.rows_per_block = 3
 // CHECK: %[[SHORTWARP768:.+]] = arith.cmpi uge, %{{.+}}, %c2773
 // CHECK: scf.if %[[SHORTWARP768]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
-// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 1 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 2773 : i64, norm.stream_rows}
 // CHECK: return
 // Without warp rows, the rows of the one-warp bands go to the bands
 // around them: four rows a block from 3168 rows, a row a block below.
@@ -534,9 +539,9 @@ func.func @columns_need_rows(%x: tensor<?x1024xbf16>, %y: tensor<?x1024xbf16>, %
 // CHECK: } else {
 // CHECK: %[[FEW:.+]] = arith.cmpi ult, %{{.+}}, %c133
 // CHECK: scf.if %[[FEW]]
-// CHECK: attributes {norm.preload_columns, norm.stream_rows}
+// CHECK: attributes {norm.preload_columns, norm.rows_below = 133 : i64, norm.stream_rows}
 // CHECK: } else {
-// CHECK: attributes {norm.stream_rows}
+// CHECK: attributes {norm.rows_below = 2112 : i64, norm.stream_rows}
 // CHECK-LABEL: func @ln_fwd_bias_64_rows
 // CHECK-NOT: scf.if
 // CHECK: attributes {norm.preload_columns, norm.stream_rows}

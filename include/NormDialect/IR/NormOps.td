@@ -241,7 +241,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     registers allow K blocks on each multiprocessor (PTX `.minnctapersm`),
     as convert-norm-to-gpu's `min-blocks-per-sm` option does for every
     kernel: norm-short-rows sets it where one more block an SM keeps the
-    grid in one wave.
+    grid in one wave. `norm.rows_below = B` (a positive integer; verified
+    against a static M) says the kernel only runs where M < B:
+    norm-short-rows sets it on the versions whose branches on M bound them
+    from above, and the GPU lowering leaves out what only more rows would
+    use (a streamed forward's L2 prefetch, issued from
+    chooseL2PrefetchMinRows rows on).
   }];
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
@@ -306,6 +311,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// (HeldRows::minBlocksPerSM).
     static constexpr ::llvm::StringLiteral getMinBlocksPerSMAttrName() {
       return "norm.min_blocks_per_sm";
+    }
+    /// The integer attribute saying the kernel runs only where M is below
+    /// it; norm-short-rows sets it on the versions its branches on M bound
+    /// from above.
+    static constexpr ::llvm::StringLiteral getRowsBelowAttrName() {
+      return "norm.rows_below";
     }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();

@@ -520,6 +520,10 @@ struct PlanRequest {
   /// half of norm-short-rows' pair), whose blocks chooseMinBlocks leaves
   /// SMs for; none if empty.
   std::optional<KernelShape> besideColumns;
+  /// The kernel only runs where M is below this (norm.rows_below; 0: any
+  /// M): a streamed forward that never reaches its
+  /// RowLayout::l2PrefetchMinRows issues no L2 prefetch.
+  int64_t rowsBelow = 0;
 
   PlanRequest &setWarpRows(bool warps, int64_t rowsPerBlock = 0) {
     warpRows = warps;
@@ -556,6 +560,10 @@ struct PlanRequest {
   }
   PlanRequest &setBesideColumns(std::optional<KernelShape> columns) {
     besideColumns = columns;
+    return *this;
+  }
+  PlanRequest &setRowsBelow(int64_t rows) {
+    rowsBelow = rows;
     return *this;
   }
 };
