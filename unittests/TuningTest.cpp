@@ -1714,6 +1714,17 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
           << reductions << " " << rowOutputs;
     }
   }
+  // Below the wave, LayerNorm's one-warp blocks hold four rows of their
+  // own from 12 rows per SM (1584 rows), with or without statistics.
+  for (int64_t rowOutputs : {0, 2}) {
+    KernelShape ln256 = forwardShape(256, 2);
+    ln256.rowOutputs = rowOutputs;
+    std::vector<Band> bands = heldBands(ln256, DeviceInfo());
+    ASSERT_FALSE(bands.empty());
+    EXPECT_EQ(bands.front(), Band(4, 1584, 3168, true, 0)) << rowOutputs;
+    // Without warp rows (the option's 0) a row a block there.
+    EXPECT_EQ(std::get<1>(heldBands(ln256, DeviceInfo(), 0).front()), 3168);
+  }
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }

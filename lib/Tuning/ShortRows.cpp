@@ -393,6 +393,21 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
       }
       add(kRowsPerBlock, begin, from, true);
     }
+    // LayerNorm's blocks of one warp (N = 256 bf16) hold four rows, the
+    // warp's own, from 12 rows per SM up to the four-row band above, where
+    // a row a block ran 1000-3000 x 256 at 0.68-0.99x of torch.compile
+    // (whose blocks there are one warp of four rows). Measured on the H200
+    // (bf16, kernel time, 7 rounds, against a row a block;
+    // bench/results/ab-2026-12-04-s45-layernorm-one-warp-rows.log): the
+    // inference forward 1.17-1.18x at 1500 rows, 1.24-1.30x at 2048 and
+    // 1.28-1.47x at 2500-3000 (both orders), 1.03-1.04x at 1000 and
+    // 0.91-1.02x at 100-700; the statistics forward 0.99x at 1500, 1.09x at
+    // 2048 and 1.22-1.30x at 2500-3000, but 0.78-0.89x below 1500.
+    constexpr int64_t kLayerNormWarpRowsFromRowsPerSM = 12;
+    if (layerNorm && warps.has_value() && warps->rowGroups == 1 &&
+        warpRowsFor(kRowsPerBlock, true))
+      add(kRowsPerBlock, kLayerNormWarpRowsFromRowsPerSM * device.numSMs, from,
+          true);
     // A LayerNorm forward that writes its statistics holds 72 registers in
     // its four-row blocks (ptxas, N = 1024 bf16): seven blocks of 128
     // threads an SM where one wave needs eight, so from 28 rows per SM its

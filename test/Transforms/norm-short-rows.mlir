@@ -349,6 +349,21 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // NOWARP: arith.cmpi uge, %{{.+}}, %c3168
 // NOWARP-NOT: norm.warp_rows
 // NOWARP: return
+// LayerNorm's blocks of one warp (N = 256) hold four rows from 24 rows per
+// SM, asking for eight blocks an SM within the wave, and below it from 12
+// rows per SM (1584 rows) four rows of the warp's own.
+// CHECK-LABEL: func @ln_fwd_256
+// CHECK: arith.cmpi uge, %{{.+}}, %c4225
+// CHECK: %[[WAVE256:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK: scf.if %[[WAVE256]]
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: %[[WARPS256:.+]] = arith.cmpi uge, %{{.+}}, %c1584
+// CHECK: scf.if %[[WARPS256]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: return
+// NOWARP-LABEL: func @ln_fwd_256
+// NOWARP-NOT: %c1584
+// NOWARP: return
 // Rows over clusters (N = 12288) are versioned too, below 288 rows: the
 // row kernel's blocks shut the column blocks out of their SMs and spread
 // over the SMs those leave (shutsOutColumnBlocks).
@@ -479,6 +494,11 @@ func.func @rms_fwd_768_stats(%x: tensor<?x768xbf16>, %w: tensor<768xbf16>) -> (t
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<768xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x768xbf16> -> tensor<?x768xbf16>, tensor<?xf32>
   return %y, %rstd : tensor<?x768xbf16>, tensor<?xf32>
+}
+func.func @ln_fwd_256(%x: tensor<?x256xbf16>, %w: tensor<256xbf16>, %b: tensor<256xbf16>) -> tensor<?x256xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<256xbf16>) bias(%b : tensor<256xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x256xbf16> -> tensor<?x256xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y : tensor<?x256xbf16>
 }
 func.func @rms_bwd_12288(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288xbf16>, %rstd: tensor<?xf32>,
                          %w: tensor<12288xbf16>) -> (tensor<?x12288xbf16>, tensor<12288xbf16>) {
