@@ -1725,6 +1725,20 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
     // Without warp rows (the option's 0) a row a block there.
     EXPECT_EQ(std::get<1>(heldBands(ln256, DeviceInfo(), 0).front()), 3168);
   }
+  // LayerNorm's blocks of two warps (N = 512) take RMSNorm's warp-row
+  // bands below 24 rows per SM; the wave's bands share the block's rows.
+  std::vector<Band> ln512 = heldBands(forwardShape(512, 2), DeviceInfo());
+  ASSERT_GE(ln512.size(), 3u);
+  EXPECT_EQ(ln512[0], Band(4, 99, 396, true, 0));
+  EXPECT_EQ(ln512[1], Band(4, 661, 3168, true, 0));
+  EXPECT_EQ(std::get<1>(ln512[2]), 3168);
+  EXPECT_FALSE(std::get<3>(ln512[2]));
+  // Ragged rows in blocks of two warps (N = 384): LayerNorm's hold rows
+  // from 8 rows per SM, RMSNorm's from 16.
+  EXPECT_EQ(std::get<1>(heldBands(forwardShape(384, 2), DeviceInfo())[0]),
+            1056);
+  EXPECT_EQ(std::get<1>(heldBands(forwardShape(384, 1), DeviceInfo())[0]),
+            2112);
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
 }

@@ -215,9 +215,18 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
     return {};
   bool ragged = shape.n % layout.sliceWidth() != 0;
-  int64_t from = std::max(streamed.begin,
-                          (ragged ? kRaggedFromRowsPerSM : kFromRowsPerSM) *
-                              device.numSMs);
+  // LayerNorm's ragged rows in blocks of two warps (N = 384 bf16) hold
+  // rows from 8 rows per SM. Measured on the H200 (bf16, kernel time, 5
+  // rounds, against 16; bench/results/ab-2026-12-04-s45-two-warp-rows.log):
+  // 1.03-1.05x at 1100 x 384, 1.10-1.12x at 1500 and 1.15-1.18x at 2000,
+  // both forwards. RMSNorm's lost 3% at 1100 rows (1.11x at 2000), so not
+  // theirs.
+  constexpr int64_t kRaggedTwoWarpLayerNormFromRowsPerSM = 8;
+  int64_t raggedFrom = shape.rowReductions == 2 && layout.threads == 64
+                           ? kRaggedTwoWarpLayerNormFromRowsPerSM
+                           : kRaggedFromRowsPerSM;
+  int64_t from = std::max(
+      streamed.begin, (ragged ? raggedFrom : kFromRowsPerSM) * device.numSMs);
   // Past one wave of four-row blocks (32 rows per SM: 8 blocks of four
   // rows an SM, as the registers allow) three rows a block where the block
   // covers the row exactly, up to 128 rows per SM. Measured on the H200
@@ -368,8 +377,17 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
       add(1, device.threadsPerSM / layout.threads * device.numSMs + 1, from,
           true);
     // Below `from` only warp rows hold several rows (shared by the block
-    // they lost): without them (the option's 0) a row a block.
-    if (warpRowsRule && warpRowsFor(kRowsPerBlock, true)) {
+    // they lost): without them (the option's 0) a row a block. LayerNorm's
+    // blocks of two warps (N = 512 bf16) take RMSNorm's bands there too
+    // (within the wave their blocks share the rows, as measured before).
+    // Measured on the H200 (bf16, kernel time, 5 rounds, against a row a
+    // block; ab-2026-12-04-s45-two-warp-rows.log): 1.00-1.04x at 300-1000 x
+    // 512, 1.12-1.14x at 1500, 1.18x at 2048 and 1.28-1.29x at 3000, both
+    // forwards, where a row a block had run at 0.83-0.88x of torch.compile.
+    bool twoWarpLayerNorm =
+        layerNorm && warps.has_value() && warps->rowGroups == 2;
+    if ((warpRowsRule || twoWarpLayerNorm) &&
+        warpRowsFor(kRowsPerBlock, true)) {
       int64_t begin = kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4;
       // Between 3 and 5 rows per SM (396-660 rows on 132 SMs) a row a
       // block wins over the warp rows, which the A/B above called level at

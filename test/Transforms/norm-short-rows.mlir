@@ -364,6 +364,17 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // NOWARP-LABEL: func @ln_fwd_256
 // NOWARP-NOT: %c1584
 // NOWARP: return
+// Its blocks of two warps (N = 512) take RMSNorm's warp-row bands below 24
+// rows per SM (99-395 and 661-3167 rows); the wave's blocks share their
+// rows.
+// CHECK-LABEL: func @ln_fwd_512
+// CHECK: arith.cmpi uge, %{{.+}}, %c3168
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: arith.cmpi uge, %{{.+}}, %c661
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: arith.cmpi ult, %{{.+}}, %c396
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 396 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: return
 // Rows over clusters (N = 12288) are versioned too, below 288 rows: the
 // row kernel's blocks shut the column blocks out of their SMs and spread
 // over the SMs those leave (shutsOutColumnBlocks).
@@ -499,6 +510,11 @@ func.func @ln_fwd_256(%x: tensor<?x256xbf16>, %w: tensor<256xbf16>, %b: tensor<2
   %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<256xbf16>) bias(%b : tensor<256xbf16>) {epsilon = 1.0e-5 : f64}
       : tensor<?x256xbf16> -> tensor<?x256xbf16>, tensor<?xf32>, tensor<?xf32>
   return %y : tensor<?x256xbf16>
+}
+func.func @ln_fwd_512(%x: tensor<?x512xbf16>, %w: tensor<512xbf16>, %b: tensor<512xbf16>) -> tensor<?x512xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<512xbf16>) bias(%b : tensor<512xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x512xbf16> -> tensor<?x512xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y : tensor<?x512xbf16>
 }
 func.func @rms_bwd_12288(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288xbf16>, %rstd: tensor<?xf32>,
                          %w: tensor<12288xbf16>) -> (tensor<?x12288xbf16>, tensor<12288xbf16>) {
