@@ -9,8 +9,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 
-#include <limits>
-
 using namespace mlir;
 using namespace mlir::norm;
 

@@ -215,8 +215,9 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
     return {};
   bool ragged = shape.n % layout.sliceWidth() != 0;
-  // LayerNorm's ragged rows in blocks of two warps (N = 384 bf16) hold
-  // rows from 8 rows per SM. Measured on the H200 (bf16, kernel time, 5
+  // LayerNorm's ragged rows in blocks of two warps (N = 264-504 bf16)
+  // hold rows from 8 rows per SM. Measured at N = 384 only, on the H200
+  // (bf16, kernel time, 5
   // rounds, against 16; bench/results/ab-2026-12-04-s45-two-warp-rows.log):
   // 1.03-1.05x at 1100 x 384, 1.10-1.12x at 1500 and 1.15-1.18x at 2000,
   // both forwards. RMSNorm's lost 3% at 1100 rows (1.11x at 2000), so not
@@ -378,8 +379,9 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
           true);
     // Below `from` only warp rows hold several rows (shared by the block
     // they lost): without them (the option's 0) a row a block. LayerNorm's
-    // blocks of two warps (N = 512 bf16) take RMSNorm's bands there too
-    // (within the wave their blocks share the rows, as measured before).
+    // blocks of two warps (N = 512 bf16) take RMSNorm's bands there too;
+    // their bands within the wave keep rows shared by the block (LayerNorm's
+    // warp rows lost there at N = 1024, and were not tried at N = 512).
     // Measured on the H200 (bf16, kernel time, 5 rounds, against a row a
     // block; ab-2026-12-04-s45-two-warp-rows.log): 1.00-1.04x at 300-1000 x
     // 512, 1.12-1.14x at 1500, 1.18x at 2048 and 1.28-1.29x at 3000, both
