@@ -1734,10 +1734,12 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   EXPECT_EQ(std::get<1>(ln512[2]), 3168);
   EXPECT_FALSE(std::get<3>(ln512[2]));
   // Ragged rows in blocks of two warps (N = 384): LayerNorm's hold rows
-  // from 8 rows per SM, RMSNorm's from 16.
+  // from 8 rows per SM, RMSNorm's from 12; wider blocks (N = 1000) from 16.
   EXPECT_EQ(std::get<1>(heldBands(forwardShape(384, 2), DeviceInfo())[0]),
             1056);
   EXPECT_EQ(std::get<1>(heldBands(forwardShape(384, 1), DeviceInfo())[0]),
+            1584);
+  EXPECT_EQ(std::get<1>(heldBands(forwardShape(1000, 1), DeviceInfo())[0]),
             2112);
   // No held rows, no bands.
   EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());

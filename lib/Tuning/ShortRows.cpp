@@ -215,17 +215,20 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
     return {};
   bool ragged = shape.n % layout.sliceWidth() != 0;
-  // LayerNorm's ragged rows in blocks of two warps (N = 264-504 bf16)
-  // hold rows from 8 rows per SM. Measured at N = 384 only, on the H200
-  // (bf16, kernel time, 5
-  // rounds, against 16; bench/results/ab-2026-12-04-s45-two-warp-rows.log):
-  // 1.03-1.05x at 1100 x 384, 1.10-1.12x at 1500 and 1.15-1.18x at 2000,
-  // both forwards. RMSNorm's lost 3% at 1100 rows (1.11x at 2000), so not
-  // theirs.
-  constexpr int64_t kRaggedTwoWarpLayerNormFromRowsPerSM = 8;
-  int64_t raggedFrom = shape.rowReductions == 2 && layout.threads == 64
+  // Ragged rows in blocks of two warps (N = 264-504 bf16) hold rows from
+  // fewer rows per SM: LayerNorm's from 8, RMSNorm's from 12. Measured at
+  // N = 384 only, on the H200 (bf16, kernel time, 5 rounds, held rows from
+  // 8 rows per SM against 16;
+  // bench/results/ab-2026-12-04-s45-two-warp-rows.log): LayerNorm 1.03-1.05x at
+  // 1100 rows, 1.10-1.12x at 1500 and 1.15-1.18x at 2000, both forwards;
+  // RMSNorm 0.97x at 1100, 0.99x at 1500 and 1.11x at 2000, hence its start
+  // past 1500 rows (11.4 rows per SM).
+  constexpr int64_t kRaggedTwoWarpLayerNormFromRowsPerSM = 8,
+                    kRaggedTwoWarpRMSNormFromRowsPerSM = 12;
+  int64_t raggedFrom = layout.threads != 64 ? kRaggedFromRowsPerSM
+                       : shape.rowReductions == 2
                            ? kRaggedTwoWarpLayerNormFromRowsPerSM
-                           : kRaggedFromRowsPerSM;
+                           : kRaggedTwoWarpRMSNormFromRowsPerSM;
   int64_t from = std::max(
       streamed.begin, (ragged ? raggedFrom : kFromRowsPerSM) * device.numSMs);
   // Past one wave of four-row blocks (32 rows per SM: 8 blocks of four
