@@ -302,12 +302,15 @@ struct NormShortRowsPass
                                         ab.getI64IntegerAttr(bound)));
       return attrs;
     };
+    auto preloadColumns = [](OpBuilder &pb) {
+      return pb.getNamedAttr(FusedOp::getPreloadColumnsAttrName(),
+                             pb.getUnitAttr());
+    };
     // The attributes of a version whose rows lie within `preloaded`.
     auto preload = [&](OpBuilder &pb, int64_t bound) {
       SmallVector<NamedAttribute> attrs =
           rowsBelow(pb, std::min(bound, preloaded.end));
-      attrs.push_back(pb.getNamedAttr(FusedOp::getPreloadColumnsAttrName(),
-                                      pb.getUnitAttr()));
+      attrs.push_back(preloadColumns(pb));
       return attrs;
     };
     // The versions of a row a block where M < `bound`.
@@ -334,8 +337,7 @@ struct NormShortRowsPass
           [&](OpBuilder &pb) {
             SmallVector<NamedAttribute> attrs;
             if (preloaded.contains(1))
-              attrs.push_back(pb.getNamedAttr(
-                  FusedOp::getPreloadColumnsAttrName(), pb.getUnitAttr()));
+              attrs.push_back(preloadColumns(pb));
             return oneRow(pb, op, stream, attrs);
           },
           rest);

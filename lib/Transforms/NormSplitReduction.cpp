@@ -192,21 +192,17 @@ struct NormSplitReductionPass
   /// Options are checked once, before the pass sees any IR
   /// (reportOptionError); the tuning table is read here too.
   LogicalResult initialize(MLIRContext *context) override {
-    std::string error;
-    if (minPartials < -1)
-      error = "min-partials must be -1 (the tuning rule), 0 (off) or "
-              "positive, got " +
-              std::to_string(static_cast<int64_t>(minPartials));
-    else if (splitSize < 0)
+    std::string error = validateMinPartials(minPartials);
+    if (error.empty() && splitSize < 0)
       error = validateSplitSize(splitSize);
-    else if (minRowsPerPartial < -1)
+    if (error.empty())
       error = validateMinRowsPerPartial(minRowsPerPartial);
-    else if (maxPartials < -1)
+    if (error.empty())
       error = validateMaxPartials(maxPartials);
-    else if (numSMs <= 0)
+    if (error.empty() && numSMs <= 0)
       error = "num-sms must be positive, got " +
               std::to_string(static_cast<int64_t>(numSMs));
-    else
+    if (error.empty())
       error =
           validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
     if (error.empty() && !tuningTable.empty())

@@ -241,18 +241,25 @@ int64_t mlir::norm::chooseMaxPartials(const KernelShape &shape,
   return device.numSMs * blocks;
 }
 
-std::string mlir::norm::validateMaxPartials(int64_t partials) {
-  if (partials < -1)
-    return "max-partials must be -1 (the tuning rule), 0 (off) or "
-           "positive, got " +
-           std::to_string(partials);
+/// Empty if `value` of the split option `option` is -1 (the tuning rule),
+/// 0 (off) or positive, else the error.
+static std::string validateRuleOffOrPositive(const char *option,
+                                             int64_t value) {
+  if (value < -1)
+    return std::string(option) +
+           " must be -1 (the tuning rule), 0 (off) or positive, got " +
+           std::to_string(value);
   return "";
 }
 
+std::string mlir::norm::validateMinPartials(int64_t partials) {
+  return validateRuleOffOrPositive("min-partials", partials);
+}
+
+std::string mlir::norm::validateMaxPartials(int64_t partials) {
+  return validateRuleOffOrPositive("max-partials", partials);
+}
+
 std::string mlir::norm::validateMinRowsPerPartial(int64_t rows) {
-  if (rows < -1)
-    return "min-rows-per-partial must be -1 (the tuning rule), 0 (off) or "
-           "positive, got " +
-           std::to_string(rows);
-  return "";
+  return validateRuleOffOrPositive("min-rows-per-partial", rows);
 }

@@ -909,6 +909,10 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
+/// Empty if `partials` is a valid min-partials option (-1: the rule, 0:
+/// off, else the count), else the error.
+std::string validateMinPartials(int64_t partials);
+
 /// The fewest rows a partial row of a split kernel with `plan` sums
 /// (norm.fused min_rows_per_partial; 0: no floor beyond 1). Where one wave
 /// of clusters (chooseMinPartials) counts three blocks per SM, its partial
