@@ -1039,15 +1039,30 @@ TEST(Tuning, ResidentClusters) {
 
 TEST(Tuning, CombineBlocksGrowForNarrowRows) {
   DeviceInfo h200;
-  // N = 1024: 32 blocks of 32 scalar columns; 32 row groups of 8 loads in
-  // flight take 512 partials in 2 rounds instead of 8.
-  CombineLayout narrow = chooseCombineLayout(1024, 4, h200);
+  // LayerNorm N = 1024 (dW and dB: 2048 columns): 64 blocks of 32 scalar
+  // columns; 32 row groups of 8 loads in flight take 512 partials in 2
+  // rounds instead of 8.
+  CombineLayout narrow = chooseCombineLayout(2048, 4, h200);
   EXPECT_EQ(narrow.threads, 1024);
   EXPECT_EQ(narrow.lanes, 32);
   EXPECT_EQ(narrow.vectorWidth, 1);
   EXPECT_EQ(narrow.blockColumns(), 32);
   EXPECT_EQ(narrow.groups(), 32);
   EXPECT_EQ(chooseCombineLayout(8192, 4, h200).threads, 1024); // 256 blocks
+  // Narrower rows halve the lanes (down to 8) for the largest grid within
+  // half the SMs (66 of 132): RMSNorm N = 1024 and 768 take 16 lanes (64 and
+  // 48 blocks), N = 512 and 256 take 8 (64 and 32 blocks), LayerNorm's two
+  // combines at N = 512 (1024 columns) 16 and at N = 768 (1536) stay at 32.
+  EXPECT_EQ(chooseCombineLayout(1024, 4, h200).lanes, 16);
+  EXPECT_EQ(chooseCombineLayout(768, 4, h200).lanes, 16);
+  EXPECT_EQ(chooseCombineLayout(512, 4, h200).lanes, 8);
+  CombineLayout n256 = chooseCombineLayout(256, 4, h200);
+  EXPECT_EQ(n256.lanes, 8);
+  EXPECT_EQ(n256.threads, 1024);
+  EXPECT_EQ(n256.groups(), 128);
+  EXPECT_EQ(chooseCombineLayout(1536, 4, h200).lanes, 32);
+  EXPECT_EQ(chooseCombineLayout(2048, 4, h200).lanes, 32);
+  EXPECT_EQ(chooseCombineLayout(64, 1, h200).lanes, 8);
   // Below 32 lanes of 16-byte loads per SM: still scalar lanes.
   CombineLayout rms16k = chooseCombineLayout(16384, 4, h200);
   EXPECT_EQ(rms16k.vectorWidth, 1);

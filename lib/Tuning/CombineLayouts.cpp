@@ -45,6 +45,23 @@ CombineLayout mlir::norm::chooseCombineLayout(int64_t n, int64_t vectorWidth,
     // 7 us each beside 68 us for the fused kernel. 16-byte loads with fewer
     // lanes and more groups (2-16 lanes, 256-1024 threads) measured 0-4%
     // slower at N = 1024-8192 (same log).
+    //
+    // Rows too narrow for 32 lanes to give half the SMs a block (N < 2112
+    // across the combined outputs on 132 SMs) halve the lanes, down to 8
+    // (32-byte runs of a partial row, one L2 sector), for the largest grid
+    // that still stays within half the SMs: more blocks load at once and
+    // each group walks fewer rows. Measured on the H200 (2026-12-04, bf16,
+    // whole backwards, ab-2026-12-04-s46-combine-lanes.log): N = 256 with
+    // its 4096 partial rows at 65536 x 256 spent 9 us in 8 combine blocks
+    // beside 29 us of split kernel; 8 lanes (32 blocks, 4.4 us) made RMSNorm
+    // +12-25% at 4096-65536 rows and +4% at 262144, LayerNorm (64 blocks)
+    // +10-21%; N = 384 / 512 +5-13% at 4096 rows and +2-6% at 16384; RMSNorm
+    // N = 768 / 1024 (48 / 64 blocks at 16 lanes) +1-4%. Grids past half the
+    // SMs lost: LayerNorm N = 512 at 128 blocks 0.97-0.98x of 64, N = 768 /
+    // 1024 at 192 / 256 blocks 0.95-0.98x of 96 / 128.
+    while (layout.lanes > 8 &&
+           ceilDiv(n, layout.lanes / 2) <= device.numSMs / 2)
+      layout.lanes /= 2;
     int64_t blocks = ceilDiv(n, layout.lanes);
     if (blocks <= 2 * device.numSMs)
       layout.threads = limit;

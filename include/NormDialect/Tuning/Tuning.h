@@ -245,8 +245,9 @@ struct CombineLayout {
 /// dependent rounds of L2 latency (P / (groups x unroll) rounds for P
 /// partial rows), so the rule sizes blocks by the grid: wide rows get the
 /// most lanes of 16-byte loads that still give every SM a block, narrow
-/// rows a warp of scalar lanes and the more row groups the fewer blocks
-/// there are.
+/// rows scalar lanes (a warp of them, fewer where 32 would leave more than
+/// half the SMs without a block, down to 8) and the more row groups the
+/// fewer blocks there are.
 /// Narrow rows come from kernels with hundreds of partial rows (their
 /// min_partials), wide ones (N >= 16K) from one wave of clusters (7 to 90):
 /// the former get many groups of few lanes, the latter few groups of many.
