@@ -34,3 +34,9 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# libdevice, for the serialization of kernels that call it.
+if config.cuda_root and os.path.exists(
+        os.path.join(config.cuda_root, "nvvm", "libdevice", "libdevice.10.bc")):
+    config.available_features.add("libdevice")
+    config.substitutions.append(("%cuda_root", config.cuda_root))

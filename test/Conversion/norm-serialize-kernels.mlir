@@ -5,6 +5,15 @@
 // RUN: norm-opt %s --norm-serialize-kernels="format=offloading" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=LLVM
 // RUN: not norm-opt %s --norm-serialize-kernels="format=elf" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADFORMAT
 // BADFORMAT: error: norm-serialize-kernels: format 'elf' is none of isa, bin, fatbin, offloading
+// A module that calls libdevice gets it linked (modules that call none skip
+// reading it), and without a toolkit to find it in, that is an error rather
+// than PTX with an unresolved call.
+// RUN: %if libdevice %{ norm-opt %S/Inputs/calls-libdevice.mlir --norm-serialize-kernels="toolkit=%cuda_root" | FileCheck %s --check-prefix=LIBDEVICE %}
+// RUN: env -u CUDA_HOME not norm-opt %S/Inputs/calls-libdevice.mlir --norm-serialize-kernels 2>&1 | FileCheck %s --check-prefix=NOLIBDEVICE
+// LIBDEVICE: gpu.binary @exp
+// LIBDEVICE-SAME: ex2.approx
+// LIBDEVICE-NOT: __nv_expf
+// NOLIBDEVICE: error: calls libdevice (__nv_expf) but no libdevice was found: set CUDA_HOME or the toolkit path
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK-NOT: gpu.module
@@ -66,6 +75,28 @@ module attributes {gpu.container_module} {
       %c1 = llvm.fmul %a1, %b1 : f16
       llvm.store %c0, %p {alignment = 4 : i64} : f16, !llvm.ptr<1>
       llvm.store %c1, %p1 : f16, !llvm.ptr<1>
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// Modules serialize largest first, but their binaries keep module order.
+// CHECK-LABEL: gpu.binary @small
+// CHECK-NEXT: gpu.binary @large
+module attributes {gpu.container_module} {
+  gpu.module @small [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">] {
+    llvm.func @small() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+  gpu.module @large [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">] {
+    llvm.func @large(%p: !llvm.ptr<1>) attributes {gpu.kernel, nvvm.kernel} {
+      %x = llvm.load %p : !llvm.ptr<1> -> f32
+      %y = llvm.fmul %x, %x : f32
+      %z = llvm.fadd %y, %x : f32
+      llvm.store %z, %p : f32, !llvm.ptr<1>
       llvm.return
     }
   }
