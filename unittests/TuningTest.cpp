@@ -1748,12 +1748,41 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   EXPECT_EQ(ln512[1], Band(4, 661, 3168, true, 0));
   EXPECT_EQ(std::get<1>(ln512[2]), 3168);
   EXPECT_FALSE(std::get<3>(ln512[2]));
-  // Ragged rows in blocks of two warps (N = 384): LayerNorm's hold rows
-  // from 8 rows per SM, RMSNorm's from 12; wider blocks (N = 1000) from 16.
-  EXPECT_EQ(std::get<1>(heldBands(forwardShape(384, 2), DeviceInfo())[0]),
-            1056);
+  // Ragged rows in blocks of two warps (N = 384): LayerNorm's statistics
+  // forward holds rows from 8 rows per SM, RMSNorm's forwards from 12;
+  // wider blocks (N = 1000) from 16.
+  KernelShape lnStats384 = forwardShape(384, 2);
+  lnStats384.rowOutputs = 2;
+  EXPECT_EQ(std::get<1>(heldBands(lnStats384, DeviceInfo())[0]), 1056);
   EXPECT_EQ(std::get<1>(heldBands(forwardShape(384, 1), DeviceInfo())[0]),
             1584);
+  // LayerNorm's inference forward at N = 384 gives each of three warps a
+  // row in vectors of half the width (4 bf16: 96 vectors fill the warps)
+  // from 99 rows up to 24 rows per SM, and shares four rows among the two
+  // warps of the widest vectors from there; the option's warp rows keep
+  // the widest vectors.
+  std::vector<HeldRows> ln384 =
+      chooseHeldRows(forwardShape(384, 2), DeviceInfo());
+  ASSERT_EQ(ln384.size(), 2u);
+  EXPECT_EQ(ln384[0].rowsPerBlock, 3);
+  EXPECT_EQ(ln384[0].rows.begin, 99);
+  EXPECT_EQ(ln384[0].rows.end, 3168);
+  EXPECT_TRUE(ln384[0].warpRows);
+  EXPECT_EQ(ln384[0].vectorWidth, 4);
+  EXPECT_EQ(ln384[1].rowsPerBlock, 4);
+  EXPECT_EQ(ln384[1].rows.begin, 3168);
+  EXPECT_EQ(ln384[1].vectorWidth, 0);
+  for (const HeldRows &band :
+       chooseHeldRows(forwardShape(384, 2), DeviceInfo(), 1))
+    EXPECT_EQ(band.vectorWidth, 0);
+  for (const HeldRows &band :
+       chooseHeldRows(forwardShape(384, 1), DeviceInfo()))
+    EXPECT_EQ(band.vectorWidth, 0);
+  // The half-width layout itself: 96 threads of one 8-byte vector.
+  RowLayout half = chooseStreamingLayout(384, 2, DeviceInfo(), 4);
+  EXPECT_EQ(half.vectorWidth, 4);
+  EXPECT_EQ(half.threads, 96);
+  EXPECT_TRUE(half.holdsRow);
   EXPECT_EQ(std::get<1>(heldBands(forwardShape(1000, 1), DeviceInfo())[0]),
             2112);
   // No held rows, no bands.

@@ -267,6 +267,8 @@ struct ConvertNormToGPUPass
       besideColumns = describeKernel(beside->second);
     auto rowsBelow =
         op->getAttrOfType<IntegerAttr>(FusedOp::getRowsBelowAttrName());
+    auto vectorWidth =
+        op->getAttrOfType<IntegerAttr>(FusedOp::getVectorWidthAttrName());
     // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
     KernelPlan plan = planKernel(
         shape, device, &table,
@@ -281,13 +283,17 @@ struct ConvertNormToGPUPass
             .setBulkStores(bulkStores)
             .setWarpRows(warpRows, warpRowsPerBlock)
             .setBesideColumns(besideColumns)
-            .setRowsBelow(rowsBelow ? rowsBelow.getInt() : 0));
+            .setRowsBelow(rowsBelow ? rowsBelow.getInt() : 0)
+            .setVectorWidth(vectorWidth ? vectorWidth.getInt() : 0));
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (warpRows && (!streaming || !layout.warpRows))
       return op.emitOpError(
           "norm.warp_rows needs a streamed forward whose block holds its row "
           "in registers, one vector a thread");
+    if (vectorWidth &&
+        (!streaming || layout.vectorWidth != vectorWidth.getInt()))
+      return op.emitOpError("norm.vector_width needs a streamed forward");
     if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
       op->setAttr("norm.num_stages",
                   OpBuilder(op).getI64IntegerAttr(plan.numStages));

@@ -539,6 +539,24 @@ LogicalResult FusedOp::verify() {
              << m << " rows, not below its '" << getRowsBelowAttrName()
              << "' of " << bound.getInt();
   }
+  if (Attribute width = (*this)->getAttr(getVectorWidthAttrName())) {
+    auto count = dyn_cast<IntegerAttr>(width);
+    auto space = cast<ShapedType>(getShapeSource().getType());
+    int64_t w = count ? count.getInt() : 0;
+    if (!count || w <= 0 || (w & (w - 1)) != 0)
+      return emitOpError("'") << getVectorWidthAttrName()
+                              << "' must be a power of two, got " << width;
+    // 16 bytes: the widest vector load a thread issues.
+    unsigned bits = space.getElementTypeBitWidth();
+    if (w * bits > 128)
+      return emitOpError("'")
+             << getVectorWidthAttrName() << "' of " << w << " elements of "
+             << bits << " bits exceeds a 16-byte vector";
+    if (space.getRank() != 2 || ShapedType::isDynamic(space.getDimSize(1)) ||
+        space.getDimSize(1) % w != 0)
+      return emitOpError("'") << getVectorWidthAttrName() << "' of " << w
+                              << " needs a static row width it divides";
+  }
   if (Attribute preload = (*this)->getAttr(getPreloadColumnsAttrName())) {
     if (!isa<UnitAttr>(preload))
       return emitOpError("'") << getPreloadColumnsAttrName()

@@ -354,6 +354,10 @@ struct NormShortRowsPass
         attrs.push_back(
             hb.getNamedAttr(FusedOp::getMinBlocksPerSMAttrName(),
                             hb.getI64IntegerAttr(band.minBlocksPerSM)));
+      if (band.vectorWidth > 0)
+        attrs.push_back(
+            hb.getNamedAttr(FusedOp::getVectorWidthAttrName(),
+                            hb.getI64IntegerAttr(band.vectorWidth)));
       return cloneMarked(hb, op, FusedOp::getStreamRowsAttrName(), attrs);
     };
     // Bands [0, k) at `cb`, where every M from `takenFrom` on has gone to

@@ -128,9 +128,11 @@ RowLayout mlir::norm::chooseSlicedLayout(int64_t n, int64_t elementBytes,
 }
 
 RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
-                                            const DeviceInfo &device) {
+                                            const DeviceInfo &device,
+                                            int64_t vectorWidth) {
   RowLayout layout;
-  layout.vectorWidth = chooseVectorWidth(n, elementBytes);
+  layout.vectorWidth =
+      vectorWidth > 0 ? vectorWidth : chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
   int64_t limit = blockThreadLimit(device);
   // Rows of 64 KB and more: the largest block with one vector per thread

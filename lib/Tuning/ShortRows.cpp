@@ -229,8 +229,32 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                        : shape.rowReductions == 2
                            ? kRaggedTwoWarpLayerNormFromRowsPerSM
                            : kRaggedTwoWarpRMSNormFromRowsPerSM;
-  int64_t from = std::max(
-      streamed.begin, (ragged ? raggedFrom : kFromRowsPerSM) * device.numSMs);
+  // LayerNorm's inference forward over ragged rows whose vectors of half
+  // the width fill whole warps (N = 384 bf16: 48 vectors of 16 bytes leave
+  // 16 of a second warp's lanes idle, 96 of 8 bytes fill three warps) gives
+  // each warp a row of its own in three vectors a lane, Inductor's layout
+  // there, below 24 rows per SM, and holds rows shared by the block only
+  // from there. Measured on the H200 (bf16, kernel time, 5 rounds, both
+  // orders; bench/results/ab-2026-12-04-s46-half-vector-ragged-rows.log):
+  // the inference forward 1.04-1.17x at 500-3000 x 384 against v82 (a row
+  // a block below 1056 rows, four rows over two warps above), but
+  // 0.90-0.95x at 4096-65536 rows where it also held four rows a block; the
+  // statistics forward and RMSNorm (0.85-1.03x) were not taken.
+  std::optional<RowLayout> halfWarps;
+  if (shape.rowReductions == 2 && shape.rowOutputs == 0 &&
+      shape.elementBytes == 2 && ragged && layout.vectorWidth > 1) {
+    int64_t width = layout.vectorWidth / 2;
+    RowLayout half =
+        chooseStreamingLayout(shape.n, shape.elementBytes, device, width);
+    // Only as the rule's warp rows (the warp-rows option decides for
+    // blocks of the widest vectors).
+    if (warpRows < 0 && shape.n % width == 0 && half.holdsRow &&
+        half.threads <= kMaxThreads && shape.n % half.sliceWidth() == 0)
+      halfWarps = warpRowsLayout(half);
+  }
+  int64_t from = std::max(streamed.begin,
+                          (ragged && !halfWarps ? raggedFrom : kFromRowsPerSM) *
+                              device.numSMs);
   // Past one wave of four-row blocks (32 rows per SM: 8 blocks of four
   // rows an SM, as the registers allow) three rows a block where the block
   // covers the row exactly, up to 128 rows per SM. Measured on the H200
@@ -305,7 +329,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // spilled 184 bytes at nine blocks an SM).
   std::vector<HeldRows> bands;
   auto add = [&](int64_t rows, int64_t begin, int64_t end, bool ruleWarps,
-                 int64_t minBlocksPerSM = 0) {
+                 int64_t minBlocksPerSM = 0, int64_t vectorWidth = 0) {
     begin = std::max(begin, streamed.begin);
     end = std::min(end, streamed.end);
     if (begin >= end)
@@ -315,12 +339,18 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
       minBlocksPerSM = 0;
     if (!bands.empty() && bands.back().rows.end == begin &&
         bands.back().rowsPerBlock == rows && bands.back().warpRows == byWarps &&
-        bands.back().minBlocksPerSM == minBlocksPerSM)
+        bands.back().minBlocksPerSM == minBlocksPerSM &&
+        bands.back().vectorWidth == vectorWidth)
       bands.back().rows.end = end;
     else
-      bands.push_back({rows, RowRange{begin, end}, byWarps, minBlocksPerSM});
+      bands.push_back(
+          {rows, RowRange{begin, end}, byWarps, minBlocksPerSM, vectorWidth});
   };
   if (ragged) {
+    if (halfWarps)
+      add(halfWarps->rowGroups,
+          kWarpRowsFromQuarterRowsPerSM * device.numSMs / 4, from, true, 0,
+          halfWarps->vectorWidth);
     add(kRowsPerBlock, from, streamed.end, false);
   } else {
     // Bands end past their last row: one wave is up to and including 32

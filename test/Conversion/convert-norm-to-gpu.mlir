@@ -1274,6 +1274,50 @@ func.func @warp_rows_uneven(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf16>) {
 
 // -----
 
+// norm.vector_width = 4 at N = 384 bf16: 96 vectors of 8 bytes, three warps
+// a block, each holding a row of its own in three vectors a lane (columns
+// lane * 4, (32 + lane) * 4 and (64 + lane) * 4), reduced by its shuffles
+// alone; without it, 48 vectors of 16 bytes.
+// CHECK-LABEL: func @vector_width_half
+// CHECK: %[[ROWS:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[ROWS]], %c3
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]], %{{.+}}, %{{.+}}) threads in (%c96,
+// CHECK: gpu.func @norm_fused(
+// CHECK-SAME: norm.block_size = 96 : i64, norm.rows_in_parallel = 3 : i64
+// CHECK-COUNT-3: ld.global.v2.b32 {$0, $1}, [$2]; }" ro(
+// CHECK-NOT: v4.b32
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @vector_width_half(%x: memref<?x384xbf16>, %y: memref<?x384xbf16>) {
+  norm.fused ins(%x : full memref<?x384xbf16>) outs(%y : full memref<?x384xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 3 : i64, norm.warp_rows, norm.vector_width = 4 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %m = arith.mulf %af, %s : f32
+    %t = arith.truncf %m : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// Elementwise work never streams (no row reduction): nothing to give the
+// narrower vectors to.
+func.func @vector_width_not_streamed(%x: memref<?x384xbf16>, %y: memref<?x384xbf16>) {
+  // expected-error @+1 {{norm.vector_width needs a streamed forward}}
+  norm.fused ins(%x : full memref<?x384xbf16>) outs(%y : full memref<?x384xbf16>) attributes {norm.stream_rows, norm.vector_width = 4 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %m = arith.mulf %af, %af : f32
+    %t = arith.truncf %m : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 func.func @warp_rows_not_held(%x: memref<?x4096xf32>, %y: memref<?x4096xf32>) {
   // expected-error @+1 {{norm.warp_rows needs a streamed forward whose block holds its row in registers, one vector a thread}}
   norm.fused ins(%x : full memref<?x4096xf32>) outs(%y : full memref<?x4096xf32>) attributes {norm.stream_rows, norm.warp_rows} {

@@ -579,6 +579,39 @@ func.func @rows_below_static_rows(%x: tensor<16x64xbf16>, %y: tensor<16x64xbf16>
 
 // -----
 
+func.func @vector_width_not_power_of_two(%x: tensor<?x384xbf16>, %y: tensor<?x384xbf16>) {
+  // expected-error @+1 {{'norm.vector_width' must be a power of two, got 3 : i64}}
+  %r = norm.fused ins(%x : full tensor<?x384xbf16>) outs(%y : full tensor<?x384xbf16>) -> tensor<?x384xbf16> attributes {norm.vector_width = 3 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @vector_width_too_wide(%x: tensor<?x384xbf16>, %y: tensor<?x384xbf16>) {
+  // expected-error @+1 {{'norm.vector_width' of 16 elements of 16 bits exceeds a 16-byte vector}}
+  %r = norm.fused ins(%x : full tensor<?x384xbf16>) outs(%y : full tensor<?x384xbf16>) -> tensor<?x384xbf16> attributes {norm.vector_width = 16 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @vector_width_not_dividing(%x: tensor<?x100xbf16>, %y: tensor<?x100xbf16>) {
+  // expected-error @+1 {{'norm.vector_width' of 8 needs a static row width it divides}}
+  %r = norm.fused ins(%x : full tensor<?x100xbf16>) outs(%y : full tensor<?x100xbf16>) -> tensor<?x100xbf16> attributes {norm.vector_width = 8 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
 func.func @rows_per_block_with_split(%x: tensor<16x64xbf16>, %p: tensor<2x64xf32>) {
   // expected-error @+1 {{'norm.rows_per_block' and rows_per_partial both set the rows of a block: give one}}
   %r = norm.fused ins(%x : full tensor<16x64xbf16>) outs(%p : col tensor<2x64xf32>) -> tensor<2x64xf32> attributes {rows_per_partial = 8 : i64, norm.rows_per_block = 4 : i64} {

@@ -375,6 +375,19 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: arith.cmpi ult, %{{.+}}, %c396
 // CHECK: norm.fused {{.*}}attributes {norm.rows_below = 396 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
 // CHECK: return
+// LayerNorm's inference forward at N = 384 (48 vectors of 8 bf16 over two
+// warps, ragged): from 99 rows up to 24 rows per SM each of three warps
+// holds a row in vectors of 4 (norm.vector_width), which fill the warps;
+// four rows shared by the two warps from there.
+// CHECK-LABEL: func @ln_fwd_384
+// CHECK: %[[HELD384:.+]] = arith.cmpi uge, %{{.+}}, %c3168
+// CHECK: scf.if %[[HELD384]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: %[[HALF384:.+]] = arith.cmpi uge, %{{.+}}, %c99
+// CHECK: scf.if %[[HALF384]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 3 : i64, norm.stream_rows, norm.vector_width = 4 : i64, norm.warp_rows}
+// CHECK-NOT: norm.vector_width
+// CHECK: return
 // Rows over clusters (N = 12288) are versioned too, below 288 rows: the
 // row kernel's blocks shut the column blocks out of their SMs and spread
 // over the SMs those leave (shutsOutColumnBlocks).
@@ -515,6 +528,11 @@ func.func @ln_fwd_512(%x: tensor<?x512xbf16>, %w: tensor<512xbf16>, %b: tensor<5
   %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<512xbf16>) bias(%b : tensor<512xbf16>) {epsilon = 1.0e-5 : f64}
       : tensor<?x512xbf16> -> tensor<?x512xbf16>, tensor<?xf32>, tensor<?xf32>
   return %y : tensor<?x512xbf16>
+}
+func.func @ln_fwd_384(%x: tensor<?x384xbf16>, %w: tensor<384xbf16>, %b: tensor<384xbf16>) -> tensor<?x384xbf16> {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<384xbf16>) bias(%b : tensor<384xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x384xbf16> -> tensor<?x384xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y : tensor<?x384xbf16>
 }
 func.func @rms_bwd_12288(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288xbf16>, %rstd: tensor<?xf32>,
                          %w: tensor<12288xbf16>) -> (tensor<?x12288xbf16>, tensor<12288xbf16>) {

@@ -246,7 +246,11 @@ def Norm_FusedOp : Norm_Op<"fused", [
     norm-short-rows sets it on the versions whose branches on M bound them
     from above, and the GPU lowering leaves out what only more rows would
     use (a streamed forward's L2 prefetch, issued from
-    chooseL2PrefetchMinRows rows on).
+    chooseL2PrefetchMinRows rows on). `norm.vector_width = W` (a power of
+    two that divides a static N, at most 16 bytes of elements) sets the
+    elements of each vector access of a streamed forward in place of the
+    widest that divides N: norm-short-rows sets it where narrower vectors
+    fill whole warps that the widest leave partly idle (HeldRows).
   }];
   let arguments = (ins Variadic<AnyShaped>:$inputs, Norm_RoleArrayAttr:$roles,
                    Variadic<AnyShaped>:$outputs, Norm_RoleArrayAttr:$output_roles,
@@ -317,6 +321,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// from above.
     static constexpr ::llvm::StringLiteral getRowsBelowAttrName() {
       return "norm.rows_below";
+    }
+    /// The integer attribute setting the elements of each vector access of
+    /// a streamed forward (in place of chooseVectorWidth's widest);
+    /// norm-short-rows sets it with rows_per_block (HeldRows::vectorWidth).
+    static constexpr ::llvm::StringLiteral getVectorWidthAttrName() {
+      return "norm.vector_width";
     }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();

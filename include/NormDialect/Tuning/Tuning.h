@@ -273,9 +273,11 @@ constexpr int64_t kLongStreamedRowBytes = 64 * 1024;
 /// in flight): up to 512 threads and 4 chunks, fewer where the row is
 /// shorter than one iteration; rows of kLongStreamedRowBytes and more get
 /// 1024 threads with one vector each. A row the block's vectors cover is
-/// held in registers (RowLayout::holdsRow).
+/// held in registers (RowLayout::holdsRow). `vectorWidth` > 0 replaces
+/// chooseVectorWidth's widest vector (norm.vector_width; it must divide N).
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
-                                const DeviceInfo &device);
+                                const DeviceInfo &device,
+                                int64_t vectorWidth = 0);
 
 /// The streamed layout `block` with each warp owning a row of its own
 /// instead of the block sharing one (norm.warp_rows): each thread with
@@ -525,6 +527,9 @@ struct PlanRequest {
   /// M): a streamed forward that never reaches its
   /// RowLayout::l2PrefetchMinRows issues no L2 prefetch.
   int64_t rowsBelow = 0;
+  /// Elements per vector access of a streamed forward (norm.vector_width;
+  /// 0: chooseVectorWidth's widest).
+  int64_t vectorWidth = 0;
 
   PlanRequest &setWarpRows(bool warps, int64_t rowsPerBlock = 0) {
     warpRows = warps;
@@ -565,6 +570,10 @@ struct PlanRequest {
   }
   PlanRequest &setRowsBelow(int64_t rows) {
     rowsBelow = rows;
+    return *this;
+  }
+  PlanRequest &setVectorWidth(int64_t width) {
+    vectorWidth = width;
     return *this;
   }
 };
@@ -719,6 +728,9 @@ struct HeldRows {
   /// Blocks per SM the version's registers must allow (PTX .minnctapersm,
   /// norm.min_blocks_per_sm; 0: ptxas chooses).
   int64_t minBlocksPerSM = 0;
+  /// Elements per vector access (norm.vector_width; 0: the widest that
+  /// divides N, chooseVectorWidth).
+  int64_t vectorWidth = 0;
 };
 
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
