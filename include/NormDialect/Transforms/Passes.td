@@ -86,7 +86,11 @@ def NormShortRows : Pass<"norm-short-rows"> {
     in the first band an RMSNorm's version also carries `norm.warp_rows`,
     and each of the block's four warps holds a row of its own, reduced by
     shuffles without a barrier (the `warp-rows` option: 0 never, 1 in
-    every band of four rows). Below the bands, a row a block: up to one
+    every band of four rows). LayerNorm's inference forward at N = 384
+    (bf16) carries `norm.vector_width = 4` from 99 rows up to 24 rows per
+    SM: three warps a block, each holding a row in vectors of 8 bytes that
+    fill its lanes, where 16-byte vectors leave half a warp idle. Below the
+    bands, a row a block: up to one
     block an SM (`choosePreloadedColumnsRows`) LayerNorm's version carries
     `norm.preload_columns` and loads its weight and bias with the row; one
     row (`chooseOneRowForwardRows`) is a version of its own cast to 1 x N,

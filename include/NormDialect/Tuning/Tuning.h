@@ -757,7 +757,11 @@ struct HeldRows {
 /// rowsPerBlock 1) take RMSNorm's rows from one wave of its 96-thread
 /// blocks of a row (21 rows per SM) up to 24, and past one wave of the
 /// four-row blocks (40 rows per SM) up to 80 (LayerNorm's from 44 up to
-/// 64). Below, and for every other kernel, a block takes one row.
+/// 64). LayerNorm's inference forward over ragged rows whose vectors of
+/// half the width fill whole warps (N = 384 bf16: 96 vectors of 4) gives
+/// each of three warps a row at that width (HeldRows::vectorWidth) from
+/// three quarters of a row per SM up to 24, and holds four rows from there.
+/// Below, and for every other kernel, a block takes one row.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
 /// of one warp, with no gap), 0 in none (rows below 24 per SM then take one
