@@ -2,8 +2,10 @@
 # LayerNorm inference forward at N = 384 as built.
 # Here, before it:
 #   python3 scripts/build-bundles.py --n 384 --out .out/v83n --jobs 2
-#   git stash / checkout 3269ba6 (v82) and build the same into .out/v82n
-#   (or take v82's ln_fwd_bf16_384_infer from a run of that commit)
+#   git worktree add /tmp/v82 3269ba6      # v82: the commit before v83
+#   (cd /tmp/v82 && NORM_SKIP_TORCH=1 ./scripts/setup.sh)   # ~5 min
+#   python3 scripts/build-bundles.py --n 384 --out .out/v82n --jobs 2 \
+#       --compiler /tmp/v82/build/bin/norm-compile
 # then carry .out/v82n and .out/v83n and run `bash bench/wip/next-first-call.sh`.
 set -x
 exec > >(tee "$OUT/first-call.log") 2>&1
