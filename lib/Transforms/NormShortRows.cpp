@@ -320,6 +320,11 @@ struct NormShortRowsPass
       };
       if (preloaded.empty())
         return plain(ob);
+      // Preloaded columns for every M below `bound` (a held band starting
+      // below preloaded's end cut it there): no version of a row a block
+      // without them, which no M would reach.
+      if (preloaded.begin <= 0 && preloaded.end >= bound)
+        return cloneMarked(ob, op, stream, preload(ob, bound));
       return versionOnRows(
           ob, op, preloaded,
           [&](OpBuilder &pb) {

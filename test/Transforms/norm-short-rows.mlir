@@ -386,7 +386,13 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: %[[HALF384:.+]] = arith.cmpi uge, %{{.+}}, %c99
 // CHECK: scf.if %[[HALF384]]
 // CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 3 : i64, norm.stream_rows, norm.vector_width = 4 : i64, norm.warp_rows}
+// Below 99 rows every row-a-block version preloads the columns (the band
+// cut the preloaded rows there): no version without them, which no M would
+// reach.
 // CHECK-NOT: norm.vector_width
+// CHECK: norm.fused {{.*}}tensor<1x384xbf16>{{.*}}attributes {norm.preload_columns, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.preload_columns, norm.rows_below = 99 : i64, norm.stream_rows}
+// CHECK-NOT: norm.fused
 // CHECK: return
 // Rows over clusters (N = 12288) are versioned too, below 288 rows: the
 // row kernel's blocks shut the column blocks out of their SMs and spread

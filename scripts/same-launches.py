@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Whether two builds of the same bundles launch the same kernels for every
+row count M (run here; no GPU needed).
+
+  scripts/same-launches.py OLD_DIR NEW_DIR [--filter ln_fwd_bf16_768]
+      [--max-m 300000]
+
+For each bundle in both directories and each M from 0 to 1024, every row
+count either manifest names (each constant c of its conditions and sizes,
+with c - 1 and c + 1: where versions change) and every 997th M up to
+--max-m: the launches whose conditions hold at M, in order, with
+each kernel's PTX (its name replaced, so renumbered kernels compare equal),
+grid, block, cluster, shared memory and parameters. A compiler change that
+only drops or renumbers versions (or moves a version bound no M crosses)
+keeps them equal; one that changes what some M runs is listed with the
+first such M. The bundles' buffers are compared too. Exit status: 0 when
+every bundle compares equal, 1 otherwise.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from norm_mlir.bundle import evaluate  # noqa: E402  (the runtime's own reading)
+
+
+def kernel_texts(path):
+    """{kernel name: its PTX entry with the name replaced} of a kernels.ptx."""
+    with open(path) as f:
+        text = f.read()
+    kernels = {}
+    for match in re.finditer(r"^\.visible \.entry (\w+)\(", text, re.M):
+        name = match.group(1)
+        end = text.index("\n}\n", match.start()) + 3
+        # Its parameters are named after it (NAME_param_0): every
+        # occurrence goes.
+        kernels[name] = text[match.start():end].replace(name, "KERNEL")
+    return kernels
+
+
+def launches_at(manifest, kernels, m):
+    """What a call with M rows launches, function by function, in order."""
+    chosen = []
+    for function in manifest["functions"]:
+        for launch in function["launches"]:
+            if not evaluate(launch.get("when", 1), m):
+                continue
+            rest = {k: v for k, v in launch.items()
+                    if k not in ("kernel", "when", "grid", "grid_y")}
+            chosen.append((function["function"], kernels[launch["kernel"]],
+                           evaluate(launch["grid"], m),
+                           evaluate(launch.get("grid_y", 1), m),
+                           json.dumps(rest, sort_keys=True)))
+    return chosen
+
+
+def constants(expr):
+    """The integers in a manifest expression (conditions, sizes)."""
+    if isinstance(expr, bool):
+        return
+    if isinstance(expr, int):
+        yield expr
+    elif isinstance(expr, dict):
+        for value in expr.values():
+            yield from constants(value)
+    elif isinstance(expr, list):
+        for value in expr:
+            yield from constants(value)
+
+
+def rows_to_check(manifests, max_m):
+    """The row counts compared: the small ones, those around every constant
+    of either manifest's launches, and a sparse sweep."""
+    rows = set(range(0, min(1024, max_m) + 1)) | set(range(1024, max_m + 1, 997))
+    for manifest in manifests:
+        for function in manifest["functions"]:
+            for launch in function["launches"]:
+                for key in ("when", "grid", "grid_y"):
+                    for c in constants(launch.get(key, 1)):
+                        rows.update(m for m in (c - 1, c, c + 1) if 0 <= m <= max_m)
+    return sorted(rows)
+
+
+def compare(old_dir, new_dir, max_m):
+    """None if the bundles launch the same for every M checked, else why not."""
+    manifests, kernels = [], []
+    for d in (old_dir, new_dir):
+        with open(os.path.join(d, "manifest.json")) as f:
+            manifests.append(json.load(f))
+        kernels.append(kernel_texts(os.path.join(d, "kernels.ptx")))
+    buffers = [[f.get("buffers") for f in m["functions"]] for m in manifests]
+    if buffers[0] != buffers[1]:
+        return "buffers differ"
+    for m in rows_to_check(manifests, max_m):
+        if launches_at(manifests[0], kernels[0], m) != launches_at(manifests[1], kernels[1], m):
+            return f"launches differ from M = {m}"
+    return None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("old")
+    p.add_argument("new")
+    p.add_argument("--filter", default="", help="only bundles whose name contains this")
+    p.add_argument("--max-m", type=int, default=300000)
+    args = p.parse_args()
+    names = sorted(set(os.listdir(args.old)) & set(os.listdir(args.new)))
+    names = [n for n in names if args.filter in n
+             and os.path.exists(os.path.join(args.old, n, "manifest.json"))]
+    if not names:
+        sys.exit(f"no bundles in both {args.old} and {args.new}")
+    differing = 0
+    for name in names:
+        why = compare(os.path.join(args.old, name), os.path.join(args.new, name), args.max_m)
+        if why:
+            differing += 1
+            print(f"{name}: {why}")
+    print(f"{len(names)} bundles, {differing} launching differently")
+    sys.exit(1 if differing else 0)
+
+
+if __name__ == "__main__":
+    main()
