@@ -25,36 +25,31 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from norm_mlir.bundle import evaluate  # noqa: E402  (the runtime's own reading)
+from norm_mlir.bundle import load_bundle  # noqa: E402  (the runtime's own reading)
 
 
-def kernel_texts(path):
-    """{kernel name: its PTX entry with the name replaced} of a kernels.ptx."""
-    with open(path) as f:
-        text = f.read()
+def kernel_texts(ptx):
+    """{kernel name: its PTX entry with the name replaced} of a bundle's PTX."""
     kernels = {}
-    for match in re.finditer(r"^\.visible \.entry (\w+)\(", text, re.M):
+    for match in re.finditer(r"^\.visible \.entry (\w+)\(", ptx, re.M):
         name = match.group(1)
-        end = text.index("\n}\n", match.start()) + 3
+        end = ptx.index("\n}\n", match.start()) + 3
         # Its parameters are named after it (NAME_param_0): every
         # occurrence goes.
-        kernels[name] = text[match.start():end].replace(name, "KERNEL")
+        kernels[name] = ptx[match.start():end].replace(name, "KERNEL")
     return kernels
 
 
-def launches_at(manifest, kernels, m):
-    """What a call with M rows launches, function by function, in order."""
+def launches_at(bundle, kernels, m):
+    """What a call with M rows launches, function by function, in order
+    (Function.launches_at, as the launcher chooses)."""
     chosen = []
-    for function in manifest["functions"]:
-        for launch in function["launches"]:
-            if not evaluate(launch.get("when", 1), m):
-                continue
+    for function in bundle.functions.values():
+        for launch in function.launches_at(m):
             rest = {k: v for k, v in launch.items()
                     if k not in ("kernel", "when", "grid", "grid_y")}
-            chosen.append((function["function"], kernels[launch["kernel"]],
-                           evaluate(launch["grid"], m),
-                           evaluate(launch.get("grid_y", 1), m),
-                           json.dumps(rest, sort_keys=True)))
+            chosen.append((function.name, kernels[launch["kernel"]],
+                           function.grid(launch, m), json.dumps(rest, sort_keys=True)))
     return chosen
 
 
@@ -72,13 +67,13 @@ def constants(expr):
             yield from constants(value)
 
 
-def rows_to_check(manifests, max_m):
+def rows_to_check(bundles, max_m):
     """The row counts compared: the small ones, those around every constant
-    of either manifest's launches, and a sparse sweep."""
+    of either bundle's launches, and a sparse sweep."""
     rows = set(range(0, min(1024, max_m) + 1)) | set(range(1024, max_m + 1, 997))
-    for manifest in manifests:
-        for function in manifest["functions"]:
-            for launch in function["launches"]:
+    for bundle in bundles:
+        for function in bundle.functions.values():
+            for launch in function.launches:
                 for key in ("when", "grid", "grid_y"):
                     for c in constants(launch.get(key, 1)):
                         rows.update(m for m in (c - 1, c, c + 1) if 0 <= m <= max_m)
@@ -87,16 +82,13 @@ def rows_to_check(manifests, max_m):
 
 def compare(old_dir, new_dir, max_m):
     """None if the bundles launch the same for every M checked, else why not."""
-    manifests, kernels = [], []
-    for d in (old_dir, new_dir):
-        with open(os.path.join(d, "manifest.json")) as f:
-            manifests.append(json.load(f))
-        kernels.append(kernel_texts(os.path.join(d, "kernels.ptx")))
-    buffers = [[f.get("buffers") for f in m["functions"]] for m in manifests]
-    if buffers[0] != buffers[1]:
+    bundles = [load_bundle(old_dir), load_bundle(new_dir)]
+    kernels = [kernel_texts(bundle.ptx) for bundle in bundles]
+    if [f.buffers for f in bundles[0].functions.values()] != \
+            [f.buffers for f in bundles[1].functions.values()]:
         return "buffers differ"
-    for m in rows_to_check(manifests, max_m):
-        if launches_at(manifests[0], kernels[0], m) != launches_at(manifests[1], kernels[1], m):
+    for m in rows_to_check(bundles, max_m):
+        if launches_at(bundles[0], kernels[0], m) != launches_at(bundles[1], kernels[1], m):
             return f"launches differ from M = {m}"
     return None
 

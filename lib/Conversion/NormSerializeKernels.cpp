@@ -37,6 +37,8 @@ namespace {
 /// One module's serialized objects, one per target attribute.
 struct SerializedModule {
   gpu::GPUModuleOp module;
+  /// Its operations: what orders the modules for the threads.
+  int64_t size = 0;
   SmallVector<std::pair<gpu::TargetAttrInterface, SmallVector<char, 0>>>
       objects;
 };
@@ -80,7 +82,9 @@ struct NormSerializeKernelsPass
                          "nvvm-attach-target first)");
         return signalPassFailure();
       }
-      modules.push_back({module, {}});
+      int64_t size = 0;
+      module.walk([&](Operation *) { ++size; });
+      modules.push_back({module, size, {}});
     }
     // The symbol table a target may ask for is built before the threads
     // start and only read by them.
@@ -120,15 +124,10 @@ struct NormSerializeKernelsPass
     // finishes (the LayerNorm backward's column kernel alone takes a third
     // of the serialization's CPU time).
     SmallVector<SerializedModule *> bySize;
-    SmallVector<int64_t> sizes;
-    for (SerializedModule &entry : modules) {
-      int64_t size = 0;
-      entry.module.walk([&](Operation *) { ++size; });
+    for (SerializedModule &entry : modules)
       bySize.push_back(&entry);
-      sizes.push_back(size);
-    }
-    llvm::stable_sort(bySize, [&](SerializedModule *a, SerializedModule *b) {
-      return sizes[a - modules.data()] > sizes[b - modules.data()];
+    llvm::stable_sort(bySize, [](SerializedModule *a, SerializedModule *b) {
+      return a->size > b->size;
     });
     auto serializeEntry = [&](SerializedModule *entry) {
       return serialize(*entry);

@@ -248,8 +248,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
         chooseStreamingLayout(shape.n, shape.elementBytes, device, width);
     // Only as the rule's warp rows (the warp-rows option decides for
     // blocks of the widest vectors).
-    if (warpRows < 0 && shape.n % width == 0 && half.holdsRow &&
-        half.threads <= kMaxThreads && shape.n % half.sliceWidth() == 0)
+    if (warpRows < 0 && half.holdsRow && half.threads <= kMaxThreads &&
+        shape.n % half.sliceWidth() == 0)
       halfWarps = warpRowsLayout(half);
   }
   int64_t from = std::max(streamed.begin,

@@ -139,6 +139,12 @@ class Function:
             m = 0
         return m
 
+    def launches_at(self, m):
+        """The launches a call with M = m makes, in order: those without a
+        `when` and those whose `when` holds at m."""
+        return [launch for launch in self.launches
+                if "when" not in launch or evaluate(launch["when"], m)]
+
     def buffer_shape(self, name, m):
         return [evaluate(e, m) for e in self.buffers[name]["shape"]]
 

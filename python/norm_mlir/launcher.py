@@ -99,9 +99,7 @@ class Launcher:
             # launch: it would otherwise overlap the stream's work before
             # the call.
             previous_issued = False
-            for launch in function.launches:
-                if "when" in launch and not evaluate(launch["when"], m):
-                    continue
+            for launch in function.launches_at(m):
                 programmatic = launch.get("programmatic", False) and previous_issued
                 previous_issued = False
                 grid = function.grid(launch, m)
