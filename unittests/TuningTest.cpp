@@ -1748,35 +1748,41 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   EXPECT_EQ(ln512[1], Band(4, 661, 3168, true, 0));
   EXPECT_EQ(std::get<1>(ln512[2]), 3168);
   EXPECT_FALSE(std::get<3>(ln512[2]));
-  // Ragged rows in blocks of two warps (N = 384): LayerNorm's statistics
-  // forward holds rows from 8 rows per SM, RMSNorm's forwards from 12;
-  // wider blocks (N = 1000) from 16.
+  // Ragged rows in blocks of two warps hold rows from fewer rows per SM
+  // (N = 448: LayerNorm's statistics forward from 8 rows per SM, RMSNorm's
+  // forwards from 12); wider blocks (N = 1000) from 16.
+  KernelShape lnStats448 = forwardShape(448, 2);
+  lnStats448.rowOutputs = 2;
+  EXPECT_EQ(std::get<1>(heldBands(lnStats448, DeviceInfo())[0]), 1056);
+  EXPECT_EQ(std::get<1>(heldBands(forwardShape(448, 1), DeviceInfo())[0]),
+            1584);
+  // Every bf16 forward at N = 384 gives each of three warps a row in
+  // vectors of half the width (4 bf16: 96 vectors fill the warps) from 99
+  // rows up to 24 rows per SM, and shares four rows among the two warps of
+  // the widest vectors from there; the option's warp rows keep the widest
+  // vectors.
   KernelShape lnStats384 = forwardShape(384, 2);
   lnStats384.rowOutputs = 2;
-  EXPECT_EQ(std::get<1>(heldBands(lnStats384, DeviceInfo())[0]), 1056);
-  EXPECT_EQ(std::get<1>(heldBands(forwardShape(384, 1), DeviceInfo())[0]),
-            1584);
-  // LayerNorm's inference forward at N = 384 gives each of three warps a
-  // row in vectors of half the width (4 bf16: 96 vectors fill the warps)
-  // from 99 rows up to 24 rows per SM, and shares four rows among the two
-  // warps of the widest vectors from there; the option's warp rows keep
-  // the widest vectors.
-  std::vector<HeldRows> ln384 =
-      chooseHeldRows(forwardShape(384, 2), DeviceInfo());
-  ASSERT_EQ(ln384.size(), 2u);
-  EXPECT_EQ(ln384[0].rowsPerBlock, 3);
-  EXPECT_EQ(ln384[0].rows.begin, 99);
-  EXPECT_EQ(ln384[0].rows.end, 3168);
-  EXPECT_TRUE(ln384[0].warpRows);
-  EXPECT_EQ(ln384[0].vectorWidth, 4);
-  EXPECT_EQ(ln384[1].rowsPerBlock, 4);
-  EXPECT_EQ(ln384[1].rows.begin, 3168);
-  EXPECT_EQ(ln384[1].vectorWidth, 0);
+  KernelShape rmsStats384 = forwardShape(384, 1);
+  rmsStats384.rowOutputs = 1;
+  for (const KernelShape &shape :
+       {forwardShape(384, 2), lnStats384, forwardShape(384, 1), rmsStats384}) {
+    std::vector<HeldRows> bands = chooseHeldRows(shape, DeviceInfo());
+    ASSERT_EQ(bands.size(), 2u);
+    EXPECT_EQ(bands[0].rowsPerBlock, 3);
+    EXPECT_EQ(bands[0].rows.begin, 99);
+    EXPECT_EQ(bands[0].rows.end, 3168);
+    EXPECT_TRUE(bands[0].warpRows);
+    EXPECT_EQ(bands[0].vectorWidth, 4);
+    EXPECT_EQ(bands[1].rowsPerBlock, 4);
+    EXPECT_EQ(bands[1].rows.begin, 3168);
+    EXPECT_EQ(bands[1].vectorWidth, 0);
+    for (const HeldRows &band : chooseHeldRows(shape, DeviceInfo(), 1))
+      EXPECT_EQ(band.vectorWidth, 0);
+  }
+  // Rows the widest vectors cover exactly keep them (N = 512).
   for (const HeldRows &band :
-       chooseHeldRows(forwardShape(384, 2), DeviceInfo(), 1))
-    EXPECT_EQ(band.vectorWidth, 0);
-  for (const HeldRows &band :
-       chooseHeldRows(forwardShape(384, 1), DeviceInfo()))
+       chooseHeldRows(forwardShape(512, 1), DeviceInfo()))
     EXPECT_EQ(band.vectorWidth, 0);
   // The half-width layout itself: 96 threads of one 8-byte vector.
   RowLayout half = chooseStreamingLayout(384, 2, DeviceInfo(), 4);

@@ -215,7 +215,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
     return {};
   bool ragged = shape.n % layout.sliceWidth() != 0;
-  // Ragged rows in blocks of two warps (N = 264-504 bf16) hold rows from
+  // Ragged rows in blocks of two warps (N = 264-504 bf16; at N = 384 the
+  // half-width warp rows below replace this since v85) hold rows from
   // fewer rows per SM: LayerNorm's from 8, RMSNorm's from 12. Measured at
   // N = 384 only, on the H200 (bf16, kernel time, 5 rounds, held rows from
   // 8 rows per SM against 16;
@@ -229,20 +230,25 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                        : shape.rowReductions == 2
                            ? kRaggedTwoWarpLayerNormFromRowsPerSM
                            : kRaggedTwoWarpRMSNormFromRowsPerSM;
-  // LayerNorm's inference forward over ragged rows whose vectors of half
-  // the width fill whole warps (N = 384 bf16: 48 vectors of 16 bytes leave
-  // 16 of a second warp's lanes idle, 96 of 8 bytes fill three warps) gives
-  // each warp a row of its own in three vectors a lane, Inductor's layout
-  // there, below 24 rows per SM, and holds rows shared by the block only
-  // from there. Measured on the H200 (bf16, kernel time, 5 rounds, both
-  // orders; bench/results/ab-2026-12-04-s46-half-vector-ragged-rows.log):
-  // the inference forward 1.04-1.17x at 500-3000 x 384 against v82 (a row
-  // a block below 1056 rows, four rows over two warps above), but
-  // 0.90-0.95x at 4096-65536 rows where it also held four rows a block; the
-  // statistics forward and RMSNorm (0.85-1.03x) were not taken.
+  // Ragged rows whose vectors of half the width fill whole warps (N = 384
+  // bf16: 48 vectors of 16 bytes leave 16 of a second warp's lanes idle,
+  // 96 of 8 bytes fill three warps) give each warp a row of its own in
+  // three vectors a lane, Inductor's layout there, below 24 rows per SM,
+  // and hold rows shared by the block only from there. Measured on the
+  // H200 (bf16, kernel time, 5 rounds, both orders). LayerNorm's inference
+  // forward (bench/results/ab-2026-12-04-s46-half-vector-ragged-rows.log,
+  // v83 as built in h200-2026-12-04-s47-v83-three-warp-rows-384.log):
+  // 1.04-1.18x at 200-3167 x 384 against v82 (a row a block below 1056
+  // rows, four rows over two warps above). The statistics forward and
+  // RMSNorm's two (ab-2026-12-04-s47-half-vector-rows-stats-rms.log,
+  // against their held rows from 8 and 12 rows per SM): LayerNorm's
+  // statistics forward 1.05-1.20x at 200-2000 rows, RMSNorm 1.02-1.18x at
+  // 200-3167 rows, level at 4096; the band ending at 12 rows per SM instead
+  // lost 0.85-0.96x past it. Vectors of half the width everywhere (the
+  // session-46 hook's global layouts) lost 0.67-0.95x at 4096-65536 rows,
+  // where four rows a block hold them.
   std::optional<RowLayout> halfWarps;
-  if (shape.rowReductions == 2 && shape.rowOutputs == 0 &&
-      shape.elementBytes == 2 && ragged && layout.vectorWidth > 1) {
+  if (shape.elementBytes == 2 && ragged && layout.vectorWidth > 1) {
     int64_t width = layout.vectorWidth / 2;
     RowLayout half =
         chooseStreamingLayout(shape.n, shape.elementBytes, device, width);
