@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark: norm kernels beside PyTorch eager and torch.compile on one GPU.
 
-For RMSNorm and LayerNorm, forward and backward, bf16, over the public shape
-set of ../shared/PERF.md: measures the device-to-device copy ceiling, then
+For RMSNorm and LayerNorm, forward and backward, bf16 (--dtype: f16 or f32
+too, anchors and copy@size in the same dtype), over the public shape set of
+../shared/PERF.md: measures the device-to-device copy ceiling, then
 each implementation's time, and prints achieved TB/s (minimum bytes / time),
 the ratio to the ceiling and to torch.compile, per shape and as geomeans,
 and beside them copy@size: the elementwise kernel moving the same traffic
@@ -41,6 +42,7 @@ import torch.nn.functional as F
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from norm_mlir import load_bundle  # noqa: E402
+from norm_mlir.bundle import DTYPE_BYTES  # noqa: E402
 from norm_mlir.launcher import Launcher, _torch_dtype  # noqa: E402
 from timing import launch_configs, time_graph, time_kernels  # noqa: E402,F401  (ab.py, autotune.py)
 
@@ -132,7 +134,7 @@ def copy_ceiling(timer=time_graph):
     return 2 * n * 2 / min(t_memcpy, t_kernel)
 
 
-def sized_copy(op, m, n, method="graph"):
+def sized_copy(op, m, n, method="graph", dtype="bf16"):
     """Bandwidth (TB/s) of the elementwise kernel that moves what `op` must
     move at M x N, timed like the implementations (CUDA graph, L2 flushed):
     a copy (read x, write y) for a forward, an add (read x and dy, write dx)
@@ -140,23 +142,23 @@ def sized_copy(op, m, n, method="graph"):
     ceiling (costs fixed per launch weigh more: presumably the ramp and
     tail, and the dirty lines the L2 flush leaves to write back), so this
     is what the same traffic attains at this size."""
-    return _sized_copy(3 if op.endswith("bwd") else 2, m, n, method)
+    return _sized_copy(3 if op.endswith("bwd") else 2, m, n, method, dtype)
 
 
 @functools.lru_cache(maxsize=None)
-def _sized_copy(operands, m, n, method):
-    """sized_copy for `operands` M x N bf16 tensors (2: copy, 3: add), timed
+def _sized_copy(operands, m, n, method, dtype):
+    """sized_copy for `operands` M x N tensors of `dtype` (2: copy, 3: add), timed
     once per shape and method: RMSNorm and LayerNorm of one direction move
     the same."""
     timer = TIMERS[method]
-    a = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    a = torch.randn(m, n, device="cuda", dtype=_torch_dtype(dtype))
     c = torch.empty_like(a)
     if operands == 2:
         t = min(timer(lambda: c.copy_(a)), timer(lambda: torch.mul(a, 1, out=c)))
     else:
         b = torch.randn_like(a)
         t = timer(lambda: torch.add(a, b, out=c))
-    return operands * m * n * 2 / t / 1e12
+    return operands * m * n * a.element_size() / t / 1e12
 
 
 # ---- anchors ---------------------------------------------------------------
@@ -307,11 +309,11 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def print_table(op, rows, method, ceiling, sized):
+def print_table(op, rows, method, ceiling, sized, dtype="bf16"):
     """The per-shape table of one op and timing method, and its geomeans
     (returned)."""
     stats = any(r[method].get("norm_stats") for r in rows)
-    print(f"\n{op} [{method}]: TB/s (ratio to copy ceiling) and norm/torch.compile"
+    print(f"\n{op} {dtype} [{method}]: TB/s (ratio to copy ceiling) and norm/torch.compile"
           + ("; norm is the inference forward like the anchors, +stats the forward "
              "that also saves the statistics" if stats else ""), flush=True)
     print(f"{'shape':>14} {'norm':>14}" + (f" {'+stats':>7}" if stats else "")
@@ -372,6 +374,11 @@ def main():
     p.add_argument("--reverse", action="store_true",
                    help="time the implementations in the reversed order (torch.compile "
                         "first, norm last)")
+    p.add_argument("--dtype", default="bf16", choices=sorted(DTYPE_BYTES),
+                   help="element type of x, dy, the weights and outputs: the bundles "
+                        "<op>_<dtype>_<N>[_infer] (the default set has f16 and f32 ones "
+                        "at a few N; a forward without an _infer bundle times the one "
+                        "saving the statistics), the anchors' inputs and copy@size")
     p.add_argument("--no-sized-copy", action="store_true",
                    help="skip the same-size copy column (copy or add of the op's traffic)")
     args = p.parse_args()
@@ -395,14 +402,15 @@ def main():
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                "device": torch.cuda.get_device_name(), "torch": torch.__version__,
                "timing": methods, "rounds": args.rounds, "reverse": args.reverse,
-               "dtype": "bf16", "eps": EPS, "ops": {}}
+               "dtype": args.dtype, "eps": EPS, "ops": {}}
     for op in args.ops.split(","):
         rows = []
         for m, n in shapes:
-            impls = implementations(op, m, n, args.bundles)
+            impls = implementations(op, m, n, args.bundles, args.dtype)
             if args.no_compile:
                 impls.pop("compile")
-            nbytes = min_bytes(op, m, n)
+            size = DTYPE_BYTES[args.dtype]
+            nbytes = min_bytes(op, m, n, e=size, w=size)
             row = {"m": m, "n": n, "bytes": nbytes}
             for method in methods:
                 timed = row.setdefault(method, {})
@@ -417,7 +425,7 @@ def main():
                 for name, times in seconds.items():
                     timed[name] = nbytes / statistics.median(times) / 1e12 if times else None
                 if not args.no_sized_copy:
-                    timed["copy_at_size"] = sized_copy(op, m, n, method)
+                    timed["copy_at_size"] = sized_copy(op, m, n, method, args.dtype)
             # What was compared: Inductor autotunes its kernels' launch
             # configuration when it compiles, so one run's anchor may not
             # be the next run's.
@@ -434,7 +442,7 @@ def main():
         results["ops"][op] = {"rows": rows, "geomean_tbps": {}}
         for method in methods:
             results["ops"][op]["geomean_tbps"][method] = print_table(
-                op, rows, method, ceilings[method], not args.no_sized_copy)
+                op, rows, method, ceilings[method], not args.no_sized_copy, args.dtype)
     # Where norm is behind torch.compile, in one line per timing method.
     results["behind_compile"] = {}
     for method in methods:

@@ -4,6 +4,7 @@
 Usage: scripts/build-bundles.py [--out DIR] [--jobs 2]
        scripts/build-bundles.py --bench-only --flags=--shared-stages=0 --out .out/prefetch
        scripts/build-bundles.py --n 896,2304 --out .out/hidden-sizes
+       scripts/build-bundles.py --n 1024,4096 --dtype f32 --out .out/f32
 Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
 --bench-only builds the plain bf16 bundles of the public N only (and the
 inference forwards, <kind>_bf16_<N>_infer, which the benchmark times),
@@ -120,7 +121,12 @@ def main():
                    help="comma-separated row widths: instead of the usual set, the "
                         "plain bf16 bundles and inference forwards of these N (a sweep "
                         "of hidden sizes for bench/bench.py --shapes)")
+    p.add_argument("--dtype", default="bf16", choices=("bf16", "f16", "f32"),
+                   help="with --n: the element type of those bundles (bench/bench.py "
+                        "--dtype)")
     args = p.parse_args()
+    if args.dtype != "bf16" and not args.n:
+        p.error("--dtype: only with --n (the usual set has its own dtypes)")
     ptxas = None if args.no_ptxas else ptxas_path()
     wanted = variants()
     if args.n:
@@ -130,9 +136,11 @@ def main():
             p.error(f"--n takes comma-separated row widths, got {args.n!r}")
         if any(w <= 0 for w in widths):
             p.error(f"--n takes positive row widths, got {args.n!r}")
-        wanted = ([(kind, "bf16", n, "", {}) for kind in KINDS for n in widths]
-                  + [(kind, "bf16", n, "infer", {"stats": False})
+        wanted = ([(kind, args.dtype, n, "", {}) for kind in KINDS for n in widths]
+                  + [(kind, args.dtype, n, "infer", {"stats": False})
                      for kind in ("rms_fwd", "ln_fwd") for n in widths])
+    if (args.bench_only or args.bf16_only) and args.dtype != "bf16":
+        p.error(f"--dtype {args.dtype}: --bench-only and --bf16-only are bf16 bundles")
     if args.bench_only or args.bf16_only:
         wanted = [v for v in wanted
                   if v[1] == "bf16" and v[3] in ("", "infer")
