@@ -45,8 +45,9 @@ def main():
                         "<op>_bf16_<N>_infer (the inference forward, what bench.py "
                         "compares with the anchors; scripts/build-bundles.py builds both)")
     p.add_argument("--dtype", default="bf16", choices=sorted(DTYPE_BYTES),
-                   help="the bundles' dtype (<op>_<dtype>_<N>); the inference "
-                        "forwards (--forward infer) are built for bf16 only")
+                   help="the bundles' dtype (<op>_<dtype>_<N>[_infer]; the default "
+                        "set has inference forwards of bf16 and a few f32 N, "
+                        "scripts/build-bundles.py --n ... --dtype builds others)")
     p.add_argument("--rounds", type=int, default=1,
                    help="time each variant this many times per shape, each round in "
                         "another order (every position, every predecessor: "
@@ -54,9 +55,6 @@ def main():
     args = p.parse_args()
     if args.rounds < 1:
         p.error(f"--rounds: must be at least 1, got {args.rounds}")
-    if args.forward == "infer" and args.dtype != "bf16":
-        p.error(f"--forward infer: the inference forwards are built for bf16 only, "
-                f"not {args.dtype} (use --forward stats)")
     timer = TIMERS[args.timing]
     variants = [v for v in args.variants.split(",") if v]
     try:

@@ -11,6 +11,8 @@ that a choice depending on M shows up, and the table records the winner's.
 
 import argparse
 import collections
+import datetime
+import hashlib
 import json
 import math
 import os
@@ -26,8 +28,11 @@ from norm_mlir.launcher import Launcher  # noqa: E402
 from bench import TIMERS, min_bytes  # noqa: E402
 
 
-def inputs(kind, m, n):
-    dt = torch.bfloat16
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+
+
+def inputs(kind, m, n, dtype="bf16"):
+    dt = DTYPES[dtype]
     x = torch.randn(m, n, device="cuda", dtype=dt)
     w = (1 + 0.1 * torch.randn(n, device="cuda")).to(dt)
     b = (0.1 * torch.randn(n, device="cuda")).to(dt)
@@ -37,9 +42,45 @@ def inputs(kind, m, n):
             "ln_bwd": [dy, x, stats, stats, w]}[kind]
 
 
+def bundle_digest(path):
+    """What a bundle launches: its PTX and its manifest (launch shapes)."""
+    h = hashlib.sha256()
+    for name in ("kernels.ptx", "manifest.json"):
+        with open(os.path.join(path, name), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def write_table(args, entries):
+    """Writes `entries` (the classes measured so far) as a tuning table to
+    args.out, with the entries of args.merge's other classes."""
+    note = ("written by bench/autotune.py; knobs of the fastest candidate per class "
+            f"({args.timing} timing)")
+    if args.merge:
+        with open(args.merge) as f:
+            merged = json.load(f)
+        # The merged table's note keeps its history; this run adds a line.
+        classes = sorted({f"{e['kind']} N = {e['n']} ({e['element_bytes']} B)" for e in entries})
+        note = (merged.get("note", "") + f"; {datetime.date.today()}: merged from "
+                f"bench/autotune.py --candidates "
+                f"{','.join(os.path.basename(d) for d in args.candidates.split(','))} "
+                f"({args.timing} timing): " + ", ".join(classes))
+        measured = {(e["kind"], e["n"], e["element_bytes"]) for e in entries}
+        entries = [e for e in merged["entries"]
+                   if (e.get("kind"), e["n"], e["element_bytes"]) not in measured] + entries
+        entries.sort(key=lambda e: (e.get("kind", ""), e["element_bytes"], e["n"]))
+    table = {"device": torch.cuda.get_device_name(), "chip": "sm_90", "note": note,
+             "entries": entries}
+    with open(args.out, "w") as f:
+        json.dump(table, f, indent=1)
+    print(f"wrote {args.out}", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--candidates", default=os.path.join(ROOT, ".out", "tune"))
+    p.add_argument("--candidates", default=os.path.join(ROOT, ".out", "tune"),
+                   help="directories of candidate bundles with their index.json "
+                        "(scripts/autotune-variants.py), comma-separated")
     p.add_argument("--out", default=os.path.join(os.environ.get("OUT", ROOT), "h200.json"))
     p.add_argument("--log-all", action="store_true",
                    help="print every candidate's TB/s at each M")
@@ -48,14 +89,22 @@ def main():
     p.add_argument("--timing", default="graph", choices=sorted(TIMERS),
                    help="graph (CUDA graph replays, events) or kernels (summed kernel "
                         "device time, ../shared/PERF.md's method); see bench/timing.py")
+    p.add_argument("--kinds", default="",
+                   help="only these kinds' classes (comma-separated, e.g. rms_fwd,ln_fwd)")
     args = p.parse_args()
     timer = TIMERS[args.timing]
     torch.cuda.init()
-    with open(os.path.join(args.candidates, "index.json")) as f:
-        index = json.load(f)
+    # Several directories pool their candidates per class (e.g. the staged
+    # and the streamed families of the forwards).
+    index = []
+    for directory in args.candidates.split(","):
+        with open(os.path.join(directory, "index.json")) as f:
+            index += [dict(c, path=os.path.join(directory, c["bundle"])) for c in json.load(f)]
     classes = collections.defaultdict(list)
+    kinds = set(filter(None, args.kinds.split(",")))
     for c in index:
-        classes[(c["kind"], c["n"])].append(c)
+        if not kinds or c["kind"] in kinds:
+            classes[(c["kind"], c["n"])].append(c)
     entries = []
     for (kind, n), cands in sorted(classes.items()):
         # Bundles take any M, so a class is scored at three sizes across the
@@ -67,20 +116,34 @@ def main():
         # +24% at M = 32768, -7% at M = 65536).
         sizes = [max(1024, (1 << k) // n) for k in (25, 26, 27)]
         m = sizes[-1]
-        args_by_m = {mm: inputs(kind, mm, n) for mm in sizes}
+        # Candidates name their dtype (indexes written before --dtype: bf16).
+        dtype = cands[0].get("dtype", "bf16")
+        args_by_m = {mm: inputs(kind, mm, n, dtype) for mm in sizes}
         timed = []
+        # Knobs a kernel does not use compile to the same bundle: each
+        # distinct bundle is timed once and every candidate scored by it.
+        by_bundle = {}
         for c in cands:
-            launcher = Launcher(load_bundle(os.path.join(args.candidates, c["bundle"])))
-            tbps = []
-            for mm in sizes:
-                t = timer(lambda: launcher(None, *args_by_m[mm]))
-                tbps.append(min_bytes(kind, mm, n) / t / 1e12)
+            key = bundle_digest(c["path"])
+            if key in by_bundle:
+                tbps = by_bundle[key]
+            else:
+                launcher = Launcher(load_bundle(c["path"]))
+                tbps = []
+                for mm in sizes:
+                    t = timer(lambda: launcher(None, *args_by_m[mm]))
+                    eb = cands[0]["element_bytes"]
+                    tbps.append(min_bytes(kind, mm, n, eb, eb) / t / 1e12)
+                by_bundle[key] = tbps
             timed.append((math.exp(sum(map(math.log, tbps)) / len(tbps)), c))
             c["_by_m"] = {str(mm): round(v, 3) for mm, v in zip(sizes, tbps)}
             if args.log_all:
                 print(f"  {c['bundle']}: " + " ".join(f"M={mm} {v:.2f}" for mm, v in
                                                        zip(sizes, tbps)), flush=True)
-        timed.sort(key=lambda tc: -tc[0])
+        # Among the candidates of the fastest bundle (one score: one timing),
+        # the rule (no knobs) where it is one: knobs the kernel ignored would
+        # otherwise reach the classes that take this entry as their nearest.
+        timed.sort(key=lambda tc: (-tc[0], not tc[1]["bundle"].endswith("_rule")))
         best_tbps, best = timed[0]
         worst_tbps = timed[-1][0]
         print(f"{kind:8s} N={n:<6d} M={','.join(map(str, sizes))} best {best_tbps:5.2f} TB/s "
@@ -100,20 +163,13 @@ def main():
                                              "bulk_stores")
                         if k in best}
                        | {"measured_tbps": round(best_tbps, 3),
-                          "measured_tbps_by_m": best["_by_m"], "kind": kind})
-    if args.merge:
-        with open(args.merge) as f:
-            old = json.load(f)["entries"]
-        measured = {(e["kind"], e["n"]) for e in entries}
-        entries = [e for e in old if (e.get("kind"), e["n"]) not in measured] + entries
-        entries.sort(key=lambda e: (e.get("kind", ""), e["n"]))
-    table = {"device": torch.cuda.get_device_name(), "chip": "sm_90",
-             "note": "written by bench/autotune.py; knobs of the fastest candidate per class "
-                     f"({args.timing} timing)",
-             "entries": entries}
-    with open(args.out, "w") as f:
-        json.dump(table, f, indent=1)
-    print(f"wrote {args.out}")
+                          "measured_tbps_by_m": best["_by_m"], "kind": kind,
+                          # scripts/check-tuning-table.py compiles the class
+                          # with the table and compares with this bundle.
+                          "candidate": best["bundle"]})
+        # Written after every class: a run cut off keeps what it measured.
+        write_table(args, entries)
+
 
 
 if __name__ == "__main__":

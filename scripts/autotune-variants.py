@@ -14,6 +14,10 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
   scripts/autotune-variants.py --bulk [--kinds=...]   the committed table's
       kernel with its full outputs stored by each thread (--bulk-stores=0)
       against one bulk copy a row (--bulk-stores=1), where rows are staged
+
+  --dtype=f32 (or f16; default bf16) compiles the candidates for that element
+  type into .out/tune-<family>-<dtype>/; the baseline is the table's entry of
+  that element size, or, where the table has none, the analytic rule.
 """
 
 import concurrent.futures
@@ -44,13 +48,21 @@ LONG_SIZES = [16384, 32768, 65536, 131072]
 # widths between 4096 and 8192 get classes of their own.
 STAGED_SIZES = [1024, 2048, 4096, 5120, 7168, 8192, 16384]
 TABLE = os.path.join(ROOT, "tuning", "h200.json")
+ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
+DTYPE = "bf16"
+
+
+def table_entries(kind):
+    """The baseline table's entries of `kind` for DTYPE's element size."""
+    with open(TABLE) as f:
+        return [e for e in json.load(f)["entries"]
+                if e.get("kind") == kind and e["element_bytes"] == ELEMENT_BYTES[DTYPE]]
 
 
 def table_knobs(kind, n):
     """The baseline table's knobs for (kind, n): its entry of the same
     class nearest in N (as TuningTable::lookup), or {}."""
-    with open(TABLE) as f:
-        entries = [e for e in json.load(f)["entries"] if e.get("kind") == kind]
+    entries = table_entries(kind)
     if not entries:
         return {}
     best = min(entries, key=lambda e: abs(math.log(e["n"] / n)))
@@ -60,8 +72,7 @@ def table_knobs(kind, n):
 
 def table_entry(kind, n):
     """Every knob of the baseline table's entry for (kind, n) (nearest N)."""
-    with open(TABLE) as f:
-        entries = [e for e in json.load(f)["entries"] if e.get("kind") == kind]
+    entries = table_entries(kind)
     if not entries:
         return {}
     best = min(entries, key=lambda e: abs(math.log(e["n"] / n)))
@@ -89,14 +100,24 @@ def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=
         # The committed register-prefetch knobs, and rows staged 2-4 deep
         # with each register budget (threads per row) and, for the forward,
         # rows per block (the walk the stages pipeline).
+        # Without a table entry of this element size the analytic rule
+        # (unchanged) competes too. Four-byte rows take twice the registers
+        # and shared memory per element: their budgets and rows per block
+        # are swept lower (down to one float4 a thread, one row a block).
         base = [dict(table_knobs(kind, n), shared_stages=0, table=1)]
+        if not table_entries(kind):
+            base.append(dict(rule=1))
+        wide = ELEMENT_BYTES[DTYPE] == 4
         if kind.endswith("fwd"):
             return base + [dict(register_budget=b, num_stages=0, rows_per_block=r,
                                 min_blocks_per_sm=0, shared_stages=d)
-                           for d, b, r in itertools.product((2, 3, 4), (16, 32), (2, 3, 4, 8))]
+                           for d, b, r in itertools.product(
+                               (2, 3, 4), (4, 8, 16) if wide else (16, 32),
+                               (1, 2, 4) if wide else (2, 3, 4, 8))]
         return base + [dict(register_budget=b, num_stages=0, rows_per_block=0,
                             min_blocks_per_sm=0, shared_stages=d)
-                       for d, b in itertools.product((2, 3, 4), (16, 32, 48))]
+                       for d, b in itertools.product((2, 3, 4),
+                                                     (8, 16, 32) if wide else (16, 32, 48))]
     if long_rows:
         # Rows too long for one block: cluster size (1 = the split-rows path),
         # register budget (slice per block), rows per cluster (forward) or
@@ -119,52 +140,69 @@ def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=
             for b, s, m in itertools.product((16, 32, 48), (1, 2, 3), (0, 2))]
 
 
-def compile_variant(kind, n, k):
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(program_text(kind, n, "bf16", eps=1e-6))
-        src = f.name
+# The knobs a tuning-table entry holds (TuningTable::load).
+ENTRY_KNOBS = ("register_budget", "num_stages", "rows_per_block", "min_blocks_per_sm",
+               "shared_stages", "stream_rows", "bulk_stores")
+
+
+def entry_table(kind, n, knobs, directory):
+    """A tuning table of one entry, this class's with `knobs`, in
+    `directory`: a candidate compiled with it is the kernel the committed
+    table plans once bench/autotune.py writes the same knobs there. (A
+    norm-compile option would reach every kernel of the bundle and feed the
+    passes before the plan, e.g. --register-budget decides which rows are
+    long; an entry reaches only its class's kernel, and only its plan.)"""
+    entry = dict(n=n, element_bytes=ELEMENT_BYTES[DTYPE], **KEYS[kind],
+                 **{key: knobs[key] for key in ENTRY_KNOBS if key in knobs})
+    path = os.path.join(directory, "table.json")
+    with open(path, "w") as f:
+        json.dump({"entries": [entry]}, f)
+    return path
+
+
+def variant_name(kind, n, k):
+    if k.get("rule"):
+        return f"{kind}_{n}_rule"
     if "bulk_stores" in k:
-        name = f"{kind}_{n}_bulk{int(k['bulk_stores'])}"
-        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
-               f"--tuning-table={TABLE}", f"--bulk-stores={int(k['bulk_stores'])}"]
-    elif "stream_rows" in k:
-        name = f"{kind}_{n}_stream{int(k['stream_rows'])}"
-        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
-               f"--tuning-table={TABLE}"] + (["--stream-rows"] if k["stream_rows"] else [])
-    elif "shared_stages" in k:
+        return f"{kind}_{n}_bulk{int(k['bulk_stores'])}"
+    if "stream_rows" in k:
+        return f"{kind}_{n}_stream{int(k['stream_rows'])}"
+    if "shared_stages" in k:
         if k.get("table"):
-            name = f"{kind}_{n}_table_d0"
-            cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
-                   f"--tuning-table={TABLE}", "--shared-stages=0"]
-        else:
-            name = (f"{kind}_{n}_b{k['register_budget']}_r{k['rows_per_block']}"
-                    f"_d{k['shared_stages']}")
-            cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
-                   f"--register-budget={k['register_budget']}",
-                   f"--rows-per-block={k['rows_per_block']}",
-                   f"--shared-stages={k['shared_stages']}"]
-    elif "max_cluster_size" in k:
-        name = f"{kind}_{n}_" + "_".join(f"{key}{v}" for key, v in sorted(k.items()))
-        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
-               f"--max-cluster-size={k['max_cluster_size']}",
-               f"--register-budget={k['register_budget']}", f"--num-stages={k['num_stages']}"]
-        if "rows_per_block" in k:
-            cmd.append(f"--rows-per-block={k['rows_per_block']}")
-        if "split_size" in k:
+            return f"{kind}_{n}_table_d0"
+        return f"{kind}_{n}_b{k['register_budget']}_r{k['rows_per_block']}_d{k['shared_stages']}"
+    if "max_cluster_size" in k:
+        return f"{kind}_{n}_" + "_".join(f"{key}{v}" for key, v in sorted(k.items()))
+    if "split_size" in k:
+        return f"{kind}_{n}_split{k['split_size']}"
+    return (f"{kind}_{n}_b{k['register_budget']}_s{k['num_stages']}_r{k['rows_per_block']}"
+            f"_m{k['min_blocks_per_sm']}")
+
+
+def compile_variant(kind, n, k):
+    name = variant_name(kind, n, k)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "class.mlir")
+        with open(src, "w") as f:
+            f.write(program_text(kind, n, DTYPE, eps=1e-6))
+        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet"]
+        if k.get("rule"):
+            cmd.append("--tuning-table=none")
+        elif "max_cluster_size" in k:
+            # Long rows: their knobs are options only (the table has no
+            # long-row classes).
+            cmd += ["--tuning-table=none", f"--max-cluster-size={k['max_cluster_size']}",
+                    f"--register-budget={k['register_budget']}",
+                    f"--num-stages={k['num_stages']}"]
+            if "rows_per_block" in k:
+                cmd.append(f"--rows-per-block={k['rows_per_block']}")
+            if "split_size" in k:
+                cmd.append(f"--split-size={k['split_size']}")
+        elif "split_size" in k:
             cmd.append(f"--split-size={k['split_size']}")
-    elif "split_size" in k:
-        name = f"{kind}_{n}_split{k['split_size']}"
-        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet",
-               f"--split-size={k['split_size']}"]
-    else:
-        name = (f"{kind}_{n}_b{k['register_budget']}_s{k['num_stages']}_r{k['rows_per_block']}"
-                f"_m{k['min_blocks_per_sm']}")
-        cmd = [COMPILER, src, "-o", os.path.join(OUT, name), "--quiet", "--tuning-table=none",
-               f"--register-budget={k['register_budget']}", f"--num-stages={k['num_stages']}",
-               f"--rows-per-block={k['rows_per_block']}",
-               f"--min-blocks-per-sm={k['min_blocks_per_sm']}"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    os.unlink(src)
+        else:
+            cmd.append(f"--tuning-table={entry_table(kind, n, k, tmp)}")
+        r = subprocess.run(cmd, capture_output=True, text=True)
     return name, r.returncode, r.stderr
 
 
@@ -194,7 +232,11 @@ def main():
     bulk = "--bulk" in sys.argv
     # --baseline=table.json: the register-prefetch knobs the staged
     # candidates compete with (default: the committed table).
-    global TABLE
+    global TABLE, DTYPE
+    # --dtype=f32: candidates for that element type (default bf16).
+    DTYPE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--dtype=")), DTYPE)
+    if DTYPE not in ELEMENT_BYTES:
+        sys.exit(f"--dtype: expected one of {', '.join(ELEMENT_BYTES)}, got {DTYPE}")
     # --sizes=1024,7168: only these N.
     only_sizes = next((set(map(int, a.split("=", 1)[1].split(","))) for a in sys.argv
                        if a.startswith("--sizes=")), None)
@@ -212,6 +254,8 @@ def main():
         OUT = os.path.join(ROOT, ".out", "tune-streamed")
     if bulk:
         OUT = os.path.join(ROOT, ".out", "tune-bulk")
+    if DTYPE != "bf16":
+        OUT += f"-{DTYPE}"
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
@@ -228,8 +272,9 @@ def main():
             if rc:
                 print(f"FAILED {name}: {err}", file=sys.stderr)
                 continue
-            k = {key: v for key, v in k.items() if key != "table"}
-            index.append(dict(bundle=name, kind=kind, n=n, element_bytes=2,
+            k = {key: v for key, v in k.items() if key not in ("table", "rule")}
+            index.append(dict(bundle=name, kind=kind, n=n, dtype=DTYPE,
+                              element_bytes=ELEMENT_BYTES[DTYPE],
                               **KEYS[kind], **{"register_budget": 0, "num_stages": 0,
                                                "rows_per_block": 0, **k}))
     if bulk:
