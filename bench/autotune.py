@@ -93,11 +93,13 @@ def main():
                    help="only these kinds' classes (comma-separated, e.g. rms_fwd,ln_fwd)")
     args = p.parse_args()
     timer = TIMERS[args.timing]
-    torch.cuda.init()
     # Several directories pool their candidates per class (e.g. the staged
     # and the streamed families of the forwards).
     index = []
     for directory in args.candidates.split(","):
+        if not os.path.exists(os.path.join(directory, "index.json")):
+            p.error(f"--candidates: {directory} has no index.json "
+                    "(scripts/autotune-variants.py writes one)")
         with open(os.path.join(directory, "index.json")) as f:
             index += [dict(c, path=os.path.join(directory, c["bundle"])) for c in json.load(f)]
     classes = collections.defaultdict(list)
@@ -105,6 +107,9 @@ def main():
     for c in index:
         if not kinds or c["kind"] in kinds:
             classes[(c["kind"], c["n"])].append(c)
+    if not classes:
+        p.error(f"no candidates of {args.kinds or 'any kind'} in {args.candidates}")
+    torch.cuda.init()
     entries = []
     for (kind, n), cands in sorted(classes.items()):
         # Bundles take any M, so a class is scored at three sizes across the

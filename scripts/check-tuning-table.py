@@ -51,6 +51,9 @@ def main():
     args = p.parse_args()
     index = {}
     for directory in args.candidates.split(","):
+        if not os.path.exists(os.path.join(directory, "index.json")):
+            sys.exit(f"--candidates: {directory} has no index.json "
+                     "(scripts/autotune-variants.py writes one)")
         with open(os.path.join(directory, "index.json")) as f:
             index.update({c["bundle"]: dict(c, path=os.path.join(directory, c["bundle"]))
                           for c in json.load(f)})

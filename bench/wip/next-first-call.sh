@@ -1,16 +1,18 @@
-# The first GPU call after session 46 (bench/NOTES.md item 1): v83's
-# LayerNorm inference forward at N = 384 as built.
+# The first GPU call after session 48 (bench/NOTES.md, "after session 48",
+# item 1): the f32 forwards at N = 32768 (RMS 0.92x of torch.compile), the
+# rule's clusters of 2 x 256 threads (64 floats a thread) against 2 x 512
+# (--register-budget=16), 4 x 512 (--register-budget=8: the bytes a thread
+# of bf16's N = 65536 clusters holds) and rows staged 2 deep.
 # Here, before it:
-#   python3 scripts/build-bundles.py --n 384 --out .out/v83n --jobs 2
-#   git worktree add /tmp/v82 3269ba6      # v82: the commit before v83
-#   (cd /tmp/v82 && NORM_SKIP_TORCH=1 ./scripts/setup.sh)   # ~5 min
-#   python3 scripts/build-bundles.py --n 384 --out .out/v82n --jobs 2 \
-#       --compiler /tmp/v82/build/bin/norm-compile
-# then carry .out/v82n and .out/v83n and run `bash bench/wip/next-first-call.sh`.
+#   for v in "base:" "rb16:--register-budget=16" "rb8:--register-budget=8" \
+#            "ss2:--shared-stages=2"; do
+#     python3 scripts/build-bundles.py --n 32768 --dtype f32 --jobs 2 \
+#         --out .out/f32l/${v%%:*} --flags="${v#*:}"
+#     rm -rf .out/f32l/${v%%:*}/*bwd*
+#   done
+# then carry .out/f32l and run `bash bench/wip/next-first-call.sh` (about
+# 70 s on a warm machine).
 set -x
 exec > >(tee "$OUT/first-call.log") 2>&1
-python3 bench/gpu_check.py --bundles .out/v83n --filter ln_fwd_bf16_384 | grep -v "^ok"
-S=200x384,500x384,1000x384,1500x384,2000x384,3000x384,3167x384,3168x384,4096x384
-python3 bench/ab.py --variants .out/v82n,.out/v83n --ops ln_fwd --forward infer --shapes $S --timing kernels --rounds 7
-python3 bench/ab.py --variants .out/v83n,.out/v82n --ops ln_fwd --forward infer --shapes $S --timing kernels --rounds 7
-python3 bench/bench.py --bundles .out/v83n --ops ln_fwd --shapes 1000x384,1500x384,2000x384,3000x384 --timing kernels --rounds 5 --no-sized-copy --out "$OUT/bench"
+for v in rb16 rb8 ss2; do python3 bench/gpu_check.py --bundles .out/f32l/$v --quick | grep -v "^ok"; done
+python3 bench/ab.py --variants .out/f32l/base,.out/f32l/rb16,.out/f32l/rb8,.out/f32l/ss2 --dtype f32 --ops rms_fwd,ln_fwd --forward infer --shapes 1024x32768,2048x32768,4096x32768 --timing kernels --rounds 2

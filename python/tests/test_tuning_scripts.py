@@ -104,3 +104,10 @@ def test_table_naming_no_candidate_is_an_error(tmp_path, f32_candidates):
     r = check(table_path, candidates)
     assert r.returncode != 0
     assert "names a candidate" in r.stderr
+
+
+def test_candidates_without_an_index_are_an_error(tmp_path):
+    r = subprocess.run([sys.executable, CHECK, "--candidates", str(tmp_path / "none")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "has no index.json" in r.stderr
