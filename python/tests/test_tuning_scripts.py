@@ -111,3 +111,14 @@ def test_candidates_without_an_index_are_an_error(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 1
     assert "has no index.json" in r.stderr
+
+
+def test_a_candidate_of_another_element_size_is_not_the_entrys(tmp_path, f32_candidates):
+    candidates, (streamed, _) = f32_candidates
+    # A bf16 entry naming the f32 candidate (names carry no dtype).
+    other = dict(entry(streamed), element_bytes=2)
+    table_path = tmp_path / "bf16.json"
+    table_path.write_text(json.dumps({"entries": [other]}))
+    r = check(table_path, candidates)
+    assert r.returncode == 1
+    assert "names a candidate" in r.stderr
