@@ -106,12 +106,14 @@ def main():
     kinds = set(filter(None, args.kinds.split(",")))
     for c in index:
         if not kinds or c["kind"] in kinds:
-            classes[(c["kind"], c["n"])].append(c)
+            # A class is one dtype's: pooled directories may hold bf16 and
+            # f32 candidates of the same kind and N.
+            classes[(c["kind"], c["n"], c.get("dtype", "bf16"))].append(c)
     if not classes:
         p.error(f"no candidates of {args.kinds or 'any kind'} in {args.candidates}")
     torch.cuda.init()
     entries = []
-    for (kind, n), cands in sorted(classes.items()):
+    for (kind, n, dtype), cands in sorted(classes.items()):
         # Bundles take any M, so a class is scored at three sizes across the
         # public set's range (32M, 64M and 128M elements; it spans
         # 29M-256M): the geometric mean of the TB/s. Split sizes, rows per
@@ -121,8 +123,6 @@ def main():
         # +24% at M = 32768, -7% at M = 65536).
         sizes = [max(1024, (1 << k) // n) for k in (25, 26, 27)]
         m = sizes[-1]
-        # Candidates name their dtype (indexes written before --dtype: bf16).
-        dtype = cands[0].get("dtype", "bf16")
         args_by_m = {mm: inputs(kind, mm, n, dtype) for mm in sizes}
         timed = []
         # Knobs a kernel does not use compile to the same bundle: each
@@ -151,7 +151,7 @@ def main():
         timed.sort(key=lambda tc: (-tc[0], not tc[1]["bundle"].endswith("_rule")))
         best_tbps, best = timed[0]
         worst_tbps = timed[-1][0]
-        print(f"{kind:8s} N={n:<6d} M={','.join(map(str, sizes))} best {best_tbps:5.2f} TB/s "
+        print(f"{kind:8s} {dtype:4s} N={n:<6d} M={','.join(map(str, sizes))} best {best_tbps:5.2f} TB/s "
               f"(budget {best['register_budget']}, stages {best['num_stages']}, "
               f"rows/block {best['rows_per_block']}, split {best.get('split_size', '-')}, "
               f"shared stages {best.get('shared_stages', '-')}, "
