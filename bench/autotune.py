@@ -151,7 +151,8 @@ def main():
         timed.sort(key=lambda tc: (-tc[0], not tc[1]["bundle"].endswith("_rule")))
         best_tbps, best = timed[0]
         worst_tbps = timed[-1][0]
-        print(f"{kind:8s} {dtype:4s} N={n:<6d} M={','.join(map(str, sizes))} best {best_tbps:5.2f} TB/s "
+        print(f"{kind:8s} {dtype:4s} N={n:<6d} M={','.join(map(str, sizes))} "
+              f"best {best_tbps:5.2f} TB/s "
               f"(budget {best['register_budget']}, stages {best['num_stages']}, "
               f"rows/block {best['rows_per_block']}, split {best.get('split_size', '-')}, "
               f"shared stages {best.get('shared_stages', '-')}, "
