@@ -20,6 +20,7 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
   that element size, or, where the table has none, the analytic rule.
 """
 
+import argparse
 import concurrent.futures
 import itertools
 import json
@@ -223,47 +224,69 @@ def same_kernels(index):
     return kept
 
 
-def main():
-    global OUT
-    split_sweep = "--split" in sys.argv
-    long_rows = "--long" in sys.argv
-    staged = "--staged" in sys.argv
-    streamed = "--streamed" in sys.argv
-    bulk = "--bulk" in sys.argv
-    # --baseline=table.json: the register-prefetch knobs the staged
-    # candidates compete with (default: the committed table).
-    global TABLE, DTYPE
-    # --dtype=f32: candidates for that element type (default bf16).
-    DTYPE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--dtype=")), DTYPE)
-    if DTYPE not in ELEMENT_BYTES:
-        sys.exit(f"--dtype: expected one of {', '.join(ELEMENT_BYTES)}, got {DTYPE}")
-    # --sizes=1024,7168: only these N.
-    only_sizes = next((set(map(int, a.split("=", 1)[1].split(","))) for a in sys.argv
-                       if a.startswith("--sizes=")), None)
-    TABLE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--baseline=")), TABLE)
-    # --kinds=ln_bwd,rms_bwd: only these kinds.
-    kinds = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--kinds=")),
-                 list(KEYS))
-    if split_sweep:
-        OUT = os.path.join(ROOT, ".out", "tune-split")
-    if long_rows:
-        OUT = os.path.join(ROOT, ".out", "tune-long")
-    if staged:
-        OUT = os.path.join(ROOT, ".out", "tune-staged")
-    if streamed:
-        OUT = os.path.join(ROOT, ".out", "tune-streamed")
-    if bulk:
-        OUT = os.path.join(ROOT, ".out", "tune-bulk")
+# Knob families: output directory (under .out/) and what they sweep.
+FAMILIES = {
+    "split": ("tune-split", "split sizes of the backwards' column partials"),
+    "long": ("tune-long", "rows over clusters: cluster size, budget, rows, stages"),
+    "staged": ("tune-staged", "rows staged in shared memory (depth x budget x rows "
+                              "per block) against the baseline's knobs"),
+    "streamed": ("tune-streamed", "forwards: the baseline's kernel against rows "
+                                  "streamed through L2"),
+    "bulk": ("tune-bulk", "the baseline's kernel with its full outputs stored by "
+                          "each thread against one bulk copy a row"),
+}
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Families: " + ", ".join(f"--{f}" for f in FAMILIES)
+        + " (at most one; none: the register-prefetch knobs).")
+    family = p.add_mutually_exclusive_group()
+    for name, (_, what) in FAMILIES.items():
+        family.add_argument(f"--{name}", action="store_true", help=what)
+    p.add_argument("--kinds", default=",".join(KEYS),
+                   help="comma-separated kinds (default: all of " + ", ".join(KEYS) + ")")
+    p.add_argument("--sizes", default="", help="only these N (comma-separated)")
+    p.add_argument("--baseline", default=TABLE,
+                   help="the table whose entries the candidates compete with "
+                        "(default: the committed tuning/h200.json)")
+    p.add_argument("--dtype", default="bf16", choices=sorted(ELEMENT_BYTES),
+                   help="the candidates' element type")
+    args = p.parse_args(argv)
+    args.kinds = [k for k in args.kinds.split(",") if k]
+    unknown = [k for k in args.kinds if k not in KEYS]
+    if unknown or not args.kinds:
+        p.error(f"--kinds: expected some of {', '.join(KEYS)}, got {','.join(unknown) or 'none'}")
+    try:
+        args.sizes = {int(n) for n in args.sizes.split(",") if n}
+    except ValueError:
+        p.error(f"--sizes: expected comma-separated row widths, got {args.sizes!r}")
+    if not os.path.exists(args.baseline):
+        p.error(f"--baseline: no such table {args.baseline}")
+    return args
+
+
+def main(argv=None):
+    global OUT, TABLE, DTYPE
+    args = parse_args(argv)
+    split_sweep, long_rows, staged = args.split, args.long, args.staged
+    streamed, bulk = args.streamed, args.bulk
+    TABLE, DTYPE, kinds, only_sizes = args.baseline, args.dtype, args.kinds, args.sizes
+    family = next((f for f in FAMILIES if getattr(args, f)), None)
+    OUT = os.path.join(ROOT, ".out", FAMILIES[family][0] if family else "tune")
     if DTYPE != "bf16":
         OUT += f"-{DTYPE}"
+    family_sizes = (LONG_SIZES if long_rows else STAGED_SIZES if staged or streamed or bulk
+                    else SIZES)
+    sizes = [n for n in family_sizes if not only_sizes or n in only_sizes]
+    if not sizes:
+        sys.exit(f"--sizes: none of {', '.join(map(str, sorted(only_sizes)))} is among "
+                 f"this family's widths ({', '.join(map(str, family_sizes))})")
     os.makedirs(OUT, exist_ok=True)
     jobs, index = [], []
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in kinds:
-            sizes = (LONG_SIZES if long_rows else STAGED_SIZES if staged or streamed or bulk
-                     else SIZES)
-            if only_sizes:
-                sizes = [n for n in sizes if n in only_sizes]
             for n in sizes:
                 for k in knobs(kind, split_sweep, long_rows, staged, n, streamed, bulk):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))

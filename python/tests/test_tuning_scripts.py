@@ -122,3 +122,32 @@ def test_a_candidate_of_another_element_size_is_not_the_entrys(tmp_path, f32_can
     r = check(table_path, candidates)
     assert r.returncode == 1
     assert "names a candidate" in r.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--kinds=rms_fwd,layer_norm"], "--kinds: expected some of"),
+    (["--dtpye=f32"], "unrecognized arguments: --dtpye=f32"),
+    (["--staged", "--streamed"], "not allowed with argument"),
+    (["--sizes=1k"], "--sizes: expected comma-separated row widths"),
+    (["--dtype=f64"], "invalid choice: 'f64'"),
+    (["--baseline=/no/such/table.json"], "--baseline: no such table"),
+])
+def test_bad_options_are_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        variants.parse_args(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_sizes_outside_the_family_are_an_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        variants.main(["--staged", "--sizes=1000"])
+    assert "none of 1000 is among this family's widths" in str(exit_info.value.code)
+
+
+def test_options_parse(tmp_path):
+    args = variants.parse_args(["--staged", "--kinds=ln_bwd", "--sizes=1024,4096",
+                                "--dtype=f32"])
+    assert args.staged and not args.streamed
+    assert args.kinds == ["ln_bwd"] and args.sizes == {1024, 4096}
+    assert args.dtype == "f32" and args.baseline == variants.TABLE
