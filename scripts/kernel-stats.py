@@ -13,8 +13,10 @@ For every launch of every bundle: block size, cluster size, shared memory
 H100/H200 (65536 registers allocated per warp in units of 256, 228 KB of
 shared memory with 1 KB reserved per block, 2048 threads, 32 blocks). With
 nvdisasm on PATH (or $NVDISASM; `pip install nvidia-cuda-nvdisasm`), also
-the kernel's static SASS instruction count. What the tuning rules estimate
-(estimateBlocksPerSM) is a prediction; this is what ptxas made of it.
+the kernel's static SASS instruction count and its global loads placed after
+a global store (ld>st), which wait on everything before that store. What the
+tuning rules estimate (estimateBlocksPerSM) is a prediction; this is what
+ptxas made of it.
 """
 
 import argparse
@@ -53,9 +55,28 @@ def blocks_per_sm(threads, registers, shared_bytes):
     return limits[limit], limit
 
 
+def add_sass_stats(sass, stats):
+    """Adds to each kernel's entry of `stats` from nvdisasm's listing `sass`:
+    its instruction count ("sass") and its global loads placed after a
+    global store ("loads_after_stores"). ptxas keeps a load below a store
+    that may alias it, so such a load waits on everything before the store
+    (a streamed output pass keeps one sweep's loads in flight that way)."""
+    name, stored = None, False
+    for line in sass.splitlines():
+        if m := re.match(r"\s*\.section\s+\.text\.(\w+)", line):
+            name, stored = m.group(1), False
+        elif name in stats and re.match(r"\s+/\*[0-9a-f]{4,}\*/", line):
+            entry = stats[name]
+            entry["sass"] = entry.get("sass", 0) + 1
+            if "STG" in line:
+                stored = True
+            elif "LDG" in line and stored:
+                entry["loads_after_stores"] = entry.get("loads_after_stores", 0) + 1
+
+
 def compile_stats(ptx, chip, ptxas, nvdisasm):
     """Per entry: registers, spill store/load bytes, static shared memory,
-    and (with nvdisasm) SASS instructions."""
+    and (with nvdisasm) what add_sass_stats counts."""
     with tempfile.TemporaryDirectory() as tmp:
         cubin = os.path.join(tmp, "k.cubin")
         out = subprocess.run([ptxas, f"-arch={chip}", "-v", ptx, "-o", cubin],
@@ -75,12 +96,7 @@ def compile_stats(ptx, chip, ptxas, nvdisasm):
                 entry["static_shared"] = int(s.group(1)) if s else 0
         if nvdisasm:
             sass = subprocess.run([nvdisasm, "-c", cubin], capture_output=True, text=True).stdout
-            name = None
-            for line in sass.splitlines():
-                if m := re.match(r"\s*\.section\s+\.text\.(\w+)", line):
-                    name = m.group(1)
-                elif name in stats and re.match(r"\s+/\*[0-9a-f]{4,}\*/", line):
-                    stats[name]["sass"] = stats[name].get("sass", 0) + 1
+            add_sass_stats(sass, stats)
         return stats
 
 
@@ -108,7 +124,7 @@ def main():
     spilling, failed = [], []
     print(f"{'bundle':28} {'kernel':15} {'block':>5} {'clu':>3} {'regs':>4} {'spill':>5} "
           f"{'smem KB':>7} {'blk/SM':>6} {'warps/SM':>8} {'limit':>9}"
-          + (f" {'SASS':>6}" if nvdisasm else ""))
+          + (f" {'SASS':>6} {'ld>st':>5}" if nvdisasm else ""))
     for d in dirs:
         name = os.path.basename(os.path.normpath(d))
         manifest = os.path.join(d, "manifest.json")
@@ -137,7 +153,8 @@ def main():
                       f"{launch.get('cluster', 1):3} {s.get('registers', 0):4} "
                       f"{s.get('spill_stores', 0):5} {shared / 1024:7.1f} {blocks:6} "
                       f"{warps:8} {limit:>9}"
-                      + (f" {s.get('sass', 0):6}" if nvdisasm else ""))
+                      + (f" {s.get('sass', 0):6} {s.get('loads_after_stores', 0):5}"
+                         if nvdisasm else ""))
     if args.fail_on_spills and (spilling or failed):
         print(f"kernel-stats: spills in {', '.join(spilling) or 'none'}; "
               f"ptxas failed on {', '.join(failed) or 'none'}", file=sys.stderr)

@@ -22,3 +22,28 @@ def test_blocks_per_sm_matches_ncu():
     assert kernel_stats.blocks_per_sm(1024, 32, 0) == (2, "threads")
     assert kernel_stats.blocks_per_sm(256, 64, 113 * 1024) == (2, "shared")
     assert kernel_stats.blocks_per_sm(256, 64, 120 * 1024) == (1, "shared")
+
+
+def test_loads_after_stores_are_counted_per_kernel():
+    # nvdisasm's listing: a kernel whose second sweep loads after the first
+    # sweep's store (a streamed output pass), and one that loads everything
+    # first; the count starts again at each kernel.
+    sass = """
+        .section .text.streamed,"ax",@progbits
+        /*0000*/                   LDG.E.EF.128 R4, desc[UR4][R12.64] ;
+        /*0010*/                   FMUL R8, R4, R5 ;
+        /*0020*/                   STG.E.128 desc[UR8][R14.64], R8 ;
+        /*0030*/                   LDG.E.EF.128 R16, desc[UR4][R12.64+0x4000] ;
+        /*0040*/                   LDG.E.EL.128 R4, desc[UR6][R2.64+0x4000] ;
+        /*0050*/                   STG.E.128 desc[UR8][R14.64+0x4000], R4 ;
+        .section .text.loads_first,"ax",@progbits
+        /*0000*/                   LDG.E.128 R4, desc[UR4][R12.64] ;
+        /*0010*/                   LDG.E.128 R8, desc[UR4][R12.64+0x10] ;
+        /*0020*/                   STG.E.128 desc[UR8][R14.64], R4 ;
+        /*0030*/                   STG.E.128 desc[UR8][R14.64+0x10], R8 ;
+        /*0040*/                   EXIT ;
+    """
+    stats = {"streamed": {}, "loads_first": {}}
+    kernel_stats.add_sass_stats(sass, stats)
+    assert stats["streamed"] == {"sass": 6, "loads_after_stores": 2}
+    assert stats["loads_first"] == {"sass": 5}
