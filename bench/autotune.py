@@ -51,14 +51,13 @@ def bundle_digest(path):
     return h.hexdigest()
 
 
-def write_table(args, entries):
+def write_table(args, entries, merged):
     """Writes `entries` (the classes measured so far) as a tuning table to
-    args.out, with the entries of args.merge's other classes."""
+    args.out, with the entries of `merged`'s other classes (the table of
+    --merge, or None)."""
     note = ("written by bench/autotune.py; knobs of the fastest candidate per class "
             f"({args.timing} timing)")
-    if args.merge:
-        with open(args.merge) as f:
-            merged = json.load(f)
+    if merged:
         # The merged table's note keeps its history; this run adds a line.
         classes = sorted({f"{e['kind']} N = {e['n']} ({e['element_bytes']} B)" for e in entries})
         note = (merged.get("note", "") + f"; {datetime.date.today()}: merged from "
@@ -111,6 +110,10 @@ def main():
             classes[(c["kind"], c["n"], c.get("dtype", "bf16"))].append(c)
     if not classes:
         p.error(f"no candidates of {args.kinds or 'any kind'} in {args.candidates}")
+    merged = None
+    if args.merge:
+        with open(args.merge) as f:
+            merged = json.load(f)
     torch.cuda.init()
     entries = []
     for (kind, n, dtype), cands in sorted(classes.items()):
@@ -122,7 +125,7 @@ def main():
         # picked opposite knobs for the N = 1024 backwards (staged rows
         # +24% at M = 32768, -7% at M = 65536).
         sizes = [max(1024, (1 << k) // n) for k in (25, 26, 27)]
-        m = sizes[-1]
+        eb = cands[0]["element_bytes"]
         args_by_m = {mm: inputs(kind, mm, n, dtype) for mm in sizes}
         timed = []
         # Knobs a kernel does not use compile to the same bundle: each
@@ -137,7 +140,6 @@ def main():
                 tbps = []
                 for mm in sizes:
                     t = timer(lambda: launcher(None, *args_by_m[mm]))
-                    eb = cands[0]["element_bytes"]
                     tbps.append(min_bytes(kind, mm, n, eb, eb) / t / 1e12)
                 by_bundle[key] = tbps
             timed.append((math.exp(sum(map(math.log, tbps)) / len(tbps)), c))
@@ -174,7 +176,7 @@ def main():
                           # with the table and compares with this bundle.
                           "candidate": best["bundle"]})
         # Written after every class: a run cut off keeps what it measured.
-        write_table(args, entries)
+        write_table(args, entries, merged)
 
 
 

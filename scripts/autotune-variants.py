@@ -22,6 +22,7 @@ shape class (op kind x N), one bundle per setting of the tuning knobs, into
 
 import argparse
 import concurrent.futures
+import functools
 import itertools
 import json
 import math
@@ -53,43 +54,51 @@ ELEMENT_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 DTYPE = "bf16"
 
 
+@functools.lru_cache(maxsize=None)
+def read_entries(path):
+    """A tuning table's entries (read once per table)."""
+    with open(path) as f:
+        return json.load(f)["entries"]
+
+
 def table_entries(kind):
     """The baseline table's entries of `kind` for DTYPE's element size."""
-    with open(TABLE) as f:
-        return [e for e in json.load(f)["entries"]
-                if e.get("kind") == kind and e["element_bytes"] == ELEMENT_BYTES[DTYPE]]
+    return [e for e in read_entries(TABLE)
+            if e.get("kind") == kind and e["element_bytes"] == ELEMENT_BYTES[DTYPE]]
+
+
+def nearest_entry(kind, n):
+    """The baseline table's entry of (kind, n)'s class nearest in N (as
+    TuningTable::lookup), or {}."""
+    return min(table_entries(kind), key=lambda e: abs(math.log(e["n"] / n)), default={})
+
+
+# The register-prefetch knobs of an entry.
+PREFETCH_KNOBS = ("register_budget", "num_stages", "rows_per_block", "min_blocks_per_sm")
 
 
 def table_knobs(kind, n):
-    """The baseline table's knobs for (kind, n): its entry of the same
-    class nearest in N (as TuningTable::lookup), or {}."""
-    entries = table_entries(kind)
-    if not entries:
-        return {}
-    best = min(entries, key=lambda e: abs(math.log(e["n"] / n)))
-    return {k: best.get(k, 0) for k in ("register_budget", "num_stages", "rows_per_block",
-                                        "min_blocks_per_sm")}
+    """The nearest entry's register-prefetch knobs (absent ones 0), or {}."""
+    best = nearest_entry(kind, n)
+    return {k: best.get(k, 0) for k in PREFETCH_KNOBS} if best else {}
 
 
 def table_entry(kind, n):
-    """Every knob of the baseline table's entry for (kind, n) (nearest N)."""
-    entries = table_entries(kind)
-    if not entries:
-        return {}
-    best = min(entries, key=lambda e: abs(math.log(e["n"] / n)))
-    return {k: best[k] for k in ("register_budget", "num_stages", "rows_per_block",
-                                 "min_blocks_per_sm", "shared_stages") if k in best}
+    """Every knob the nearest entry sets, its staging depth too."""
+    best = nearest_entry(kind, n)
+    return {k: best[k] for k in PREFETCH_KNOBS + ("shared_stages",) if k in best}
 
 
-def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=False,
-          bulk=False):
-    if bulk:
+def knobs(kind, n, family):
+    """The candidates' knobs of class (kind, n) in `family` (a FAMILIES
+    key; None: the register-prefetch knobs)."""
+    if family == "bulk":
         # The table's kernel with the threads' stores and with bulk stores
         # (a class whose kernel does not allow them compiles to the same
         # kernel twice and is left out, see same_kernels).
         entry = table_entry(kind, n)
         return [dict(entry, bulk_stores=False), dict(entry, bulk_stores=True)]
-    if streamed:
+    if family == "streamed":
         # The table's kernel for this class, and the same class streamed
         # (the streaming kernel has no other knobs; the entry keeps the
         # table's, so a class that goes back to row-resident keeps them).
@@ -97,7 +106,7 @@ def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=
             return []
         entry = table_entry(kind, n)
         return [dict(entry, stream_rows=False, table=1), dict(entry, stream_rows=True)]
-    if staged:
+    if family == "staged":
         # The committed register-prefetch knobs, and rows staged 2-4 deep
         # with each register budget (threads per row) and, for the forward,
         # rows per block (the walk the stages pipeline).
@@ -119,7 +128,7 @@ def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=
                             min_blocks_per_sm=0, shared_stages=d)
                        for d, b in itertools.product((2, 3, 4),
                                                      (8, 16, 32) if wide else (16, 32, 48))]
-    if long_rows:
+    if family == "long":
         # Rows too long for one block: cluster size (1 = the split-rows path),
         # register budget (slice per block), rows per cluster (forward) or
         # split (backward), pipeline depth.
@@ -128,7 +137,7 @@ def knobs(kind, split_sweep=False, long_rows=False, staged=False, n=0, streamed=
                     for c, b, s, r in itertools.product((1, 16), (32, 64), (2, 3), (2, 4, 8, 16))]
         return [dict(max_cluster_size=c, register_budget=b, num_stages=s, split_size=sp)
                 for c, b, s, sp in itertools.product((1, 16), (32, 48, 64), (1, 2), (32, 64))]
-    if split_sweep:
+    if family == "split":
         # Split size of the backward's column partials (rows per partial);
         # the other knobs come from the committed table.
         return [dict(split_size=s) for s in (32, 64, 128, 256)] if kind.endswith("bwd") else []
@@ -270,15 +279,13 @@ def parse_args(argv):
 def main(argv=None):
     global OUT, TABLE, DTYPE
     args = parse_args(argv)
-    split_sweep, long_rows, staged = args.split, args.long, args.staged
-    streamed, bulk = args.streamed, args.bulk
     TABLE, DTYPE, kinds, only_sizes = args.baseline, args.dtype, args.kinds, args.sizes
     family = next((f for f in FAMILIES if getattr(args, f)), None)
     OUT = os.path.join(ROOT, ".out", FAMILIES[family][0] if family else "tune")
     if DTYPE != "bf16":
         OUT += f"-{DTYPE}"
-    family_sizes = (LONG_SIZES if long_rows else STAGED_SIZES if staged or streamed or bulk
-                    else SIZES)
+    family_sizes = (LONG_SIZES if family == "long"
+                    else STAGED_SIZES if family in ("staged", "streamed", "bulk") else SIZES)
     sizes = [n for n in family_sizes if not only_sizes or n in only_sizes]
     if not sizes:
         sys.exit(f"--sizes: none of {', '.join(map(str, sorted(only_sizes)))} is among "
@@ -288,7 +295,7 @@ def main(argv=None):
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         for kind in kinds:
             for n in sizes:
-                for k in knobs(kind, split_sweep, long_rows, staged, n, streamed, bulk):
+                for k in knobs(kind, n, family):
                     jobs.append((kind, n, k, pool.submit(compile_variant, kind, n, k)))
         for kind, n, k, fut in jobs:
             name, rc, err = fut.result()
@@ -300,7 +307,7 @@ def main(argv=None):
                               element_bytes=ELEMENT_BYTES[DTYPE],
                               **KEYS[kind], **{"register_budget": 0, "num_stages": 0,
                                                "rows_per_block": 0, **k}))
-    if bulk:
+    if family == "bulk":
         index = same_kernels(index)
     with open(os.path.join(OUT, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
