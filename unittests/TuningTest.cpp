@@ -788,6 +788,89 @@ TEST(Tuning, LongForwardRowsUpTo64KBStream) {
   EXPECT_EQ(planKernel(rmsBwd, h200, nullptr).kind, KernelPlan::Kind::Cluster);
 }
 
+// Four-byte RMSNorm forwards stream rows up to 128 KB (N = 32768), loading
+// all eight sweeps of a row before the output pass stores; LayerNorm's keep
+// a cluster, and so do longer rows.
+TEST(Tuning, FourByteRmsNormForwardsStreamUpTo128KB) {
+  DeviceInfo h200;
+  KernelShape rmsFwd{32768, 4, 1, 0, 1, false};
+  EXPECT_TRUE(streamsLongForwardRows(rmsFwd));
+  KernelPlan rms = planKernel(rmsFwd, h200, nullptr);
+  ASSERT_EQ(rms.kind, KernelPlan::Kind::Streaming);
+  EXPECT_EQ(rms.layout.threads, 1024);
+  EXPECT_FALSE(rms.layout.holdsRow);
+  EXPECT_EQ(rms.layout.sweepsPerStep, 8);
+  KernelShape lnFwd{32768, 4, 1, 0, 2, false};
+  EXPECT_FALSE(streamsLongForwardRows(lnFwd));
+  EXPECT_EQ(planKernel(lnFwd, h200, nullptr).kind, KernelPlan::Kind::Cluster);
+  KernelShape longer{65536, 4, 1, 0, 1, false};
+  EXPECT_FALSE(streamsLongForwardRows(longer));
+  KernelShape rmsBwd{32768, 4, 2, 1, 1, false};
+  EXPECT_FALSE(streamsLongForwardRows(rmsBwd));
+}
+
+TEST(Tuning, StreamSweepsLoadAheadOnlyInLongRmsNormRows) {
+  DeviceInfo h200;
+  // bf16 N = 32768: four sweeps of 1024 threads, all in one step.
+  KernelShape rmsFwd{32768, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).layout.sweepsPerStep, 4);
+  // Asked to stream N = 65536 (eight sweeps) and 131072 (sixteen): at most
+  // eight a step, a divisor of the row's sweeps.
+  rmsFwd.n = 65536;
+  PlanRequest streamed;
+  streamed.setStreamRows(true);
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, streamed).layout.sweepsPerStep,
+            8);
+  rmsFwd.n = 131072;
+  EXPECT_EQ(planKernel(rmsFwd, h200, nullptr, streamed).layout.sweepsPerStep,
+            8);
+  // A ragged row of five sweeps (N = 40000 bf16, the last one partial):
+  // all five.
+  KernelShape ragged{40000, 2, 1, 0, 1, false};
+  RowLayout raggedLayout = chooseStreamingLayout(40000, 2, h200);
+  ASSERT_EQ(raggedLayout.sliceWidth(), 8192);
+  EXPECT_EQ(chooseStreamSweeps(ragged, raggedLayout), 5);
+  // LayerNorm (its bias loaded in the output pass too) measured slower.
+  KernelShape lnFwd{32768, 2, 1, 0, 2, false};
+  EXPECT_EQ(planKernel(lnFwd, h200, nullptr).layout.sweepsPerStep, 1);
+  // Rows under 64 KB (512 threads of four vectors) and held rows: one.
+  KernelShape shorter{24576, 2, 1, 0, 1, false};
+  KernelPlan shorterPlan = planKernel(shorter, h200, nullptr, streamed);
+  EXPECT_FALSE(shorterPlan.layout.holdsRow);
+  EXPECT_EQ(shorterPlan.layout.sweepsPerStep, 1);
+  KernelShape held{8192, 2, 1, 0, 1, false};
+  KernelPlan heldPlan = planKernel(held, h200, nullptr, streamed);
+  EXPECT_TRUE(heldPlan.layout.holdsRow);
+  EXPECT_EQ(heldPlan.layout.sweepsPerStep, 1);
+  // A backward's dx kernel (x and dy, no column outputs) was not measured.
+  KernelShape dx{32768, 2, 2, 0, 1, false};
+  EXPECT_EQ(planKernel(dx, h200, nullptr).layout.sweepsPerStep, 1);
+  // Statistics kernels stream their rows one sweep a step.
+  KernelShape stats{131072, 2, 1, 0, 2, true};
+  EXPECT_EQ(planKernel(stats, h200, nullptr).layout.sweepsPerStep, 1);
+}
+
+// Four-byte LayerNorm forwards hold the weight and bias the register
+// estimate leaves out: their clusters take the budget once, not twice.
+TEST(Tuning, FourByteLayerNormForwardClustersAtTheBudget) {
+  DeviceInfo h200;
+  KernelShape lnFwd{32768, 4, 1, 0, 2, false};
+  std::optional<RowLayout> f32 = chooseClusterLayout(lnFwd, h200);
+  ASSERT_TRUE(f32.has_value());
+  EXPECT_EQ(f32->clusterSize, 4);
+  EXPECT_EQ(f32->threads, 256);
+  EXPECT_EQ(f32->elementsPerThread(), 32);
+  lnFwd.n = 131072;
+  EXPECT_EQ(chooseClusterLayout(lnFwd, h200)->clusterSize, 16);
+  // A backward's dx kernel keeps the rule's cluster (not measured).
+  KernelShape dx{32768, 4, 2, 0, 2, false};
+  EXPECT_EQ(chooseClusterLayout(dx, h200)->elementsPerThread(),
+            chooseClusterLayout(32768, 4, 2, 0, h200)->elementsPerThread());
+  // bf16 keeps twice the budget (255 registers, no spills, measured best).
+  KernelShape bf16{65536, 2, 1, 0, 2, false};
+  EXPECT_EQ(chooseClusterLayout(bf16, h200)->elementsPerThread(), 64);
+}
+
 TEST(Tuning, MinPartialsFillOneWave) {
   DeviceInfo h200;
   // RMSNorm backward, N = 4096: 512 threads of ~64 registers, two blocks

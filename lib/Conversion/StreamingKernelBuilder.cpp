@@ -428,9 +428,11 @@ private:
   /// values (initially `init`). A row in registers (rowInRegisters) is no
   /// loop: `emit` gets the preloaded vectors of each held row, the column
   /// inputs among the `used` arguments loaded once a chunk for all of them.
-  /// Otherwise the block's one row is streamed: a loop over iterations of
-  /// threads x chunks vectors, whose body loads this thread's vectors of the
-  /// `used` arguments (loadLanes, L2 priority `priority` for full inputs).
+  /// Otherwise the block's one row is streamed: a loop over steps of
+  /// RowLayout::sweepsPerStep sweeps of threads x chunks vectors, whose body
+  /// loads this thread's vectors of the `used` arguments (loadLanes, L2
+  /// priority `priority` for full inputs) for every sweep of the step, then
+  /// emits them.
   SmallVector<SmallVector<Value>>
   streamRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs, Value tid,
              ArrayRef<BlockArgument> used, EvictionPriority priority,
@@ -471,20 +473,42 @@ private:
     const HeldRow &held = heldRows.front();
     int64_t perIteration = layout.sliceWidth();
     int64_t iterations = (n + perIteration - 1) / perIteration;
+    // A step covers layout.sweepsPerStep sweeps and issues all of their
+    // loads before it uses any: ptxas does not move a load above an earlier
+    // store that may alias it, so an output pass that loaded and stored a
+    // sweep at a time would keep one sweep's loads in flight.
+    // (chooseStreamSweeps divides the row's sweeps; a layout changed since
+    // takes the largest divisor below it.)
+    int64_t sweeps = std::max<int64_t>(1, layout.sweepsPerStep);
+    while (iterations % sweeps != 0)
+      --sweeps;
+    struct LoadedVector {
+      Value col, inside;
+      std::vector<IRMapping> lanes;
+    };
     auto loop = scf::ForOp::create(
-        b, loc, indexConst(b, loc, 0), indexConst(b, loc, iterations),
+        b, loc, indexConst(b, loc, 0), indexConst(b, loc, iterations / sweeps),
         indexConst(b, loc, 1), init,
-        [&](OpBuilder &lb, Location l, Value it, ValueRange carried) {
+        [&](OpBuilder &lb, Location l, Value step, ValueRange carried) {
           SmallVector<Value> rowAcc(carried);
-          Value base =
-              arith::MulIOp::create(lb, l, it, indexConst(lb, l, perIteration));
-          for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
-            auto [col, inside] = chunkColumn(lb, l, base, c, tid);
-            std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
-            loadLanes(lb, l, inputs, held.row, col, inside, used, priority,
-                      lanes);
-            emit(lb, l, held, col, inside, lanes, rowAcc);
+          SmallVector<LoadedVector> loaded;
+          for (int64_t s = 0; s < sweeps; ++s) {
+            Value sweep = arith::AddIOp::create(
+                lb, l,
+                arith::MulIOp::create(lb, l, step, indexConst(lb, l, sweeps)),
+                indexConst(lb, l, s));
+            Value base = arith::MulIOp::create(lb, l, sweep,
+                                               indexConst(lb, l, perIteration));
+            for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+              auto [col, inside] = chunkColumn(lb, l, base, c, tid);
+              std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
+              loadLanes(lb, l, inputs, held.row, col, inside, used, priority,
+                        lanes);
+              loaded.push_back({col, inside, std::move(lanes)});
+            }
           }
+          for (LoadedVector &vector : loaded)
+            emit(lb, l, held, vector.col, vector.inside, vector.lanes, rowAcc);
           scf::YieldOp::create(lb, l, rowAcc);
         });
     acc.front() = SmallVector<Value>(loop.getResults());

@@ -143,6 +143,23 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
     // 16 registers spare: at 512 threads (128 registers a thread) the f32
     // RMSNorm backward at N = 32768, estimated at exactly 128, spilled 76
     // bytes; the bf16 kernels (estimates 112) use 104-128.
+    // A four-byte LayerNorm forward holds its weight and bias beside the row
+    // (registers estimateRegisters does not count): at twice the budget its
+    // clusters took 255 registers and spilled 88-224 bytes (N = 32K-128K),
+    // where bf16's absorb them. At the budget (N = 32768: 4 x 256 threads
+    // of 32 floats instead of 2 x 256 of 64) ptxas gives 183-218 and no
+    // spills; measured on the H200 (2026-12-04, kernel time, 1024-4096 x
+    // 32768 h200-2026-12-04-s49-first-call.log, 256-2048 x 65536-131072
+    // -long-streams.log) +6-8% at N = 32768, +10-14% at 65536-131072.
+    // (Forwards only, one full input: a backward's dx kernel was not
+    // measured.)
+    if (shape.elementBytes == 4 && shape.rowReductions == 2 &&
+        shape.columnOutputs == 0 && shape.fullOperands == 1)
+      if (std::optional<RowLayout> within = registerResidentCluster(
+              shape.n, shape.elementBytes, shape.fullOperands,
+              shape.columnOutputs, device, /*budgetFactor=*/1,
+              /*slack=*/16))
+        return within;
     if (shape.rowReductions == 1)
       if (std::optional<RowLayout> wider = registerResidentCluster(
               shape.n, shape.elementBytes, shape.fullOperands,

@@ -136,6 +136,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   if (request.oneRow &&
       (streaming || plan.kind == KernelPlan::Kind::RowResident))
     plan.layout = chooseOneRowLayout(plan.layout, n, device);
+  if (streaming)
+    plan.layout.sweepsPerStep = chooseStreamSweeps(shape, plan.layout);
   if (!streaming)
     plan.rowsPerBlock = tuned && tuned->rowsPerBlock > 0
                             ? tuned->rowsPerBlock

@@ -230,8 +230,45 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
   // the persistent cluster kernel, ab-2026-11-29-stream-layouts.log):
   // N = 32768 RMSNorm 3.81 vs 3.56 TB/s, LayerNorm 3.50 vs 3.40; N = 65536
   // and 131072 the clusters win (RMSNorm 3.47 vs 3.23, 3.45 vs 2.64).
-  return shape.columnOutputs == 0 && shape.rowReductions > 0 &&
-         shape.n * shape.elementBytes <= kLongStreamedRowBytes;
+  // Four-byte RMSNorm rows of twice that (N = 32768) stream too, with all
+  // of a row's sweeps loaded before the output pass stores
+  // (chooseStreamSweeps): measured on the H200 (2026-12-04, kernel time,
+  // h200-2026-12-04-s49-stream-loads-first.log) 3.91 / 4.14 / 4.22 TB/s at
+  // 1024 / 2048 / 4096 x 32768 against the cluster's 3.70 / 3.85 / 3.87
+  // (2 x 256 threads at 255 registers); one sweep a step lost 9-12%. Past
+  // that (f32 N = 65536-131072, bf16 N = 65536) the clusters won or tied
+  // (h200-2026-12-04-s49-long-streams.log), and LayerNorm's f32 clusters at
+  // the budget beat its streamed rows (chooseClusterLayout).
+  if (shape.columnOutputs != 0 || shape.rowReductions == 0)
+    return false;
+  int64_t rowBytes = shape.n * shape.elementBytes;
+  return rowBytes <= kLongStreamedRowBytes ||
+         (shape.elementBytes == 4 && shape.rowReductions == 1 &&
+          shape.fullOperands == 1 && rowBytes <= 2 * kLongStreamedRowBytes);
+}
+
+int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
+                                       const RowLayout &layout) {
+  // Measured on the H200 (2026-12-04, inference forwards, kernel time,
+  // h200-2026-12-04-s49-stream-loads-first.log, all loads of U sweeps
+  // before their stores): RMSNorm f32 N = 32768 streamed +4% at U = 2, +6%
+  // at 4, +7% at 8 (the whole row); bf16 N = 32768 +1% at U = 2 and 4.
+  // LayerNorm, whose output pass also loads the bias, lost: bf16 -3% at U
+  // = 2 and -7% at 4, f32 -6% at 2; and at f32 N = 16384 (four sweeps)
+  // RMSNorm was level (+0-1%) and LayerNorm -4% (-long-streams.log). Rows
+  // under 64 KB have up to four vectors a thread in each sweep already, and
+  // rows the block holds in registers have no loop. Only the forwards (one
+  // full input) were measured; a backward's dx kernel (x and dy) keeps one.
+  if (layout.holdsRow || shape.onlyRowOutputs || shape.columnOutputs != 0 ||
+      shape.rowReductions != 1 || shape.fullOperands != 1 ||
+      shape.n * shape.elementBytes < kLongStreamedRowBytes ||
+      layout.sliceWidth() <= 0)
+    return 1;
+  int64_t sweeps = ceilDiv(shape.n, layout.sliceWidth());
+  int64_t perStep = std::min(sweeps, kMaxStreamSweepsPerStep);
+  while (sweeps % perStep != 0)
+    --perStep;
+  return perStep;
 }
 
 bool mlir::norm::preloadsColumns(const KernelShape &shape,

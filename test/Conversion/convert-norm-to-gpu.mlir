@@ -373,9 +373,10 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STAGED: st.async.shared::cluster.mbarrier::complete_tx::bytes.f32
 // Streamed (stream-rows): one row per block of 1024 threads (rows of 64 KB
 // and more), a pass over the row in 16-byte vectors for the sum (eight
-// iterations of one vector per thread), loaded with L2 evict_last (the row is read again), then a second
-// pass that reads the row again with evict_first and stores the output
-// vector by vector; the row output by thread 0. The cache policies and the
+// sweeps of one vector per thread, loaded in one loop step:
+// chooseStreamSweeps), loaded with L2 evict_last (the row is read again),
+// then a second pass that reads the row again with evict_first, all eight
+// vectors before it stores the first; the row output by thread 0. The cache policies and the
 // input's global address are made once per kernel.
 // STREAM-LABEL: func @cluster_rows
 // STREAM: gpu.launch_func @norm_fused::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
@@ -392,10 +393,12 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STREAM: %[[BOUND:.+]] = arith.select %[[ENOUGH]], %[[M]], %c0{{.*}} : index
 // STREAM: arith.cmpi ult, %[[AHEAD]], %[[BOUND]] : index
 // STREAM: cp.async.bulk.prefetch.L2.global [global], $1; }" ro(%{{.+}}, %c131072_i32 : i64, i32)
-// STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
+// STREAM: %[[SUM:.+]] = scf.for %{{.+}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args(%{{.+}} = %{{.+}}) -> (f32)
 // STREAM: %[[ADDR:.+]] = arith.addi %[[BASE]], %{{.+}} : i64
 // STREAM: nvvm.inline_ptx "ld.global.L1::evict_last.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%[[ADDR]], %[[LAST]] : i64, i64) -> i32, i32, i32, i32
 // STREAM: vector.bitcast %{{.+}} : vector<4xi32> to vector<8xbf16>
+// STREAM-COUNT-7: ld.global.L1::evict_last
+// STREAM-NOT: ld.global
 // The block's sum as in the row kernels: a butterfly of shuffles, lane 0
 // of each warp stores its total, one barrier, the warp totals reduced again.
 // STREAM: gpu.shuffle xor %[[SUM]], %c16_i32
@@ -405,8 +408,9 @@ func.func @short_rows(%x: memref<?x256xbf16>, %y: memref<?x256xbf16>, %r: memref
 // STREAM-NOT: gpu.barrier
 // STREAM: memref.load %[[SLOTS]]
 // STREAM: gpu.shuffle xor
-// STREAM: scf.for %{{.+}} = %c0{{.*}} to %c8{{.*}} step %c1
-// STREAM: nvvm.inline_ptx "ld.global.L1::evict_first.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%{{.+}}, %[[FIRST]] : i64, i64)
+// STREAM: scf.for %{{.+}} = %c0{{.*}} to %c1{{.*}} step %c1
+// STREAM-COUNT-8: nvvm.inline_ptx "ld.global.L1::evict_first.L2::cache_hint.v4.b32 {$0, $1, $2, $3}, [$4], $5;" ro(%{{.+}}, %[[FIRST]] : i64, i64)
+// STREAM-NOT: ld.global
 // STREAM: vector.store %{{.+}}, %arg1[%[[ROW]], %{{.+}}] {alignment = 16 : i64}
 // STREAM: memref.store %{{.+}}, %arg2[%[[ROW]]]
 func.func @cluster_rows(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>, %r: memref<?xf32>) {
@@ -427,17 +431,23 @@ func.func @cluster_rows(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16>, %r: 
 // Forward rows of 32768 bf16 (64 KB) do not fit one block either, but one
 // wave of 1024-thread blocks streaming each row twice (the second time from
 // L2) beats a cluster there (streamsLongForwardRows): no cluster, one vector
-// per thread per iteration.
+// per thread per sweep. RMSNorm's passes take the row's four sweeps in one
+// step (chooseStreamSweeps), every load before the output pass's first
+// store.
 // CHECK-LABEL: func @long_forward_rows
 // CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c1024
 // CHECK: gpu.func @norm_fused
 // CHECK-NOT: norm.cluster_size
 // CHECK-SAME: norm.streaming
-// CHECK: scf.for %{{.+}} = %c0{{.*}} to %c4{{.*}} step %c1
-// CHECK: ld.global.L1::evict_last
+// CHECK: scf.for %{{.+}} = %c0{{.*}} to %c1{{.*}} step %c1
+// CHECK-COUNT-4: ld.global.L1::evict_last
 // CHECK-NOT: ld.global.L1::evict_last
 // CHECK: gpu.shuffle xor
 // CHECK: gpu.barrier
+// CHECK: scf.for %{{.+}} = %c0{{.*}} to %c1{{.*}} step %c1
+// CHECK-COUNT-4: ld.global.L1::evict_first
+// CHECK-NOT: ld.global
+// CHECK: vector.store
 // The row's rsqrt is PTX rsqrt.approx through its NVVM intrinsic, not
 // math.rsqrt (which the NVVM lowering would turn into a libdevice call);
 // the ftz form, as its operand (mean square + 1e-6) is never denormal.

@@ -122,6 +122,12 @@ struct RowLayout {
   /// from L2 for each (chooseStreamingLayout: rows its threads cover with
   /// up to four vectors each).
   bool holdsRow = false;
+  /// Sweeps of a streamed row (threads x chunks vectors each) that one loop
+  /// step of a streaming pass covers, all of their loads issued before any
+  /// is used (chooseStreamSweeps). ptxas does not move a load above an
+  /// earlier store that may alias it, so an output pass that loaded and
+  /// stored one sweep at a time would keep only that sweep in flight.
+  int64_t sweepsPerStep = 1;
   /// The row reductions are built for latency, not registers: every
   /// thread reads all of its row's warp totals after the block reduction's
   /// barrier and combines them as a tree (one shared-memory latency instead
@@ -413,6 +419,18 @@ struct KernelShape {
   /// Column inputs (weight, bias) the kernel reads.
   int64_t columnInputs = 0;
 };
+
+/// Most sweeps one step of a streamed pass loads ahead (chooseStreamSweeps):
+/// the whole row of a four-byte N = 32768 at 1024 threads.
+constexpr int64_t kMaxStreamSweepsPerStep = 8;
+
+/// RowLayout::sweepsPerStep for the streamed `layout` of `shape`'s rows: a
+/// forward (one full input) with one row reduction (RMSNorm) over rows of
+/// kLongStreamedRowBytes and more, which re-reads its row from L2 in the
+/// output pass, loads all of its sweeps of the row up to
+/// kMaxStreamSweepsPerStep (the largest divisor of the row's sweeps) before
+/// it stores; every other kernel one (measured, see the definition).
+int64_t chooseStreamSweeps(const KernelShape &shape, const RowLayout &layout);
 
 /// Whether a streamed block holding its rows in registers
 /// (RowLayout::holdsRow) loads its column inputs (weight, bias) with the
