@@ -25,6 +25,9 @@ from norm_mlir.launcher import Launcher  # noqa: E402
 EPS = 1e-6
 TOL = {"bf16": 1e-2, "f16": 2e-3, "f32": 1e-4}
 DT = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+# Offsets added to LayerNorm inputs for the shifted-rows check: as far from
+# zero as each type keeps the rows' spread (2) resolved.
+SHIFT = {"bf16": 64.0, "f16": 256.0, "f32": 1000.0}
 
 # Rows per N: the public shapes, plus M = 1, a prime-ish M and small M.
 PUBLIC = {1024: [32768], 2048: [32768], 4096: [16384, 65536], 5120: [16384],
@@ -136,6 +139,16 @@ def run_case(launcher, kind, dtype, n, m, variant, gen):
         if stats:
             errors["mean"] = (ref.rel_error(outs[1], rm), 1e-5)
             errors["rstd"] = (ref.rel_error(outs[2], rr), 1e-5)
+        # Rows far from zero mean: a variance from E[x^2] - E[x]^2 would
+        # lose the f32 check here (about 1e-2 off at a shift of 1000), the
+        # two-pass form and the pairwise merge of moments do not.
+        shifted = (x.float() + SHIFT[dtype]).to(t)
+        args = [shifted] + args[1:]
+        outs = launcher(None, *args)
+        ry, _, rr = ref.ln_fwd(shifted, w if has_w else None, b if has_w and has_b else None, EPS)
+        errors["y_shifted"] = (ref.rel_error(outs[0], ry), tol)
+        if stats:
+            errors["rstd_shifted"] = (ref.rel_error(outs[2], rr), 1e-4)
     else:
         dy = torch.randn(m, n, generator=gen, device=dev).to(t)
         if kind == "rms_bwd":

@@ -871,6 +871,40 @@ TEST(Tuning, FourByteLayerNormForwardClustersAtTheBudget) {
   EXPECT_EQ(chooseClusterLayout(bf16, h200)->elementsPerThread(), 64);
 }
 
+// LayerNorm's mean and variance in one pass and one exchange where rows
+// are streamed from L2 or held as one vector a thread, with the same count
+// of elements in every thread; not where each thread holds several.
+TEST(Tuning, RowMomentsFuseWhereMeasuredFaster) {
+  DeviceInfo h200;
+  KernelShape lnFwd{32768, 2, 1, 0, 2, false};
+  KernelPlan streamed = planKernel(lnFwd, h200, nullptr);
+  ASSERT_EQ(streamed.kind, KernelPlan::Kind::Streaming);
+  EXPECT_FALSE(streamed.layout.holdsRow);
+  EXPECT_TRUE(fusesRowMoments(streamed.layout, 32768, 1));
+  // Held as one vector a thread (512 threads of 8 at N = 4096).
+  RowLayout held4096 = chooseStreamingLayout(4096, 2, h200);
+  ASSERT_TRUE(held4096.holdsRow);
+  ASSERT_EQ(held4096.chunksPerThread, 1);
+  EXPECT_TRUE(fusesRowMoments(held4096, 4096, 1));
+  // Several rows a block, or a ragged row (threads with fewer elements).
+  EXPECT_FALSE(fusesRowMoments(held4096, 4096, 2));
+  RowLayout ragged = chooseStreamingLayout(4000, 2, h200);
+  EXPECT_FALSE(fusesRowMoments(ragged, 4000, 1));
+  // Held as four vectors a thread (N = 16384): two exchanges measured
+  // faster.
+  RowLayout held16384 = chooseStreamingLayout(16384, 2, h200);
+  ASSERT_TRUE(held16384.holdsRow);
+  ASSERT_EQ(held16384.chunksPerThread, 4);
+  EXPECT_FALSE(fusesRowMoments(held16384, 16384, 1));
+  // Warp rows and 448 threads (14 warps, not a power of two) do not.
+  std::optional<RowLayout> warps = warpRowsLayout(held4096);
+  ASSERT_TRUE(warps.has_value());
+  EXPECT_FALSE(fusesRowMoments(*warps, 4096, 1));
+  RowLayout n7168 = chooseStreamingLayout(7168, 2, h200);
+  ASSERT_EQ(n7168.threads, 448);
+  EXPECT_FALSE(fusesRowMoments(n7168, 7168, 1));
+}
+
 TEST(Tuning, MinPartialsFillOneWave) {
   DeviceInfo h200;
   // RMSNorm backward, N = 4096: 512 threads of ~64 registers, two blocks

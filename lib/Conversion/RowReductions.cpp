@@ -12,6 +12,7 @@
 
 #include "GPUKernelBuilders.h"
 #include "PtxBuilders.h"
+#include "RowMoments.h"
 
 #include "NormDialect/Utils/KernelBody.h"
 
@@ -256,6 +257,60 @@ SmallVector<Value> RowReductions::reduce(OpBuilder &b, Location loc,
         clusterReduce(b, loc, combiners, totals, indices,
                       arith::SubIOp::create(b, loc, row, firstRow).getResult());
   return totals;
+}
+
+/// Butterfly of xor shuffles over `width` lanes, each step merging two
+/// sets of equal counts (`count` elements each at the first step, doubling
+/// at each).
+std::pair<Value, Value>
+RowReductions::butterflyMoments(OpBuilder &b, Location loc, Value mean,
+                                Value m2, int64_t width, double count) {
+  for (int64_t offset = width / 2; offset >= 1; offset /= 2, count *= 2) {
+    Value otherMean =
+        gpu::ShuffleOp::create(b, loc, mean, offset, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    Value otherM2 =
+        gpu::ShuffleOp::create(b, loc, m2, offset, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    std::tie(mean, m2) =
+        mergeEqualCounts(b, loc, mean, m2, otherMean, otherM2, count);
+  }
+  return {mean, m2};
+}
+
+std::pair<Value, Value> RowReductions::reduceMoments(OpBuilder &b, Location loc,
+                                                     Value mean, Value m2,
+                                                     int64_t elementsPerThread,
+                                                     Value row) {
+  int64_t threads = layout.threadsPerRow();
+  int64_t width = std::min<int64_t>(threads, 32);
+  std::tie(mean, m2) = butterflyMoments(b, loc, mean, m2, width,
+                                        static_cast<double>(elementsPerThread));
+  if (!warpSlots)
+    return {mean, m2};
+  // Lane 0 of each warp stores its warp's moments (reduction slots 0 and
+  // 1), one barrier, and each group of `warps` lanes merges all of them.
+  int64_t warps = threads / 32;
+  Value parity = arith::AndIOp::create(b, loc, row, indexConst(b, loc, 1));
+  Value warp = arith::DivUIOp::create(b, loc, threadId, indexConst(b, loc, 32));
+  Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                         indexConst(b, loc, 0));
+  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &tb, Location l) {
+    memref::StoreOp::create(tb, l, mean, warpSlots,
+                            ValueRange{parity, indexConst(tb, l, 0), warp});
+    memref::StoreOp::create(tb, l, m2, warpSlots,
+                            ValueRange{parity, indexConst(tb, l, 1), warp});
+    scf::YieldOp::create(tb, l);
+  });
+  gpu::BarrierOp::create(b, loc);
+  Value source =
+      arith::RemUIOp::create(b, loc, lane, indexConst(b, loc, warps));
+  Value warpMean = memref::LoadOp::create(
+      b, loc, warpSlots, ValueRange{parity, indexConst(b, loc, 0), source});
+  Value warpM2 = memref::LoadOp::create(
+      b, loc, warpSlots, ValueRange{parity, indexConst(b, loc, 1), source});
+  return butterflyMoments(b, loc, warpMean, warpM2, warps,
+                          static_cast<double>(32 * elementsPerThread));
 }
 
 void RowReductions::finishCluster(OpBuilder &b, Location loc) {

@@ -49,6 +49,17 @@ public:
                             ArrayRef<int64_t> indices, Value row,
                             Value firstRow);
 
+  /// The mean and M2 (RowMoments.h) of row `row` from each thread's `mean`
+  /// and `m2` over `elementsPerThread` elements, every thread the same
+  /// count: pairwise merges over a butterfly of shuffles, then one exchange
+  /// of the warps' moments through the slots of reductions 0 and 1, merged
+  /// the same way. Identical bitwise in every thread of the row. For the
+  /// layouts fusesRowMoments accepts (one block a row, a power of two of
+  /// warps), with two reductions' slots allocated.
+  std::pair<Value, Value> reduceMoments(OpBuilder &b, Location loc, Value mean,
+                                        Value m2, int64_t elementsPerThread,
+                                        Value row);
+
   /// After the last row of a cluster kernel: no block exits while a total
   /// of its cluster may still be on its way to it.
   void finishCluster(OpBuilder &b, Location loc);
@@ -56,6 +67,9 @@ public:
 private:
   Value warpReduce(OpBuilder &b, Location loc, Combiner combiner, Value v,
                    int64_t width);
+  std::pair<Value, Value> butterflyMoments(OpBuilder &b, Location loc,
+                                           Value mean, Value m2, int64_t width,
+                                           double count);
   SmallVector<Value> blockReduce(OpBuilder &b, Location loc,
                                  ArrayRef<Combiner> combiners,
                                  SmallVector<Value> partials,

@@ -2,6 +2,7 @@
 
 #include "GPUKernelBuilders.h"
 #include "PtxBuilders.h"
+#include "RowMoments.h"
 #include "RowReductions.h"
 
 #include "NormDialect/IR/NormOps.h"
@@ -130,7 +131,21 @@ public:
       return ++pass == passes ? EvictionPriority::evictFirst
                               : EvictionPriority::evictLast;
     };
+    // A mean and variance pair (LayerNorm) in one pass and one exchange
+    // (RowMoments.h) where the tuning says so (fusesRowMoments).
+    std::optional<MeanVariancePair> moments;
+    if (fusesRowMoments(layout, n, rowsHeld))
+      moments = matchMeanVariance(body, n);
+    if (moments) {
+      --passes;
+      if (failed(reduceMoments(b, loc, reductions, *moments, inputs, tid, block,
+                               priorityOfPass())))
+        return op.emitOpError("mean reads a value the streaming lowering "
+                              "does not provide");
+    }
     for (auto [index, reduce] : llvm::enumerate(body.getOps<RowReduceOp>())) {
+      if (moments && (reduce == moments->sum || reduce == moments->squares))
+        continue;
       Combiner combiner = reduce.getCombiner();
       Value identity = combinerIdentity(b, loc, combiner);
       SmallVector<BlockArgument> used =
@@ -513,6 +528,61 @@ private:
         });
     acc.front() = SmallVector<Value>(loop.getResults());
     return acc;
+  }
+
+  /// One pass over the block's one row for both reductions of `pair`
+  /// (`reductions` exchanging the row's moments): each
+  /// thread's moments of the summed value (mergeValues), the row's from one
+  /// exchange (RowReductions::reduceMoments); then the sum's total is n
+  /// times the mean and the squares' total M2, as the body would have
+  /// reduced them.
+  LogicalResult reduceMoments(OpBuilder &b, Location loc,
+                              RowReductions &reductions, MeanVariancePair pair,
+                              ArrayRef<Value> inputs, Value tid, Value block,
+                              EvictionPriority priority) {
+    RowReduceOp sum = pair.sum;
+    HeldRow &held = heldRows.front();
+    SmallVector<BlockArgument> used =
+        argumentsUsedBy(body, {sum.getValue()}, held.mapping);
+    LogicalResult status = success();
+    SmallVector<Value> inRegisters;
+    Moments empty = emptyMoments(b, loc);
+    SmallVector<SmallVector<Value>> acc = streamRows(
+        b, loc, inputs, tid, used, priority,
+        {empty.count, empty.mean, empty.m2},
+        [&](OpBuilder &lb, Location l, const HeldRow &, Value, Value,
+            std::vector<IRMapping> &lanes, SmallVector<Value> &carried) {
+          SmallVector<Value> values;
+          for (IRMapping &lane : lanes) {
+            if (failed(cloneBodySlice(lb, body, {sum.getValue()}, lane)))
+              status = failure();
+            values.push_back(lane.lookup(sum.getValue()));
+          }
+          // A row in registers is no loop: its values are all at hand.
+          if (rowInRegisters()) {
+            llvm::append_range(inRegisters, values);
+            return;
+          }
+          Moments merged =
+              mergeValues(lb, l, {carried[0], carried[1], carried[2]}, values);
+          carried = {merged.count, merged.mean, merged.m2};
+        });
+    if (failed(status))
+      return failure();
+    // The thread's moments: of the values in registers directly (two
+    // passes over registers, no division), else as the loop merged them.
+    Moments own = !inRegisters.empty()
+                      ? momentsOf(b, loc, inRegisters)
+                      : Moments{acc.front()[0], acc.front()[1], acc.front()[2]};
+    auto [mean, m2] = reductions.reduceMoments(
+        b, loc, own.mean, own.m2, n / layout.threadsPerRow(), block);
+    Value total = arith::MulFOp::create(
+        b, loc, mean,
+        arith::ConstantOp::create(b, loc,
+                                  b.getF32FloatAttr(static_cast<float>(n))));
+    held.mapping.map(sum.getResult(), total);
+    held.mapping.map(pair.squares.getResult(), m2);
+    return success();
   }
 
   /// Stores `value` of every lane as one vector at (`row`, `col`) where

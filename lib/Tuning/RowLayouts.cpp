@@ -9,6 +9,8 @@
 
 #include "TuningHelpers.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 using namespace mlir::norm;
@@ -269,6 +271,27 @@ int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
   while (sweeps % perStep != 0)
     --perStep;
   return perStep;
+}
+
+bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,
+                                 int64_t rowsPerBlock) {
+  int64_t threads = layout.threadsPerRow();
+  if (rowsPerBlock != 1 || layout.rowGroups != 1 || layout.warpRows ||
+      layout.clusterSize != 1 || threads < 32 || threads % 32 != 0 ||
+      !llvm::isPowerOf2_64(threads / 32) || layout.sliceWidth() <= 0 ||
+      n % layout.sliceWidth() != 0 || n % (threads * layout.vectorWidth) != 0)
+    return false;
+  // Measured on the H200 (bf16 LayerNorm forwards, kernel time, 3 rounds,
+  // 9 for one row; bench/results/h200-2026-12-04-s49-fused-moments.log,
+  // the rule as landed in -fused-moments-final.log):
+  // streamed rows 1.02-1.03x at 1024-4096 x 32768 (one read of the row from
+  // L2 less); held rows of one vector a thread 1.01-1.04x at 512-2048 x
+  // 4096, level at 4096 x 256-1024, and the one-row kernels (a grid of one
+  // block) 1.02-1.14x at 1 x 256-4096; but rows held as four vectors a
+  // thread (N = 16384: 512 threads) 0.99x at 1024-8192 rows, where a
+  // second exchange costs less than the merges' shuffles and arithmetic.
+  bool heldAsSeveralVectors = layout.holdsRow && layout.chunksPerThread > 1;
+  return !heldAsSeveralVectors;
 }
 
 bool mlir::norm::preloadsColumns(const KernelShape &shape,

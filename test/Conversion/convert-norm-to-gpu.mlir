@@ -473,6 +473,78 @@ func.func @long_forward_rows(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>,
 
 // -----
 
+// LayerNorm's mean and variance over a streamed row (N = 32768 bf16): one
+// pass over the row, each thread's count, mean and M2 merged per vector
+// (a division by the running count), the pairs of mean and M2 merged over
+// butterflies of shuffles, one barrier for the warps' moments, then the
+// output pass (fusesRowMoments). Built as written it would take a pass and
+// a barrier per reduction.
+// CHECK-LABEL: func @layer_norm_moments
+// CHECK: gpu.func @norm_fused
+// CHECK-SAME: norm.streaming
+// CHECK: %[[MOMENTS:.+]]:3 = scf.for {{.+}} -> (f32, f32, f32)
+// CHECK: arith.divf
+// CHECK: scf.yield
+// CHECK: gpu.shuffle xor %[[MOMENTS]]#1, %c16_i32
+// CHECK: gpu.shuffle xor %[[MOMENTS]]#2, %c16_i32
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK: vector.store
+// CHECK: gpu.return
+func.func @layer_norm_moments(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>) {
+  norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %inv = arith.constant 3.05175781E-5 : f32
+    %mean = arith.mulf %s, %inv : f32
+    %af2 = arith.extf %a : bf16 to f32
+    %dev = arith.subf %af2, %mean : f32
+    %sq = arith.mulf %dev, %dev : f32
+    %v = norm.row_reduce <add> %sq : f32
+    %var = arith.mulf %v, %inv : f32
+    %eps = arith.constant 1.0e-06 : f32
+    %e = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %e : f32
+    %n = arith.mulf %dev, %rs : f32
+    %t = arith.truncf %n : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// The same body with the variance about a value other than the mean (here
+// half the sum) is not a mean and variance pair: two passes, two barriers.
+// CHECK-LABEL: func @not_the_mean
+// CHECK: gpu.func @norm_fused
+// CHECK-NOT: arith.divf
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: gpu.return
+func.func @not_the_mean(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>) {
+  norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %half = arith.constant 0.5 : f32
+    %c = arith.mulf %s, %half : f32
+    %dev = arith.subf %af, %c : f32
+    %sq = arith.mulf %dev, %dev : f32
+    %v = norm.row_reduce <add> %sq : f32
+    %e = arith.addf %v, %half : f32
+    %rs = math.rsqrt %e : f32
+    %n = arith.mulf %dev, %rs : f32
+    %t = arith.truncf %n : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // A cluster kernel with two column outputs (the LayerNorm backward's shape)
 // re-reads its staged slices after the row reduction instead of keeping
 // them in registers: the weight's 4096-column slice is copied to shared

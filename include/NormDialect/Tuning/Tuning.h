@@ -432,6 +432,17 @@ constexpr int64_t kMaxStreamSweepsPerStep = 8;
 /// it stores; every other kernel one (measured, see the definition).
 int64_t chooseStreamSweeps(const KernelShape &shape, const RowLayout &layout);
 
+/// Whether a streamed kernel of `layout` over rows of `n` elements,
+/// `rowsPerBlock` rows a block, computes a mean and variance pair
+/// (LayerNorm's two row reductions) in one pass and one exchange, each
+/// thread's count, mean and M2 merged pairwise, instead of a pass and an
+/// exchange per reduction. It needs one row a block over a power of two of
+/// warps (no warp rows, no cluster) and the same count of the row's
+/// elements in every thread (n a multiple of the block's sweep); measured,
+/// it pays where the row is streamed from L2 or held as one vector a
+/// thread, not where each thread holds several (see the definition).
+bool fusesRowMoments(const RowLayout &layout, int64_t n, int64_t rowsPerBlock);
+
 /// Whether a streamed block holding its rows in registers
 /// (RowLayout::holdsRow) loads its column inputs (weight, bias) with the
 /// rows, before the reductions, instead of in the output pass after their
