@@ -888,6 +888,8 @@ TEST(Tuning, RowMomentsFuseWhereMeasuredFaster) {
   EXPECT_TRUE(fusesRowMoments(held4096, 4096, 1));
   // Several rows a block, or a ragged row (threads with fewer elements).
   EXPECT_FALSE(fusesRowMoments(held4096, 4096, 2));
+  // N unknown at compile time (ShapedType::kDynamic): no count to merge.
+  EXPECT_FALSE(fusesRowMoments(held4096, INT64_MIN, 1));
   RowLayout ragged = chooseStreamingLayout(4000, 2, h200);
   EXPECT_FALSE(fusesRowMoments(ragged, 4000, 1));
   // Held as four vectors a thread (N = 16384): two exchanges measured

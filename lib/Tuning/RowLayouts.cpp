@@ -276,7 +276,7 @@ int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
 bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,
                                  int64_t rowsPerBlock) {
   int64_t threads = layout.threadsPerRow();
-  if (rowsPerBlock != 1 || layout.rowGroups != 1 || layout.warpRows ||
+  if (n <= 0 || rowsPerBlock != 1 || layout.rowGroups != 1 || layout.warpRows ||
       layout.clusterSize != 1 || threads < 32 || threads % 32 != 0 ||
       !llvm::isPowerOf2_64(threads / 32) || layout.sliceWidth() <= 0 ||
       n % layout.sliceWidth() != 0 || n % (threads * layout.vectorWidth) != 0)
