@@ -12,6 +12,11 @@
 #    exchange; it changes the LN forwards at N = 256 and 1024, whose
 #    large-M versions hold 2-4 rows a block; lit's Target/ptx-examples.mlir
 #    PTXAS-CAPPED lines need updating if it lands). Predicted level to +2%.
+# 4. LayerNorm's streamed rows of 64 KB over 512 threads (four blocks, four
+#    rows an SM, 32 registers) instead of 1024 (two): one row's exchanges
+#    then overlap three others' loads (`wip/long-streams-512-threads.patch`;
+#    its RMSNorm kernels take 75 registers with eight sweeps a step and are
+#    not part of the A/B). Predicted +2-4% at 1024-4096 x 32768.
 # Here, before it:
 #   B="python3 scripts/build-bundles.py --jobs 2"
 #   $B --n 1024,16384,32768 --dtype f32 --out .out/s50/f32
@@ -24,16 +29,21 @@
 #   $B --n 256,1024 --out .out/s50/mr
 #   git checkout lib unittests && (cd build && ninja)
 #   $B --n 256,1024 --out .out/s50/mr0
-#   rm -rf .out/s50/*/*bwd* .out/s50/*/rms_fwd_f32* .out/s50/mr*/rms*
+#   git apply bench/wip/long-streams-512-threads.patch && (cd build && ninja)
+#   $B --n 32768 --out .out/s50/t512
+#   git checkout lib && (cd build && ninja)
+#   rm -rf .out/s50/*/*bwd* .out/s50/*/rms_fwd_f32* .out/s50/mr*/rms* .out/s50/t512/rms*
 #   python3 scripts/build-bundles.py --n 32768 --out .out/s50/ncu --jobs 2
 # then carry .out/s50 and run `bash bench/wip/next-s50-first-call.sh`
-# (about 3 minutes on a warm machine).
+# (about 4 minutes on a warm machine).
 exec > >(tee "$OUT/s50-first-call.log") 2>&1
 set -x
 python3 bench/ab.py --variants .out/s50/f32nm,.out/s50/f32 --dtype f32 --ops ln_fwd --forward infer --shapes 1024x16384,4096x16384,8192x16384,4096x1024,32768x1024,1x1024 --timing kernels --rounds 5
 python3 bench/ab.py --variants .out/s50/bf16nm,.out/s50/bf16 --ops ln_fwd --forward infer --shapes 512x4096,1x4096,1024x32768,2048x32768 --timing kernels --rounds 5
 python3 bench/gpu_check.py --bundles .out/s50/mr --filter ln_fwd | grep -v "^ok"
 python3 bench/ab.py --variants .out/s50/mr0,.out/s50/mr --ops ln_fwd --forward infer --shapes 4096x256,16384x256,65536x256,4096x1024,32768x1024,131072x1024 --timing kernels --rounds 5
+python3 bench/gpu_check.py --bundles .out/s50/t512 --quick | grep -v "^ok"
+python3 bench/ab.py --variants .out/s50/bf16,.out/s50/t512 --ops ln_fwd --forward infer --shapes 512x32768,1024x32768,2048x32768,4096x32768 --timing kernels --rounds 5
 M="gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,lts__t_sectors.sum,lts__t_requests.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__cycles_active.avg,sm__cycles_elapsed.avg"
 for op in ln_fwd rms_fwd; do
   echo "== $op 2048x32768"
