@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
 from bench import TIMERS, min_bytes  # noqa: E402
+from candidates import read_candidates  # noqa: E402
 
 
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
@@ -94,13 +95,10 @@ def main():
     timer = TIMERS[args.timing]
     # Several directories pool their candidates per class (e.g. the staged
     # and the streamed families of the forwards).
-    index = []
-    for directory in args.candidates.split(","):
-        if not os.path.exists(os.path.join(directory, "index.json")):
-            p.error(f"--candidates: {directory} has no index.json "
-                    "(scripts/autotune-variants.py writes one)")
-        with open(os.path.join(directory, "index.json")) as f:
-            index += [dict(c, path=os.path.join(directory, c["bundle"])) for c in json.load(f)]
+    try:
+        index = read_candidates(args.candidates)
+    except ValueError as e:
+        p.error(str(e))
     classes = collections.defaultdict(list)
     kinds = set(filter(None, args.kinds.split(",")))
     for c in index:

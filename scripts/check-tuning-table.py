@@ -25,6 +25,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from candidates import read_candidates  # noqa: E402
 from norm_mlir.bundle import load_bundle  # noqa: E402
 from norm_mlir.programs import program_text  # noqa: E402
 _spec = importlib.util.spec_from_file_location(
@@ -49,14 +51,10 @@ def main():
                         "(scripts/autotune-variants.py), comma-separated")
     p.add_argument("--table", default=os.path.join(ROOT, "tuning", "h200.json"))
     args = p.parse_args()
-    index = {}
-    for directory in args.candidates.split(","):
-        if not os.path.exists(os.path.join(directory, "index.json")):
-            sys.exit(f"--candidates: {directory} has no index.json "
-                     "(scripts/autotune-variants.py writes one)")
-        with open(os.path.join(directory, "index.json")) as f:
-            index.update({c["bundle"]: dict(c, path=os.path.join(directory, c["bundle"]))
-                          for c in json.load(f)})
+    try:
+        index = {c["bundle"]: c for c in read_candidates(args.candidates)}
+    except ValueError as e:
+        sys.exit(str(e))
     with open(args.table) as f:
         entries = json.load(f)["entries"]
     checked = differ = 0

@@ -2,6 +2,8 @@
 
 #include "RowMoments.h"
 
+#include "GPUKernelBuilders.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <cmath>
@@ -80,31 +82,19 @@ Moments mlir::norm::emptyMoments(OpBuilder &b, Location loc) {
   return {zero, zero, zero};
 }
 
-/// The sum of `values` as a pairwise tree (a chain of log2 of their count).
-static Value treeSum(OpBuilder &b, Location loc, SmallVector<Value> values) {
-  while (values.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i + 1 < values.size(); i += 2)
-      next.push_back(arith::AddFOp::create(b, loc, values[i], values[i + 1]));
-    if (values.size() % 2)
-      next.push_back(values.back());
-    values = std::move(next);
-  }
-  return values.front();
-}
-
 Moments mlir::norm::momentsOf(OpBuilder &b, Location loc,
                               ArrayRef<Value> values) {
   double count = static_cast<double>(values.size());
   Value mean = arith::MulFOp::create(
-      b, loc, treeSum(b, loc, SmallVector<Value>(values)),
+      b, loc, treeCombine(b, loc, Combiner::add, SmallVector<Value>(values)),
       f32Const(b, loc, 1 / count));
   SmallVector<Value> squares;
   for (Value v : values) {
     Value d = arith::SubFOp::create(b, loc, v, mean);
     squares.push_back(arith::MulFOp::create(b, loc, d, d));
   }
-  return {f32Const(b, loc, count), mean, treeSum(b, loc, std::move(squares))};
+  return {f32Const(b, loc, count), mean,
+          treeCombine(b, loc, Combiner::add, std::move(squares))};
 }
 
 Moments mlir::norm::mergeValues(OpBuilder &b, Location loc, const Moments &acc,

@@ -45,8 +45,8 @@ struct Moments {
 /// The moments of no elements (count, mean and M2 zero).
 Moments emptyMoments(OpBuilder &b, Location loc);
 
-/// The moments of `values`: their sum as a pairwise tree times 1 / count,
-/// then the squared deviations from that mean.
+/// The moments of `values`: their sum as a pairwise tree (treeCombine)
+/// times 1 / count, then the squared deviations from that mean.
 Moments momentsOf(OpBuilder &b, Location loc, ArrayRef<Value> values);
 
 /// `acc` merged with the elements `values` (one vector's lanes): their own

@@ -492,11 +492,9 @@ private:
     // loads before it uses any: ptxas does not move a load above an earlier
     // store that may alias it, so an output pass that loaded and stored a
     // sweep at a time would keep one sweep's loads in flight.
-    // (chooseStreamSweeps divides the row's sweeps; a layout changed since
-    // takes the largest divisor below it.)
-    int64_t sweeps = std::max<int64_t>(1, layout.sweepsPerStep);
-    while (iterations % sweeps != 0)
-      --sweeps;
+    int64_t sweeps = layout.sweepsPerStep;
+    assert(sweeps >= 1 && iterations % sweeps == 0 &&
+           "chooseStreamSweeps takes a divisor of the row's sweeps");
     struct LoadedVector {
       Value col, inside;
       std::vector<IRMapping> lanes;

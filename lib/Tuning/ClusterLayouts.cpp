@@ -153,23 +153,23 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
     // -long-streams.log) +6-8% at N = 32768, +10-14% at 65536-131072.
     // (Forwards only, one full input: a backward's dx kernel was not
     // measured.)
-    if (shape.elementBytes == 4 && shape.rowReductions == 2 &&
-        shape.columnOutputs == 0 && shape.fullOperands == 1)
-      if (std::optional<RowLayout> within = registerResidentCluster(
-              shape.n, shape.elementBytes, shape.fullOperands,
-              shape.columnOutputs, device, /*budgetFactor=*/1,
-              /*slack=*/16))
-        return within;
-    if (shape.rowReductions == 1)
-      if (std::optional<RowLayout> wider = registerResidentCluster(
-              shape.n, shape.elementBytes, shape.fullOperands,
-              shape.columnOutputs, device, /*budgetFactor=*/1,
-              /*slack=*/16))
-        // Same cluster, and no wider slice (a ragged N = 40000 would cut
-        // into 3 x 12288 + 3136 columns instead of 3 x 10240 + 9280).
-        if (wider->clusterSize == layout->clusterSize &&
-            wider->sliceWidth() <= layout->sliceWidth())
-          return wider;
+    bool fourByteLayerNormForward =
+        shape.elementBytes == 4 && shape.rowReductions == 2 &&
+        shape.columnOutputs == 0 && shape.fullOperands == 1;
+    if (!fourByteLayerNormForward && shape.rowReductions != 1)
+      return layout;
+    std::optional<RowLayout> atBudget = registerResidentCluster(
+        shape.n, shape.elementBytes, shape.fullOperands, shape.columnOutputs,
+        device, /*budgetFactor=*/1, /*slack=*/16);
+    if (!atBudget)
+      return layout;
+    if (fourByteLayerNormForward)
+      return atBudget;
+    // RMSNorm: the same cluster, and no wider slice (a ragged N = 40000
+    // would cut into 3 x 12288 + 3136 columns instead of 3 x 10240 + 9280).
+    if (atBudget->clusterSize == layout->clusterSize &&
+        atBudget->sliceWidth() <= layout->sliceWidth())
+      return atBudget;
     return layout;
   }
   if (shape.columnOutputs < 2)
