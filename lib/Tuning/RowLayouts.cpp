@@ -290,8 +290,10 @@ bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,
   // block) 1.02-1.14x at 1 x 256-4096; but rows held as four vectors a
   // thread (N = 16384: 512 threads) 0.99x at 1024-8192 rows, where a
   // second exchange costs less than the merges' shuffles and arithmetic.
-  // The f32 forwards with the same layouts (streamed N = 16384, held N =
-  // 1024) take the rule unmeasured (gpu_check only).
+  // The f32 forwards with the same layouts (h200-2026-12-04-s50-first-call
+  // and -group-sums.log, 5-9 rounds): held N = 1024 1.01-1.04x at 4096-
+  // 32768 rows, streamed N = 16384 level at 2048-8192 rows and 0.98x at
+  // 1024.
   bool heldAsSeveralVectors = layout.holdsRow && layout.chunksPerThread > 1;
   return !heldAsSeveralVectors;
 }
