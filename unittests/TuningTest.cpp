@@ -873,38 +873,52 @@ TEST(Tuning, FourByteLayerNormForwardClustersAtTheBudget) {
 
 // LayerNorm's mean and variance in one pass and one exchange where rows
 // are streamed from L2 or held as one vector a thread, with the same count
-// of elements in every thread; not where each thread holds several.
+// of elements in every thread; not where each thread holds several, nor for
+// streamed rows of four-byte elements.
 TEST(Tuning, RowMomentsFuseWhereMeasuredFaster) {
   DeviceInfo h200;
   KernelShape lnFwd{32768, 2, 1, 0, 2, false};
   KernelPlan streamed = planKernel(lnFwd, h200, nullptr);
   ASSERT_EQ(streamed.kind, KernelPlan::Kind::Streaming);
   EXPECT_FALSE(streamed.layout.holdsRow);
-  EXPECT_TRUE(fusesRowMoments(streamed.layout, 32768, 1));
+  EXPECT_TRUE(fusesRowMoments(streamed.layout, 32768, 2, 1));
   // Held as one vector a thread (512 threads of 8 at N = 4096).
   RowLayout held4096 = chooseStreamingLayout(4096, 2, h200);
   ASSERT_TRUE(held4096.holdsRow);
   ASSERT_EQ(held4096.chunksPerThread, 1);
-  EXPECT_TRUE(fusesRowMoments(held4096, 4096, 1));
+  EXPECT_TRUE(fusesRowMoments(held4096, 4096, 2, 1));
   // Several rows a block, or a ragged row (threads with fewer elements).
-  EXPECT_FALSE(fusesRowMoments(held4096, 4096, 2));
+  EXPECT_FALSE(fusesRowMoments(held4096, 4096, 2, 2));
   // N unknown at compile time (ShapedType::kDynamic): no count to merge.
-  EXPECT_FALSE(fusesRowMoments(held4096, INT64_MIN, 1));
+  EXPECT_FALSE(fusesRowMoments(held4096, INT64_MIN, 2, 1));
   RowLayout ragged = chooseStreamingLayout(4000, 2, h200);
-  EXPECT_FALSE(fusesRowMoments(ragged, 4000, 1));
+  EXPECT_FALSE(fusesRowMoments(ragged, 4000, 2, 1));
   // Held as four vectors a thread (N = 16384): two exchanges measured
   // faster.
   RowLayout held16384 = chooseStreamingLayout(16384, 2, h200);
   ASSERT_TRUE(held16384.holdsRow);
   ASSERT_EQ(held16384.chunksPerThread, 4);
-  EXPECT_FALSE(fusesRowMoments(held16384, 16384, 1));
+  EXPECT_FALSE(fusesRowMoments(held16384, 16384, 2, 1));
   // Warp rows and 448 threads (14 warps, not a power of two) do not.
   std::optional<RowLayout> warps = warpRowsLayout(held4096);
   ASSERT_TRUE(warps.has_value());
-  EXPECT_FALSE(fusesRowMoments(*warps, 4096, 1));
+  EXPECT_FALSE(fusesRowMoments(*warps, 4096, 2, 1));
   RowLayout n7168 = chooseStreamingLayout(7168, 2, h200);
   ASSERT_EQ(n7168.threads, 448);
-  EXPECT_FALSE(fusesRowMoments(n7168, 7168, 1));
+  EXPECT_FALSE(fusesRowMoments(n7168, 7168, 2, 1));
+  // Four-byte elements: rows held as one vector a thread fuse (f32 N =
+  // 1024), streamed rows (f32 N = 16384) keep two passes.
+  RowLayout f32Held = chooseStreamingLayout(1024, 4, h200);
+  ASSERT_TRUE(f32Held.holdsRow);
+  ASSERT_EQ(f32Held.chunksPerThread, 1);
+  EXPECT_TRUE(fusesRowMoments(f32Held, 1024, 4, 1));
+  KernelShape f32LnFwd{16384, 4, 1, 0, 2, false};
+  KernelPlan f32Streamed = planKernel(f32LnFwd, h200, nullptr,
+                                     PlanRequest().setStreamRows(true));
+  ASSERT_EQ(f32Streamed.kind, KernelPlan::Kind::Streaming);
+  ASSERT_FALSE(f32Streamed.layout.holdsRow);
+  EXPECT_TRUE(fusesRowMoments(f32Streamed.layout, 16384, 2, 1));
+  EXPECT_FALSE(fusesRowMoments(f32Streamed.layout, 16384, 4, 1));
 }
 
 TEST(Tuning, MinPartialsFillOneWave) {

@@ -50,7 +50,8 @@ class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, const KernelShape &shape, RowLayout layout,
                          int64_t n, RowSplit split)
-      : op(op), body(op.getBody().front()), layout(layout), n(n), split(split),
+      : op(op), body(op.getBody().front()), layout(layout), n(n),
+        elementBytes(shape.elementBytes), split(split),
         columnsPreloaded(
             rowInRegisters() &&
             (norm::preloadsColumns(shape, layout, split.rowsPerBlock) ||
@@ -134,7 +135,7 @@ public:
     // A mean and variance pair (LayerNorm) in one pass and one exchange
     // (RowMoments.h) where the tuning says so (fusesRowMoments).
     std::optional<MeanVariancePair> moments;
-    if (fusesRowMoments(layout, n, rowsHeld))
+    if (fusesRowMoments(layout, n, elementBytes, rowsHeld))
       moments = matchMeanVariance(body, n);
     if (moments) {
       --passes;
@@ -661,6 +662,8 @@ private:
   Block &body;
   RowLayout layout;
   int64_t n;
+  /// Bytes of the full inputs' elements (KernelShape::elementBytes).
+  int64_t elementBytes;
   /// The L2 cache policies of the hinted loads, and the global address of
   /// each input.
   Value evictFirstPolicy, evictLastPolicy;

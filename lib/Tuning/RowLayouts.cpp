@@ -274,7 +274,7 @@ int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
 }
 
 bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,
-                                 int64_t rowsPerBlock) {
+                                 int64_t elementBytes, int64_t rowsPerBlock) {
   int64_t threads = layout.threadsPerRow();
   if (n <= 0 || rowsPerBlock != 1 || layout.rowGroups != 1 || layout.warpRows ||
       layout.clusterSize != 1 || threads < 32 || threads % 32 != 0 ||
@@ -292,10 +292,12 @@ bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,
   // second exchange costs less than the merges' shuffles and arithmetic.
   // The f32 forwards with the same layouts (h200-2026-12-04-s50-first-call
   // and -group-sums.log, 5-9 rounds): held N = 1024 1.01-1.04x at 4096-
-  // 32768 rows, streamed N = 16384 level at 2048-8192 rows and 0.98x at
-  // 1024.
+  // 32768 rows, but streamed N = 16384 0.98x at 1024 rows (both runs) and
+  // level at 2048-8192: a streamed thread merges its moments a vector at a
+  // time, and four-byte vectors hold half as many elements a merge.
   bool heldAsSeveralVectors = layout.holdsRow && layout.chunksPerThread > 1;
-  return !heldAsSeveralVectors;
+  bool streamedFourByte = !layout.holdsRow && elementBytes >= 4;
+  return !heldAsSeveralVectors && !streamedFourByte;
 }
 
 bool mlir::norm::preloadsColumns(const KernelShape &shape,

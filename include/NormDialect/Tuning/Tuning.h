@@ -440,8 +440,10 @@ int64_t chooseStreamSweeps(const KernelShape &shape, const RowLayout &layout);
 /// warps (no warp rows, no cluster) and the same count of the row's
 /// elements in every thread (n a multiple of the block's sweep); measured,
 /// it pays where the row is streamed from L2 or held as one vector a
-/// thread, not where each thread holds several (see the definition).
-bool fusesRowMoments(const RowLayout &layout, int64_t n, int64_t rowsPerBlock);
+/// thread, not where each thread holds several, nor for streamed rows of
+/// four-byte elements (see the definition).
+bool fusesRowMoments(const RowLayout &layout, int64_t n, int64_t elementBytes,
+                     int64_t rowsPerBlock);
 
 /// Whether a streamed block holding its rows in registers
 /// (RowLayout::holdsRow) loads its column inputs (weight, bias) with the
