@@ -1714,15 +1714,30 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   small.numSMs = 100;
   EXPECT_EQ(heldFrom(forwardShape(1024, 2), small), Rows(4, 2400));
   EXPECT_EQ(heldFrom(forwardShape(1024, 1), small), Rows(4, 75));
-  // f16 like bf16; f32 rows of 1024 take 256 threads: one row a block, as
-  // do the wider blocks of N = 2048-4096 bf16 (measured level).
+  // f16 like bf16; f32 rows of 1024 take 256 threads: one row a block.
   KernelShape f16 = forwardShape(1024, 2);
   EXPECT_EQ(heldFrom(f16, DeviceInfo()), Rows(4, 3168));
   KernelShape f32 = forwardShape(1024, 1);
   f32.elementBytes = 4;
   EXPECT_EQ(heldFrom(f32, DeviceInfo()).first, 1);
-  EXPECT_EQ(heldFrom(forwardShape(2048, 1), DeviceInfo()).first, 1);
+  // The wider blocks of N = 2048-4096 bf16 (256-512 threads of one vector):
+  // RMSNorm's inference forward holds two rows a block from where a row a
+  // block takes a second wave (8 or 4 blocks an SM), to the last row;
+  // LayerNorm's, and the RMSNorm forward that writes its statistics, one.
+  EXPECT_EQ(heldFrom(forwardShape(2048, 1), DeviceInfo()), Rows(2, 1057));
+  EXPECT_EQ(heldFrom(forwardShape(4096, 1), DeviceInfo()), Rows(2, 529));
+  EXPECT_EQ(heldFrom(forwardShape(4096, 1), small), Rows(2, 401));
+  EXPECT_EQ(
+      chooseHeldRows(forwardShape(4096, 1), DeviceInfo()).front().rows.end,
+      RowRange::all().end);
   EXPECT_EQ(heldFrom(forwardShape(4096, 2), DeviceInfo()).first, 1);
+  KernelShape withStats = forwardShape(4096, 1);
+  withStats.rowOutputs = 1;
+  EXPECT_EQ(heldFrom(withStats, DeviceInfo()).first, 1);
+  // Two vectors a thread (N = 8192) spilled with two rows: one.
+  EXPECT_EQ(heldFrom(forwardShape(8192, 1), DeviceInfo()).first, 1);
+  // The warp-rows option leaves these blocks a row each.
+  EXPECT_TRUE(chooseHeldRows(forwardShape(4096, 1), DeviceInfo(), 0).empty());
   // Kernels that do not stream (rows shorter than measured, backwards):
   // one row.
   EXPECT_EQ(heldFrom(forwardShape(128, 1), DeviceInfo()).first, 1);
@@ -1925,7 +1940,7 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   EXPECT_EQ(std::get<1>(heldBands(forwardShape(1000, 1), DeviceInfo())[0]),
             2112);
   // No held rows, no bands.
-  EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 1), DeviceInfo()).empty());
+  EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 2), DeviceInfo()).empty());
 }
 
 TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {

@@ -180,6 +180,46 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   return {};
 }
 
+/// The held rows of a streamed forward whose blocks are wider than the
+/// four-row bands' 128 threads (`layout`, within the streamed rows
+/// `streamed`).
+static std::vector<HeldRows>
+wideHeldRows(const KernelShape &shape, const RowLayout &layout,
+             RowRange streamed, const DeviceInfo &device, int64_t warpRows) {
+  // Two rows a block where each thread holds one vector of the row
+  // (two-byte N = 2048-4096: 256-512 threads), from where a row a block
+  // would take a second wave; RMSNorm's inference forward. Measured on the
+  // H200 (bf16, kernel time, 5 rounds, two rows a block at every M against
+  // one; bench/results/h200-2026-12-04-s50-held-rows-one-vector.log):
+  // 1.19x at 1024 x 4096 (1024 one-row blocks of 512 threads, four an SM,
+  // took two waves where 512 two-row blocks take one), 1.02x at 4096-65536
+  // x 4096, 1.01x at 8192-32768 x 2048; within one wave of one-row blocks
+  // they lost (16 x 4096 0.84x, 256 x 4096 0.98x, 64 x 2048 0.89x, 1024 x
+  // 2048 0.97x). LayerNorm, which also holds its weight and bias, was
+  // 0.96-1.00x and rows of two or more vectors a thread spilled and ran at
+  // 0.32-0.56x (h200-2026-12-04-s49-held-rows-rpb.log). The two versions
+  // as built here against one row a block (-s50-wide-held-rows.log, 5
+  // rounds): 1.17-1.20x at 529-1024 x 4096, 1.12x at 2048 x 2048, 1.01-1.02x
+  // at 4096-65536 rows, 0.97-1.03x below the band (its version drops the
+  // L2 prefetch code, norm.rows_below). At the model sizes it also reaches
+  // (-wide-held-rows-model-n.log): N = 2560-3072 (320-384 threads)
+  // 1.19-1.23x at 661-1024 rows, 1.00-1.03x at 4096-65536; N = 1536 (192
+  // threads) 0.96x at 1321 rows where its band starts, 1.07x at 2048,
+  // 1.01x at 8192-32768. The statistics forward and four-byte rows were
+  // not measured; the warp-rows option leaves these blocks a row each.
+  constexpr int64_t kWideRowsPerBlock = 2;
+  if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions != 1 ||
+      shape.rowOutputs != 0 || layout.chunksPerThread != 1 ||
+      layout.rowGroups != 1 || layout.sliceWidth() <= 0 ||
+      shape.n % layout.sliceWidth() != 0)
+    return {};
+  int64_t oneWave = device.threadsPerSM / layout.threads * device.numSMs;
+  RowRange rows{std::max(streamed.begin, oneWave + 1), streamed.end};
+  if (rows.empty())
+    return {};
+  return {HeldRows{kWideRowsPerBlock, rows}};
+}
+
 std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
                                                  const DeviceInfo &device,
                                                  int64_t warpRows) {
@@ -212,8 +252,10 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   RowRange streamed = chooseStreamedRows(shape, device);
   RowLayout layout =
       chooseStreamingLayout(shape.n, shape.elementBytes, device);
-  if (streamed.empty() || !layout.holdsRow || layout.threads > kMaxThreads)
+  if (streamed.empty() || !layout.holdsRow)
     return {};
+  if (layout.threads > kMaxThreads)
+    return wideHeldRows(shape, layout, streamed, device, warpRows);
   bool ragged = shape.n % layout.sliceWidth() != 0;
   // Ragged rows in blocks of two warps (N = 264-504 bf16; at N = 384 the
   // half-width warp rows below replace this since v85) hold rows from

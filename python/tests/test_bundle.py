@@ -166,13 +166,18 @@ def test_forward_rows_per_block_follow_m(tmp_path):
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_forward_streams_short_rows(tmp_path):
-    # RMSNorm at N = 4096 streams at every M: one launch (a block of 512
-    # threads per row, no shared memory), no condition.
+    # RMSNorm at N = 4096 streams at every M (blocks of 512 threads, no
+    # shared memory): a row a block up to one wave of them (528 rows on 132
+    # SMs), two rows a block from there.
     f = compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False).function()
-    (streamed,) = f.launches
-    assert "when" not in streamed
-    assert (streamed["block"], streamed["shared_bytes"]) == (512, 0)
-    assert f.grid(streamed, 32768) == (32768, 1)
+    two, one = f.launches
+    assert two["when"] == {"ge": ["M", 529]}
+    assert one["when"] == {"lt": ["M", 529]}
+    for launch in (two, one):
+        assert (launch["block"], launch["shared_bytes"]) == (512, 0)
+    assert f.grid(one, 528) == (528, 1)
+    assert f.grid(two, 529) == (265, 1)
+    assert f.grid(two, 32768) == (16384, 1)
     # LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows),
     # below 133 rows (a block an SM) with the weight and bias loaded with
     # the row, the staged kernel from 1280 rows.

@@ -126,11 +126,18 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // -----
 
 // A forward with one row reduction (RMSNorm) at N = 1000-4096 streams its
-// rows at every M (chooseStreamedRows): one kernel, no version on M. Wider
-// rows stay as they are.
+// rows at every M (chooseStreamedRows). At N = 4096 (blocks of 512 threads
+// holding one vector of the row each) its blocks hold two rows from where a
+// row a block takes a second wave (four blocks an SM: 529 rows on 132 SMs,
+// chooseHeldRows): two versions, one comparison. Wider rows stay as they
+// are.
 // CHECK-LABEL: func @rms_fwd
-// CHECK-NOT: scf.if
-// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: %[[TWO:.+]] = arith.cmpi uge, %{{.+}}, %c529
+// CHECK: scf.if %[[TWO]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 2 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 529 : i64, norm.stream_rows}
+// CHECK: } {norm.short_rows}
 // CHECK-LABEL: func @rms_fwd_8192
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.stream_rows
