@@ -1721,16 +1721,20 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   f32.elementBytes = 4;
   EXPECT_EQ(heldFrom(f32, DeviceInfo()).first, 1);
   // The wider blocks of N = 2048-4096 bf16 (256-512 threads of one vector):
-  // RMSNorm's inference forward holds two rows a block from where a row a
-  // block takes a second wave (8 or 4 blocks an SM), to the last row;
-  // LayerNorm's, and the RMSNorm forward that writes its statistics, one.
+  // the inference forwards hold two rows a block from where a row a block
+  // takes a second wave (8 or 4 blocks an SM), to the last streamed row
+  // (LayerNorm's end at 5M elements); the forwards that write their
+  // statistics one.
   EXPECT_EQ(heldFrom(forwardShape(2048, 1), DeviceInfo()), Rows(2, 1057));
   EXPECT_EQ(heldFrom(forwardShape(4096, 1), DeviceInfo()), Rows(2, 529));
   EXPECT_EQ(heldFrom(forwardShape(4096, 1), small), Rows(2, 401));
   EXPECT_EQ(
       chooseHeldRows(forwardShape(4096, 1), DeviceInfo()).front().rows.end,
       RowRange::all().end);
-  EXPECT_EQ(heldFrom(forwardShape(4096, 2), DeviceInfo()).first, 1);
+  EXPECT_EQ(heldFrom(forwardShape(4096, 2), DeviceInfo()), Rows(2, 529));
+  EXPECT_EQ(
+      chooseHeldRows(forwardShape(4096, 2), DeviceInfo()).front().rows.end,
+      1280);
   KernelShape withStats = forwardShape(4096, 1);
   withStats.rowOutputs = 1;
   EXPECT_EQ(heldFrom(withStats, DeviceInfo()).first, 1);
@@ -1939,8 +1943,8 @@ TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {
   EXPECT_TRUE(half.holdsRow);
   EXPECT_EQ(std::get<1>(heldBands(forwardShape(1000, 1), DeviceInfo())[0]),
             2112);
-  // No held rows, no bands.
-  EXPECT_TRUE(chooseHeldRows(forwardShape(2048, 2), DeviceInfo()).empty());
+  // No held rows, no bands (two vectors a thread).
+  EXPECT_TRUE(chooseHeldRows(forwardShape(8192, 1), DeviceInfo()).empty());
 }
 
 TEST(Tuning, WarpRowsOptionReplacesTheRuleWhereTheRowsDivide) {

@@ -187,16 +187,15 @@ static std::vector<HeldRows>
 wideHeldRows(const KernelShape &shape, const RowLayout &layout,
              RowRange streamed, const DeviceInfo &device, int64_t warpRows) {
   // Two rows a block where each thread holds one vector of the row
-  // (two-byte N = 2048-4096: 256-512 threads), from where a row a block
-  // would take a second wave; RMSNorm's inference forward. Measured on the
+  // (two-byte N = 1536-4096: 192-512 threads), from where a row a block
+  // would take a second wave; the inference forwards. RMSNorm, measured on the
   // H200 (bf16, kernel time, 5 rounds, two rows a block at every M against
   // one; bench/results/h200-2026-12-04-s50-held-rows-one-vector.log):
   // 1.19x at 1024 x 4096 (1024 one-row blocks of 512 threads, four an SM,
   // took two waves where 512 two-row blocks take one), 1.02x at 4096-65536
   // x 4096, 1.01x at 8192-32768 x 2048; within one wave of one-row blocks
   // they lost (16 x 4096 0.84x, 256 x 4096 0.98x, 64 x 2048 0.89x, 1024 x
-  // 2048 0.97x). LayerNorm, which also holds its weight and bias, was
-  // 0.96-1.00x and rows of two or more vectors a thread spilled and ran at
+  // 2048 0.97x). Rows of two or more vectors a thread spilled and ran at
   // 0.32-0.56x (h200-2026-12-04-s49-held-rows-rpb.log). The two versions
   // as built here against one row a block (-s50-wide-held-rows.log, 5
   // rounds): 1.17-1.20x at 529-1024 x 4096, 1.12x at 2048 x 2048, 1.01-1.02x
@@ -205,10 +204,16 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // (-wide-held-rows-model-n.log): N = 2560-3072 (320-384 threads)
   // 1.19-1.23x at 661-1024 rows, 1.00-1.03x at 4096-65536; N = 1536 (192
   // threads) 0.96x at 1321 rows where its band starts, 1.07x at 2048,
-  // 1.01x at 8192-32768. The statistics forward and four-byte rows were
-  // not measured; the warp-rows option leaves these blocks a row each.
+  // 1.01x at 8192-32768. LayerNorm, whose streamed rows end at 5M
+  // elements (1280 rows at N = 4096; its staged kernel beyond, where the
+  // table's two rows measured 0.96-1.00x in session 49), at 40 registers
+  // for the two rows (one block an SM fewer) (-wide-held-rows-ln.log):
+  // 1.08-1.19x over most of the band at N = 1536-4096, level at 2048 x
+  // 2048 and 800-1024 x 4096, 0.96x at 1500 x 2560. The statistics
+  // forwards and four-byte rows were not measured; the warp-rows option
+  // leaves these blocks a row each.
   constexpr int64_t kWideRowsPerBlock = 2;
-  if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions != 1 ||
+  if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions > 2 ||
       shape.rowOutputs != 0 || layout.chunksPerThread != 1 ||
       layout.rowGroups != 1 || layout.sliceWidth() <= 0 ||
       shape.n % layout.sliceWidth() != 0)

@@ -178,20 +178,24 @@ def test_forward_streams_short_rows(tmp_path):
     assert f.grid(one, 528) == (528, 1)
     assert f.grid(two, 529) == (265, 1)
     assert f.grid(two, 32768) == (16384, 1)
-    # LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows),
+    # LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows):
     # below 133 rows (a block an SM) with the weight and bias loaded with
-    # the row, the staged kernel from 1280 rows.
+    # the row, two rows a block from one wave of one-row blocks (529 rows);
+    # the staged kernel from 1280 rows.
     (tmp_path / "ln").mkdir()
     ln = compile_bundle(tmp_path / "ln", "ln_fwd", n=4096, stats=False).function()
-    preloaded, streamed, staged = ln.launches
+    held, preloaded, streamed, staged = ln.launches
     below = {"lt": ["M", 1280]}
-    assert preloaded["when"] == {"and": [below, {"lt": ["M", 133]}]}
-    assert streamed["when"] == {"and": [below, {"ge": ["M", 133]}]}
+    one = {"and": [below, {"lt": ["M", 529]}]}
+    assert held["when"] == {"and": [below, {"ge": ["M", 529]}]}
+    assert preloaded["when"] == {"and": [one, {"lt": ["M", 133]}]}
+    assert streamed["when"] == {"and": [one, {"ge": ["M", 133]}]}
     assert staged["when"] == {"ge": ["M", 1280]}
-    assert preloaded["shared_bytes"] == streamed["shared_bytes"] == 0
+    assert held["shared_bytes"] == preloaded["shared_bytes"] == streamed["shared_bytes"] == 0
     assert staged["shared_bytes"] > 0
     assert ln.grid(preloaded, 132) == (132, 1)
-    assert ln.grid(streamed, 1279) == (1279, 1)
+    assert ln.grid(streamed, 528) == (528, 1)
+    assert ln.grid(held, 1279) == (640, 1)
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")

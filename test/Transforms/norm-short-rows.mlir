@@ -141,11 +141,18 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-LABEL: func @rms_fwd_8192
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.stream_rows
-// LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows).
+// LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows),
+// its blocks holding two rows from 529 rows (chooseHeldRows, as RMSNorm's).
 // CHECK-LABEL: func @ln_fwd
 // CHECK: %[[SHORT:.+]] = arith.cmpi ult, %{{.+}}, %c1280
 // CHECK: scf.if %[[SHORT]]
+// CHECK: %[[FROM:.+]] = arith.cmpi uge, %{{.+}}, %c529
+// CHECK: %[[BAND:.+]] = arith.andi %[[FROM]], %{{.+}}
+// CHECK: scf.if %[[BAND]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1280 : i64, norm.rows_per_block = 2 : i64, norm.stream_rows}
+// CHECK: } else {
 // CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1280 : i64, norm.stream_rows}
+// CHECK: } {norm.short_rows}
 // CHECK: } else {
 // CHECK: norm.fused
 // CHECK-NOT: norm.stream_rows
