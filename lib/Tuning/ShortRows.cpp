@@ -209,9 +209,11 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // table's two rows measured 0.96-1.00x in session 49), at 40 registers
   // for the two rows (one block an SM fewer) (-wide-held-rows-ln.log):
   // 1.08-1.19x over most of the band at N = 1536-4096, level at 2048 x
-  // 2048 and 800-1024 x 4096, 0.96x at 1500 x 2560. The statistics
-  // forwards and four-byte rows were not measured; the warp-rows option
-  // leaves these blocks a row each.
+  // 2048 and 800-1024 x 4096, 0.96x at 1500 x 2560. The forwards that
+  // write their statistics keep a row a block: their two-row kernels take
+  // 37-58 registers (fewer blocks an SM than one row's), and the same band
+  // measured 0.90-1.20x (-wide-held-rows-stats.log). Four-byte rows were
+  // not measured; the warp-rows option leaves these blocks a row each.
   constexpr int64_t kWideRowsPerBlock = 2;
   if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions > 2 ||
       shape.rowOutputs != 0 || layout.chunksPerThread != 1 ||
