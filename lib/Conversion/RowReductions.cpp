@@ -90,6 +90,24 @@ Value RowReductions::warpReduce(OpBuilder &b, Location loc, Combiner combiner,
   return v;
 }
 
+/// Lane 0 of each warp stores its warp's `values` in the warp slots of
+/// reductions `slots` (buffer `parity`), then one barrier for the block.
+void RowReductions::publishWarpValues(OpBuilder &b, Location loc,
+                                      ArrayRef<Value> values,
+                                      ArrayRef<int64_t> slots, Value parity) {
+  Value warp = arith::DivUIOp::create(b, loc, threadId, indexConst(b, loc, 32));
+  Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                         indexConst(b, loc, 0));
+  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &tb, Location l) {
+    for (auto [value, slot] : llvm::zip(values, slots))
+      memref::StoreOp::create(
+          tb, l, value, warpSlots,
+          ValueRange{parity, indexConst(tb, l, slot), warp});
+    scf::YieldOp::create(tb, l);
+  });
+  gpu::BarrierOp::create(b, loc);
+}
+
 /// The row totals of each thread's `partials` (reductions `indices` of the
 /// row body, with `combiners`), identical in every thread of the row.
 /// Several warps: lane 0 of each warp stores its warp's totals, one
@@ -108,17 +126,7 @@ SmallVector<Value> RowReductions::blockReduce(OpBuilder &b, Location loc,
   if (!warpSlots)
     return partials;
   int64_t warps = layout.threadsPerRow() / 32;
-  Value warp = arith::DivUIOp::create(b, loc, threadId, indexConst(b, loc, 32));
-  Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                         indexConst(b, loc, 0));
-  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &tb, Location l) {
-    for (auto [partial, index] : llvm::zip(partials, indices))
-      memref::StoreOp::create(
-          tb, l, partial, warpSlots,
-          ValueRange{parity, indexConst(tb, l, index), warp});
-    scf::YieldOp::create(tb, l);
-  });
-  gpu::BarrierOp::create(b, loc);
+  publishWarpValues(b, loc, partials, indices, parity);
   SmallVector<Value> totals;
   for (auto [combiner, index] : llvm::zip(combiners, indices)) {
     Value slot = indexConst(b, loc, index);
@@ -292,17 +300,7 @@ std::pair<Value, Value> RowReductions::reduceMoments(OpBuilder &b, Location loc,
   // 1), one barrier, and each group of `warps` lanes merges all of them.
   int64_t warps = threads / 32;
   Value parity = arith::AndIOp::create(b, loc, row, indexConst(b, loc, 1));
-  Value warp = arith::DivUIOp::create(b, loc, threadId, indexConst(b, loc, 32));
-  Value isLeader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                         indexConst(b, loc, 0));
-  scf::IfOp::create(b, loc, isLeader, [&](OpBuilder &tb, Location l) {
-    memref::StoreOp::create(tb, l, mean, warpSlots,
-                            ValueRange{parity, indexConst(tb, l, 0), warp});
-    memref::StoreOp::create(tb, l, m2, warpSlots,
-                            ValueRange{parity, indexConst(tb, l, 1), warp});
-    scf::YieldOp::create(tb, l);
-  });
-  gpu::BarrierOp::create(b, loc);
+  publishWarpValues(b, loc, {mean, m2}, {0, 1}, parity);
   Value source =
       arith::RemUIOp::create(b, loc, lane, indexConst(b, loc, warps));
   Value warpMean = memref::LoadOp::create(

@@ -70,6 +70,8 @@ private:
   std::pair<Value, Value> butterflyMoments(OpBuilder &b, Location loc,
                                            Value mean, Value m2, int64_t width,
                                            double count);
+  void publishWarpValues(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                         ArrayRef<int64_t> slots, Value parity);
   SmallVector<Value> blockReduce(OpBuilder &b, Location loc,
                                  ArrayRef<Combiner> combiners,
                                  SmallVector<Value> partials,
