@@ -1723,8 +1723,8 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   // The wider blocks of N = 2048-4096 bf16 (256-512 threads of one vector):
   // the inference forwards hold two rows a block from where a row a block
   // takes a second wave (8 or 4 blocks an SM), to the last streamed row
-  // (LayerNorm's end at 5M elements); the forwards that write their
-  // statistics one.
+  // (LayerNorm's end at 5M elements); for the forwards that write their
+  // statistics see WideHeldRowsOfStatisticsForwards.
   EXPECT_EQ(heldFrom(forwardShape(2048, 1), DeviceInfo()), Rows(2, 1057));
   EXPECT_EQ(heldFrom(forwardShape(4096, 1), DeviceInfo()), Rows(2, 529));
   EXPECT_EQ(heldFrom(forwardShape(4096, 1), small), Rows(2, 401));
@@ -1735,9 +1735,6 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   EXPECT_EQ(
       chooseHeldRows(forwardShape(4096, 2), DeviceInfo()).front().rows.end,
       1280);
-  KernelShape withStats = forwardShape(4096, 1);
-  withStats.rowOutputs = 1;
-  EXPECT_EQ(heldFrom(withStats, DeviceInfo()).first, 1);
   // Two vectors a thread (N = 8192) spilled with two rows: one.
   EXPECT_EQ(heldFrom(forwardShape(8192, 1), DeviceInfo()).first, 1);
   // The warp-rows option leaves these blocks a row each.
@@ -1761,6 +1758,49 @@ static std::vector<Band> heldBands(const KernelShape &shape,
     out.emplace_back(band.rowsPerBlock, band.rows.begin, band.rows.end,
                      band.warpRows, band.minBlocksPerSM);
   return out;
+}
+
+TEST(Tuning, WideHeldRowsOfStatisticsForwards) {
+  const int64_t kAll = RowRange::all().end;
+  // RMSNorm's statistics forward holds two rows a block over the inference
+  // forward's band and asks ptxas for a row a block's blocks an SM (8 of
+  // 256 threads at N = 2048, 4 of 512 at N = 4096); the inference forward
+  // leaves its registers to ptxas.
+  KernelShape rms2048 = forwardShape(2048, 1);
+  rms2048.rowOutputs = 1;
+  EXPECT_EQ(heldBands(rms2048, DeviceInfo()),
+            (std::vector<Band>{Band(2, 1057, kAll, false, 8)}));
+  KernelShape rms4096 = forwardShape(4096, 1);
+  rms4096.rowOutputs = 1;
+  EXPECT_EQ(heldBands(rms4096, DeviceInfo()),
+            (std::vector<Band>{Band(2, 529, kAll, false, 4)}));
+  EXPECT_EQ(heldBands(forwardShape(4096, 1), DeviceInfo()),
+            (std::vector<Band>{Band(2, 529, kAll, false, 0)}));
+  // LayerNorm's, at 48 registers: two rows a block only while they take one
+  // wave and a row a block two. N = 2048: five blocks of 256 threads an SM
+  // (660 two-row blocks) against eight one-row blocks (1056 rows); N =
+  // 3072: three of 384 against five; N = 4096: two of 512 hold no more
+  // rows than four one-row blocks, so no band.
+  KernelShape ln2048 = forwardShape(2048, 2);
+  ln2048.rowOutputs = 2;
+  EXPECT_EQ(heldBands(ln2048, DeviceInfo()),
+            (std::vector<Band>{Band(2, 1057, 1321, false, 0)}));
+  KernelShape ln3072 = forwardShape(3072, 2);
+  ln3072.rowOutputs = 2;
+  EXPECT_EQ(heldBands(ln3072, DeviceInfo()),
+            (std::vector<Band>{Band(2, 661, 793, false, 0)}));
+  KernelShape ln4096 = forwardShape(4096, 2);
+  ln4096.rowOutputs = 2;
+  EXPECT_TRUE(heldBands(ln4096, DeviceInfo()).empty());
+  // Blocks an SM count whole warps in each quarter of the register file:
+  // N = 1536 (six warps a block) takes six blocks, not seven.
+  KernelShape ln1536 = forwardShape(1536, 2);
+  ln1536.rowOutputs = 2;
+  EXPECT_EQ(heldBands(ln1536, DeviceInfo()),
+            (std::vector<Band>{Band(2, 1321, 1585, false, 0)}));
+  // The inference forward keeps its band to the end of its streamed rows.
+  EXPECT_EQ(heldBands(forwardShape(4096, 2), DeviceInfo()),
+            (std::vector<Band>{Band(2, 529, 1280, false, 0)}));
 }
 
 TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {

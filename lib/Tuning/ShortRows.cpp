@@ -180,6 +180,11 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   return {};
 }
 
+/// Registers ptxas gives LayerNorm's statistics forward for two rows a
+/// block of one vector a thread (44-48 at N = 2048-3072 bf16, 58 at 4096,
+/// allocated in eights), which set how many of its blocks an SM holds.
+constexpr int64_t kLayerNormStatsRegisters = 48;
+
 /// The held rows of a streamed forward whose blocks are wider than the
 /// four-row bands' 128 threads (`layout`, within the streamed rows
 /// `streamed`).
@@ -209,22 +214,54 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // table's two rows measured 0.96-1.00x in session 49), at 40 registers
   // for the two rows (one block an SM fewer) (-wide-held-rows-ln.log):
   // 1.08-1.19x over most of the band at N = 1536-4096, level at 2048 x
-  // 2048 and 800-1024 x 4096, 0.96x at 1500 x 2560. The forwards that
-  // write their statistics keep a row a block: their two-row kernels take
-  // 37-58 registers (fewer blocks an SM than one row's), and the same band
-  // measured 0.90-1.20x (-wide-held-rows-stats.log). Four-byte rows were
+  // 2048 and 800-1024 x 4096, 0.96x at 1500 x 2560. Four-byte rows were
   // not measured; the warp-rows option leaves these blocks a row each.
+  //
+  // The forwards that write their statistics take more registers for the
+  // two rows (ptxas: RMSNorm 37-39 at N = 2048 and 4096, LayerNorm 44-58),
+  // so left to ptxas their blocks an SM drop below one row's and the wave
+  // the band assumes ends earlier: the same band measured 0.90-1.20x
+  // (-s50-wide-held-rows-stats.log). RMSNorm's asks for one row's blocks an
+  // SM (.minnctapersm: 32 registers, no spills at N = 2048-4096): 1.11-1.25x
+  // over most of the band (529-1024 x 4096, 1200-2048 x 2048, 661-1024 x
+  // 3072, 800-1024 x 2560, 1400-1600 x 1536), level at 4096-16384 rows;
+  // where it starts, 0.92-0.96x at 1321 x 1536 and 0.98x at 1057 x 2048
+  // (one-row blocks' second wave is a single block there)
+  // (h200-2026-12-04-s51-stats-wide-rows.log). LayerNorm's spilled at 32
+  // registers (0.71-0.91x), so it keeps two rows a block only while they
+  // take one wave and a row a block would take two, as many blocks an SM as
+  // kLayerNormStatsRegisters leave it: 1.09-1.23x over those bands at N =
+  // 1536-3072; past them 0.93-1.02x, a row a block.
   constexpr int64_t kWideRowsPerBlock = 2;
   if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions > 2 ||
-      shape.rowOutputs != 0 || layout.chunksPerThread != 1 ||
-      layout.rowGroups != 1 || layout.sliceWidth() <= 0 ||
-      shape.n % layout.sliceWidth() != 0)
+      layout.chunksPerThread != 1 || layout.rowGroups != 1 ||
+      layout.sliceWidth() <= 0 || shape.n % layout.sliceWidth() != 0)
     return {};
-  int64_t oneWave = device.threadsPerSM / layout.threads * device.numSMs;
-  RowRange rows{std::max(streamed.begin, oneWave + 1), streamed.end};
+  int64_t oneRowBlocks = device.threadsPerSM / layout.threads;
+  RowRange rows{std::max(streamed.begin, oneRowBlocks * device.numSMs + 1),
+                streamed.end};
+  int64_t minBlocksPerSM = 0;
+  if (shape.rowOutputs != 0 && shape.rowReductions == 1) {
+    minBlocksPerSM = oneRowBlocks;
+  } else if (shape.rowOutputs != 0) {
+    // Each SM sub-partition (four an SM) holds a quarter of the register
+    // file and whole warps in it, so blocks an SM count whole warps per
+    // quarter: at N = 1536 six blocks of six warps, not the seven 64K
+    // registers over 48 x 192 would give (the band measured 1.23x at 1584
+    // rows, 0.93x at 1650; h200-2026-12-04-s51-stats-wide-rows-end.log).
+    constexpr int64_t kSubPartitions = 4, kWarpSize = 32;
+    int64_t warpsPerSM =
+        kSubPartitions * (device.registersPerSM / kSubPartitions /
+                          (kLayerNormStatsRegisters * kWarpSize));
+    int64_t twoRowBlocks =
+        std::max<int64_t>(1, warpsPerSM / (layout.threads / kWarpSize));
+    rows.end = std::min(rows.end,
+                        kWideRowsPerBlock * twoRowBlocks * device.numSMs + 1);
+  }
   if (rows.empty())
     return {};
-  return {HeldRows{kWideRowsPerBlock, rows}};
+  return {
+      HeldRows{kWideRowsPerBlock, rows, /*warpRows=*/false, minBlocksPerSM}};
 }
 
 std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,

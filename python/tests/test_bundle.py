@@ -196,6 +196,20 @@ def test_forward_streams_short_rows(tmp_path):
     assert ln.grid(preloaded, 132) == (132, 1)
     assert ln.grid(streamed, 528) == (528, 1)
     assert ln.grid(held, 1279) == (640, 1)
+    # The forwards that write their statistics: RMSNorm's the same bands;
+    # LayerNorm's two rows a block at N = 3072 only while their blocks (three
+    # an SM at its registers) take one wave and a row a block (five an SM)
+    # two: 661-792 rows.
+    (tmp_path / "stats").mkdir()
+    rms = compile_bundle(tmp_path / "stats", "rms_fwd", n=4096).function()
+    assert [launch["when"] for launch in rms.launches] == [
+        {"ge": ["M", 529]}, {"lt": ["M", 529]}]
+    (tmp_path / "ln3072").mkdir()
+    ln = compile_bundle(tmp_path / "ln3072", "ln_fwd", n=3072).function()
+    held = ln.launches[0]
+    assert ln.grid(held, 792) == (396, 1)
+    for m, rows_held in ((660, False), (661, True), (792, True), (793, False)):
+        assert (ln.launches_at(m)[0] is held) == rows_held, m
 
 
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")

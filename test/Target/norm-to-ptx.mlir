@@ -3,13 +3,16 @@
 // RUN: norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
 
 // CHECK: llvm.func @rms_fwd
-// One binary per kernel (norm-serialize-kernels): the streamed kernel of
-// the RMSNorm forward at N = 2048 (every M, norm-short-rows: its row, one
-// vector a thread, loaded once with an L2 hint and kept in registers), then
-// the row-resident kernel of the forward at N = 5120.
+// One binary per kernel (norm-serialize-kernels): the streamed kernels of
+// the RMSNorm forward at N = 2048 (norm-short-rows: the row, one vector a
+// thread, loaded once with an L2 hint and kept in registers; two rows a
+// block from past one wave of one-row blocks, with registers for as many
+// blocks an SM, then a row a block), then the row-resident kernel of the
+// forward at N = 5120.
 // CHECK: gpu.binary @norm_fused {{.*}}#nvvm.target<{{.*}}chip = "sm_90", features = "+ptx81">
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry norm_fused(
+// CHECK-SAME: .minnctapersm 8
 // CHECK-SAME: ld.global.L1::evict_last.L2::cache_hint.v4.b32
 // rstd by the approximate reciprocal square root (as CUDA's rsqrtf), not
 // sqrt.rn and a division; its ftz form, exact for a mean square + 1e-6.
@@ -17,6 +20,10 @@
 // CHECK-NOT: sqrt.rn.f32
 // CHECK: gpu.binary @norm_fused_0 {{.*}}#nvvm.target<{{.*}}chip = "sm_90"
 // CHECK-SAME: .entry norm_fused_0(
+// CHECK-SAME: ld.global.L1::evict_last.L2::cache_hint.v4.b32
+// CHECK-NOT: sqrt.rn.f32
+// CHECK: gpu.binary @norm_fused_1 {{.*}}#nvvm.target<{{.*}}chip = "sm_90"
+// CHECK-SAME: .entry norm_fused_1(
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-NOT: sqrt.rn.f32
 // SM80: .target sm_80

@@ -792,9 +792,12 @@ struct HeldRows {
 /// half the width fill whole warps (N = 384 bf16: 96 vectors of 4) gives
 /// each of three warps a row at that width (HeldRows::vectorWidth) from
 /// three quarters of a row per SM up to 24, and holds four rows from there.
-/// A two-byte inference forward whose blocks are wider (192-512 threads,
-/// one vector of the row a thread: N = 1536-4096 bf16) holds two rows a
-/// block from where a row a block would take a second wave.
+/// A two-byte forward whose blocks are wider (192-512 threads, one vector
+/// of the row a thread: N = 1536-4096 bf16) holds two rows a block from
+/// where a row a block would take a second wave: the inference forwards
+/// and RMSNorm's statistics forward (asking for a row a block's blocks an
+/// SM) to the end of their streamed rows, LayerNorm's statistics forward
+/// only while its two-row blocks take one wave.
 /// Below, and for every other kernel, a block takes one row.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
