@@ -1776,28 +1776,30 @@ TEST(Tuning, WideHeldRowsOfStatisticsForwards) {
             (std::vector<Band>{Band(2, 529, kAll, false, 4)}));
   EXPECT_EQ(heldBands(forwardShape(4096, 1), DeviceInfo()),
             (std::vector<Band>{Band(2, 529, kAll, false, 0)}));
-  // LayerNorm's, at 48 registers: two rows a block only while they take one
-  // wave and a row a block two. N = 2048: five blocks of 256 threads an SM
-  // (660 two-row blocks) against eight one-row blocks (1056 rows); N =
-  // 3072: three of 384 against five; N = 4096: two of 512 hold no more
-  // rows than four one-row blocks, so no band.
-  KernelShape ln2048 = forwardShape(2048, 2);
-  ln2048.rowOutputs = 2;
-  EXPECT_EQ(heldBands(ln2048, DeviceInfo()),
-            (std::vector<Band>{Band(2, 1057, 1321, false, 0)}));
-  KernelShape ln3072 = forwardShape(3072, 2);
-  ln3072.rowOutputs = 2;
-  EXPECT_EQ(heldBands(ln3072, DeviceInfo()),
-            (std::vector<Band>{Band(2, 661, 793, false, 0)}));
+  // LayerNorm's asks for the blocks an SM 40 registers allow, counted in
+  // whole warps per quarter of the register file (12 a quarter), and holds
+  // two rows a block only while they take one wave and a row a block two:
+  // N = 1536 eight blocks of six warps (two-row wave 2112 rows, one-row
+  // 1320), N = 2048 six of eight, N = 3072 four of twelve, N = 4096 three of
+  // sixteen.
+  auto lnStats = [](int64_t n) {
+    KernelShape shape = forwardShape(n, 2);
+    shape.rowOutputs = 2;
+    return heldBands(shape, DeviceInfo());
+  };
+  EXPECT_EQ(lnStats(1536), (std::vector<Band>{Band(2, 1321, 2113, false, 8)}));
+  EXPECT_EQ(lnStats(2048), (std::vector<Band>{Band(2, 1057, 1585, false, 6)}));
+  EXPECT_EQ(lnStats(3072), (std::vector<Band>{Band(2, 661, 1057, false, 4)}));
+  EXPECT_EQ(lnStats(4096), (std::vector<Band>{Band(2, 529, 793, false, 3)}));
+  // Where those blocks hold no more rows than one-row blocks: no band (a
+  // smaller register file: 32K registers leave N = 4096 one block of 512
+  // threads at 40 registers, two rows an SM against two of one row).
+  DeviceInfo halfRegisters;
+  halfRegisters.registersPerSM = 32768;
+  halfRegisters.threadsPerSM = 1024;
   KernelShape ln4096 = forwardShape(4096, 2);
   ln4096.rowOutputs = 2;
-  EXPECT_TRUE(heldBands(ln4096, DeviceInfo()).empty());
-  // Blocks an SM count whole warps in each quarter of the register file:
-  // N = 1536 (six warps a block) takes six blocks, not seven.
-  KernelShape ln1536 = forwardShape(1536, 2);
-  ln1536.rowOutputs = 2;
-  EXPECT_EQ(heldBands(ln1536, DeviceInfo()),
-            (std::vector<Band>{Band(2, 1321, 1585, false, 0)}));
+  EXPECT_TRUE(heldBands(ln4096, halfRegisters).empty());
   // The inference forward keeps its band to the end of its streamed rows.
   EXPECT_EQ(heldBands(forwardShape(4096, 2), DeviceInfo()),
             (std::vector<Band>{Band(2, 529, 1280, false, 0)}));

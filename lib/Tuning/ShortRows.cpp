@@ -180,10 +180,11 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   return {};
 }
 
-/// Registers ptxas gives LayerNorm's statistics forward for two rows a
-/// block of one vector a thread (44-48 at N = 2048-3072 bf16, 58 at 4096,
-/// allocated in eights), which set how many of its blocks an SM holds.
-constexpr int64_t kLayerNormStatsRegisters = 48;
+/// Registers LayerNorm's statistics forward asks of ptxas for two rows a
+/// block of one vector a thread: left to itself ptxas takes 44-48 at N =
+/// 1536-3072 bf16 and 58 at 4096; at 40 none spill, at 32 they spill
+/// 20-40 bytes.
+constexpr int64_t kLayerNormStatsRegisters = 40;
 
 /// The held rows of a streamed forward whose blocks are wider than the
 /// four-row bands' 128 threads (`layout`, within the streamed rows
@@ -228,10 +229,15 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // where it starts, 0.92-0.96x at 1321 x 1536 and 0.98x at 1057 x 2048
   // (one-row blocks' second wave is a single block there)
   // (h200-2026-12-04-s51-stats-wide-rows.log). LayerNorm's spilled at 32
-  // registers (0.71-0.91x), so it keeps two rows a block only while they
-  // take one wave and a row a block would take two, as many blocks an SM as
-  // kLayerNormStatsRegisters leave it: 1.09-1.23x over those bands at N =
-  // 1536-3072; past them 0.93-1.02x, a row a block.
+  // registers (0.71-0.91x), so it asks for the blocks an SM that
+  // kLayerNormStatsRegisters allow and keeps two rows a block only while
+  // they take one wave and a row a block would take two: with ptxas's
+  // registers 1.09-1.23x over those bands at N = 1536-3072, 0.93-1.02x past
+  // them (-s51-stats-wide-rows.log, -end.log); at 40 registers the bands
+  // reach further, 1.14-1.24x in what they add (1800-2100 x 1536,
+  // 1400-1584 x 2048, 900-1056 x 3072, 529-792 x 4096; N = 4096 had none),
+  // 0.96-1.05x where both hold two rows, level past them
+  // (-s51-stats-wide-rows-40-registers.log).
   constexpr int64_t kWideRowsPerBlock = 2;
   if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions > 2 ||
       layout.chunksPerThread != 1 || layout.rowGroups != 1 ||
@@ -246,15 +252,17 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   } else if (shape.rowOutputs != 0) {
     // Each SM sub-partition (four an SM) holds a quarter of the register
     // file and whole warps in it, so blocks an SM count whole warps per
-    // quarter: at N = 1536 six blocks of six warps, not the seven 64K
-    // registers over 48 x 192 would give (the band measured 1.23x at 1584
-    // rows, 0.93x at 1650; h200-2026-12-04-s51-stats-wide-rows-end.log).
+    // quarter: at 48 registers and N = 1536 six blocks of six warps, not
+    // the seven 64K registers over 48 x 192 would give (that band measured
+    // 1.23x at 1584 rows, 0.93x at 1650;
+    // h200-2026-12-04-s51-stats-wide-rows-end.log).
     constexpr int64_t kSubPartitions = 4, kWarpSize = 32;
     int64_t warpsPerSM =
         kSubPartitions * (device.registersPerSM / kSubPartitions /
                           (kLayerNormStatsRegisters * kWarpSize));
     int64_t twoRowBlocks =
         std::max<int64_t>(1, warpsPerSM / (layout.threads / kWarpSize));
+    minBlocksPerSM = twoRowBlocks;
     rows.end = std::min(rows.end,
                         kWideRowsPerBlock * twoRowBlocks * device.numSMs + 1);
   }

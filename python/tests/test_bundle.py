@@ -197,9 +197,9 @@ def test_forward_streams_short_rows(tmp_path):
     assert ln.grid(streamed, 528) == (528, 1)
     assert ln.grid(held, 1279) == (640, 1)
     # The forwards that write their statistics: RMSNorm's the same bands;
-    # LayerNorm's two rows a block at N = 3072 only while their blocks (three
-    # an SM at its registers) take one wave and a row a block (five an SM)
-    # two: 661-792 rows.
+    # LayerNorm's two rows a block at N = 3072 only while their blocks (four
+    # an SM at 40 registers) take one wave and a row a block (five an SM)
+    # two: 661-1056 rows.
     (tmp_path / "stats").mkdir()
     rms = compile_bundle(tmp_path / "stats", "rms_fwd", n=4096).function()
     assert [launch["when"] for launch in rms.launches] == [
@@ -207,8 +207,8 @@ def test_forward_streams_short_rows(tmp_path):
     (tmp_path / "ln3072").mkdir()
     ln = compile_bundle(tmp_path / "ln3072", "ln_fwd", n=3072).function()
     held = ln.launches[0]
-    assert ln.grid(held, 792) == (396, 1)
-    for m, rows_held in ((660, False), (661, True), (792, True), (793, False)):
+    assert ln.grid(held, 1056) == (528, 1)
+    for m, rows_held in ((660, False), (661, True), (1056, True), (1057, False)):
         assert (ln.launches_at(m)[0] is held) == rows_held, m
 
 
