@@ -10,7 +10,8 @@ from ptxas (run here; no GPU needed).
 For every launch of every bundle: block size, cluster size, shared memory
 (static from ptxas, dynamic from the manifest), registers and spill bytes
 (ptxas -v), and the resident blocks and warps per SM those allow on an
-H100/H200 (65536 registers allocated per warp in units of 256, 228 KB of
+H100/H200 (65536 registers allocated per warp in units of 256, whole
+warps in each of the four quarters of the register file, 228 KB of
 shared memory with 1 KB reserved per block, 2048 threads, 32 blocks). With
 nvdisasm on PATH (or $NVDISASM; `pip install nvidia-cuda-nvdisasm`), also
 the kernel's static SASS instruction count and its global loads placed after
@@ -36,6 +37,9 @@ from cuda_tools import nvdisasm_path, ptxas_path  # noqa: E402
 # Hopper (sm_90) per-SM limits.
 REGISTERS_PER_SM = 65536
 REGISTER_UNIT_PER_WARP = 256
+# The register file is split among the SM's four sub-partitions, and each
+# warp's registers come from one of them: whole warps per quarter.
+SUB_PARTITIONS = 4
 SHARED_PER_SM = 228 * 1024
 SHARED_RESERVED_PER_BLOCK = 1024
 THREADS_PER_SM = 2048
@@ -47,7 +51,8 @@ def blocks_per_sm(threads, registers, shared_bytes):
     warps = math.ceil(threads / 32)
     per_warp = math.ceil(max(registers, 1) * 32 / REGISTER_UNIT_PER_WARP) * REGISTER_UNIT_PER_WARP
     limits = {"threads": THREADS_PER_SM // (warps * 32),
-              "registers": REGISTERS_PER_SM // (warps * per_warp),
+              "registers": SUB_PARTITIONS * (REGISTERS_PER_SM // SUB_PARTITIONS // per_warp)
+                           // warps,
               "blocks": BLOCKS_PER_SM}
     if shared_bytes:
         limits["shared"] = SHARED_PER_SM // (shared_bytes + SHARED_RESERVED_PER_BLOCK)
