@@ -1732,9 +1732,8 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
       chooseHeldRows(forwardShape(4096, 1), DeviceInfo()).front().rows.end,
       RowRange::all().end);
   EXPECT_EQ(heldFrom(forwardShape(4096, 2), DeviceInfo()), Rows(2, 529));
-  EXPECT_EQ(
-      chooseHeldRows(forwardShape(4096, 2), DeviceInfo()).front().rows.end,
-      1280);
+  EXPECT_EQ(chooseHeldRows(forwardShape(4096, 2), DeviceInfo()).back().rows.end,
+            1280);
   // Two vectors a thread (N = 8192) spilled with two rows: one.
   EXPECT_EQ(heldFrom(forwardShape(8192, 1), DeviceInfo()).first, 1);
   // The warp-rows option leaves these blocks a row each.
@@ -1800,9 +1799,31 @@ TEST(Tuning, WideHeldRowsOfStatisticsForwards) {
   KernelShape ln4096 = forwardShape(4096, 2);
   ln4096.rowOutputs = 2;
   EXPECT_TRUE(heldBands(ln4096, halfRegisters).empty());
-  // The inference forward keeps its band to the end of its streamed rows.
+}
+
+TEST(Tuning, LayerNormInferenceForwardHoldsFourRowsWhereTheyTakeOneWave) {
+  const int64_t kAll = RowRange::all().end;
+  // Two rows a block (40 registers) from one wave of one-row blocks; where
+  // those take two waves, four rows a block at 64 registers (asked of
+  // ptxas) while they take one; two rows again past it, to the end of the
+  // streamed rows. N = 4096 (16 warps a block): three two-row blocks an SM
+  // (792 rows a wave), two four-row blocks (1056); N = 2048 (8 warps): six
+  // and four (1584, 2112); N = 3072 (12 warps): four and two, the same 1056
+  // rows a wave, so no four-row band.
   EXPECT_EQ(heldBands(forwardShape(4096, 2), DeviceInfo()),
-            (std::vector<Band>{Band(2, 529, 1280, false, 0)}));
+            (std::vector<Band>{Band(2, 529, 793, false, 0),
+                               Band(4, 793, 1057, false, 2),
+                               Band(2, 1057, 1280, false, 0)}));
+  EXPECT_EQ(heldBands(forwardShape(2048, 2), DeviceInfo()),
+            (std::vector<Band>{Band(2, 1057, 1585, false, 0),
+                               Band(4, 1585, 2113, false, 4),
+                               Band(2, 2113, 2560, false, 0)}));
+  EXPECT_EQ(heldBands(forwardShape(3072, 2), DeviceInfo()),
+            (std::vector<Band>{Band(2, 661, 1706, false, 0)}));
+  // RMSNorm's inference forward keeps two rows (four take two blocks an SM
+  // at 62-63 registers: no more rows a wave).
+  EXPECT_EQ(heldBands(forwardShape(4096, 1), DeviceInfo()),
+            (std::vector<Band>{Band(2, 529, kAll, false, 0)}));
 }
 
 TEST(Tuning, HeldRowsFillOneWaveThenThreeABlock) {

@@ -180,11 +180,33 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   return {};
 }
 
-/// Registers LayerNorm's statistics forward asks of ptxas for two rows a
-/// block of one vector a thread: left to itself ptxas takes 44-48 at N =
-/// 1536-3072 bf16 and 58 at 4096; at 40 none spill, at 32 they spill
-/// 20-40 bytes.
-constexpr int64_t kLayerNormStatsRegisters = 40;
+/// Registers of LayerNorm's forwards holding two rows a block of one vector
+/// a thread: the inference forward's by ptxas (40-42 at N = 2048-4096
+/// bf16); the statistics forward asks for them (left to itself ptxas takes
+/// 44-48 at N = 1536-3072 and 58 at 4096; at 40 none spill, at 32 they
+/// spill 20-40 bytes).
+constexpr int64_t kLayerNormTwoRowRegisters = 40;
+/// Registers of LayerNorm's inference forward holding four rows a block of
+/// one vector a thread (ptxas: 64 at N = 2048 and 4096, 68 at 3072; no
+/// spills).
+constexpr int64_t kLayerNormFourRowRegisters = 64;
+
+/// Blocks of `threads` threads an SM holds at `registers` registers a
+/// thread (a multiple of 8) and at most the SM's threads. Each SM
+/// sub-partition (four an SM) holds a quarter of the register file and
+/// whole warps in it, so this counts whole warps per quarter: at 48
+/// registers and 192 threads six blocks of six warps, not the seven 64K
+/// registers over 48 x 192 would give (LayerNorm's statistics forward at N
+/// = 1536 measured its band's end there: 1.23x at 1584 rows, 0.93x at 1650;
+/// h200-2026-12-04-s51-stats-wide-rows-end.log).
+static int64_t blocksPerSMAtRegisters(int64_t threads, int64_t registers,
+                                      const DeviceInfo &device) {
+  constexpr int64_t kSubPartitions = 4, kWarpSize = 32;
+  int64_t warps = kSubPartitions * (device.registersPerSM / kSubPartitions /
+                                    (registers * kWarpSize));
+  warps = std::min(warps, device.threadsPerSM / kWarpSize);
+  return std::max<int64_t>(1, warps / ((threads + kWarpSize - 1) / kWarpSize));
+}
 
 /// The held rows of a streamed forward whose blocks are wider than the
 /// four-row bands' 128 threads (`layout`, within the streamed rows
@@ -230,7 +252,7 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // (one-row blocks' second wave is a single block there)
   // (h200-2026-12-04-s51-stats-wide-rows.log). LayerNorm's spilled at 32
   // registers (0.71-0.91x), so it asks for the blocks an SM that
-  // kLayerNormStatsRegisters allow and keeps two rows a block only while
+  // kLayerNormTwoRowRegisters allow and keeps two rows a block only while
   // they take one wave and a row a block would take two: with ptxas's
   // registers 1.09-1.23x over those bands at N = 1536-3072, 0.93-1.02x past
   // them (-s51-stats-wide-rows.log, -end.log); at 40 registers the bands
@@ -238,7 +260,17 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // 1400-1584 x 2048, 900-1056 x 3072, 529-792 x 4096; N = 4096 had none),
   // 0.96-1.05x where both hold two rows, level past them
   // (-s51-stats-wide-rows-40-registers.log).
-  constexpr int64_t kWideRowsPerBlock = 2;
+  //
+  // Where LayerNorm's inference forward's two-row blocks (three an SM of
+  // 512 threads at N = 4096) take two waves and four rows a block (64
+  // registers: two blocks an SM, 8 rows against 6) one, four rows a block
+  // up to that wave; two rows again past it. Measured on the H200 (bf16,
+  // kernel time, 7 rounds, four rows against two;
+  // h200-2026-12-04-s51-layernorm-four-rows.log, -built.log): 1.12-1.19x at
+  // 800-1056 x 4096, 1.20-1.25x at 1700-2112 x 2048, 1.14-1.24x at
+  // 1200-1584 x 2560, 1.09-1.17x at 2300-2640 x 1536, where the waves say;
+  // 0.87-0.93x below; 0.96-1.00x past the four rows' wave.
+  constexpr int64_t kTwoRows = 2, kFourRows = 4;
   if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions > 2 ||
       layout.chunksPerThread != 1 || layout.rowGroups != 1 ||
       layout.sliceWidth() <= 0 || shape.n % layout.sliceWidth() != 0)
@@ -246,30 +278,34 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   int64_t oneRowBlocks = device.threadsPerSM / layout.threads;
   RowRange rows{std::max(streamed.begin, oneRowBlocks * device.numSMs + 1),
                 streamed.end};
-  int64_t minBlocksPerSM = 0;
-  if (shape.rowOutputs != 0 && shape.rowReductions == 1) {
-    minBlocksPerSM = oneRowBlocks;
-  } else if (shape.rowOutputs != 0) {
-    // Each SM sub-partition (four an SM) holds a quarter of the register
-    // file and whole warps in it, so blocks an SM count whole warps per
-    // quarter: at 48 registers and N = 1536 six blocks of six warps, not
-    // the seven 64K registers over 48 x 192 would give (that band measured
-    // 1.23x at 1584 rows, 0.93x at 1650;
-    // h200-2026-12-04-s51-stats-wide-rows-end.log).
-    constexpr int64_t kSubPartitions = 4, kWarpSize = 32;
-    int64_t warpsPerSM =
-        kSubPartitions * (device.registersPerSM / kSubPartitions /
-                          (kLayerNormStatsRegisters * kWarpSize));
-    int64_t twoRowBlocks =
-        std::max<int64_t>(1, warpsPerSM / (layout.threads / kWarpSize));
-    minBlocksPerSM = twoRowBlocks;
-    rows.end = std::min(rows.end,
-                        kWideRowsPerBlock * twoRowBlocks * device.numSMs + 1);
-  }
   if (rows.empty())
     return {};
-  return {
-      HeldRows{kWideRowsPerBlock, rows, /*warpRows=*/false, minBlocksPerSM}};
+  if (shape.rowReductions == 1)
+    return {HeldRows{kTwoRows, rows, /*warpRows=*/false,
+                     shape.rowOutputs != 0 ? oneRowBlocks : 0}};
+  int64_t twoRowBlocks =
+      blocksPerSMAtRegisters(layout.threads, kLayerNormTwoRowRegisters, device);
+  int64_t twoRowWave = kTwoRows * twoRowBlocks * device.numSMs;
+  if (shape.rowOutputs != 0) {
+    rows.end = std::min(rows.end, twoRowWave + 1);
+    if (rows.empty())
+      return {};
+    return {HeldRows{kTwoRows, rows, /*warpRows=*/false, twoRowBlocks}};
+  }
+  int64_t fourRowBlocks = blocksPerSMAtRegisters(
+      layout.threads, kLayerNormFourRowRegisters, device);
+  RowRange four{
+      std::max(rows.begin, twoRowWave + 1),
+      std::min(rows.end, kFourRows * fourRowBlocks * device.numSMs + 1)};
+  if (four.empty())
+    return {HeldRows{kTwoRows, rows}};
+  std::vector<HeldRows> bands;
+  if (rows.begin < four.begin)
+    bands.push_back(HeldRows{kTwoRows, RowRange{rows.begin, four.begin}});
+  bands.push_back(HeldRows{kFourRows, four, /*warpRows=*/false, fourRowBlocks});
+  if (four.end < rows.end)
+    bands.push_back(HeldRows{kTwoRows, RowRange{four.end, rows.end}});
+  return bands;
 }
 
 std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,

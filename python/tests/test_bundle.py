@@ -180,22 +180,25 @@ def test_forward_streams_short_rows(tmp_path):
     assert f.grid(two, 32768) == (16384, 1)
     # LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows):
     # below 133 rows (a block an SM) with the weight and bias loaded with
-    # the row, two rows a block from one wave of one-row blocks (529 rows);
-    # the staged kernel from 1280 rows.
+    # the row, two rows a block from one wave of one-row blocks (529 rows),
+    # four at 793-1056 rows (one wave of them where two-row blocks take
+    # two), two again to 1279; the staged kernel from 1280 rows.
     (tmp_path / "ln").mkdir()
     ln = compile_bundle(tmp_path / "ln", "ln_fwd", n=4096, stats=False).function()
-    held, preloaded, streamed, staged = ln.launches
-    below = {"lt": ["M", 1280]}
-    one = {"and": [below, {"lt": ["M", 529]}]}
-    assert held["when"] == {"and": [below, {"ge": ["M", 529]}]}
-    assert preloaded["when"] == {"and": [one, {"lt": ["M", 133]}]}
-    assert streamed["when"] == {"and": [one, {"ge": ["M", 133]}]}
+    two_late, four, two, preloaded, streamed, staged = ln.launches
+    for m, launch in ((1, preloaded), (132, preloaded), (133, streamed), (528, streamed),
+                      (529, two), (792, two), (793, four), (1056, four), (1057, two_late),
+                      (1279, two_late), (1280, staged), (65536, staged)):
+        assert ln.launches_at(m) == [launch], m
     assert staged["when"] == {"ge": ["M", 1280]}
-    assert held["shared_bytes"] == preloaded["shared_bytes"] == streamed["shared_bytes"] == 0
+    for launch in (two_late, four, two, preloaded, streamed):
+        assert launch["shared_bytes"] == 0
     assert staged["shared_bytes"] > 0
     assert ln.grid(preloaded, 132) == (132, 1)
     assert ln.grid(streamed, 528) == (528, 1)
-    assert ln.grid(held, 1279) == (640, 1)
+    assert ln.grid(two, 792) == (396, 1)
+    assert ln.grid(four, 1056) == (264, 1)
+    assert ln.grid(two_late, 1279) == (640, 1)
     # The forwards that write their statistics: RMSNorm's the same bands;
     # LayerNorm's two rows a block at N = 3072 only while their blocks (four
     # an SM at 40 registers) take one wave and a row a block (five an SM)

@@ -142,16 +142,31 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.stream_rows
 // LayerNorm's forward at N = 4096 streams below 5M elements (1280 rows),
-// its blocks holding two rows from 529 rows (chooseHeldRows, as RMSNorm's).
+// its blocks holding two rows from 529 rows (chooseHeldRows, as RMSNorm's),
+// four where two-row blocks take two waves and four-row blocks one
+// (793-1056 rows, registers for two blocks an SM), two again past that:
+// a chain of versions, the highest first.
 // CHECK-LABEL: func @ln_fwd
 // CHECK: %[[SHORT:.+]] = arith.cmpi ult, %{{.+}}, %c1280
 // CHECK: scf.if %[[SHORT]]
+// CHECK: %[[TWO:.+]] = arith.cmpi uge, %{{.+}}, %c1057
+// CHECK: %[[TWOBAND:.+]] = arith.andi %[[TWO]], %{{.+}}
+// CHECK: scf.if %[[TWOBAND]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1280 : i64, norm.rows_per_block = 2 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: %[[FOUR:.+]] = arith.cmpi uge, %{{.+}}, %c793
+// CHECK: %[[FOURBAND:.+]] = arith.andi %[[FOUR]], %{{.+}}
+// CHECK: scf.if %[[FOURBAND]]
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 2 : i64, norm.rows_below = 1057 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: } else {
 // CHECK: %[[FROM:.+]] = arith.cmpi uge, %{{.+}}, %c529
 // CHECK: %[[BAND:.+]] = arith.andi %[[FROM]], %{{.+}}
 // CHECK: scf.if %[[BAND]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1280 : i64, norm.rows_per_block = 2 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 793 : i64, norm.rows_per_block = 2 : i64, norm.stream_rows}
 // CHECK: } else {
 // CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1280 : i64, norm.stream_rows}
+// CHECK: } {norm.short_rows}
+// CHECK: } {norm.short_rows}
 // CHECK: } {norm.short_rows}
 // CHECK: } else {
 // CHECK: norm.fused

@@ -796,8 +796,10 @@ struct HeldRows {
 /// of the row a thread: N = 1536-4096 bf16) holds two rows a block from
 /// where a row a block would take a second wave: the inference forwards
 /// and RMSNorm's statistics forward (asking for a row a block's blocks an
-/// SM) to the end of their streamed rows, LayerNorm's statistics forward
-/// only while its two-row blocks take one wave.
+/// SM) to the end of their streamed rows (LayerNorm's inference forward
+/// four rows a block where its two-row blocks take two waves and four-row
+/// blocks one), LayerNorm's statistics forward only while its two-row
+/// blocks take one wave.
 /// Below, and for every other kernel, a block takes one row.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
