@@ -957,6 +957,16 @@ TEST(Tuning, MinPartialsFillOneWave) {
   EXPECT_EQ(estimateBlocksPerSM(fwd4K, staged, smallSM), 2);
   staged.sharedStages = 4;
   EXPECT_EQ(estimateBlocksPerSM(fwd4K, staged, smallSM), 1);
+  // Registers count whole warps in each quarter of the register file: six
+  // warps a block at 48 registers (one bf16 operand in 4-element vectors,
+  // 42 estimated) take 40 warps an SM, six blocks, not the seven 64K over
+  // 48 x 192 would give.
+  RowLayout sixWarps;
+  sixWarps.threads = 192;
+  sixWarps.vectorWidth = 4;
+  KernelShape oneOperand{768, 2, 1, 0, 1, false};
+  ASSERT_EQ(estimateRegisters(sixWarps, 2, 1, 0), 42);
+  EXPECT_EQ(estimateBlocksPerSM(oneOperand, sixWarps, h200), 6);
   // Rows over clusters of one block per SM (RMSNorm backward, N = 65536:
   // clusters of 8) get one wave of the clusters that fit, with an uncapped
   // split; sliced rows keep theirs.

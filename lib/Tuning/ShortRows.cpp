@@ -191,23 +191,6 @@ constexpr int64_t kLayerNormTwoRowRegisters = 40;
 /// spills).
 constexpr int64_t kLayerNormFourRowRegisters = 64;
 
-/// Blocks of `threads` threads an SM holds at `registers` registers a
-/// thread (a multiple of 8) and at most the SM's threads. Each SM
-/// sub-partition (four an SM) holds a quarter of the register file and
-/// whole warps in it, so this counts whole warps per quarter: at 48
-/// registers and 192 threads six blocks of six warps, not the seven 64K
-/// registers over 48 x 192 would give (LayerNorm's statistics forward at N
-/// = 1536 measured its band's end there: 1.23x at 1584 rows, 0.93x at 1650;
-/// h200-2026-12-04-s51-stats-wide-rows-end.log).
-static int64_t blocksPerSMAtRegisters(int64_t threads, int64_t registers,
-                                      const DeviceInfo &device) {
-  constexpr int64_t kSubPartitions = 4, kWarpSize = 32;
-  int64_t warps = kSubPartitions * (device.registersPerSM / kSubPartitions /
-                                    (registers * kWarpSize));
-  warps = std::min(warps, device.threadsPerSM / kWarpSize);
-  return std::max<int64_t>(1, warps / ((threads + kWarpSize - 1) / kWarpSize));
-}
-
 /// The held rows of a streamed forward whose blocks are wider than the
 /// four-row bands' 128 threads (`layout`, within the streamed rows
 /// `streamed`).

@@ -75,9 +75,8 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
   if (layout.clusterSize > 1 && layout.sharedStages <= 0)
     registers +=
         shape.fullOperands * rowSliceRegisters(layout, shape.elementBytes);
-  int64_t perThread = std::min<int64_t>(255, allocatedRegisters(registers));
-  int64_t blocks = std::min(device.threadsPerSM / threads,
-                            device.registersPerSM / (threads * perThread));
+  int64_t blocks = blocksPerSMAtRegisters(
+      threads, std::min<int64_t>(255, registers), device);
   if (layout.sharedStages > 0)
     blocks = std::min(blocks,
                       device.sharedMemoryPerSM /

@@ -55,6 +55,24 @@ inline int64_t allocatedRegisters(int64_t registers) {
   return ceilDiv(registers, 8) * 8;
 }
 
+/// Blocks of `threads` threads an SM holds by its threads and registers at
+/// `registers` a thread (allocated in units of 8), at least one. Each of an
+/// SM's four sub-partitions holds a quarter of the register file and whole
+/// warps in it, so this counts whole warps per quarter: at 48 registers
+/// and 192 threads six blocks of six warps, not the seven 64K registers
+/// over 48 x 192 would give (LayerNorm's statistics forward at N = 1536
+/// measured its two-row band's end there: 1.23x at 1584 rows, 0.93x at
+/// 1650; bench/results/h200-2026-12-04-s51-stats-wide-rows-end.log).
+inline int64_t blocksPerSMAtRegisters(int64_t threads, int64_t registers,
+                                      const DeviceInfo &device) {
+  constexpr int64_t kSubPartitions = 4, kWarpSize = 32;
+  int64_t warpRegisters = allocatedRegisters(registers) * kWarpSize;
+  int64_t warps =
+      kSubPartitions * (device.registersPerSM / kSubPartitions / warpRegisters);
+  warps = std::min(warps, device.threadsPerSM / kWarpSize);
+  return std::max<int64_t>(1, warps / ceilDiv(threads, kWarpSize));
+}
+
 /// 32-bit registers one full operand's slice of a row takes in a thread of
 /// `layout`: a vector load fills whole registers, so a 2-byte vector (N odd,
 /// one bf16 a vector) takes a register per element, not half of one.
