@@ -590,8 +590,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     // only cost (0.95-0.96x at 3168 and 3500 rows), so it starts there.
     int64_t wantedBlocksPerSM = kOneWaveRowsPerSM / kRowsPerBlock;
     int64_t heldBlocksPerSM =
-        device.registersPerSM /
-        (kLayerNormStatsHeldRegisters * std::max<int64_t>(1, layout.threads));
+        blocksPerSMAtRegisters(std::max<int64_t>(1, layout.threads),
+                               kLayerNormStatsHeldRegisters, device);
     bool bounded = layerNorm && shape.rowOutputs > 0 &&
                    heldBlocksPerSM < wantedBlocksPerSM;
     // Unbounded, the second band is empty, which add() skips.
