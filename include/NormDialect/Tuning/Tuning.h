@@ -927,9 +927,10 @@ int64_t chooseSharedStages(const KernelShape &shape, const RowLayout &layout,
                            const DeviceInfo &device, int64_t requested);
 
 /// Blocks of a planned kernel that one SM holds at once, by threads,
-/// estimated registers (estimateRegisters, allocated in multiples of 8; a
-/// cluster's blocks that hold their slices in registers also hold the next
-/// row's) and staged shared memory; at least 1.
+/// estimated registers (estimateRegisters, allocated in multiples of 8 and
+/// counted in whole warps per quarter of the register file; a cluster's
+/// blocks that hold their slices in registers also hold the next row's)
+/// and staged shared memory; at least 1.
 int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
                             const DeviceInfo &device);
 
