@@ -117,10 +117,9 @@ int64_t mlir::norm::rereadClusterBlocksPerSM(const KernelShape &shape,
       layout.sharedStages <= 0)
     return 0;
   int64_t threads = std::max<int64_t>(32, layout.threads);
-  int64_t registers = allocatedRegisters(rereadRegisters(shape, layout));
   return std::min<int64_t>(
-      {3, device.threadsPerSM / threads,
-       device.registersPerSM / (threads * registers),
+      {3,
+       blocksPerSMAtRegisters(threads, rereadRegisters(shape, layout), device),
        device.sharedMemoryPerSM /
            stagedBlockBytes(shape, layout, layout.sharedStages)});
 }
