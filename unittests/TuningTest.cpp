@@ -1732,10 +1732,13 @@ TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   EXPECT_EQ(heldFrom(f32, DeviceInfo()).first, 1);
   // The wider blocks of N = 2048-4096 bf16 (256-512 threads of one vector):
   // the inference forwards hold two rows a block from where a row a block
-  // takes a second wave (8 or 4 blocks an SM), to the last streamed row
-  // (LayerNorm's end at 5M elements); for the forwards that write their
-  // statistics see WideHeldRowsOfStatisticsForwards.
-  EXPECT_EQ(heldFrom(forwardShape(2048, 1), DeviceInfo()), Rows(2, 1057));
+  // takes a second wave (8 or 4 blocks an SM; RMSNorm's a quarter of a row
+  // per SM later where those blocks are eight or more an SM), to the last
+  // streamed row (LayerNorm's end at 5M elements); for the forwards that
+  // write their statistics see WideHeldRowsOfStatisticsForwards.
+  EXPECT_EQ(heldFrom(forwardShape(2048, 1), DeviceInfo()), Rows(2, 1090));
+  EXPECT_EQ(heldFrom(forwardShape(1536, 1), DeviceInfo()), Rows(2, 1354));
+  EXPECT_EQ(heldFrom(forwardShape(2048, 2), DeviceInfo()), Rows(2, 1057));
   EXPECT_EQ(heldFrom(forwardShape(4096, 1), DeviceInfo()), Rows(2, 529));
   EXPECT_EQ(heldFrom(forwardShape(4096, 1), small), Rows(2, 401));
   EXPECT_EQ(
@@ -1772,13 +1775,14 @@ static std::vector<Band> heldBands(const KernelShape &shape,
 TEST(Tuning, WideHeldRowsOfStatisticsForwards) {
   const int64_t kAll = RowRange::all().end;
   // RMSNorm's statistics forward holds two rows a block over the inference
-  // forward's band and asks ptxas for a row a block's blocks an SM (8 of
-  // 256 threads at N = 2048, 4 of 512 at N = 4096); the inference forward
-  // leaves its registers to ptxas.
+  // forward's band (from 1056 + 132 / 4 + 1 rows at N = 2048, whose eight
+  // one-row blocks an SM leave a short second wave) and asks ptxas for a
+  // row a block's blocks an SM (8 of 256 threads at N = 2048, 4 of 512 at
+  // N = 4096); the inference forward leaves its registers to ptxas.
   KernelShape rms2048 = forwardShape(2048, 1);
   rms2048.rowOutputs = 1;
   EXPECT_EQ(heldBands(rms2048, DeviceInfo()),
-            (std::vector<Band>{Band(2, 1057, kAll, false, 8)}));
+            (std::vector<Band>{Band(2, 1090, kAll, false, 8)}));
   KernelShape rms4096 = forwardShape(4096, 1);
   rms4096.rowOutputs = 1;
   EXPECT_EQ(heldBands(rms4096, DeviceInfo()),
@@ -1790,25 +1794,33 @@ TEST(Tuning, WideHeldRowsOfStatisticsForwards) {
   // two rows a block only while they take one wave and a row a block two:
   // N = 1536 eight blocks of six warps (two-row wave 2112 rows, one-row
   // 1320), N = 2048 six of eight, N = 3072 four of twelve, N = 4096 three of
-  // sixteen.
+  // sixteen. Past that, four rows a block (64 registers) up to one wave of
+  // them: N = 1536 five blocks an SM (2640 rows), N = 2048 four (2112),
+  // N = 4096 two (1056); N = 3072's two four-row blocks hold no more rows
+  // than its four two-row blocks, so no four-row band.
   auto lnStats = [](int64_t n) {
     KernelShape shape = forwardShape(n, 2);
     shape.rowOutputs = 2;
     return heldBands(shape, DeviceInfo());
   };
-  EXPECT_EQ(lnStats(1536), (std::vector<Band>{Band(2, 1321, 2113, false, 8)}));
-  EXPECT_EQ(lnStats(2048), (std::vector<Band>{Band(2, 1057, 1585, false, 6)}));
+  EXPECT_EQ(lnStats(1536), (std::vector<Band>{Band(2, 1321, 2113, false, 8),
+                                              Band(4, 2113, 2641, false, 5)}));
+  EXPECT_EQ(lnStats(2048), (std::vector<Band>{Band(2, 1057, 1585, false, 6),
+                                              Band(4, 1585, 2113, false, 4)}));
   EXPECT_EQ(lnStats(3072), (std::vector<Band>{Band(2, 661, 1057, false, 4)}));
-  EXPECT_EQ(lnStats(4096), (std::vector<Band>{Band(2, 529, 793, false, 3)}));
-  // Where those blocks hold no more rows than one-row blocks: no band (a
-  // smaller register file: 32K registers leave N = 4096 one block of 512
-  // threads at 40 registers, two rows an SM against two of one row).
+  EXPECT_EQ(lnStats(4096), (std::vector<Band>{Band(2, 529, 793, false, 3),
+                                              Band(4, 793, 1057, false, 2)}));
+  // Where two-row blocks hold no more rows than one-row blocks, only the
+  // four-row band (a smaller register file: 32K registers leave N = 4096
+  // one block of 512 threads at 40 registers, two rows an SM against two
+  // of one row; one block at 64 registers holds four).
   DeviceInfo halfRegisters;
   halfRegisters.registersPerSM = 32768;
   halfRegisters.threadsPerSM = 1024;
   KernelShape ln4096 = forwardShape(4096, 2);
   ln4096.rowOutputs = 2;
-  EXPECT_TRUE(heldBands(ln4096, halfRegisters).empty());
+  EXPECT_EQ(heldBands(ln4096, halfRegisters),
+            (std::vector<Band>{Band(4, 265, 529, false, 1)}));
 }
 
 TEST(Tuning, LayerNormInferenceForwardHoldsFourRowsWhereTheyTakeOneWave) {

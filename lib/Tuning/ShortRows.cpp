@@ -231,9 +231,10 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // SM (.minnctapersm: 32 registers, no spills at N = 2048-4096): 1.11-1.25x
   // over most of the band (529-1024 x 4096, 1200-2048 x 2048, 661-1024 x
   // 3072, 800-1024 x 2560, 1400-1600 x 1536), level at 4096-16384 rows;
-  // where it starts, 0.92-0.96x at 1321 x 1536 and 0.98x at 1057 x 2048
-  // (one-row blocks' second wave is a single block there)
-  // (h200-2026-12-04-s51-stats-wide-rows.log). LayerNorm's spilled at 32
+  // where it started, 0.92-0.96x at 1321 x 1536 and 0.98x at 1057 x 2048
+  // (one-row blocks' second wave is a single block there; the band starts
+  // later there now, below) (h200-2026-12-04-s51-stats-wide-rows.log).
+  // LayerNorm's spilled at 32
   // registers (0.71-0.91x), so it asks for the blocks an SM that
   // kLayerNormTwoRowRegisters allow and keeps two rows a block only while
   // they take one wave and a row a block would take two: with ptxas's
@@ -253,40 +254,65 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // 800-1056 x 4096, 1.20-1.25x at 1700-2112 x 2048, 1.14-1.24x at
   // 1200-1584 x 2560, 1.09-1.17x at 2300-2640 x 1536, where the waves say;
   // 0.87-0.93x below; 0.96-1.00x past the four rows' wave.
+  //
+  // RMSNorm's first rows past the wave: where a row a block's blocks are
+  // eight or more an SM (N = 1536-2048, 192-256 threads), the few blocks of
+  // their second wave cost less than the warps two-row blocks leave idle.
+  // Measured on the H200 (bf16, kernel time, 7 rounds, a row a block against
+  // two; h200-2026-12-04-s52-first-call.log), both forwards alike: 1.06-1.07x
+  // at 1321 x 1536 and 1.02-1.04x at 1057 x 2048 for a row a block, 0.95x at
+  // 1400 x 1536 and 0.96x at 1100 x 2048; at N = 2560-4096 two rows win from
+  // the wave's first row on (0.79-0.88x for a row a block). So the band
+  // starts a quarter of a row per SM later there (1354 and 1090 rows):
+  // 1.01-1.05x at 1330-1353 x 1536 and 1070-1089 x 2048
+  // (-s52-band-starts.log). LayerNorm's two rows win from the wave's first
+  // row at every N (a row a block 0.94x at 1321 x 1536, 0.89x at 1057 x
+  // 2048, 0.80-0.91x at N = 2560-4096, both forwards), so its band starts
+  // there.
+  //
+  // LayerNorm's statistics forward also takes four rows a block from where
+  // its two-row blocks would take a second wave up to one wave of four-row
+  // blocks (64 registers, no spills at N = 1536-4096), and a row a block past
+  // it. Measured on the H200 (bf16, kernel time, 7 rounds, against a row a
+  // block there; -s52-first-call.log): 1.15-1.16x at 900-1056 x 4096,
+  // 1.16-1.21x at 1800-2112 x 2048, 1.13-1.17x at 1300-1584 x 2560,
+  // 1.15-1.16x at 2400-2640 x 1536; 0.99-1.04x on either side.
   constexpr int64_t kTwoRows = 2, kFourRows = 4;
+  constexpr int64_t kShortSecondWaveBlocks = 8;
   if (warpRows >= 0 || shape.elementBytes != 2 || shape.rowReductions > 2 ||
       layout.chunksPerThread != 1 || layout.rowGroups != 1 ||
       layout.sliceWidth() <= 0 || shape.n % layout.sliceWidth() != 0)
     return {};
   int64_t oneRowBlocks = device.threadsPerSM / layout.threads;
-  RowRange rows{std::max(streamed.begin, oneRowBlocks * device.numSMs + 1),
-                streamed.end};
+  int64_t bandStart = oneRowBlocks * device.numSMs + 1;
+  if (shape.rowReductions == 1 && oneRowBlocks >= kShortSecondWaveBlocks)
+    bandStart += device.numSMs / 4;
+  RowRange rows{std::max(streamed.begin, bandStart), streamed.end};
   if (rows.empty())
     return {};
+  bool writesStatistics = shape.rowOutputs != 0;
   if (shape.rowReductions == 1)
     return {HeldRows{kTwoRows, rows, /*warpRows=*/false,
-                     shape.rowOutputs != 0 ? oneRowBlocks : 0}};
+                     writesStatistics ? oneRowBlocks : 0}};
   int64_t twoRowBlocks =
       blocksPerSMAtRegisters(layout.threads, kLayerNormTwoRowRegisters, device);
-  int64_t twoRowWave = kTwoRows * twoRowBlocks * device.numSMs;
-  if (shape.rowOutputs != 0) {
-    rows.end = std::min(rows.end, twoRowWave + 1);
-    if (rows.empty())
-      return {};
-    return {HeldRows{kTwoRows, rows, /*warpRows=*/false, twoRowBlocks}};
-  }
   int64_t fourRowBlocks = blocksPerSMAtRegisters(
       layout.threads, kLayerNormFourRowRegisters, device);
-  RowRange four{
-      std::max(rows.begin, twoRowWave + 1),
-      std::min(rows.end, kFourRows * fourRowBlocks * device.numSMs + 1)};
-  if (four.empty())
-    return {HeldRows{kTwoRows, rows}};
+  int64_t twoRowWave = kTwoRows * twoRowBlocks * device.numSMs;
+  int64_t fourRowWave = kFourRows * fourRowBlocks * device.numSMs;
+  RowRange four{std::max(rows.begin, twoRowWave + 1),
+                std::min(rows.end, fourRowWave + 1)};
   std::vector<HeldRows> bands;
-  if (rows.begin < four.begin)
-    bands.push_back(HeldRows{kTwoRows, RowRange{rows.begin, four.begin}});
+  RowRange below{rows.begin, four.empty() ? rows.end : four.begin};
+  if (writesStatistics)
+    below.end = std::min(below.end, twoRowWave + 1);
+  if (!below.empty())
+    bands.push_back(HeldRows{kTwoRows, below, /*warpRows=*/false,
+                             writesStatistics ? twoRowBlocks : 0});
+  if (four.empty())
+    return bands;
   bands.push_back(HeldRows{kFourRows, four, /*warpRows=*/false, fourRowBlocks});
-  if (four.end < rows.end)
+  if (!writesStatistics && four.end < rows.end)
     bands.push_back(HeldRows{kTwoRows, RowRange{four.end, rows.end}});
   return bands;
 }

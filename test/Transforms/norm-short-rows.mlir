@@ -657,3 +657,43 @@ func.func @ln_fwd_bias_133_rows(%x: tensor<133x1000xbf16>, %w: tensor<1000xbf16>
       : tensor<133x1000xbf16> -> tensor<133x1000xbf16>, tensor<133xf32>, tensor<133xf32>
   return %y : tensor<133x1000xbf16>
 }
+
+// -----
+
+// LayerNorm's statistics forward at N = 4096 (mean and rstd returned): two
+// rows a block at the blocks 40 registers allow (three an SM) while they take
+// one wave (529-792 rows), four at 64 registers (two an SM) up to one wave of
+// those (793-1056), a row a block past it up to the end of the streamed rows.
+// CHECK-LABEL: func @ln_fwd_stats
+// CHECK: %[[STREAMED:.+]] = arith.cmpi ult, %{{.+}}, %c1280
+// CHECK: scf.if %[[STREAMED]]
+// CHECK: %[[FOURFROM:.+]] = arith.cmpi uge, %{{.+}}, %c793
+// CHECK: %[[FOURBAND:.+]] = arith.andi %[[FOURFROM]], %{{.+}}
+// CHECK: scf.if %[[FOURBAND]]
+// CHECK: norm.fused {{.*}}outs ({{.*}}: row tensor<?xf32>, {{.*}}: row tensor<?xf32>, {{.*}}) {{.*}}attributes {norm.min_blocks_per_sm = 2 : i64, norm.rows_below = 1057 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: %[[TWOFROM:.+]] = arith.cmpi uge, %{{.+}}, %c529
+// CHECK: %[[TWOBAND:.+]] = arith.andi %[[TWOFROM]], %{{.+}}
+// CHECK: scf.if %[[TWOBAND]]
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 3 : i64, norm.rows_below = 793 : i64, norm.rows_per_block = 2 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1280 : i64, norm.stream_rows}
+// RMSNorm at N = 1536 (ten 192-thread blocks of a row an SM): two rows a
+// block from a quarter of a row per SM past one wave of those (1320 + 33 + 1
+// rows), where the one-row blocks' second wave is no longer short.
+// CHECK-LABEL: func @rms_fwd_1536
+// CHECK: %[[WIDE:.+]] = arith.cmpi uge, %{{.+}}, %c1354
+// CHECK: scf.if %[[WIDE]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 2 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 1354 : i64, norm.stream_rows}
+func.func @ln_fwd_stats(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> (tensor<?x4096xbf16>, tensor<?xf32>, tensor<?xf32>) {
+  %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-5 : f64}
+      : tensor<?x4096xbf16> -> tensor<?x4096xbf16>, tensor<?xf32>, tensor<?xf32>
+  return %y, %mean, %rstd : tensor<?x4096xbf16>, tensor<?xf32>, tensor<?xf32>
+}
+func.func @rms_fwd_1536(%x: tensor<?x1536xbf16>, %w: tensor<1536xbf16>) -> tensor<?x1536xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<1536xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x1536xbf16> -> tensor<?x1536xbf16>, tensor<?xf32>
+  return %y : tensor<?x1536xbf16>
+}

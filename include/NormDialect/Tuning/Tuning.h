@@ -794,12 +794,13 @@ struct HeldRows {
 /// three quarters of a row per SM up to 24, and holds four rows from there.
 /// A two-byte forward whose blocks are wider (192-512 threads, one vector
 /// of the row a thread: N = 1536-4096 bf16) holds two rows a block from
-/// where a row a block would take a second wave: the inference forwards
-/// and RMSNorm's statistics forward (asking for a row a block's blocks an
-/// SM) to the end of their streamed rows (LayerNorm's inference forward
-/// four rows a block where its two-row blocks take two waves and four-row
-/// blocks one), LayerNorm's statistics forward only while its two-row
-/// blocks take one wave.
+/// where a row a block would take a second wave (RMSNorm's a quarter of a
+/// row per SM later where a row a block's blocks are eight or more an SM):
+/// the inference forwards and RMSNorm's statistics forward (asking for a
+/// row a block's blocks an SM) to the end of their streamed rows; LayerNorm's
+/// forwards four rows a block where their two-row blocks take two waves and
+/// four-row blocks one, past that two rows again (inference) or one
+/// (statistics).
 /// Below, and for every other kernel, a block takes one row.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
