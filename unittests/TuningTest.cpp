@@ -224,6 +224,40 @@ TEST(Tuning, PlanAppliesTheTableToRowResidentKernelsOnly) {
             8);
 }
 
+TEST(Tuning, PlanSkipsTableEntriesWhoseBudgetOverflowsTheRow) {
+  // RMSNorm's backward (x and dy held, one column output): N = 8192's entry
+  // (budget 16: one 8-element vector a thread, 1024 threads) cannot hold
+  // N = 9216 (1152 vectors) in a block; the next nearest entry whose budget
+  // holds the row applies (N = 16384's: budget 32, 576 threads of two
+  // vectors, rows staged 3 deep).
+  DeviceInfo h200;
+  TuningTable table;
+  TuningChoice short8192{16, 0, 2};
+  short8192.sharedStages = 0;
+  TuningChoice long16384{32, 0, 0};
+  long16384.sharedStages = 3;
+  table.add({8192, 2, 2, 1, 1}, short8192);
+  table.add({16384, 2, 2, 1, 1}, long16384);
+  KernelShape rmsBwd{9216, 2, 2, 1, 1, false};
+  KernelPlan plan = planKernel(rmsBwd, h200, &table);
+  EXPECT_EQ(plan.kind, KernelPlan::Kind::RowResident);
+  EXPECT_EQ(plan.layout.threads, 576);
+  EXPECT_EQ(plan.layout.sharedStages, 3);
+  EXPECT_EQ(plan.numStages, 0);
+  // At N = 8192 its own entry holds the row and applies.
+  KernelPlan own = planKernel({8192, 2, 2, 1, 1, false}, h200, &table);
+  EXPECT_EQ(own.layout.threads, 1024);
+  EXPECT_EQ(own.layout.sharedStages, 0);
+  EXPECT_EQ(own.numStages, 2);
+  // With no entry that holds the row, the rule's plan (no staging past
+  // 16 KB rows).
+  TuningTable onlyShort;
+  onlyShort.add({8192, 2, 2, 1, 1}, short8192);
+  KernelPlan rule = planKernel(rmsBwd, h200, &onlyShort);
+  EXPECT_EQ(rule.layout.threads, 576);
+  EXPECT_EQ(rule.layout.sharedStages, 0);
+}
+
 TEST(Tuning, SharedStagesOnlyWhereTheProtocolHolds) {
   DeviceInfo h200;
   KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
@@ -1320,6 +1354,12 @@ TEST(TuningTable, NearestEntryOfTheSameClass) {
   EXPECT_FALSE(table.lookup({4096, 4, 1, 0, 1}));
   table.add({4096, 2, 1, 0, 1}, {16, 4, 3});
   EXPECT_EQ(table.lookup({4096, 2, 1, 0, 1})->rowsPerBlock, 4);
+  // A filter passes over the entries it rejects: the nearest it accepts.
+  auto wideBudget = [](const TuningChoice &c) {
+    return c.registerBudget >= 32;
+  };
+  EXPECT_EQ(table.lookup({5120, 2, 1, 0, 1}, wideBudget)->numStages, 2);
+  EXPECT_FALSE(table.lookup({4096, 2, 2, 1, 1}, wideBudget));
 }
 
 /// Replaces the file at `path` with `text`.

@@ -56,14 +56,30 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // statistics-only kernel streams them; any other kernel spreads each row
   // over a cluster (--norm-split-rows has already taken the statistics out
   // of kernels no cluster holds).
-  bool longRows = hasRowReductions &&
-                  !rowsFitInRegisters(
-                      n, elementBytes, fullOperands,
-                      shape.onlyRowOutputs ? 0 : shape.columnOutputs, device);
+  int64_t heldColumnOutputs = shape.onlyRowOutputs ? 0 : shape.columnOutputs;
+  bool longRows =
+      hasRowReductions && !rowsFitInRegisters(n, elementBytes, fullOperands,
+                                              heldColumnOutputs, device);
   std::optional<TuningChoice> tuned;
   if (table && !table->empty() && !longRows) {
+    // The nearest entry whose register budget still holds this row: one
+    // measured at a shorter N can leave a longer row over its budget, whose
+    // layout then spills. RMSNorm's backward at N = 8448-10240 took the
+    // N = 8192 entry (1024 threads of two vectors, 284 bytes spilled) and ran
+    // at 1.2-1.5 TB/s on the H200; with the N = 16384 entry's (640 threads,
+    // rows staged 3 deep) 3.4-3.9 (bf16, kernel time, 3 rounds;
+    // bench/results/h200-2026-12-04-s52-rms-bwd-8448-10240.log).
+    auto holdsRow = [&](const TuningChoice &choice) {
+      if (choice.registerBudget <= 0)
+        return true;
+      DeviceInfo budgeted = device;
+      budgeted.registerBudget = choice.registerBudget;
+      return rowsFitInRegisters(n, elementBytes, fullOperands,
+                                heldColumnOutputs, budgeted);
+    };
     tuned = table->lookup(TuningKey{n, elementBytes, fullOperands,
-                                    shape.columnOutputs, shape.rowReductions});
+                                    shape.columnOutputs, shape.rowReductions},
+                          holdsRow);
     if (tuned && tuned->registerBudget > 0)
       device.registerBudget = tuned->registerBudget;
   }

@@ -77,14 +77,16 @@ void TuningTable::add(const TuningKey &key, const TuningChoice &choice) {
   entries.emplace_back(key, choice);
 }
 
-std::optional<TuningChoice> TuningTable::lookup(const TuningKey &key) const {
+std::optional<TuningChoice> TuningTable::lookup(
+    const TuningKey &key,
+    llvm::function_ref<bool(const TuningChoice &)> applies) const {
   std::optional<TuningChoice> best;
   double bestDistance = 0;
   for (const auto &[k, c] : entries) {
     if (k.elementBytes != key.elementBytes ||
         k.fullOperands != key.fullOperands ||
         k.columnOutputs != key.columnOutputs ||
-        k.rowReductions != key.rowReductions)
+        k.rowReductions != key.rowReductions || (applies && !applies(c)))
       continue;
     double distance = std::fabs(
         std::log(static_cast<double>(k.n) / static_cast<double>(key.n)));

@@ -9,6 +9,8 @@
 #ifndef NORMDIALECT_TUNING_TUNING_H
 #define NORMDIALECT_TUNING_TUNING_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -379,8 +381,11 @@ public:
   bool load(const std::string &path, std::string &error);
   /// Adds or replaces an entry.
   void add(const TuningKey &key, const TuningChoice &choice);
-  /// The entry for `key`'s class nearest in N, if any.
-  std::optional<TuningChoice> lookup(const TuningKey &key) const;
+  /// The entry for `key`'s class nearest in N, if any; with `applies`, the
+  /// nearest of those it accepts.
+  std::optional<TuningChoice>
+  lookup(const TuningKey &key,
+         llvm::function_ref<bool(const TuningChoice &)> applies = {}) const;
   bool empty() const { return entries.empty(); }
 
 private:
