@@ -782,7 +782,6 @@ TEST(Tuning, StreamRowsOnRequest) {
   EXPECT_TRUE(chooseStreamingLayout(4096, 4, h200).holdsRow);
   EXPECT_TRUE(belowLong.holdsRow);
   EXPECT_FALSE(longRow.holdsRow);
-  EXPECT_FALSE(chooseStreamingLayout(24576, 2, h200).holdsRow);
   // Rows of two to four sweeps of 512 threads spread evenly over fewer
   // threads and stay held: N = 7168 is 448 threads of two vectors, 6144
   // 384 of two, 10240 (1280 vectors) 448 of three, the last predicated.
@@ -795,10 +794,22 @@ TEST(Tuning, StreamRowsOnRequest) {
   EXPECT_EQ(n10240.threads, 448);
   EXPECT_EQ(n10240.chunksPerThread, 3);
   EXPECT_TRUE(n10240.holdsRow);
-  // Past four sweeps 512 threads of four vectors, re-read from L2.
+  // Two-byte rows of more than 512 x 4 vectors, short of 64 KB, take up to
+  // 1024 threads of up to four vectors and stay held: N = 24576 (3072
+  // vectors) 1024 threads of three, 20000 (2500) 864 of three. Four-byte
+  // rows of that size keep 512 x 4 and re-read their row.
   RowLayout n24576 = chooseStreamingLayout(24576, 2, h200);
-  EXPECT_EQ(n24576.threads, 512);
-  EXPECT_EQ(n24576.chunksPerThread, 4);
+  EXPECT_EQ(n24576.threads, 1024);
+  EXPECT_EQ(n24576.chunksPerThread, 3);
+  EXPECT_TRUE(n24576.holdsRow);
+  RowLayout n20000 = chooseStreamingLayout(20000, 2, h200);
+  EXPECT_EQ(n20000.threads, 864);
+  EXPECT_EQ(n20000.chunksPerThread, 3);
+  EXPECT_TRUE(n20000.holdsRow);
+  RowLayout f32n12288 = chooseStreamingLayout(12288, 4, h200);
+  EXPECT_EQ(f32n12288.threads, 512);
+  EXPECT_EQ(f32n12288.chunksPerThread, 4);
+  EXPECT_FALSE(f32n12288.holdsRow);
 }
 
 TEST(Tuning, LongForwardRowsUpTo64KBStream) {
@@ -867,8 +878,9 @@ TEST(Tuning, StreamSweepsLoadAheadOnlyInLongRmsNormRows) {
   // LayerNorm (its bias loaded in the output pass too) measured slower.
   KernelShape lnFwd{32768, 2, 1, 0, 2, false};
   EXPECT_EQ(planKernel(lnFwd, h200, nullptr).layout.sweepsPerStep, 1);
-  // Rows under 64 KB (512 threads of four vectors) and held rows: one.
-  KernelShape shorter{24576, 2, 1, 0, 1, false};
+  // Rows under 64 KB re-read from L2 (four-byte N = 12288: 512 threads of
+  // four vectors) and held rows: one.
+  KernelShape shorter{12288, 4, 1, 0, 1, false};
   KernelPlan shorterPlan = planKernel(shorter, h200, nullptr, streamed);
   EXPECT_FALSE(shorterPlan.layout.holdsRow);
   EXPECT_EQ(shorterPlan.layout.sweepsPerStep, 1);

@@ -151,9 +151,23 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   }
   // Up to 512 threads with four vectors each per iteration (64 bytes in
   // flight per thread), fewer where a row has fewer vectors.
+  //
+  // Rows of more vectors than that, short of the long rows above (32-64 KB:
+  // N = 16392-32760 bf16), take up to the block's thread limit with up to
+  // four vectors each, so that the block still holds its row instead of
+  // re-reading it from L2. Measured on the H200 (bf16 inference forwards,
+  // kernel time, 3 rounds, 512 threads x 4 re-reading against up to 1024
+  // holding the row; bench/results/h200-2026-12-04-s52-wide-stream-blocks.log):
+  // RMSNorm 1.09-1.23x at 512-8192 x 18432-28672, LayerNorm 1.08-1.84x
+  // (1.47-1.84x at N = 18432-20000); 1024 threads of one vector streamed (as
+  // from 64 KB) did as well for RMSNorm but 0.88-1.35x for LayerNorm.
+  // Four-byte rows of that size (N = 8193-16383 f32) were not measured and
+  // keep 512 threads.
   constexpr int64_t kMaxChunks = 4;
   int64_t maxThreads = std::min<int64_t>(512, device.maxThreadsPerBlock);
   maxThreads = std::max<int64_t>(32, maxThreads - maxThreads % 32);
+  if (elementBytes == 2 && ceilDiv(vectors, maxThreads) > kMaxChunks)
+    maxThreads = std::max<int64_t>(32, limit - limit % 32);
   int64_t sweeps = ceilDiv(vectors, maxThreads);
   if (sweeps > kMaxChunks) {
     layout.threads = maxThreads;
