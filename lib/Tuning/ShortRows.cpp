@@ -234,16 +234,15 @@ wideHeldRows(const KernelShape &shape, const RowLayout &layout,
   // where it started, 0.92-0.96x at 1321 x 1536 and 0.98x at 1057 x 2048
   // (one-row blocks' second wave is a single block there; the band starts
   // later there now, below) (h200-2026-12-04-s51-stats-wide-rows.log).
-  // LayerNorm's spilled at 32
-  // registers (0.71-0.91x), so it asks for the blocks an SM that
-  // kLayerNormTwoRowRegisters allow and keeps two rows a block only while
-  // they take one wave and a row a block would take two: with ptxas's
-  // registers 1.09-1.23x over those bands at N = 1536-3072, 0.93-1.02x past
-  // them (-s51-stats-wide-rows.log, -end.log); at 40 registers the bands
-  // reach further, 1.14-1.24x in what they add (1800-2100 x 1536,
-  // 1400-1584 x 2048, 900-1056 x 3072, 529-792 x 4096; N = 4096 had none),
-  // 0.96-1.05x where both hold two rows, level past them
-  // (-s51-stats-wide-rows-40-registers.log).
+  // LayerNorm's spilled at 32 registers (0.71-0.91x), so it asks for the
+  // blocks an SM that kLayerNormTwoRowRegisters allow and keeps two rows a
+  // block only while they take one wave and a row a block would take two:
+  // with ptxas's registers 1.09-1.23x over those bands at N = 1536-3072,
+  // 0.93-1.02x past them (-s51-stats-wide-rows.log, -end.log); at 40
+  // registers the bands reach further, 1.14-1.24x in what they add
+  // (1800-2100 x 1536, 1400-1584 x 2048, 900-1056 x 3072, 529-792 x 4096;
+  // N = 4096 had none), 0.96-1.05x where both hold two rows, level past
+  // them (-s51-stats-wide-rows-40-registers.log).
   //
   // Where LayerNorm's inference forward's two-row blocks (three an SM of
   // 512 threads at N = 4096) take two waves and four rows a block (64
