@@ -796,8 +796,9 @@ TEST(Tuning, StreamRowsOnRequest) {
   EXPECT_TRUE(n10240.holdsRow);
   // Two-byte rows of more than 512 x 4 vectors, short of 64 KB, take up to
   // 1024 threads of up to four vectors and stay held: N = 24576 (3072
-  // vectors) 1024 threads of three, 20000 (2500) 864 of three. Four-byte
-  // rows of that size keep 512 x 4 and re-read their row.
+  // vectors) 1024 threads of three, 20000 (2500) 864 of three (the
+  // forwards: one full operand). Four-byte rows of that size keep 512 x 4
+  // and re-read their row.
   RowLayout n24576 = chooseStreamingLayout(24576, 2, h200);
   EXPECT_EQ(n24576.threads, 1024);
   EXPECT_EQ(n24576.chunksPerThread, 3);
@@ -810,6 +811,17 @@ TEST(Tuning, StreamRowsOnRequest) {
   EXPECT_EQ(f32n12288.threads, 512);
   EXPECT_EQ(f32n12288.chunksPerThread, 4);
   EXPECT_FALSE(f32n12288.holdsRow);
+  // Nor do kernels of two full operands (a backward's dx kernel: x and dy),
+  // whose rows at 1024 threads spilled.
+  RowLayout dx24576 = chooseStreamingLayout(24576, 2, h200, 0, 2);
+  EXPECT_EQ(dx24576.threads, 512);
+  EXPECT_EQ(dx24576.chunksPerThread, 4);
+  EXPECT_FALSE(dx24576.holdsRow);
+  KernelShape dxShape{24576, 2, 2, 0, 1, false};
+  EXPECT_EQ(
+      planKernel(dxShape, h200, nullptr, PlanRequest().setStreamRows(true))
+          .layout.threads,
+      512);
 }
 
 TEST(Tuning, LongForwardRowsUpTo64KBStream) {

@@ -109,8 +109,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   };
   if (streaming) {
     plan.kind = KernelPlan::Kind::Streaming;
-    plan.layout =
-        chooseStreamingLayout(n, elementBytes, device, request.vectorWidth);
+    plan.layout = chooseStreamingLayout(n, elementBytes, device,
+                                        request.vectorWidth, fullOperands);
     // Where the layout cannot, the request is left unmet: the caller sees
     // a layout without RowLayout::warpRows and reports it.
     if (request.warpRows)

@@ -131,7 +131,8 @@ RowLayout mlir::norm::chooseSlicedLayout(int64_t n, int64_t elementBytes,
 
 RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                             const DeviceInfo &device,
-                                            int64_t vectorWidth) {
+                                            int64_t vectorWidth,
+                                            int64_t fullOperands) {
   RowLayout layout;
   layout.vectorWidth =
       vectorWidth > 0 ? vectorWidth : chooseVectorWidth(n, elementBytes);
@@ -162,11 +163,14 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
   // (1.47-1.84x at N = 18432-20000); 1024 threads of one vector streamed (as
   // from 64 KB) did as well for RMSNorm but 0.88-1.35x for LayerNorm.
   // Four-byte rows of that size (N = 8193-16383 f32) were not measured and
-  // keep 512 threads.
+  // keep 512 threads, as do kernels holding two full operands (a backward's
+  // dx kernel at short M, x and dy: at 1024 threads ptxas spilled 52-124
+  // bytes at N = 24832-32760).
   constexpr int64_t kMaxChunks = 4;
   int64_t maxThreads = std::min<int64_t>(512, device.maxThreadsPerBlock);
   maxThreads = std::max<int64_t>(32, maxThreads - maxThreads % 32);
-  if (elementBytes == 2 && ceilDiv(vectors, maxThreads) > kMaxChunks)
+  if (elementBytes == 2 && fullOperands == 1 &&
+      ceilDiv(vectors, maxThreads) > kMaxChunks)
     maxThreads = std::max<int64_t>(32, limit - limit % 32);
   int64_t sweeps = ceilDiv(vectors, maxThreads);
   if (sweeps > kMaxChunks) {

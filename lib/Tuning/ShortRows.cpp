@@ -154,7 +154,8 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   // registers (bf16); blocks of longer rows (f32 at N > 2048), measured
   // re-reading their row, keep the earlier limit.
   RowLayout streamedLayout =
-      chooseStreamingLayout(shape.n, shape.elementBytes, device);
+      chooseStreamingLayout(shape.n, shape.elementBytes, device,
+                            /*vectorWidth=*/0, shape.fullOperands);
   if (!streamedLayout.holdsRow || streamedLayout.chunksPerThread != 1)
     return shape.rowReductions == 1
                ? RowRange{0, kRereadForwardElements / shape.n}
@@ -347,7 +348,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   constexpr int64_t kFromRowsPerSM = 24, kRaggedFromRowsPerSM = 16;
   RowRange streamed = chooseStreamedRows(shape, device);
   RowLayout layout =
-      chooseStreamingLayout(shape.n, shape.elementBytes, device);
+      chooseStreamingLayout(shape.n, shape.elementBytes, device,
+                            /*vectorWidth=*/0, shape.fullOperands);
   if (streamed.empty() || !layout.holdsRow)
     return {};
   if (layout.threads > kMaxThreads)
@@ -388,8 +390,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   std::optional<RowLayout> halfWarps;
   if (shape.elementBytes == 2 && ragged && layout.vectorWidth > 1) {
     int64_t width = layout.vectorWidth / 2;
-    RowLayout half =
-        chooseStreamingLayout(shape.n, shape.elementBytes, device, width);
+    RowLayout half = chooseStreamingLayout(shape.n, shape.elementBytes, device,
+                                           width, shape.fullOperands);
     // Only as the rule's warp rows (the warp-rows option decides for
     // blocks of the widest vectors).
     if (warpRows < 0 && half.holdsRow && half.threads <= kMaxThreads &&
@@ -725,7 +727,9 @@ RowRange mlir::norm::chooseOneRowForwardRows(const KernelShape &shape,
   RowRange streamed = chooseStreamedRows(shape, device);
   if (!streamed.contains(1))
     return {};
-  RowLayout layout = chooseStreamingLayout(shape.n, shape.elementBytes, device);
+  RowLayout layout =
+      chooseStreamingLayout(shape.n, shape.elementBytes, device,
+                            /*vectorWidth=*/0, shape.fullOperands);
   RowLayout one = chooseOneRowLayout(layout, shape.n, device);
   if (one.threads == layout.threads && one.vectorWidth == layout.vectorWidth)
     return {};
@@ -735,7 +739,9 @@ RowRange mlir::norm::chooseOneRowForwardRows(const KernelShape &shape,
 RowRange mlir::norm::choosePreloadedColumnsRows(const KernelShape &shape,
                                                 const DeviceInfo &device) {
   RowRange streamed = chooseStreamedRows(shape, device);
-  RowLayout layout = chooseStreamingLayout(shape.n, shape.elementBytes, device);
+  RowLayout layout =
+      chooseStreamingLayout(shape.n, shape.elementBytes, device,
+                            /*vectorWidth=*/0, shape.fullOperands);
   if (streamed.empty() || !layout.holdsRow ||
       preloadsColumns(shape, layout, /*rowsPerBlock=*/1))
     return {};

@@ -279,15 +279,17 @@ constexpr int64_t kLongStreamedRowBytes = 64 * 1024;
 /// registers, or a streamed forward): the block streams the row in vector
 /// chunks (chunksPerThread = chunks per loop iteration, unrolled for loads
 /// in flight): up to 512 threads and 4 chunks, fewer where the row is
-/// shorter than one iteration (two-byte rows longer than 512 x 4 vectors:
-/// up to the block's thread limit, so that it holds them); rows of
-/// kLongStreamedRowBytes and more get 1024 threads with one vector each. A row
-/// the block's vectors cover is held in registers (RowLayout::holdsRow).
-/// `vectorWidth` > 0 replaces chooseVectorWidth's widest vector
-/// (norm.vector_width; it must divide N).
+/// shorter than one iteration (two-byte rows of one full operand longer
+/// than 512 x 4 vectors: up to the block's thread limit, so that it holds
+/// them); rows of kLongStreamedRowBytes and more get 1024 threads with one
+/// vector each. A row the block's vectors cover is held in registers
+/// (RowLayout::holdsRow). `vectorWidth` > 0 replaces chooseVectorWidth's
+/// widest vector (norm.vector_width; it must divide N); `fullOperands` is
+/// the kernel's (KernelShape::fullOperands).
 RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
                                 const DeviceInfo &device,
-                                int64_t vectorWidth = 0);
+                                int64_t vectorWidth = 0,
+                                int64_t fullOperands = 1);
 
 /// The streamed layout `block` with each warp owning a row of its own
 /// instead of the block sharing one (norm.warp_rows): each thread with
