@@ -2,10 +2,13 @@
 """Registers, spills and occupancy of the kernels in bundle directories,
 from ptxas (run here; no GPU needed).
 
-  scripts/kernel-stats.py [--filter ln_fwd_bf16] [--fail-on-spills] [DIR ...]
+  scripts/kernel-stats.py [--filter ln_fwd_bf16] [--fail-on-spills] [--waves]
+      [DIR ...]
       (default: .out/bundles/*; --fail-on-spills: exit 1 if any kernel
       spills more than --allow-spills BUNDLE/KERNEL=BYTES grants it, 77 if
-      ptxas is missing, for ctest)
+      ptxas is missing, for ctest; --waves: list the launches whose grid
+      stops growing with M, a split kernel's partial rows or a persistent
+      grid, at more blocks than one wave of what ptxas lets an SM hold)
 
 For every launch of every bundle: block size, cluster size, shared memory
 (static from ptxas, dynamic from the manifest), registers and spill bytes
@@ -44,6 +47,25 @@ SHARED_PER_SM = 228 * 1024
 SHARED_RESERVED_PER_BLOCK = 1024
 THREADS_PER_SM = 2048
 BLOCKS_PER_SM = 32
+
+
+# The SMs of an H100 SXM / H200, for --waves.
+NUM_SMS = 132
+# Row counts at which --waves reads a grid: below M = F x 256 a split
+# kernel's grid stays at about its F partial rows a wave (at least 132; the
+# rows round up per partial row, so a little under F), where a grid of one
+# block per row or per few rows doubles.
+PLATEAU_ROWS = (16384, 32768)
+
+
+def plateau_grid(grid, evaluate):
+    """The grid a launch keeps as M grows (its partial rows or persistent
+    blocks), or None where it grows with M; `evaluate` reads manifest size
+    expressions (norm_mlir.bundle.evaluate)."""
+    if isinstance(grid, int):
+        return None
+    low, high = (evaluate(grid, m) for m in PLATEAU_ROWS)
+    return max(low, high) if high < 1.5 * low else None
 
 
 def blocks_per_sm(threads, registers, shared_bytes):
@@ -110,6 +132,8 @@ def main():
     p.add_argument("dirs", nargs="*")
     p.add_argument("--filter", default="")
     p.add_argument("--fail-on-spills", action="store_true")
+    p.add_argument("--waves", action="store_true",
+                   help="list launches whose grid plateaus past one wave of resident blocks")
     p.add_argument("--allow-spills", action="append", default=[], metavar="BUNDLE/KERNEL=BYTES",
                    help="with --fail-on-spills: a kernel that may spill up to BYTES "
                         "(stores and loads each); repeatable")
@@ -126,7 +150,11 @@ def main():
         return 77 if args.fail_on_spills else 1
     nvdisasm = nvdisasm_path()
     dirs = args.dirs or sorted(glob.glob(os.path.join(ROOT, ".out", "bundles", "*")))
-    spilling, failed = [], []
+    spilling, failed, over_one_wave = [], [], []
+    evaluate = None
+    if args.waves:
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        from norm_mlir.bundle import evaluate
     print(f"{'bundle':28} {'kernel':15} {'block':>5} {'clu':>3} {'regs':>4} {'spill':>5} "
           f"{'smem KB':>7} {'blk/SM':>6} {'warps/SM':>8} {'limit':>9}"
           + (f" {'SASS':>6} {'ld>st':>5}" if nvdisasm else ""))
@@ -154,12 +182,21 @@ def main():
                 if spilled > allowed.get(key, 0):
                     spilling.append(key)
                 warps = blocks * math.ceil(launch["block"] / 32)
+                if evaluate and launch.get("cluster", 1) == 1 and blocks > 0:
+                    grid = plateau_grid(launch["grid"], evaluate)
+                    if grid and grid > NUM_SMS * blocks:
+                        over_one_wave.append(f"{key}: {grid} blocks, {blocks} an SM "
+                                             f"({grid / (NUM_SMS * blocks):.2f} waves)")
                 print(f"{name:28} {launch['kernel']:15} {launch['block']:5} "
                       f"{launch.get('cluster', 1):3} {s.get('registers', 0):4} "
                       f"{s.get('spill_stores', 0):5} {shared / 1024:7.1f} {blocks:6} "
                       f"{warps:8} {limit:>9}"
                       + (f" {s.get('sass', 0):6} {s.get('loads_after_stores', 0):5}"
                          if nvdisasm else ""))
+    if args.waves:
+        print(f"over one wave: {len(over_one_wave)}")
+        for line in over_one_wave:
+            print(f"  {line}")
     if args.fail_on_spills and (spilling or failed):
         print(f"kernel-stats: spills in {', '.join(spilling) or 'none'}; "
               f"ptxas failed on {', '.join(failed) or 'none'}", file=sys.stderr)

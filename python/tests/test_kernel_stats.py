@@ -1,6 +1,9 @@
 """scripts/kernel-stats.py: the occupancy arithmetic (no GPU, no ptxas)."""
 
-from repo_scripts import load_script
+import os
+import sys
+
+from repo_scripts import ROOT, load_script
 
 kernel_stats = load_script("kernel_stats", "scripts/kernel-stats.py")
 
@@ -47,3 +50,19 @@ def test_loads_after_stores_are_counted_per_kernel():
     kernel_stats.add_sass_stats(sass, stats)
     assert stats["streamed"] == {"sass": 6, "loads_after_stores": 2}
     assert stats["loads_first"] == {"sass": 5}
+
+
+def test_plateau_grid_finds_split_kernels_partial_rows():
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from norm_mlir.bundle import evaluate
+    # A split kernel's grid (LayerNorm backward, N = 3500): 264 partial rows
+    # a wave up to 67584 rows; at 16384 and 32768 rows 261 and 263 blocks.
+    split = {"ceildiv": ["M", {"max": [{"ceildiv": [{"ceildiv": ["M", 264]},
+                                                    {"max": [{"ceildiv": ["M", 67584]}, 1]}]},
+                                       1]}]}
+    assert kernel_stats.plateau_grid(split, evaluate) == 263
+    # A block per row, or per four rows, grows with M; a constant grid (a
+    # combine's, or one block) is not a wave of partial rows.
+    assert kernel_stats.plateau_grid("M", evaluate) is None
+    assert kernel_stats.plateau_grid({"ceildiv": ["M", 4]}, evaluate) is None
+    assert kernel_stats.plateau_grid(448, evaluate) is None
