@@ -33,18 +33,19 @@ ENTRY, SMID, FIRST, LAST, WAITED, WAITS, DEPS, RET = range(SLOTS)
 MAX_BLOCKS = 4096
 
 
-def stamp(slot, op="st", value="t", pred_extra=""):
-    """PTX that, in thread 0, writes (op) `value` into this block's `slot`."""
+def stamp(slot, value="t"):
+    """PTX that, in thread 0, stores %globaltimer (or, with value "smid",
+    the SM's id) into this block's `slot`."""
+    read = ("mov.u32 dbgC, %smid; cvt.u64.u32 dbgT, dbgC;" if value == "smid"
+            else "mov.u64 dbgT, %globaltimer;")
     return f"""
 	{{ .reg .u64 dbgT, dbgA, dbgB; .reg .u32 dbgC; .reg .pred dbgP;
 	mov.u32 dbgC, %tid.x; setp.eq.u32 dbgP, dbgC, 0;
-	mov.u64 dbgT, %globaltimer;
-	mov.u32 dbgC, %smid; cvt.u64.u32 dbgB, dbgC;
+	{read}
 	mov.u32 dbgC, %ctaid.x; mul.wide.u32 dbgA, dbgC, {SLOTS * 8};
 	add.u64 dbgA, dbgA, {slot * 8};
 	mov.u64 dbgB, norm_dbg; add.u64 dbgA, dbgA, dbgB;
-	{"" if value != "smid" else "mov.u32 dbgC, %smid; cvt.u64.u32 dbgT, dbgC;"}
-	{"@dbgP st.global.u64 [dbgA], dbgT;" if op == "st" else f"@dbgP red.global.{op}.u64 [dbgA], dbgT;"}
+	@dbgP st.global.u64 [dbgA], dbgT;
 	}}
 """
 

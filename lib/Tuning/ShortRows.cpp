@@ -143,6 +143,15 @@ constexpr int64_t kRereadForwardElements = int64_t(6) << 20;
 constexpr int64_t kStreamedLayerNormAllRowsMaxN = 1024;
 constexpr int64_t kStreamedLayerNormElements = int64_t(5) << 20;
 
+/// The streamed layout of `shape`'s rows (chooseStreamingLayout with the
+/// kernel's full operands), `vectorWidth` > 0 replacing the widest vector.
+static RowLayout streamedLayoutOf(const KernelShape &shape,
+                                  const DeviceInfo &device,
+                                  int64_t vectorWidth = 0) {
+  return chooseStreamingLayout(shape.n, shape.elementBytes, device, vectorWidth,
+                               shape.fullOperands);
+}
+
 RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
                                         const DeviceInfo &device) {
   bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
@@ -153,9 +162,7 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   // What follows was measured with rows of one vector a thread held in
   // registers (bf16); blocks of longer rows (f32 at N > 2048), measured
   // re-reading their row, keep the earlier limit.
-  RowLayout streamedLayout =
-      chooseStreamingLayout(shape.n, shape.elementBytes, device,
-                            /*vectorWidth=*/0, shape.fullOperands);
+  RowLayout streamedLayout = streamedLayoutOf(shape, device);
   if (!streamedLayout.holdsRow || streamedLayout.chunksPerThread != 1)
     return shape.rowReductions == 1
                ? RowRange{0, kRereadForwardElements / shape.n}
@@ -347,9 +354,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   constexpr int64_t kMaxThreads = 128;
   constexpr int64_t kFromRowsPerSM = 24, kRaggedFromRowsPerSM = 16;
   RowRange streamed = chooseStreamedRows(shape, device);
-  RowLayout layout =
-      chooseStreamingLayout(shape.n, shape.elementBytes, device,
-                            /*vectorWidth=*/0, shape.fullOperands);
+  RowLayout layout = streamedLayoutOf(shape, device);
   if (streamed.empty() || !layout.holdsRow)
     return {};
   if (layout.threads > kMaxThreads)
@@ -390,8 +395,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   std::optional<RowLayout> halfWarps;
   if (shape.elementBytes == 2 && ragged && layout.vectorWidth > 1) {
     int64_t width = layout.vectorWidth / 2;
-    RowLayout half = chooseStreamingLayout(shape.n, shape.elementBytes, device,
-                                           width, shape.fullOperands);
+    RowLayout half = streamedLayoutOf(shape, device, width);
     // Only as the rule's warp rows (the warp-rows option decides for
     // blocks of the widest vectors).
     if (warpRows < 0 && half.holdsRow && half.threads <= kMaxThreads &&
@@ -727,9 +731,7 @@ RowRange mlir::norm::chooseOneRowForwardRows(const KernelShape &shape,
   RowRange streamed = chooseStreamedRows(shape, device);
   if (!streamed.contains(1))
     return {};
-  RowLayout layout =
-      chooseStreamingLayout(shape.n, shape.elementBytes, device,
-                            /*vectorWidth=*/0, shape.fullOperands);
+  RowLayout layout = streamedLayoutOf(shape, device);
   RowLayout one = chooseOneRowLayout(layout, shape.n, device);
   if (one.threads == layout.threads && one.vectorWidth == layout.vectorWidth)
     return {};
@@ -739,9 +741,7 @@ RowRange mlir::norm::chooseOneRowForwardRows(const KernelShape &shape,
 RowRange mlir::norm::choosePreloadedColumnsRows(const KernelShape &shape,
                                                 const DeviceInfo &device) {
   RowRange streamed = chooseStreamedRows(shape, device);
-  RowLayout layout =
-      chooseStreamingLayout(shape.n, shape.elementBytes, device,
-                            /*vectorWidth=*/0, shape.fullOperands);
+  RowLayout layout = streamedLayoutOf(shape, device);
   if (streamed.empty() || !layout.holdsRow ||
       preloadsColumns(shape, layout, /*rowsPerBlock=*/1))
     return {};
