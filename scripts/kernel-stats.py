@@ -2,13 +2,14 @@
 """Registers, spills and occupancy of the kernels in bundle directories,
 from ptxas (run here; no GPU needed).
 
-  scripts/kernel-stats.py [--filter ln_fwd_bf16] [--fail-on-spills] [--waves]
+  scripts/kernel-stats.py [--filter ln_fwd_bf16] [--fail-on-spills] [--waves | --fail-on-waves]
       [DIR ...]
       (default: .out/bundles/*; --fail-on-spills: exit 1 if any kernel
       spills more than --allow-spills BUNDLE/KERNEL=BYTES grants it, 77 if
       ptxas is missing, for ctest; --waves: list the launches whose grid
       stops growing with M, a split kernel's partial rows or a persistent
-      grid, at more blocks than one wave of what ptxas lets an SM hold)
+      grid, at more blocks than one wave of what ptxas lets an SM hold;
+      --fail-on-waves: that, and exit 1 if there are any)
 
 For every launch of every bundle: block size, cluster size, shared memory
 (static from ptxas, dynamic from the manifest), registers and spill bytes
@@ -134,10 +135,13 @@ def main():
     p.add_argument("--fail-on-spills", action="store_true")
     p.add_argument("--waves", action="store_true",
                    help="list launches whose grid plateaus past one wave of resident blocks")
+    p.add_argument("--fail-on-waves", action="store_true",
+                   help="--waves, and exit 1 if any launch plateaus past one wave")
     p.add_argument("--allow-spills", action="append", default=[], metavar="BUNDLE/KERNEL=BYTES",
                    help="with --fail-on-spills: a kernel that may spill up to BYTES "
                         "(stores and loads each); repeatable")
     args = p.parse_args()
+    args.waves = args.waves or args.fail_on_waves
     allowed = {}
     for entry in args.allow_spills:
         key, sep, limit = entry.rpartition("=")
@@ -147,7 +151,7 @@ def main():
     ptxas = ptxas_path()
     if ptxas is None:
         print("kernel-stats: ptxas not found (set $PTXAS)", file=sys.stderr)
-        return 77 if args.fail_on_spills else 1
+        return 77 if args.fail_on_spills or args.fail_on_waves else 1
     nvdisasm = nvdisasm_path()
     dirs = args.dirs or sorted(glob.glob(os.path.join(ROOT, ".out", "bundles", "*")))
     spilling, failed, over_one_wave = [], [], []
@@ -200,6 +204,9 @@ def main():
     if args.fail_on_spills and (spilling or failed):
         print(f"kernel-stats: spills in {', '.join(spilling) or 'none'}; "
               f"ptxas failed on {', '.join(failed) or 'none'}", file=sys.stderr)
+        return 1
+    if args.fail_on_waves and over_one_wave:
+        print(f"kernel-stats: past one wave: {', '.join(over_one_wave)}", file=sys.stderr)
         return 1
     return 0
 

@@ -537,6 +537,23 @@ TEST(Tuning, OneReductionClustersTakeTwiceTheThreads) {
   // of spills in ptxas) keep 256 threads.
   KernelShape rmsBwdF32{32768, 4, 2, 1, 1, false};
   EXPECT_EQ(chooseClusterLayout(rmsBwdF32, h200)->threads, 256);
+  // So does the f32 dx kernel of short M (x and dy, no column outputs) at
+  // N = 20736-24576: 2 x 512 threads of 24 floats, estimated at exactly
+  // the limit of 128, spilled 84-112 bytes; four blocks instead.
+  for (int64_t rowReductions : {1, 2}) {
+    for (int64_t n : {20736, 22528, 24576}) {
+      SCOPED_TRACE(n);
+      std::optional<RowLayout> dx = chooseClusterLayout(
+          KernelShape{n, 4, 2, 0, rowReductions, false}, h200);
+      ASSERT_TRUE(dx);
+      EXPECT_EQ(dx->clusterSize, 4);
+    }
+  }
+  // At N = 20480 (20 floats a thread, 112 estimated, 122 under ptxas) two
+  // blocks stay.
+  EXPECT_EQ(chooseClusterLayout(KernelShape{20480, 4, 2, 0, 1, false}, h200)
+                ->clusterSize,
+            2);
 }
 
 TEST(Tuning, RereadingClustersHoldRowsRegistersDoNot) {
@@ -1067,6 +1084,54 @@ TEST(Tuning, SmallSplitBlocksFillSixteenWarps) {
   EXPECT_EQ(
       chooseMinRowsPerPartial(forward, planKernel(forward, h200, nullptr), h200),
       0);
+}
+
+TEST(Tuning, SplitKernelsAskPtxasForTheWaveTheirEstimateFills) {
+  // KernelShape: n, element bytes, full operands, column outputs, row
+  // reductions, only row outputs. Where the estimated registers fill the
+  // blocks per SM that the partial rows assume, ptxas is asked for them:
+  // LayerNorm at N = 3500 with the table's budget of 16 (448 threads, 72
+  // estimated: two blocks, 264 partial rows; ptxas took 96 unbounded, one
+  // block an SM) and RMSNorm at N = 2500 (160 threads, 96 estimated: four
+  // blocks, 528 partial rows; ptxas took 128, three).
+  struct Case {
+    KernelShape shape;
+    int64_t budget, threads, blocks;
+  };
+  for (Case c : {Case{{3500, 2, 2, 2, 2, false}, 16, 448, 2},
+                 Case{{2500, 2, 2, 1, 1, false}, 32, 160, 4}}) {
+    SCOPED_TRACE(c.shape.n);
+    DeviceInfo h200;
+    h200.registerBudget = c.budget;
+    KernelPlan plan = planKernel(c.shape, h200, nullptr);
+    ASSERT_EQ(plan.layout.threads, c.threads);
+    EXPECT_EQ(splitBlocksPerSM(c.shape, plan, h200), c.blocks);
+    EXPECT_EQ(plan.minBlocksPerSM, c.blocks);
+    EXPECT_EQ(chooseMinPartials(c.shape, plan, h200), 132 * c.blocks);
+    // A one-row kernel (no split) gets none.
+    EXPECT_EQ(planKernel(c.shape, h200, nullptr, PlanRequest().setOneRow(true))
+                  .minBlocksPerSM,
+              0);
+  }
+  // Where a unit of 8 registers more still fits the wave, no bound: the
+  // one-warp blocks at N = 256 (16 an SM by the 16 warps, 72 estimated) and
+  // LayerNorm at N = 3072 (two blocks of 384 threads, 72 estimated, still
+  // two at 80). Bounded, ptxas took more registers than unbounded (N = 256:
+  // 64 became 80-88) or about the same.
+  DeviceInfo h200;
+  h200.registerBudget = 16;
+  for (KernelShape shape : {KernelShape{256, 2, 2, 2, 2, false},
+                            KernelShape{3072, 2, 2, 2, 2, false}}) {
+    SCOPED_TRACE(shape.n);
+    KernelPlan plan = planKernel(shape, h200, nullptr);
+    EXPECT_GE(splitBlocksPerSM(shape, plan, h200), 2);
+    EXPECT_EQ(plan.minBlocksPerSM, 0);
+  }
+  // Forwards split nothing.
+  KernelShape forward{3500, 2, 1, 0, 2, false};
+  EXPECT_EQ(chooseSplitMinBlocksPerSM(forward,
+                                      planKernel(forward, h200, nullptr), h200),
+            0);
 }
 
 TEST(Tuning, OneWarpSplitKernelsCapTheirPartialsAtOneResidentWave) {

@@ -122,8 +122,16 @@ std::optional<RowLayout>
 mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
                                 int64_t fullOperands, int64_t columnOutputs,
                                 const DeviceInfo &device) {
+  // Four-byte rows of two full operands (a backward's dx kernel at short
+  // M: x and dy) come out of ptxas over the estimate, so they keep 16
+  // registers spare: at N = 20736-24576 f32, 2 x 512 threads of 24 floats
+  // each, estimated at exactly the 128 of 512 threads, spilled 84-112 bytes;
+  // with the slack, 4 x 512 (RMSNorm) or 4 x 256 (LayerNorm) and no spills,
+  // 1.00-1.22x at 16-180 rows (H200, kernel time, 3 rounds;
+  // bench/results/h200-2026-12-04-s53-call1.log).
+  int64_t slack = elementBytes == 4 && fullOperands >= 2 ? 16 : 0;
   return registerResidentCluster(n, elementBytes, fullOperands, columnOutputs,
-                                 device, /*budgetFactor=*/2);
+                                 device, /*budgetFactor=*/2, slack);
 }
 
 std::optional<RowLayout>

@@ -210,6 +210,14 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   if (besideColumns &&
       shutsOutColumnBlocks(shape, plan, *besideColumns, device))
     plan.rowsPerBlock = std::max(plan.rowsPerBlock, kShutOutRowsPerBlock);
+  // A split kernel asks ptxas for the blocks its partial rows assume
+  // (chooseSplitMinBlocksPerSM), except where the table measured this N:
+  // its kernel ran as ptxas made it unbounded (RMSNorm's backward at
+  // N = 4096 fills its wave at 64 registers and got them).
+  bool measuredHere = tuned && tuned->entryN == n;
+  if (shape.columnOutputs > 0 && plan.minBlocksPerSM == 0 && !request.oneRow &&
+      !measuredHere)
+    plan.minBlocksPerSM = chooseSplitMinBlocksPerSM(shape, plan, device);
   plan.minBlocks = chooseMinBlocks(shape, plan, device, besideColumns);
   return plan;
 }

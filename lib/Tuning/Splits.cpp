@@ -150,6 +150,16 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
            std::min<int64_t>(3, blocks);
   if (plan.layout.columnSlices > 1)
     return 0;
+  return device.numSMs * splitBlocksPerSM(shape, plan, device);
+}
+
+int64_t mlir::norm::splitBlocksPerSM(const KernelShape &shape,
+                                     const KernelPlan &plan,
+                                     const DeviceInfo &device) {
+  if (splitsIntoOneWave(shape, plan) || plan.layout.columnSlices > 1)
+    return 0;
+  int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
+                            plan.minBlocksPerSM);
   // Two blocks per SM, or as many as make 16 warps: the N = 1024 backwards
   // (128-thread blocks) ran 12% (RMSNorm) and 25% (LayerNorm) faster at
   // M = 16384 with 512 partial rows than with the 264 of two blocks per SM,
@@ -164,7 +174,33 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
   int64_t warpsPerBlock = ceilDiv(plan.layout.threads, 32);
   int64_t wanted = std::clamp<int64_t>(
       ceilDiv(kPartialWarpsPerSM, warpsPerBlock), 2, kPartialWarpsPerSM);
-  return device.numSMs * std::min(wanted, blocks);
+  return std::min(wanted, blocks);
+}
+
+int64_t mlir::norm::chooseSplitMinBlocksPerSM(const KernelShape &shape,
+                                              const KernelPlan &plan,
+                                              const DeviceInfo &device) {
+  int64_t blocks = splitBlocksPerSM(shape, plan, device);
+  if (blocks < 2)
+    return 0;
+  // Only where the estimate fills that wave (one more unit of 8 registers
+  // would cost a block): elsewhere the bound leaves ptxas more registers
+  // than it takes unbounded, which it then uses (one-warp blocks at N = 256,
+  // 16 an SM: 64 registers became 80-88) without changing the wave.
+  int64_t threads = std::max<int64_t>(32, plan.layout.threads);
+  int64_t registers = estimateRegisters(
+      plan.layout, shape.elementBytes, shape.fullOperands, shape.columnOutputs);
+  if (blocksPerSMAtRegisters(threads, registers + 8, device) >= blocks)
+    return 0;
+  // Before, LayerNorm's backward at N = 3500 (448 threads, 264 partial rows
+  // for two blocks an SM) got 96 registers from ptxas, one block an SM, 1.99
+  // waves; bounded to two it fits 72 without spills: 1.27-1.32x at
+  // 2048-16384 x 3500. RMSNorm's at N = 2500 (160 threads, 528 partial rows
+  // for four blocks) got 128 registers and three; at four, 96 registers and
+  // 36 bytes of spills, 1.09-1.21x (one wave of three blocks instead:
+  // 1.11-1.19x). H200, bf16, kernel time, 3 rounds;
+  // bench/results/h200-2026-12-04-s53-call1.log.
+  return blocks;
 }
 
 /// Where chooseMinRowsPerPartial sets a floor: waves of at least three

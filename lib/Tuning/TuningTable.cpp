@@ -92,6 +92,7 @@ std::optional<TuningChoice> TuningTable::lookup(
         std::log(static_cast<double>(k.n) / static_cast<double>(key.n)));
     if (!best || distance < bestDistance) {
       best = c;
+      best->entryN = k.n;
       bestDistance = distance;
     }
   }

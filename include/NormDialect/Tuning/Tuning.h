@@ -373,6 +373,9 @@ struct TuningChoice {
   /// kernel allows it: 1 measured faster, 0 slower, -1 not measured (the
   /// rule, chooseBulkStores).
   int64_t bulkStores = -1;
+  /// The N of the entry a lookup took (TuningTable::lookup; 0 elsewhere):
+  /// a choice measured at the kernel's own N, or borrowed from another.
+  int64_t entryN = 0;
 };
 
 /// Measured choices (tuning/<device>.json, written by bench/autotune.py).
@@ -975,6 +978,22 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 /// +70% at small M (bench/results/ab-2026-11-29-split-waves.log).
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
+
+/// The blocks per SM whose one wave chooseMinPartials fills with the
+/// partial rows of a split kernel with `plan` that spans neither clusters
+/// nor column slices (0 for those): its estimated blocks per SM (or
+/// `plan.minBlocksPerSM`, if more), at most as many as make 16 warps and at
+/// least 2.
+int64_t splitBlocksPerSM(const KernelShape &shape, const KernelPlan &plan,
+                         const DeviceInfo &device);
+
+/// The blocks per SM a split kernel with `plan` asks of ptxas
+/// (KernelPlan::minBlocksPerSM; 0: none): splitBlocksPerSM where its
+/// estimated registers fill that wave, so that a kernel whose registers
+/// come out over the estimate still runs its partial rows in one wave.
+int64_t chooseSplitMinBlocksPerSM(const KernelShape &shape,
+                                  const KernelPlan &plan,
+                                  const DeviceInfo &device);
 
 /// Empty if `partials` is a valid min-partials option (-1: the rule, 0:
 /// off, else the count), else the error.
