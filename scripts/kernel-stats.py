@@ -36,7 +36,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cuda_tools import nvdisasm_path, ptxas_path  # noqa: E402
+from cuda_tools import nvdisasm_path, ptxas_path, sass_by_kernel  # noqa: E402
 
 # Hopper (sm_90) per-SM limits.
 REGISTERS_PER_SM = 65536
@@ -89,16 +89,15 @@ def add_sass_stats(sass, stats):
     global store ("loads_after_stores"). ptxas keeps a load below a store
     that may alias it, so such a load waits on everything before the store
     (a streamed output pass keeps one sweep's loads in flight that way)."""
-    name, stored = None, False
-    for line in sass.splitlines():
-        if m := re.match(r"\s*\.section\s+\.text\.(\w+)", line):
-            name, stored = m.group(1), False
-        elif name in stats and re.match(r"\s+/\*[0-9a-f]{4,}\*/", line):
-            entry = stats[name]
+    for name, instructions in sass_by_kernel(sass).items():
+        if name not in stats:
+            continue
+        entry, stored = stats[name], False
+        for instruction in instructions:
             entry["sass"] = entry.get("sass", 0) + 1
-            if "STG" in line:
+            if "STG" in instruction:
                 stored = True
-            elif "LDG" in line and stored:
+            elif "LDG" in instruction and stored:
                 entry["loads_after_stores"] = entry.get("loads_after_stores", 0) + 1
 
 

@@ -17,5 +17,15 @@ if [ "${NORM_SKIP_TORCH:-0}" != 1 ] && [ ! -d "$build/pydeps/torch" ]; then
     || echo "test: PyTorch could not be installed; its tests will be skipped"
 fi
 
+# nvdisasm (PyPI's nvidia-cuda-nvdisasm, a few MB; CUDA's apt-less install
+# here has ptxas only) for the SASS that kernel-stats.py counts and
+# same-launches.py --sass compares; in a directory of its own, since pip
+# --target would not merge its nvidia/ into PyTorch's. Its test is skipped
+# with a reason if the install fails.
+if [ ! -d "$build/pytools/nvidia" ]; then
+  python3 -m pip install -q --disable-pip-version-check --target "$build/pytools" \
+    nvidia-cuda-nvdisasm || echo "test: nvdisasm could not be installed; its test will be skipped"
+fi
+
 cd "$build"
 ctest --output-on-failure -j "$(nproc)"
