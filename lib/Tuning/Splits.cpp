@@ -148,8 +148,7 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
   if (splitsIntoOneWave(shape, plan))
     return device.residentClusters(plan.layout.clusterSize) *
            std::min<int64_t>(3, blocks);
-  if (plan.layout.columnSlices > 1)
-    return 0;
+  // Rows cut into column slices get none (splitBlocksPerSM).
   return device.numSMs * splitBlocksPerSM(shape, plan, device);
 }
 

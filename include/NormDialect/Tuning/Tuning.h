@@ -982,8 +982,8 @@ int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
 /// The blocks per SM whose one wave chooseMinPartials fills with the
 /// partial rows of a split kernel with `plan` that spans neither clusters
 /// nor column slices (0 for those): its estimated blocks per SM (or
-/// `plan.minBlocksPerSM`, if more), at most as many as make 16 warps and at
-/// least 2.
+/// `plan.minBlocksPerSM`, if more), at most as many as make 16 warps or
+/// two, whichever is more.
 int64_t splitBlocksPerSM(const KernelShape &shape, const KernelPlan &plan,
                          const DeviceInfo &device);
 
