@@ -2,7 +2,7 @@
 """Autotuner (run on the GPU): times every candidate bundle compiled by
 scripts/autotune-variants.py on its shape class and writes the fastest knobs
 per class as a tuning table (tuning/h200.json format) that the compiler's
-tuning module reads (TuningTable in NormDialect/Tuning/Tuning.h).
+tuning module reads (TuningTable in NormDialect/Tuning/TuningTable.h).
 
 Each candidate is timed at three M (32M, 64M and 128M elements) and scored by
 the geometric mean; the log keeps every candidate's TB/s per M (--log-all) so

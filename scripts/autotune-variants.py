@@ -38,7 +38,7 @@ from norm_mlir.programs import program_text  # noqa: E402
 COMPILER = os.path.join(ROOT, "build", "bin", "norm-compile")
 OUT = os.path.join(ROOT, ".out", "tune")
 SIZES = [1024, 2048, 4096, 8192, 16384]
-# The tuning key of each kind's main kernel (see TuningKey in Tuning.h).
+# The tuning key of each kind's main kernel (see TuningKey in NormDialect/Tuning/TuningTable.h).
 KEYS = {"rms_fwd": dict(full_operands=1, column_outputs=0, row_reductions=1),
         "ln_fwd": dict(full_operands=1, column_outputs=0, row_reductions=2),
         "rms_bwd": dict(full_operands=2, column_outputs=1, row_reductions=1),

@@ -44,6 +44,18 @@ TEST(Tuning, ValidateSplitSize) {
   EXPECT_NE(validateSplitSize(-3).find("-3"), std::string::npos);
 }
 
+TEST(Tuning, ValidateRegisterBudget) {
+  EXPECT_TRUE(validateRegisterBudget(1).empty());
+  EXPECT_TRUE(validateRegisterBudget(kMaxRegisterBudget).empty());
+  EXPECT_NE(validateRegisterBudget(0), "");
+  // Past a thread's registers: an error, where the layout searches would
+  // otherwise count up to it.
+  EXPECT_NE(validateRegisterBudget(kMaxRegisterBudget + 1), "");
+  EXPECT_NE(validateRegisterBudget(int64_t{1} << 46).find("70368744177664"),
+            std::string::npos);
+  EXPECT_NE(validateTargetOptions(1000, 16, -1), "");
+}
+
 TEST(Tuning, RowLayoutAvoidsIdleThreads) {
   DeviceInfo h200;
   // 640 vectors of 8 bf16: 160 threads x 4 chunks, not 256 x 3.

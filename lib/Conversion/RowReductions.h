@@ -10,7 +10,7 @@
 #define LIB_CONVERSION_ROWREDUCTIONS_H
 
 #include "NormDialect/IR/NormOps.h"
-#include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Tuning/RowLayouts.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 

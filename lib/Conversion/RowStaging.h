@@ -11,7 +11,7 @@
 #ifndef LIB_CONVERSION_ROWSTAGING_H
 #define LIB_CONVERSION_ROWSTAGING_H
 
-#include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Tuning/RowLayouts.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 

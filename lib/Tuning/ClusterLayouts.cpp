@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/Tuning/ClusterLayouts.h"
+
 #include "TuningHelpers.h"
 
 #include <algorithm>

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/Tuning/CombineLayouts.h"
+
 #include "TuningHelpers.h"
 
 #include <algorithm>

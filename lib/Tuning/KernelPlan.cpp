@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/Tuning/KernelPlan.h"
+
 #include "TuningHelpers.h"
 
 #include <algorithm>
@@ -352,9 +354,9 @@ std::string mlir::norm::validateSharedStages(int64_t stages) {
 std::string mlir::norm::validateTargetOptions(int64_t registerBudget,
                                               int64_t maxClusterSize,
                                               int64_t sharedStages) {
-  if (registerBudget <= 0)
-    return "register-budget must be positive, got " +
-           std::to_string(registerBudget);
+  if (std::string error = validateRegisterBudget(registerBudget);
+      !error.empty())
+    return error;
   if (std::string error = validateClusterSize(maxClusterSize); !error.empty())
     return error;
   return validateSharedStages(sharedStages);

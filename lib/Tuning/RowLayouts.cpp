@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/Tuning/RowLayouts.h"
+
 #include "TuningHelpers.h"
 
 #include "llvm/Support/MathExtras.h"

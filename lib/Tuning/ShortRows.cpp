@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/Tuning/ShortRows.h"
+
 #include "TuningHelpers.h"
 
 #include <algorithm>

@@ -2,9 +2,11 @@
 //
 // The split of column reductions into partial rows: rows per partial
 // (chooseSplitSize), how many partials fill the GPU (chooseMinPartials), and
-// the residency estimates they rest on (blocks per SM, resident clusters).
+// the blocks per SM they rest on.
 //
 //===----------------------------------------------------------------------===//
+
+#include "NormDialect/Tuning/Splits.h"
 
 #include "TuningHelpers.h"
 
@@ -82,27 +84,6 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
                       device.sharedMemoryPerSM /
                           stagedBlockBytes(shape, layout, layout.sharedStages));
   return std::max<int64_t>(1, blocks);
-}
-
-int64_t DeviceInfo::residentClusters(int64_t clusterSize) const {
-  clusterSize = std::max<int64_t>(1, clusterSize);
-  if (numSMs == 132) {
-    switch (clusterSize) {
-    case 1:
-      return 132;
-    case 2:
-      return 66;
-    case 4:
-      return 30;
-    case 8:
-      return 15;
-    case 16:
-      return 7;
-    default:
-      break;
-    }
-  }
-  return std::max<int64_t>(1, numSMs * 85 / (100 * clusterSize));
 }
 
 bool mlir::norm::splitsIntoOneWave(const KernelShape &shape,

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/Tuning/Staging.h"
+
 #include "TuningHelpers.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 //===- TuningTable.cpp - measured tuning choices --------------------------===//
 
-#include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Tuning/TuningTable.h"
+#include "NormDialect/Tuning/DeviceInfo.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -54,6 +55,28 @@ bool TuningTable::load(const std::string &path, std::string &error) {
     }
     if (choice.sharedStages < -1 || choice.sharedStages > 4) {
       error = path + ": shared_stages must be 0 to 4";
+      return false;
+    }
+    // The same bounds as the options these fields override: a table is
+    // input like any other, and an out-of-range budget would make the
+    // layout searches run for hours instead of failing.
+    if (choice.registerBudget != 0) {
+      if (std::string why = validateRegisterBudget(choice.registerBudget);
+          !why.empty()) {
+        error = path + ": register_budget: " + why;
+        return false;
+      }
+    }
+    if (choice.numStages < 0 || choice.numStages > 4) {
+      error = path + ": num_stages must be 0 (unset) to 4";
+      return false;
+    }
+    if (choice.minBlocksPerSM < 0 || choice.minBlocksPerSM > 32) {
+      error = path + ": min_blocks_per_sm must be 0 (unset) to 32";
+      return false;
+    }
+    if (choice.rowsPerBlock < 0) {
+      error = path + ": rows_per_block must be 0 (unset) or positive";
       return false;
     }
     if (key.n <= 0 || key.elementBytes <= 0) {

@@ -6,6 +6,10 @@
 // RUN: norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/tuning.json min-blocks-per-sm=4" --split-input-file | FileCheck %s --check-prefix=OPTBLOCKS
 // RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/bad-stream-rows.json" 2>&1 | FileCheck %s --check-prefix=BADSTREAM
 // BADSTREAM: error: convert-norm-to-gpu: {{.*}}bad-stream-rows.json: stream_rows must be true or false
+// RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/bad-register-budget.json" 2>&1 | FileCheck %s --check-prefix=BADTABLEBUDGET
+// BADTABLEBUDGET: error: convert-norm-to-gpu: {{.*}}bad-register-budget.json: register_budget: register-budget must be 1 to 255 elements a thread, got 100000
+// RUN: not norm-opt %s --convert-norm-to-gpu="register-budget=256" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
+// BADBUDGET: error: convert-norm-to-gpu: register-budget must be 1 to 255 elements a thread, got 256
 
 // The table's 3 rows a block (a short M still gets a block per row).
 // CHECK-LABEL: func @fwd

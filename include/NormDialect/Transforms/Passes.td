@@ -46,7 +46,7 @@ def NormShortRows : Pass<"norm-short-rows"> {
   let description = [{
     Versions each `norm.fused` kernel that mixes row work (row reductions,
     full outputs) with column outputs on its row count M. Below a limit
-    (`chooseShortRowsLimit` in NormDialect/Tuning/Tuning.h, or the
+    (`chooseShortRowsLimit` in NormDialect/Tuning/ShortRows.h, or the
     `short-rows` option) the kernel becomes two: the row part, and a column
     part marked `norm.whole_columns` that `norm-split-reduction` leaves
     whole, so that it lowers to a column kernel summing all M rows of its
@@ -124,7 +124,7 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     sums the partials in a fixed order. No atomics: results are bitwise
     reproducible. `S` comes from the kernel's `norm.split_size` attribute if
     present, else from the `split-size` option, else from
-    `chooseSplitSize` (NormDialect/Tuning/Tuning.h), which also needs to
+    `chooseSplitSize` (NormDialect/Tuning/Splits.h), which also needs to
     know whether the GPU lowering will spread the kernel's rows over a
     thread block cluster (hence the register budget and cluster options).
     The split also gets `min_partials` F (the option, else
@@ -174,7 +174,7 @@ def NormSplitRows : Pass<"norm-split-rows"> {
   let summary = "Split long-row kernels into a row-statistics kernel and the rest";
   let description = [{
     The row direction of split reduction. A `norm.fused` kernel whose rows do
-    not fit on chip (`rowsFitOnChip`, NormDialect/Tuning/Tuning.h: neither in
+    not fit on chip (`rowsFitOnChip`, NormDialect/Tuning/ClusterLayouts.h: neither in
     one block's registers nor spread over a thread block cluster of at most
     `max-cluster-size` blocks, nor, for a backward, over up to 8 blocks that
     stage `shared-stages` slices and re-read them) becomes two kernels: one computing every `norm.row_reduce` of the body as

@@ -11,7 +11,7 @@
 #define NORMDIALECT_UTILS_KERNELBODY_H
 
 #include "NormDialect/IR/NormOps.h"
-#include "NormDialect/Tuning/Tuning.h"
+#include "NormDialect/Tuning/KernelShape.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::norm {

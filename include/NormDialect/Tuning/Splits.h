@@ -1,0 +1,157 @@
+//===- Splits.h - split column reductions and residency ---------*- C++ -*-===//
+//
+// The split of column reductions into partial rows: rows per partial, how
+// many partials fill the GPU, and the blocks per SM that rests on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORMDIALECT_TUNING_SPLITS_H
+#define NORMDIALECT_TUNING_SPLITS_H
+
+#include "NormDialect/Tuning/KernelPlan.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::norm {
+
+/// A split no M reaches: with min_partials F, rows per partial ceil(M / F).
+constexpr int64_t kUncappedSplit = 1 << 20;
+
+/// Rows per partial sum for a split column reduction over an M x N space.
+/// `m` is std::nullopt when M is only known at run time. Each block of the
+/// persistent grid reduces `split` rows in registers and writes one f32
+/// partial row, so the split trades grid size (warps per SM) against
+/// workspace traffic and the combine; the constant is measured (see the
+/// definition).
+/// `rowsOverCluster`: the kernel's rows are spread over a thread block
+/// cluster (chooseClusterLayout), which measured best with smaller splits.
+/// `minPartials`: the kernel's min_partials F (0: none), with which the
+/// split caps the rows per partial of whole waves of F partial rows
+/// (FusedOp::buildRowsPerPartial) instead of setting them. `maxPartials`:
+/// the kernel's max_partials P (0: none, chooseMaxPartials), past whose
+/// F x split rows one wave of P partial rows takes over.
+int64_t chooseSplitSize(std::optional<int64_t> m, int64_t n,
+                        const DeviceInfo &device, bool rowsOverCluster = false,
+                        int64_t minPartials = 0, int64_t maxPartials = 0);
+
+/// Blocks of a planned kernel that one SM holds at once, by threads,
+/// estimated registers (estimateRegisters, allocated in multiples of 8 and
+/// counted in whole warps per quarter of the register file; a cluster's
+/// blocks that hold their slices in registers also hold the next row's)
+/// and staged shared memory; at least 1.
+int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
+                            const DeviceInfo &device);
+
+/// Whether a split kernel with `plan` is given one wave of clusters
+/// (chooseMinPartials) and hence an uncapped split: kernels over clusters
+/// with column outputs.
+bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
+
+/// The fewest partial rows a split column reduction should have when M
+/// allows (norm.fused min_partials; 0: none): the GPU runs one block per
+/// partial row, and with the split of chooseSplitSize alone a small M
+/// leaves SMs idle (M = 4097 at 64 rows per partial: 65 blocks for 132
+/// SMs). Enough for one wave of up to two blocks per SM
+/// (estimateBlocksPerSM), or as many as make 16 warps per SM where blocks
+/// are smaller (128-thread blocks at N = 1024: four; one-warp blocks at
+/// N = 256: 16, session 44: 2.0x at 65536 x 256). Measured on
+/// the H200 (2026-11-29, bf16 backward): +14-27% at 4097x7168 and 4096x8192,
+/// +21% RMSNorm 8192x4096, 1.8-2.9x at M = 1000-2048; two waves of a kernel
+/// that fits one block per SM were 4-7% slower (8192x8192, hence the estimate).
+/// Rows cut into column slices get none: their grids are slices x partial rows,
+/// and at M = 512-1024 more partial rows measured 5-17% slower. `plan` is the
+/// kernel's plan (planKernel): its layout, and the blocks per SM its registers
+/// are capped for (min_blocks_per_sm), if more.
+///
+/// A split kernel over clusters instead gets one wave: min_partials = the
+/// resident clusters (DeviceInfo::residentClusters) times its blocks per SM
+/// (estimated, or rereadClusterBlocksPerSM; at most 3), with an uncapped
+/// split (kUncappedSplit), so each cluster walks ceil(M / F) rows.
+/// Measured on the H200 (2026-11-29): split
+/// 32 ran 16 clusters of 16 on 7 resident at RMS bwd 512x131072 (three
+/// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one
+/// wave: RMS bwd +16% to +22% at N = 32K-128K, LN bwd +9% to +11%, up to
+/// +70% at small M (bench/results/ab-2026-11-29-split-waves.log).
+int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
+                          const DeviceInfo &device);
+
+/// The blocks per SM whose one wave chooseMinPartials fills with the
+/// partial rows of a split kernel with `plan` that spans neither clusters
+/// nor column slices (0 for those): its estimated blocks per SM (or
+/// `plan.minBlocksPerSM`, if more), at most as many as make 16 warps or
+/// two, whichever is more.
+int64_t splitBlocksPerSM(const KernelShape &shape, const KernelPlan &plan,
+                         const DeviceInfo &device);
+
+/// The blocks per SM a split kernel with `plan` asks of ptxas
+/// (KernelPlan::minBlocksPerSM; 0: none): splitBlocksPerSM where its
+/// estimated registers fill that wave, so that a kernel whose registers
+/// come out over the estimate still runs its partial rows in one wave.
+int64_t chooseSplitMinBlocksPerSM(const KernelShape &shape,
+                                  const KernelPlan &plan,
+                                  const DeviceInfo &device);
+
+/// Empty if `partials` is a valid min-partials option (-1: the rule, 0:
+/// off, else the count), else the error.
+std::string validateMinPartials(int64_t partials);
+
+/// The fewest rows a partial row of a split kernel with `plan` sums
+/// (norm.fused min_rows_per_partial; 0: no floor beyond 1). Where one wave
+/// of clusters (chooseMinPartials) counts three blocks per SM, its partial
+/// rows at a few hundred rows sum two or three rows each, and their
+/// workspace (N f32 sums per column output, written and combined) costs
+/// about as much as the rows; the floor is the rows that spread the kernel's
+/// fewest rows (chooseShortRowsLimit; below it the pair runs) over one
+/// cluster per cluster slot at one block per SM, so the wave of F partial
+/// rows builds up from there as M grows. Measured to pay for clusters of up
+/// to 4 (LayerNorm backward, N = 16384) only; 0 for clusters of 8 and more,
+/// waves of fewer blocks per SM and past the short-rows range. Split
+/// kernels of blocks under four warps (N = 256-768 bf16, 16 warps per SM of
+/// partial rows) get a floor of four rows: at 4096 x 256 two rows a partial
+/// row made the workspace cost as much as the rows (the floor yields below
+/// a quarter of min_partials partial rows, norm.fused). 0 for every other
+/// kernel.
+int64_t chooseMinRowsPerPartial(const KernelShape &shape,
+                                const KernelPlan &plan,
+                                const DeviceInfo &device);
+
+/// Empty if `rows` is a valid min-rows-per-partial option (-1: the rule, 0:
+/// off, else the floor), else the error.
+std::string validateMinRowsPerPartial(int64_t rows);
+
+/// The most partial rows a split kernel with `plan` should have (norm.fused
+/// max_partials; 0: none): one wave of the blocks the GPU holds at once,
+/// for split kernels of one-warp blocks (N = 256 bf16: 32 blocks an SM,
+/// 4224 partial rows). With split 16 (chooseSplitSize) the rows per partial
+/// row are chooseMinPartials' up to F x 16 rows (33792 at N = 256) and
+/// ceil(M / P) past them, where one wave of all resident blocks beat the
+/// waves of F: measured on the H200 (session 44, bf16 backwards, kernel
+/// time, bench/results/ab-2026-12-04-s44-one-warp-partials-large-m.log)
+/// +4-5% at 49152 x 256, +5-7% at 65536, +8-15% at 98304-262144; waves of
+/// F partial rows of at most 16 rows instead lost 6-13% past two waves,
+/// and one wave of P at every M (with a floor of 8) lost 3-5% at 32768
+/// and 14% at 1000 (RMSNorm). As built (session 45,
+/// ab-2026-12-04-s45-max-partials.log): level up to 33792 rows, +4-6% at
+/// 49152-65536 x 256, +10-11% at 131072 and +15% at 262144, RMSNorm and
+/// LayerNorm alike. Every other kernel: 0.
+int64_t chooseMaxPartials(const KernelShape &shape, const KernelPlan &plan,
+                          const DeviceInfo &device);
+
+/// Empty if `partials` is a valid max-partials option (-1: the rule, 0:
+/// off, else the cap), else the error.
+std::string validateMaxPartials(int64_t partials);
+
+/// Blocks per SM of a cluster kernel that re-reads its staged slices
+/// (RowLayout::rereadStaged; 0 for any other kernel): up to three, as its
+/// staged slices and threads allow. Such kernels keep only their column
+/// accumulators in registers (80 at 16 elements a thread), which the
+/// register estimate of row-resident kernels overstates; planKernel bounds
+/// the registers of those at clusters of 8 and more to match.
+int64_t rereadClusterBlocksPerSM(const KernelShape &shape,
+                                 const RowLayout &layout,
+                                 const DeviceInfo &device);
+
+} // namespace mlir::norm
+
+#endif // NORMDIALECT_TUNING_SPLITS_H
