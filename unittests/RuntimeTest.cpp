@@ -108,6 +108,16 @@ TEST(Bundle, EvaluatesSizes) {
   EXPECT_EQ(evaluate(v, 1), -1);
 }
 
+TEST(Bundle, ChecksGridLimits) {
+  EXPECT_EQ(checkGrid("k", kMaxGridX, kMaxGridY, 1), "");
+  // Four rows a block over 2^33 + 4 rows: a grid the 32-bit launch
+  // parameters would truncate to one block.
+  std::string why = checkGrid("k", (int64_t{1} << 31) + 1, 1, int64_t{1} << 33);
+  EXPECT_NE(why.find("M = 8589934592 rows"), std::string::npos) << why;
+  EXPECT_NE(why.find("2147483649 x 1 blocks"), std::string::npos) << why;
+  EXPECT_NE(checkGrid("k", 1, kMaxGridY + 1, 1), "");
+}
+
 TEST(Bundle, LoadsAndChecksSignatures) {
   std::string dir = compileExample("rms_norm_bwd");
   std::string error;

@@ -8,6 +8,11 @@ import json
 import os
 
 
+# CUDA's largest grid: 2^31 - 1 blocks in x, 65535 in y.
+MAX_GRID_X = 2**31 - 1
+MAX_GRID_Y = 65535
+
+
 class BundleError(ValueError):
     """A malformed bundle, or tensors that do not fit a bundle's signature."""
 
@@ -151,6 +156,20 @@ class Function:
     def grid(self, launch, m):
         """(x, y) grid size of a launch for M = m."""
         return evaluate(launch["grid"], m), evaluate(launch.get("grid_y", 1), m)
+
+    def check_grids(self, m):
+        """Raises BundleError where a launch for M = m needs a grid past
+        CUDA's limits: the launch parameters are 32-bit, so such a grid
+        would run truncated over part of the rows. A persistent launch's x
+        grid is capped at the blocks resident at once and is not checked."""
+        for launch in self.launches_at(m):
+            x, y = self.grid(launch, m)
+            if launch.get("persistent", False):
+                x = 1
+            if x > MAX_GRID_X or y > MAX_GRID_Y:
+                raise BundleError(
+                    f"M = {m} rows need a launch of {launch['kernel']} over {x} x {y} "
+                    f"blocks, past CUDA's grid limit of {MAX_GRID_X} x {MAX_GRID_Y}")
 
 
 class Bundle:

@@ -82,6 +82,7 @@ class Launcher:
         import torch
         function = self.bundle.function(function_name)
         m, device = self.check_arguments(function, tensors)
+        function.check_grids(m)
         outputs = {}
         env = {a["name"]: t for a, t in zip(function.arguments, tensors)}
         for name, buf in function.buffers.items():

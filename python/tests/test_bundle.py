@@ -164,6 +164,18 @@ def test_forward_rows_per_block_follow_m(tmp_path):
     assert fixed.grid(fixed.launches[0], 16) == (8, 1)
 
 
+def test_grids_past_cuda_limits_are_refused(tmp_path):
+    # Two rows a block at N = 4096 from 1057 rows: 2^32 + 2 rows need a
+    # grid of 2^31 + 1 blocks, which a 32-bit launch parameter would cut to
+    # one block over two of the rows; 2^32 - 2 rows fit the 2^31 - 1.
+    f = compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False,
+                       flags=["--short-rows=0"]).function()
+    f.check_grids(2**32 - 2)
+    with pytest.raises(BundleError, match=r"M = 4294967298 rows need a launch of .* "
+                       r"over 2147483649 x 1 blocks, past CUDA's grid limit"):
+        f.check_grids(2**32 + 2)
+
+
 @pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
 def test_forward_streams_short_rows(tmp_path):
     # RMSNorm at N = 4096 streams at every M (blocks of 512 threads, no

@@ -76,6 +76,16 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
   return -1;
 }
 
+std::string norm::runtime::checkGrid(const std::string &kernel, int64_t gridX,
+                                     int64_t gridY, int64_t rows) {
+  if (gridX <= kMaxGridX && gridY <= kMaxGridY)
+    return {};
+  return "M = " + std::to_string(rows) + " rows need a launch of " + kernel +
+         " over " + std::to_string(gridX) + " x " + std::to_string(gridY) +
+         " blocks, past CUDA's grid limit of " + std::to_string(kMaxGridX) +
+         " x " + std::to_string(kMaxGridY);
+}
+
 static bool readFile(const std::string &path, std::string &out) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

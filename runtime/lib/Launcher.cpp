@@ -269,6 +269,21 @@ bool Launcher::run(const std::string &functionName,
     buffers[desc.name] = t;
   }
 
+  // Grids past CUDA's limits are refused before anything is launched, so
+  // that no kernel of the call is left running on buffers released below.
+  // A persistent launch's grid is capped at what is resident (checked
+  // again after the cap).
+  for (const LaunchDesc &launch : function->launches) {
+    int64_t grid = launch.persistent ? 1 : evaluate(launch.grid, rows);
+    if (std::string why =
+            checkGrid(launch.kernel, grid, evaluate(launch.gridY, rows), rows);
+        !why.empty()) {
+      error = why;
+      release();
+      return false;
+    }
+  }
+
   // Whether the launch before this one in the function was issued: a
   // programmatic launch after a skipped one is an ordinary launch, as it
   // would otherwise overlap whatever came before the call in the stream.
@@ -308,6 +323,12 @@ bool Launcher::run(const std::string &functionName,
       int64_t resident = residentGrid(launch, kernel, gridY, stream);
       if (resident > 0)
         grid = std::min(grid, resident);
+    }
+    if (std::string why = checkGrid(launch.kernel, grid, gridY, rows);
+        !why.empty()) {
+      error = why;
+      release();
+      return false;
     }
     std::vector<int64_t> scalars;
     for (const LaunchParam &param : launch.params) {

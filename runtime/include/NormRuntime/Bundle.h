@@ -115,6 +115,17 @@ public:
 /// where it holds, else 0). Returns -1 for a malformed expression.
 int64_t evaluate(const JsonValue &expr, int64_t rows);
 
+/// CUDA's largest grid: 2^31 - 1 blocks in x, 65535 in y.
+constexpr int64_t kMaxGridX = 2147483647;
+constexpr int64_t kMaxGridY = 65535;
+
+/// Empty when a launch of `kernel` over `gridX` x `gridY` blocks (for M =
+/// `rows`) is within CUDA's grid limits, else why not. The launch
+/// parameters are 32-bit, so a grid past them would silently run a
+/// truncated grid over part of the rows.
+std::string checkGrid(const std::string &kernel, int64_t gridX, int64_t gridY,
+                      int64_t rows);
+
 /// A loaded bundle.
 class Bundle {
 public:
