@@ -1839,6 +1839,33 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   EXPECT_TRUE(chooseStreamedRows(backward, DeviceInfo()).empty());
 }
 
+TEST(Tuning, HeldRowsStayWithinAThreadsRegisters) {
+  DeviceInfo h200;
+  // N = 1000 bf16: 125 vectors of 8 over 128 threads, a vector each.
+  RowLayout held = chooseStreamingLayout(1000, 2, h200);
+  ASSERT_TRUE(held.holdsRow);
+  EXPECT_EQ(held.elementsPerThread(), 8);
+  EXPECT_EQ(maxHeldRows(held, 1), 31);
+  EXPECT_EQ(maxHeldRows(held, 2), 15);
+  // A row re-read from L2 is not held: one row a block.
+  RowLayout streamed = held;
+  streamed.holdsRow = false;
+  EXPECT_EQ(maxHeldRows(streamed, 1), 1);
+  // The rules' bands of rows a block (not warp rows, whose blocks share
+  // their rows out) stay within it at every N they hold rows at.
+  for (int64_t reductions : {1, 2})
+    for (int64_t n = 128; n <= 8192; n += 128) {
+      KernelShape shape = forwardShape(n, reductions);
+      for (const HeldRows &band : chooseHeldRows(shape, h200)) {
+        if (band.warpRows)
+          continue;
+        RowLayout layout =
+            chooseStreamingLayout(n, 2, h200, band.vectorWidth, 1);
+        EXPECT_LE(band.rowsPerBlock, maxHeldRows(layout, 1)) << "N = " << n;
+      }
+    }
+}
+
 TEST(Tuning, StreamedForwardsOf128ThreadBlocksHoldFourRowsAtManyRows) {
   using Rows = std::pair<int64_t, int64_t>;
   // Rows a block and where the first band starts (-1: none).

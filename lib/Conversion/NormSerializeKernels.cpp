@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/Conversion/NVVMTarget.h"
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/Utils/PassOptions.h"
 
@@ -81,6 +82,19 @@ struct NormSerializeKernelsPass
         module.emitError("has no target attributes to serialize for (run "
                          "nvvm-attach-target first)");
         return signalPassFailure();
+      }
+      // LLVM aborts the process on a target the kernels cannot be compiled
+      // for, so the targets are checked before any thread starts.
+      for (Attribute attr : targets) {
+        auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+        if (!nvvm)
+          continue;
+        std::string why =
+            validateNVVMTarget(nvvm.getChip(), nvvm.getFeatures());
+        if (!why.empty()) {
+          module.emitError(why);
+          return signalPassFailure();
+        }
       }
       int64_t size = 0;
       module.walk([&](Operation *) { ++size; });

@@ -51,7 +51,8 @@ public:
   StreamingKernelBuilder(FusedOp op, const KernelShape &shape, RowLayout layout,
                          int64_t n, RowSplit split)
       : op(op), body(op.getBody().front()), layout(layout), n(n),
-        elementBytes(shape.elementBytes), split(split),
+        elementBytes(shape.elementBytes),
+        fullOperands(std::max<int64_t>(1, shape.fullOperands)), split(split),
         columnsPreloaded(
             rowInRegisters() &&
             (norm::preloadsColumns(shape, layout, split.rowsPerBlock) ||
@@ -69,6 +70,16 @@ public:
       return op.emitOpError("a streaming kernel that re-reads its row from "
                             "L2 takes one row per block, got ")
              << split.rowsPerBlock * layout.rowGroups;
+    // Every held row stays in registers until the last pass: past a
+    // thread's registers the rows would spill, and the unrolled rows'
+    // code grows with them (1024 rows took 14 s and 1.8 GB to compile).
+    if (int64_t most = maxHeldRows(layout, fullOperands);
+        split.rowsPerBlock > most)
+      return op.emitOpError("a streaming kernel holding its rows in "
+                            "registers holds at most ")
+             << most << " rows a " << (layout.rowGroups > 1 ? "warp" : "block")
+             << " here (" << layout.elementsPerThread() * fullOperands
+             << " elements a thread each), got " << split.rowsPerBlock;
     OpBuilder b = OpBuilder::atBlockEnd(&func.getBody().front());
     Location loc = op.getLoc();
     unsigned numInputs = op.getInputs().size();
@@ -664,6 +675,8 @@ private:
   int64_t n;
   /// Bytes of the full inputs' elements (KernelShape::elementBytes).
   int64_t elementBytes;
+  /// Full (M x N) inputs (KernelShape::fullOperands, at least 1).
+  int64_t fullOperands;
   /// The L2 cache policies of the hinted loads, and the global address of
   /// each input.
   Value evictFirstPolicy, evictLastPolicy;

@@ -30,18 +30,6 @@
 using namespace mlir;
 using namespace mlir::norm;
 
-/// Thread block clusters exist from sm_90 (Hopper) on; older chips get the
-/// split-rows path for long rows.
-static int64_t clusterLimit(const NormToPTXOptions &options) {
-  StringRef chip = options.chip;
-  unsigned version = 0;
-  if (chip.consume_front("sm_") &&
-      !chip.take_while(llvm::isDigit).getAsInteger(10, version) &&
-      version >= 90)
-    return options.maxClusterSize;
-  return 1;
-}
-
 /// The target-independent half: user ops to bufferized norm kernels. The
 /// row split of long rows is for GPUs (registers); the CPU loops do not need
 /// it.
@@ -58,7 +46,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   if (splitLongRows) {
     NormSplitRowsOptions rows;
     rows.registerBudget = options.registerBudget;
-    rows.maxClusterSize = clusterLimit(options);
+    rows.maxClusterSize = options.maxClusterSize;
     rows.sharedStages = options.sharedStages;
     pm.addPass(createNormSplitRows(rows));
   }
@@ -71,7 +59,7 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   split.sharedStages = options.sharedStages;
   split.numSMs = options.numSMs;
   split.registerBudget = options.registerBudget;
-  split.maxClusterSize = splitLongRows ? clusterLimit(options) : 1;
+  split.maxClusterSize = splitLongRows ? options.maxClusterSize.getValue() : 1;
   pm.addPass(createNormSplitReduction(split));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -90,7 +78,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
   gpu.registerBudget = options.registerBudget;
   gpu.rowsPerBlock = options.rowsPerBlock;
   gpu.tuningTable = options.tuningTable;
-  gpu.maxClusterSize = clusterLimit(options);
+  gpu.maxClusterSize = options.maxClusterSize;
   gpu.minBlocksPerSM = options.minBlocksPerSM;
   gpu.combineLanes = options.combineLanes;
   gpu.combineThreads = options.combineThreads;

@@ -4,6 +4,7 @@
 
 #include "ProgramSource.h"
 
+#include "NormDialect/Conversion/NVVMTarget.h"
 #include "NormDialect/Target/KernelBundle.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,6 +36,14 @@ bool mlir::norm::compileToBundle(const std::string &source,
                                  const NormToPTXOptions &options,
                                  CompiledBundle &out,
                                  std::string &diagnostics) {
+  // A target the kernels cannot be compiled for fails before any work, not
+  // after the GPU lowering (where clusters on an older chip already fail
+  // NVVM's verifier with a less direct message).
+  if (std::string why = validateNVVMTarget(options.chip, options.features);
+      !why.empty()) {
+    diagnostics += "error: " + why + "\n";
+    return false;
+  }
   ProgramSource program(source, sourceName, diagnostics);
   MLIRContext &context = program.getContext();
   OwningOpRef<ModuleOp> module = program.parse();

@@ -387,3 +387,11 @@ std::optional<RowLayout> mlir::norm::warpRowsLayout(const RowLayout &block,
   warps.chunksPerThread = rowWarps;
   return warps;
 }
+
+int64_t mlir::norm::maxHeldRows(const RowLayout &layout, int64_t fullOperands) {
+  if (!layout.holdsRow)
+    return 1;
+  int64_t perRow =
+      layout.elementsPerThread() * std::max<int64_t>(1, fullOperands);
+  return std::max<int64_t>(1, kMaxRegisterBudget / perRow);
+}

@@ -1389,6 +1389,26 @@ func.func @warp_rows_uneven(%x: memref<?x1024xbf16>, %y: memref<?x1024xbf16>) {
 
 // -----
 
+// A block's held rows all stay in registers: at N = 1000 (a vector of 8
+// elements a thread) past 31 of them is an error, not spilled rows and an
+// unrolled kernel that takes minutes to compile.
+func.func @held_rows_past_the_registers(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: memref<?x1000xbf16>) {
+  // expected-error @+1 {{a streaming kernel holding its rows in registers holds at most 31 rows a block here (8 elements a thread each), got 32}}
+  norm.fused ins(%x : full memref<?x1000xbf16>, %w : col memref<1000xbf16>) outs(%y : full memref<?x1000xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 32 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %bf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // norm.vector_width = 4 at N = 384 bf16: 96 vectors of 8 bytes, three warps
 // a block, each holding a row of its own in three vectors a lane (columns
 // lane * 4, (32 + lane) * 4 and (64 + lane) * 4), reduced by its shuffles

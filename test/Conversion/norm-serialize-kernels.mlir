@@ -101,3 +101,39 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Targets the kernels cannot be compiled for are errors on their module,
+// not an LLVM abort (sm_80 cannot select the shuffles and bulk copies; a
+// PTX version without st.async, or one LLVM does not know, neither).
+module attributes {gpu.container_module} {
+  // expected-error @below {{chip must be sm_90 or sm_90a (the kernels use Hopper's clusters, bulk copies and mbarriers), got 'sm_80'}}
+  gpu.module @ampere [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx81">] {
+    llvm.func @ampere() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error @below {{features must name one PTX ISA version, +ptx81 to +ptx88 or +ptx90 (the kernels need 8.1), got '+ptx78'}}
+  gpu.module @old_ptx [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx78">] {
+    llvm.func @old_ptx() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error @below {{features must name one PTX ISA version, +ptx81 to +ptx88 or +ptx90 (the kernels need 8.1), got '+ptx89'}}
+  gpu.module @unknown_ptx [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx89">] {
+    llvm.func @unknown_ptx() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}

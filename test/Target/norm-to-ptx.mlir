@@ -1,6 +1,9 @@
 // The registered pipeline from user-level IR to a gpu.binary holding PTX.
 // RUN: norm-opt %s --norm-to-ptx | FileCheck %s
-// RUN: norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" | FileCheck %s --check-prefix=SM80
+// Other chips are an error, not PTX ptxas rejects: at sm_80 the kernels
+// compiled to griddepcontrol and bulk prefetches Ampere does not have.
+// RUN: not norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: norm-opt %s --norm-to-ptx="chip=sm_90a features=+ptx90" | FileCheck %s --check-prefix=SM90A
 
 // CHECK: llvm.func @rms_fwd
 // One binary per kernel (norm-serialize-kernels): the streamed kernels of
@@ -26,7 +29,9 @@
 // CHECK-SAME: .entry norm_fused_1(
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-NOT: sqrt.rn.f32
-// SM80: .target sm_80
+// SM80: error: chip must be sm_90 or sm_90a
+// SM90A: .version 9.0
+// SM90A-SAME: .target sm_90a
 func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x2048xbf16>, tensor<?xf32>) {
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<2048xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x2048xbf16> -> tensor<?x2048xbf16>, tensor<?xf32>

@@ -79,9 +79,9 @@
 // RUN: norm-compile %norm_src/examples/layer_norm_fwd.mlir -o %t/ln_fwd_staged --quiet --shared-stages=3
 // RUN: %ptxas -arch=sm_90 -v %t/ln_fwd_staged/kernels.ptx -o %t/ln_fwd_staged.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=STAGED < %t/ln_fwd_staged/kernels.ptx
-// Before Hopper there are no clusters: long rows take the split-rows path.
-// RUN: norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/sm80_long --quiet --chip=sm_80 --features=+ptx75
-// RUN: FileCheck %s --check-prefix=SM80 < %t/sm80_long/kernels.ptx
+// Only Hopper: before it there are no clusters, bulk copies or
+// griddepcontrol, so another chip is an error before any work.
+// RUN: not norm-compile %S/Inputs/rms_norm_fwd_long.mlir -o %t/sm80_long --quiet --chip=sm_80 --features=+ptx75 2>&1 | FileCheck %s --check-prefix=SM80
 
 // PTXAS: Compiling entry function 'norm_fused
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill
@@ -173,9 +173,7 @@
 // NOTPERSISTENT-NEXT: "M",
 // NOTPERSISTENT-NEXT: 8
 // NOTPERSISTENT: "persistent": false
-// SM80: .target sm_80
-// SM80-NOT: reqnctapercluster
-// SM80-NOT: mapa
+// SM80: error: chip must be sm_90 or sm_90a (the kernels use Hopper's clusters, bulk copies and mbarriers), got 'sm_80'
 // STAGED: .shared .align 16 .b8
 // STAGED: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // STAGED: mbarrier.try_wait.parity.shared::cta.b64

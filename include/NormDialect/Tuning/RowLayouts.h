@@ -183,6 +183,14 @@ RowLayout chooseStreamingLayout(int64_t n, int64_t elementBytes,
 std::optional<RowLayout> warpRowsLayout(const RowLayout &block,
                                         int64_t rowsPerBlock = 0);
 
+/// Most rows a block (or, with warp rows, each warp) of the streamed
+/// `layout` may hold in registers at once for a kernel of `fullOperands`
+/// full inputs: its threads keep every held row's elements live across the
+/// reductions, so the rows' elements a thread must stay within the 255
+/// registers ptxas gives it (kMaxRegisterBudget); the rules hold at most
+/// four (chooseHeldRows). 1 where the layout does not hold its row.
+int64_t maxHeldRows(const RowLayout &layout, int64_t fullOperands);
+
 /// Threads a block spreads one row over where its grid is that one block
 /// (chooseOneRowLayout).
 constexpr int64_t kOneRowThreads = 256;

@@ -1,0 +1,30 @@
+//===- NVVMTarget.h - the GPU targets norm kernels compile for --*- C++ -*-===//
+//
+// Which NVVM chips and PTX versions the kernels can be compiled for, checked
+// by norm-serialize-kernels on each module and by the bundle compiler before
+// it starts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NORMDIALECT_CONVERSION_NVVMTARGET_H
+#define NORMDIALECT_CONVERSION_NVVMTARGET_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir::norm {
+
+/// Empty when the kernels can be compiled for `chip` with `features`, else
+/// why not. The kernels use Hopper's thread block clusters, bulk copies,
+/// mbarriers and st.async, so the chip is sm_90 or sm_90a (the targets they
+/// are built and measured for), and the features name one PTX ISA version
+/// (+ptxNN) that has all of them (8.1) and that LLVM 22 knows (up to 9.0).
+/// LLVM itself aborts on anything else: an unknown chip or an older PTX
+/// version cannot select the shuffles and copies, and a chip newer than the
+/// PTX version is a fatal error.
+std::string validateNVVMTarget(llvm::StringRef chip, llvm::StringRef features);
+
+} // namespace mlir::norm
+
+#endif // NORMDIALECT_CONVERSION_NVVMTARGET_H
