@@ -75,6 +75,11 @@ def test_compile_errors_carry_diagnostics(tmp_path, monkeypatch):
                         options="shared-stages=9")
     assert "see current operation" not in str(error.value)
     assert "norm.fused" not in str(error.value)
+    # A GPU other than Hopper (torch reports sm_80 on an A100): an error
+    # before any work, not an abort inside LLVM or PTX that ptxas rejects.
+    with pytest.raises(CompileError, match="chip must be sm_90 or sm_90a .* got 'sm_80'"):
+        compile_program(op_program("rms_fwd", 64, "f32", None, eps=1e-6, offset=0.0),
+                        chip="sm_80")
 
 
 def test_pipeline_options_reach_the_kernels(tmp_path, monkeypatch):
