@@ -58,6 +58,15 @@ TEST(NormShapes, ActivationParamAndStats) {
             "");
   EXPECT_NE(checkActivationType(RankedTensorType::get({4, 16}, b.getI8Type())),
             "");
+  // 2^62 rows of 4 bf16 are 2^65 bytes: an error, not wrapped offsets; the
+  // same rows with M dynamic are left to the tensors that arrive.
+  std::string huge = checkActivationType(
+      RankedTensorType::get({int64_t{1} << 62, 4}, b.getBF16Type()));
+  EXPECT_NE(huge.find("past 2^63 bytes"), std::string::npos) << huge;
+  EXPECT_TRUE(
+      checkActivationType(
+          RankedTensorType::get({kDyn, int64_t{1} << 40}, b.getBF16Type()))
+          .empty());
   EXPECT_TRUE(
       checkParamType(RankedTensorType::get({16}, b.getF32Type()), x.getShape())
           .empty());

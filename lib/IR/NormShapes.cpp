@@ -3,6 +3,7 @@
 #include "NormDialect/IR/NormShapes.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -77,6 +78,14 @@ std::string mlir::norm::checkActivationType(ShapedType x) {
            "the innermost is normalized)";
   if (!isSupportedFloatType(x.getElementType()))
     return "unsupported activation element type: expected bf16, f16 or f32";
+  // The kernels address elements by 64-bit byte offsets: a static shape
+  // past them would wrap (dynamic dimensions come from real tensors).
+  int64_t bytes = x.getElementTypeBitWidth() / 8;
+  for (int64_t dim : x.getShape())
+    if (!ShapedType::isDynamic(dim) && llvm::MulOverflow(bytes, dim, bytes))
+      return llvm::formatv("activations of shape {0} are past 2^63 bytes, "
+                           "what 64-bit offsets address",
+                           shapeToString(x.getShape()));
   return {};
 }
 

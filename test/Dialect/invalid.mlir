@@ -646,3 +646,12 @@ func.func @preload_columns_not_unit(%x: tensor<10x64xbf16>, %w: tensor<64xbf16>,
   return
 }
 
+
+// -----
+
+// 2^62 rows of 4 bf16: more bytes than 64-bit offsets address.
+func.func @past_64_bit_offsets(%x: tensor<4611686018427387904x4xbf16>) {
+  // expected-error @+1 {{x: activations of shape [4611686018427387904x4] are past 2^63 bytes, what 64-bit offsets address}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4611686018427387904x4xbf16> -> tensor<4611686018427387904x4xbf16>, tensor<4611686018427387904xf32>
+  return
+}

@@ -46,7 +46,8 @@ std::string checkStatsType(ShapedType stats, llvm::ArrayRef<int64_t> x);
 /// Empty string when valid.
 std::string checkParamType(ShapedType param, llvm::ArrayRef<int64_t> x);
 
-/// Checks an activation (rank >= 2, supported float type). Empty when valid.
+/// Checks an activation (rank >= 2, supported float type, static sizes whose
+/// bytes 64-bit offsets address). Empty when valid.
 std::string checkActivationType(ShapedType x);
 
 } // namespace mlir::norm
