@@ -15,8 +15,10 @@
 #include "NormRuntime/Bundle.h"
 #include "NormRuntime/Launcher.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -111,6 +113,16 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: norm-run <bundle dir> <rows> [function]\n");
     return 2;
   }
+  // Rows: a whole number, at least 0 (0 runs the launches M = 0 keeps).
+  char *end = nullptr;
+  errno = 0;
+  long long parsedRows = std::strtoll(argv[2], &end, 10);
+  if (end == argv[2] || *end != '\0' || errno == ERANGE || parsedRows < 0) {
+    std::fprintf(stderr,
+                 "norm-run: rows must be a whole number >= 0, got '%s'\n",
+                 argv[2]);
+    return 2;
+  }
   std::string error;
   auto bundle = Bundle::load(argv[1], error);
   if (!bundle) {
@@ -127,7 +139,7 @@ int main(int argc, char **argv) {
                 error.c_str());
     return 0;
   }
-  int64_t rows = std::atoll(argv[2]);
+  int64_t rows = parsedRows;
   std::mt19937 rng(42);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<Host> hosts;
