@@ -15,6 +15,12 @@
 #  (d) f32 forwards held up to 1024 threads (wip/f32-wide-stream.patch)
 #      vs 512 x 4 at N = 9216-14336. Session 53 at 10240-12288: RMS
 #      1.01-1.03x geomean (0.97-1.15x), LN 1.01-1.02x. Land where it wins.
+#  (e) (session 54) the split kernel's ptxas bound also where the table
+#      measured the N (wip/split-bound-at-measured-n.patch): of the 194
+#      default bundles only RMS bwd N = 4096 changes (bf16, f16, gemma,
+#      prefetch), SASS 544 -> 536 instructions in session 53. Predicted
+#      level (0.98-1.02x); land only if ahead at the public 16384 / 65536 x
+#      4096 and level at 1000-4096 rows.
 # Build here first (all under .out/s54, the one carry):
 #   B=.out/s54; mkdir -p $B/new $B/old $B/held $B/u1 $B/f32base $B/f32wide
 #   python3 scripts/build-bundles.py --n 2500,2560,3500 --out /tmp/s54new --jobs 2
@@ -29,16 +35,26 @@
 #   git apply bench/wip/f32-wide-stream.patch && (cd build && ninja norm-compile)
 #   python3 scripts/build-bundles.py --n 9216,10240,11264,12288,14336 --dtype f32 --out /tmp/s54f32w --jobs 2
 #   cp -r /tmp/s54f32w/*fwd* $B/f32wide/ && git checkout lib/Tuning/RowLayouts.cpp
-#   git checkout 2e0cfae -- lib include && (cd build && ninja norm-compile)
-#   python3 scripts/build-bundles.py --n 2560 --out /tmp/s54old --jobs 2
+#   git worktree add /tmp/old2e0 2e0cfae && cmake -S /tmp/old2e0 -B /tmp/old2e0/build -G Ninja \
+#     -DCMAKE_BUILD_TYPE=Release -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
+#     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir && ninja -C /tmp/old2e0/build norm-compile
+#   python3 scripts/build-bundles.py --compiler /tmp/old2e0/build/bin/norm-compile --n 2560 --out /tmp/s54old --jobs 2
 #   cp -r /tmp/s54old/rms_bwd_bf16_2560 $B/old/
-#   git checkout HEAD -- lib include && (cd build && ninja)
+#   python3 scripts/build-bundles.py --n 4096 --out /tmp/s54b0 --jobs 2
+#   mkdir -p $B/b4096 $B/b4096bound && cp -r /tmp/s54b0/rms_bwd_bf16_4096 $B/b4096/
+#   git apply bench/wip/split-bound-at-measured-n.patch && (cd build && ninja norm-compile)
+#   python3 scripts/build-bundles.py --n 4096 --out /tmp/s54b1 --jobs 2
+#   cp -r /tmp/s54b1/rms_bwd_bf16_4096 $B/b4096bound/ && git checkout lib/Tuning/KernelPlan.cpp
+#   (cd build && ninja)
+# (The old compiler is built in a worktree: checking 2e0cfae's lib and
+# include out over HEAD's tree mixes its monolithic Tuning.h with the topic
+# headers session 54 split it into.)
 # Run with carry [".out/s54"].
 exec > >(tee "$OUT/next-s54-first-call.log") 2>&1
 set -x
 B=.out/s54
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv
-for d in new u1 f32wide; do
+for d in new u1 f32wide b4096bound; do
   python3 bench/gpu_check.py --bundles $B/$d | grep -v '^ok' | tail -2
 done
 python3 bench/ab.py --variants $B/old,$B/new --ops rms_bwd --timing kernels --rounds 5 \
@@ -57,3 +73,5 @@ for d in u1 held; do
 python3 bench/bench.py --bundles $B/$d --ops rms_fwd --shapes 2048x24576,8192x24576,2048x26624,2048x28672 \
   --timing kernels --rounds 3 --no-sized-copy --out $OUT
 done
+python3 bench/ab.py --variants $B/b4096,$B/b4096bound --ops rms_bwd --timing kernels --rounds 5 \
+  --shapes 1000x4096,4096x4096,16384x4096,65536x4096
