@@ -12,8 +12,7 @@ std::string mlir::norm::validateNVVMTarget(StringRef chip, StringRef features) {
            "bulk copies and mbarriers), got '" +
            chip.str() + "'";
   // One +ptxNN of the versions LLVM 22's NVPTX target knows from 8.1 on.
-  static constexpr unsigned kKnownPtx[] = {81, 82, 83, 84, 85,
-                                           86, 87, 88, 90};
+  static constexpr unsigned kKnownPtx[] = {81, 82, 83, 84, 85, 86, 87, 88, 90};
   StringRef digits = features.trim();
   unsigned version = 0;
   if (!digits.consume_front("+ptx") || digits.getAsInteger(10, version) ||
