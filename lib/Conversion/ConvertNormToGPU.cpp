@@ -480,10 +480,12 @@ struct ConvertNormToGPUPass
   /// (reportOptionError); the tuning table is read here too.
   LogicalResult initialize(MLIRContext *context) override {
     std::string error;
-    if (numSMs <= 0 || maxThreads < 32 || maxThreads % 32 != 0 ||
-        registerBudget <= 0)
-      error = "num-sms and register-budget must be positive and max-threads "
-              "a positive multiple of 32";
+    if (numSMs <= 0)
+      error = "num-sms must be positive, got " +
+              std::to_string(static_cast<int64_t>(numSMs));
+    else if (maxThreads < 32 || maxThreads % 32 != 0)
+      error = "max-threads must be a positive multiple of 32, got " +
+              std::to_string(static_cast<int64_t>(maxThreads));
     else if (minBlocksPerSM < 0 || minBlocksPerSM > 32)
       error = "min-blocks-per-sm must be 0 (no limit) to 32, got " +
               std::to_string(static_cast<int64_t>(minBlocksPerSM));

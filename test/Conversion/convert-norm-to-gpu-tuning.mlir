@@ -10,6 +10,10 @@
 // BADTABLEBUDGET: error: convert-norm-to-gpu: {{.*}}bad-register-budget.json: register_budget: register-budget must be 1 to 255 elements a thread, got 100000
 // RUN: not norm-opt %s --convert-norm-to-gpu="register-budget=256" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // BADBUDGET: error: convert-norm-to-gpu: register-budget must be 1 to 255 elements a thread, got 256
+// RUN: not norm-opt %s --convert-norm-to-gpu="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
+// BADSMS: error: convert-norm-to-gpu: num-sms must be positive, got 0
+// RUN: not norm-opt %s --convert-norm-to-gpu="max-threads=100" 2>&1 | FileCheck %s --check-prefix=BADTHREADS
+// BADTHREADS: error: convert-norm-to-gpu: max-threads must be a positive multiple of 32, got 100
 
 // The table's 3 rows a block (a short M still gets a block per row).
 // CHECK-LABEL: func @fwd
