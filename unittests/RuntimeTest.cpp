@@ -258,6 +258,14 @@ TEST(Bundle, ReadsClusterLaunches) {
       copyWithEditedManifest(dir, bad, "\"cluster\": 4", "\"cluster\": 32"));
   EXPECT_FALSE(Bundle::load(bad, error));
   EXPECT_NE(error.find("bad cluster size"), std::string::npos) << error;
+
+  // So is a block CUDA cannot launch (a negative one would wrap to 2^32 - 1
+  // threads in the 32-bit launch parameter).
+  std::string badBlock = testing::TempDir() + "/bad_block_bundle";
+  ASSERT_TRUE(
+      copyWithEditedManifest(dir, badBlock, "\"block\": ", "\"block\": -"));
+  EXPECT_FALSE(Bundle::load(badBlock, error));
+  EXPECT_NE(error.find("bad block size"), std::string::npos) << error;
 }
 
 TEST(Bundle, ReadsDynamicSharedMemory) {

@@ -94,6 +94,10 @@ class Function:
         except KeyError as missing:
             raise BundleError(f"manifest function lacks {missing}") from None
         for launch in self.launches:
+            block = launch.get("block")
+            if not isinstance(block, int) or isinstance(block, bool) or not 1 <= block <= 1024:
+                raise BundleError(f"launch of {launch.get('kernel')} has a bad block size "
+                                  f"{block!r} (1 to 1024 threads)")
             cluster = launch.get("cluster", 1)
             if not isinstance(cluster, int) or not 1 <= cluster <= 16:
                 raise BundleError(f"launch of {launch.get('kernel')} has a bad cluster size "

@@ -173,6 +173,12 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       return false;
     }
     launch.kernel = kernel->string;
+    // CUDA's blocks hold 1 to 1024 threads; the launch parameter is 32-bit.
+    if (block->integer < 1 || block->integer > 1024) {
+      error = "manifest: launch of " + launch.kernel +
+              " has a bad block size (1 to 1024 threads)";
+      return false;
+    }
     launch.block = block->integer;
     launch.grid = *grid;
     launch.gridY.kind = JsonValue::Kind::Integer;
