@@ -146,7 +146,7 @@ def main():
             if args.sass:
                 old, new = (os.path.join(d, name) for d in (args.old, args.new))
                 with open(os.path.join(new, "manifest.json")) as f:
-                    chip = json.load(f).get("chip", "sm_90")
+                    chip = json.load(f).get("target", "sm_90")
                 kernels = sass_differences(old, new, chip, *tools)
                 why += (f"; SASS differs in {', '.join(kernels)}" if kernels
                         else "; SASS identical")

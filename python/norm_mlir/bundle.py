@@ -162,18 +162,21 @@ class Function:
         return evaluate(launch["grid"], m), evaluate(launch.get("grid_y", 1), m)
 
     def check_grids(self, m):
-        """Raises BundleError where a launch for M = m needs a grid past
-        CUDA's limits: the launch parameters are 32-bit, so such a grid
-        would run truncated over part of the rows. A persistent launch's x
-        grid is capped at the blocks resident at once and is not checked."""
+        """The launches a call with M = m makes (launches_at), each with its
+        grid, as [(launch, (x, y))]. Raises BundleError where one needs a
+        grid past CUDA's limits: the launch parameters are 32-bit, so such a
+        grid would run truncated over part of the rows. A persistent
+        launch's x grid is capped at the blocks resident at once and is not
+        checked."""
+        grids = []
         for launch in self.launches_at(m):
             x, y = self.grid(launch, m)
-            if launch.get("persistent", False):
-                x = 1
-            if x > MAX_GRID_X or y > MAX_GRID_Y:
+            if (1 if launch.get("persistent", False) else x) > MAX_GRID_X or y > MAX_GRID_Y:
                 raise BundleError(
                     f"M = {m} rows need a launch of {launch['kernel']} over {x} x {y} "
                     f"blocks, past CUDA's grid limit of {MAX_GRID_X} x {MAX_GRID_Y}")
+            grids.append((launch, (x, y)))
+        return grids
 
 
 class Bundle:

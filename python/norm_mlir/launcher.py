@@ -82,7 +82,7 @@ class Launcher:
         import torch
         function = self.bundle.function(function_name)
         m, device = self.check_arguments(function, tensors)
-        function.check_grids(m)
+        launches = function.check_grids(m)
         outputs = {}
         env = {a["name"]: t for a, t in zip(function.arguments, tensors)}
         for name, buf in function.buffers.items():
@@ -100,10 +100,9 @@ class Launcher:
             # launch: it would otherwise overlap the stream's work before
             # the call.
             previous_issued = False
-            for launch in function.launches_at(m):
+            for launch, grid in launches:
                 programmatic = launch.get("programmatic", False) and previous_issued
                 previous_issued = False
-                grid = function.grid(launch, m)
                 if grid[0] <= 0 or grid[1] <= 0:
                     continue
                 previous_issued = True

@@ -269,26 +269,24 @@ bool Launcher::run(const std::string &functionName,
     buffers[desc.name] = t;
   }
 
-  // Grids past CUDA's limits are refused before anything is launched, so
-  // that no kernel of the call is left running on buffers released below.
-  // A persistent launch's grid is capped at what is resident (checked
-  // again after the cap).
-  for (const LaunchDesc &launch : function->launches) {
-    int64_t grid = launch.persistent ? 1 : evaluate(launch.grid, rows);
-    if (std::string why =
-            checkGrid(launch.kernel, grid, evaluate(launch.gridY, rows), rows);
-        !why.empty()) {
-      error = why;
-      release();
-      return false;
-    }
-  }
-
-  // Whether the launch before this one in the function was issued: a
-  // programmatic launch after a skipped one is an ordinary launch, as it
-  // would otherwise overlap whatever came before the call in the stream.
+  // The launches this M makes, with their grids, settled before anything
+  // is launched: a bad expression or a grid past CUDA's limits then leaves
+  // no kernel of the call running on buffers released below. A persistent
+  // launch's x grid is capped at what is resident, so it is checked after
+  // the cap.
+  struct Issued {
+    const LaunchDesc *launch;
+    int64_t grid, gridY;
+    /// Whether the launch before it in the function was issued too: a
+    /// programmatic launch after a skipped one is an ordinary launch, as it
+    /// would otherwise overlap whatever came before the call in the stream.
+    bool afterIssued;
+  };
+  std::vector<Issued> issued;
   bool previousIssued = false;
   for (const LaunchDesc &launch : function->launches) {
+    bool afterIssued = previousIssued;
+    previousIssued = false;
     if (launch.conditional) {
       int64_t holds = evaluate(launch.when, rows);
       if (holds < 0) {
@@ -299,8 +297,6 @@ bool Launcher::run(const std::string &functionName,
       if (holds == 0)
         continue;
     }
-    bool programmatic = launch.programmatic && previousIssued;
-    previousIssued = false;
     int64_t grid = evaluate(launch.grid, rows);
     int64_t gridY = evaluate(launch.gridY, rows);
     if (grid < 0 || gridY < 0) {
@@ -310,7 +306,20 @@ bool Launcher::run(const std::string &functionName,
     }
     if (grid == 0 || gridY == 0)
       continue;
+    if (std::string why =
+            checkGrid(launch.kernel, launch.persistent ? 1 : grid, gridY, rows);
+        !why.empty()) {
+      error = why;
+      release();
+      return false;
+    }
     previousIssued = true;
+    issued.push_back({&launch, grid, gridY, afterIssued});
+  }
+
+  for (auto [launchPtr, grid, gridY, afterIssued] : issued) {
+    const LaunchDesc &launch = *launchPtr;
+    bool programmatic = launch.programmatic && afterIssued;
     auto kernel = static_cast<CUfunction>(kernelFor(launch, error));
     if (!kernel) {
       release();
@@ -323,12 +332,12 @@ bool Launcher::run(const std::string &functionName,
       int64_t resident = residentGrid(launch, kernel, gridY, stream);
       if (resident > 0)
         grid = std::min(grid, resident);
-    }
-    if (std::string why = checkGrid(launch.kernel, grid, gridY, rows);
-        !why.empty()) {
-      error = why;
-      release();
-      return false;
+      if (std::string why = checkGrid(launch.kernel, grid, gridY, rows);
+          !why.empty()) {
+        error = why;
+        release();
+        return false;
+      }
     }
     std::vector<int64_t> scalars;
     for (const LaunchParam &param : launch.params) {
