@@ -59,11 +59,23 @@ MLIR_CAPI_EXPORTED bool mlirNormCpuProgramCreate(const char *source,
 
 /// Runs `function` with `numArgs` memref descriptor pointers
 /// ({allocated, aligned, offset, sizes[rank], strides[rank]}); false with
-/// `*error` (release with mlirNormStringDestroy) when it cannot be called.
+/// `*error` (release with mlirNormStringDestroy) when it cannot be called:
+/// no such function, or descriptors that do not fit its signature (count,
+/// static sizes, the sizes its ops equate, contiguous row-major strides).
+/// Descriptors carry no element type: callers check that themselves, with
+/// mlirNormCpuProgramArgumentTypes.
 MLIR_CAPI_EXPORTED bool mlirNormCpuProgramRun(MlirNormCpuProgram program,
                                               const char *function,
                                               void **descriptors,
                                               intptr_t numArgs, char **error);
+
+/// Sets `*types` to the argument types of `function`, one MLIR type per line
+/// ("memref<?x16xbf16>"); false with `*error` when there is no such callable
+/// function. Release both strings with mlirNormStringDestroy.
+MLIR_CAPI_EXPORTED bool
+mlirNormCpuProgramArgumentTypes(MlirNormCpuProgram program,
+                                const char *function, char **types,
+                                char **error);
 
 MLIR_CAPI_EXPORTED void mlirNormCpuProgramDestroy(MlirNormCpuProgram program);
 

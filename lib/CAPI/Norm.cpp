@@ -30,6 +30,8 @@ static char *copyString(const std::string &s) {
 
 bool mlirNormCompile(const char *source, const char *sourceName,
                      const char *options, MlirNormBundle *bundle) {
+  if (!bundle)
+    return false;
   bundle->ptx = bundle->manifest = bundle->diagnostics = nullptr;
   mlir::norm::NormToPTXOptions parsed;
   std::string errors;
@@ -56,6 +58,8 @@ bool mlirNormCompile(const char *source, const char *sourceName,
 }
 
 void mlirNormBundleDestroy(MlirNormBundle *bundle) {
+  if (!bundle)
+    return;
   std::free(bundle->ptx);
   std::free(bundle->manifest);
   std::free(bundle->diagnostics);
@@ -69,6 +73,8 @@ const char *mlirNormCompilerVersion(void) {
 bool mlirNormCpuProgramCreate(const char *source, const char *sourceName,
                               MlirNormCpuProgram *program,
                               char **diagnostics) {
+  if (!program || !diagnostics)
+    return false;
   std::string messages;
   std::unique_ptr<mlir::norm::CpuJit> jit = mlir::norm::CpuJit::create(
       source ? source : "", sourceName ? sourceName : "<source>", messages);
@@ -82,17 +88,57 @@ bool mlirNormCpuProgramCreate(const char *source, const char *sourceName,
   return true;
 }
 
+/// Sets `*out` (when the caller gave somewhere to put it) and returns false.
+static bool fail(char **out, const std::string &message) {
+  if (out)
+    *out = copyString(message);
+  return false;
+}
+
 bool mlirNormCpuProgramRun(MlirNormCpuProgram program, const char *function,
                            void **descriptors, intptr_t numArgs,
                            char **error) {
-  *error = nullptr;
+  if (error)
+    *error = nullptr;
+  if (!program.ptr)
+    return fail(error, "mlirNormCpuProgramRun: null program");
+  if (numArgs < 0)
+    return fail(error, "mlirNormCpuProgramRun: negative argument count " +
+                           std::to_string(numArgs));
+  if (numArgs > 0 && !descriptors)
+    return fail(error, "mlirNormCpuProgramRun: " + std::to_string(numArgs) +
+                           " arguments but a null descriptor array");
   std::string message;
   std::vector<void *> args(descriptors, descriptors + numArgs);
   if (static_cast<mlir::norm::CpuJit *>(program.ptr)
           ->invoke(function ? function : "", args, message))
     return true;
-  *error = copyString(message);
-  return false;
+  return fail(error, message);
+}
+
+bool mlirNormCpuProgramArgumentTypes(MlirNormCpuProgram program,
+                                     const char *function, char **types,
+                                     char **error) {
+  if (types)
+    *types = nullptr;
+  if (error)
+    *error = nullptr;
+  if (!program.ptr || !types)
+    return fail(error, "mlirNormCpuProgramArgumentTypes: null program or "
+                       "result pointer");
+  std::string name = function ? function : "";
+  const mlir::norm::CpuSignature *signature =
+      static_cast<mlir::norm::CpuJit *>(program.ptr)->signature(name);
+  if (!signature)
+    return fail(error, "no public function @" + name + " in the program");
+  if (!signature->notCallable.empty())
+    return fail(error,
+                "@" + name + " cannot be called: " + signature->notCallable);
+  std::string text;
+  for (const mlir::norm::CpuArgument &argument : signature->arguments)
+    text += argument.type + "\n";
+  *types = copyString(text);
+  return true;
 }
 
 void mlirNormCpuProgramDestroy(MlirNormCpuProgram program) {

@@ -32,6 +32,9 @@ std::unique_ptr<CpuJit> CpuJit::create(const std::string &source,
   OwningOpRef<ModuleOp> module = program.parse();
   if (!module)
     return nullptr;
+  // The callers' contract comes from the program as written: lowering
+  // erases the ops that relate the arguments' sizes.
+  std::map<std::string, CpuSignature> signatures = cpuSignatures(*module);
   // Every public function is callable through its C interface.
   for (auto func : module->getOps<func::FuncOp>())
     if (func.isPublic())
@@ -48,12 +51,21 @@ std::unique_ptr<CpuJit> CpuJit::create(const std::string &source,
   }
   std::unique_ptr<CpuJit> jit(new CpuJit());
   jit->engine = std::move(*engine);
+  jit->signatures = std::move(signatures);
   return jit;
 }
 
 bool CpuJit::invoke(const std::string &function,
                     const std::vector<void *> &descriptors,
                     std::string &error) {
+  const CpuSignature *found = signature(function);
+  if (!found) {
+    error = "no public function @" + function + " in the program";
+    return false;
+  }
+  error = checkDescriptors(function, *found, descriptors);
+  if (!error.empty())
+    return false;
   // The C interface takes each descriptor by pointer; the packed wrapper
   // takes a pointer to each argument.
   std::vector<void *> arguments(descriptors);
@@ -67,4 +79,9 @@ bool CpuJit::invoke(const std::string &function,
     return false;
   }
   return true;
+}
+
+const CpuSignature *CpuJit::signature(const std::string &function) const {
+  auto it = signatures.find(function);
+  return it == signatures.end() ? nullptr : &it->second;
 }

@@ -17,6 +17,12 @@ from .programs import op_program
 
 _DTYPES = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
 
+# Element types of memref arguments, as MLIR prints them, and the numpy
+# dtypes that carry them (bf16 as its raw bits).
+_ELEMENT_DTYPES = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32,
+                   "f64": np.float64, "i8": np.int8, "i16": np.int16,
+                   "i32": np.int32, "i64": np.int64}
+
 
 def cpu_program_text(kind, n, dtype, weight_dtype, **flags):
     """The op's program (see programs.op_program) wrapped so that inputs and
@@ -63,9 +69,14 @@ class CpuProgram:
                                               ctypes.POINTER(ctypes.c_void_p), ctypes.c_ssize_t,
                                               ctypes.POINTER(ctypes.c_void_p)]
         lib.mlirNormCpuProgramRun.restype = ctypes.c_bool
+        lib.mlirNormCpuProgramArgumentTypes.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+            ctypes.POINTER(ctypes.c_void_p)]
+        lib.mlirNormCpuProgramArgumentTypes.restype = ctypes.c_bool
         lib.mlirNormCpuProgramDestroy.argtypes = [ctypes.c_void_p]
         lib.mlirNormStringDestroy.argtypes = [ctypes.c_void_p]
         self._lib = lib
+        self._types = {}
         self._handle = ctypes.c_void_p()
         diagnostics = ctypes.c_void_p()
         if not lib.mlirNormCpuProgramCreate(source.encode(), name.encode(),
@@ -80,28 +91,59 @@ class CpuProgram:
         if getattr(self, "_handle", None):
             self._lib.mlirNormCpuProgramDestroy(self._handle)
 
+    def _take_string(self, pointer):
+        text = ctypes.string_at(pointer).decode() if pointer else ""
+        self._lib.mlirNormStringDestroy(pointer)
+        return text
+
+    def argument_types(self, function):
+        """The MLIR types of `function`'s arguments ("memref<?x16xbf16>");
+        RuntimeError when the program has no such callable function."""
+        if function in self._types:
+            return self._types[function]
+        types, error = ctypes.c_void_p(), ctypes.c_void_p()
+        if not self._lib.mlirNormCpuProgramArgumentTypes(
+                self._handle, function.encode(), ctypes.byref(types), ctypes.byref(error)):
+            raise RuntimeError(f"running {function} failed: {self._take_string(error)}")
+        self._types[function] = self._take_string(types).split()
+        return self._types[function]
+
     def run(self, function, *arrays):
         """Calls `function` on C-contiguous numpy arrays (inputs, then
-        outputs, which it writes)."""
+        outputs, which it writes). Their count, ranks and element types are
+        checked here; their sizes and strides by the compiler's C API."""
+        types = self.argument_types(function)
+        if len(arrays) != len(types):
+            raise ValueError(f"{function} takes {len(types)} arrays ({', '.join(types)}), "
+                             f"got {len(arrays)}")
         descriptors = []
-        for a in arrays:
+        for i, (a, memref) in enumerate(zip(arrays, types)):
             if not isinstance(a, np.ndarray) or not a.flags["C_CONTIGUOUS"]:
                 raise ValueError("CPU programs take C-contiguous numpy arrays")
+            element = re.fullmatch(r"memref<((?:[?\d]+x)*)(\w+)(?:,.*)?>", memref)
+            expected = _ELEMENT_DTYPES.get(element.group(2)) if element else None
+            if expected is None:
+                raise TypeError(f"{function}: argument #{i} is {memref}, which numpy "
+                                "arrays cannot be passed as")
+            if a.ndim != element.group(1).count("x"):
+                raise ValueError(f"{function}: argument #{i} is {memref}; got a "
+                                 f"{a.ndim}-D array")
+            if a.dtype != expected:
+                raise TypeError(f"{function}: argument #{i} is {memref}, carried by "
+                                f"{np.dtype(expected)} arrays; got {a.dtype}")
             d = _descriptor_type(a.ndim)()
             d.allocated = d.aligned = a.ctypes.data
             d.offset = 0
-            for i, (size, stride) in enumerate(zip(a.shape, a.strides)):
-                d.sizes[i] = size
-                d.strides[i] = stride // a.itemsize
+            for k, (size, stride) in enumerate(zip(a.shape, a.strides)):
+                d.sizes[k] = size
+                d.strides[k] = stride // a.itemsize
             descriptors.append(d)
         pointers = (ctypes.c_void_p * len(descriptors))(
             *[ctypes.cast(ctypes.byref(d), ctypes.c_void_p) for d in descriptors])
         error = ctypes.c_void_p()
         if not self._lib.mlirNormCpuProgramRun(self._handle, function.encode(), pointers,
                                                len(descriptors), ctypes.byref(error)):
-            message = ctypes.string_at(error).decode() if error else ""
-            self._lib.mlirNormStringDestroy(error)
-            raise RuntimeError(f"running {function} failed: {message}")
+            raise RuntimeError(f"running {function} failed: {self._take_string(error)}")
 
 
 _programs = {}

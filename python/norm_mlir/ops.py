@@ -41,25 +41,56 @@ def _launcher(kind, n, x, weight, **flags):
     return _launchers[key]
 
 
+_FLOATS = (torch.bfloat16, torch.float16, torch.float32)
+
+
 def _check_params(x, *params, name):
     for p in params:
-        if p is not None and (p.dim() != 1 or p.shape[0] != x.shape[-1]):
+        if p is None:
+            continue
+        if p.dim() != 1 or p.shape[0] != x.shape[-1]:
             raise ValueError(f"{name}: weight/bias must have shape ({x.shape[-1]},), "
                              f"got {tuple(p.shape)}")
-        if p is not None and p.device != x.device:
+        if p.device != x.device:
             raise ValueError(f"{name}: weight/bias must be on {x.device}, got {p.device}")
+        if p.dtype not in _FLOATS:
+            raise TypeError(f"{name}: weight/bias must be bfloat16, float16 or float32, "
+                            f"got {p.dtype}")
 
 
-def _check(x, *params, name):
+def _check_input(x, *params, name):
+    """What every kernel, CPU or GPU, needs of x and its weight and bias."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name}: x must be a torch.Tensor")
-    if x.dtype not in (torch.bfloat16, torch.float16, torch.float32):
+    if x.dtype not in _FLOATS:
         raise TypeError(f"{name}: x must be bfloat16, float16 or float32, got {x.dtype}")
-    if not x.is_cuda:
-        raise ValueError(f"{name}: x must be a CUDA or CPU tensor, got {x.device}")
     if x.dim() < 1 or x.shape[-1] == 0:
         raise ValueError(f"{name}: x must have a non-empty last dimension, got shape {tuple(x.shape)}")
     _check_params(x, *params, name=name)
+
+
+def _check(x, *params, name):
+    """The GPU kernels' check: _check_input, on a CUDA device."""
+    _check_input(x, *params, name=name)
+    if not x.is_cuda:
+        raise ValueError(f"{name}: x must be a CUDA or CPU tensor, got {x.device}")
+
+
+def _check_grad(dy, x, *stats, name):
+    """A backward's dy (x's shape and dtype) and saved statistics (float32,
+    one per row of x), on x's device."""
+    if not isinstance(dy, torch.Tensor) or dy.shape != x.shape or dy.dtype != x.dtype:
+        raise ValueError(f"{name}: dy must have the shape and dtype of x "
+                         f"({tuple(x.shape)}, {x.dtype}), got "
+                         f"{(tuple(dy.shape), dy.dtype) if isinstance(dy, torch.Tensor) else dy!r}")
+    rows = x.numel() // x.shape[-1]
+    for t in (dy,) + stats:
+        if t.device != x.device:
+            raise ValueError(f"{name}: dy and the statistics must be on {x.device}, got {t.device}")
+    for t in stats:
+        if t.dtype != torch.float32 or t.numel() != rows:
+            raise ValueError(f"{name}: mean/rstd must be float32 with one value per row of x "
+                             f"({rows}), got {t.dtype} with {t.numel()}")
 
 
 def _check_bias(weight, bias, name):
@@ -98,6 +129,7 @@ def rms_norm_backward(dy: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor,
                       weight: torch.Tensor | None,
                       offset: float) -> tuple[torch.Tensor, torch.Tensor]:
     _check(x, weight, name="rms_norm_backward")
+    _check_grad(dy, x, rstd, name="rms_norm_backward")
     n = x.shape[-1]
     launcher = _launcher("rms_bwd", n, x, weight, offset=offset)
     args = [_rows(dy), _rows(x), rstd.contiguous().view(-1)]
@@ -174,6 +206,7 @@ def layer_norm_backward(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
                         rstd: torch.Tensor, weight: torch.Tensor | None,
                         has_bias: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     _check(x, weight, name="layer_norm_backward")
+    _check_grad(dy, x, mean, rstd, name="layer_norm_backward")
     n = x.shape[-1]
     launcher = _launcher("ln_bwd", n, x, weight, bias=has_bias)
     args = [_rows(dy), _rows(x), mean.contiguous().view(-1), rstd.contiguous().view(-1)]
@@ -240,9 +273,6 @@ def _numpy(t):
 
 def _cpu_run(kind, x, weight, flags, inputs, outputs):
     from . import cpu
-    if x.dtype not in _TYPE_NAMES:
-        raise TypeError(f"{kind}: x must be bfloat16, float16 or float32, got {x.dtype}")
-    _check_params(x, weight, name=kind)
     program = cpu.op(kind, x.shape[-1], _TYPE_NAMES[x.dtype],
                      _TYPE_NAMES[weight.dtype] if weight is not None else None, **flags)
     program.run(kind, *[_numpy(t.contiguous()) for t in inputs],
@@ -252,6 +282,7 @@ def _cpu_run(kind, x, weight, flags, inputs, outputs):
 def _cpu_forward(kind, x, weight, params, flags, stats):
     """A forward through the CPU lowering: y and `stats` f32 statistics per
     row (0: the inference forward's program, which returns y alone)."""
+    _check_input(x, *params, name=kind)
     rows = _rows(x)
     outputs = [torch.empty_like(rows)] + [x.new_empty(rows.shape[0], dtype=torch.float32)
                                           for _ in range(stats)]
@@ -273,6 +304,8 @@ def _(x, weight, eps, offset):
 
 @rms_norm_backward.register_kernel("cpu")
 def _(dy, x, rstd, weight, offset):
+    _check_input(x, weight, name="rms_norm_backward")
+    _check_grad(dy, x, rstd, name="rms_norm_backward")
     rows = _rows(x)
     dx = torch.empty_like(rows)
     dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)
@@ -298,6 +331,8 @@ def _(x, weight, bias, eps):
 
 @layer_norm_backward.register_kernel("cpu")
 def _(dy, x, mean, rstd, weight, has_bias):
+    _check_input(x, weight, name="layer_norm_backward")
+    _check_grad(dy, x, mean, rstd, name="layer_norm_backward")
     rows = _rows(x)
     dx = torch.empty_like(rows)
     dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)

@@ -4,6 +4,8 @@ Every program has a static normalized size N and a dynamic row count M, so one
 compiled bundle serves every M.
 """
 
+import math
+
 _TYPES = {"bfloat16": "bf16", "float16": "f16", "float32": "f32",
           "bf16": "bf16", "f16": "f16", "f32": "f32"}
 
@@ -27,8 +29,12 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
     """
     if not isinstance(n, int) or n <= 0:
         raise ValueError(f"N must be a positive integer, got {n!r}")
-    if not eps > 0:
-        raise ValueError(f"eps must be positive, got {eps!r}")
+    # MLIR has no literal for inf or nan: a clear error here, not a parse
+    # error in generated text.
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError(f"eps must be positive and finite, got {eps!r}")
+    if not math.isfinite(offset):
+        raise ValueError(f"offset must be finite, got {offset!r}")
     if not stats and kind not in ("rms_fwd", "ln_fwd"):
         raise ValueError(f"stats=False is for the forwards, not {kind!r}")
     t = mlir_type(dtype)

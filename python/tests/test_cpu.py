@@ -104,4 +104,31 @@ def test_errors():
     with pytest.raises(RuntimeError, match="running nope failed"):
         p.run("nope")
     with pytest.raises(ValueError, match="C-contiguous"):
-        p.run("rms_fwd", np.zeros((4, 32), np.float32)[:, ::2])
+        p.run("rms_fwd", np.zeros((4, 16), np.float32)[:, ::2],
+              np.zeros((4, 16), np.float32), np.zeros(4, np.float32))
+
+
+def test_arrays_that_do_not_fit_are_refused():
+    """Compiled code reads descriptors blindly: every misfit is an error
+    before the call, never an out-of-bounds access."""
+    p = cpu.op("rms_fwd", 16, "f32", None, eps=1e-6, offset=0.0)
+    assert p.argument_types("rms_fwd") == ["memref<?x16xf32>", "memref<?x16xf32>",
+                                           "memref<?xf32>"]
+    x, y, r = np.ones((4, 16), np.float32), np.empty((4, 16), np.float32), np.empty(4, np.float32)
+    with pytest.raises(ValueError, match=r"rms_fwd takes 3 arrays .*, got 1"):
+        p.run("rms_fwd", x)
+    with pytest.raises(TypeError, match=r"argument #1 is memref<\?x16xf32>, carried by "
+                                        r"float32 arrays; got float16"):
+        p.run("rms_fwd", x, y.astype(np.float16), r)
+    with pytest.raises(ValueError, match=r"argument #2 is memref<\?xf32>; got a 2-D array"):
+        p.run("rms_fwd", x, y, r.reshape(2, 2))
+    with pytest.raises(RuntimeError, match=r"argument #2 \(memref<\?xf32>\): dimension 0 is "
+                                           r"3 but must equal dimension 0 of argument #0"):
+        p.run("rms_fwd", x, y, r[:3])
+    with pytest.raises(RuntimeError, match=r"argument #1 \(memref<\?x16xf32>\): dimension 0 "
+                                           r"is 5 but must equal"):
+        p.run("rms_fwd", x, np.empty((5, 16), np.float32), r)
+    with pytest.raises(RuntimeError, match=r"dimension 1 is 8 but its type says 16"):
+        p.run("rms_fwd", np.ones((4, 8), np.float32), y, r)
+    p.run("rms_fwd", x, y, r)
+    assert np.allclose(y, 1.0) and np.allclose(r, 1.0, atol=1e-5)

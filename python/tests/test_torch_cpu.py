@@ -133,6 +133,37 @@ def test_functional_rejects_a_weight_of_the_wrong_shape():
         NF.layer_norm(torch.randn(4, 32), 32, torch.ones(16))
 
 
+def test_bad_tensors_are_clear_errors_on_cpu():
+    """Every misfit is refused before the compiled code reads a buffer."""
+    x, w = torch.randn(4, 16, dtype=torch.bfloat16), torch.ones(16, dtype=torch.bfloat16)
+    y, r = ops.rms_norm(x, w, 1e-6, 0.0)
+    dy = torch.randn_like(x)
+    with pytest.raises(ValueError, match=r"dy must have the shape and dtype of x "
+                                         r"\(\(4, 16\), torch.bfloat16\), got \(\(3, 16\)"):
+        ops.rms_norm_backward(dy[:3], x, r, w, 0.0)
+    with pytest.raises(ValueError, match="dy must have the shape and dtype of x"):
+        ops.rms_norm_backward(dy.float(), x, r, w, 0.0)
+    with pytest.raises(ValueError, match=r"one value per row of x \(4\), got torch.float32 with 2"):
+        ops.rms_norm_backward(dy, x, r[:2], w, 0.0)
+    with pytest.raises(ValueError, match=r"mean/rstd must be float32"):
+        ops.layer_norm_backward(dy, x, r.bfloat16(), r, w, True)
+    with pytest.raises(ValueError, match="eps must be positive and finite, got inf"):
+        ops.rms_norm(x, w, float("inf"), 0.0)
+    with pytest.raises(ValueError, match="offset must be finite, got nan"):
+        ops.rms_norm(x, w, 1e-6, float("nan"))
+    with pytest.raises(ValueError, match=r"non-empty last dimension, got shape \(\)"):
+        ops.rms_norm(torch.tensor(1.0), None, 1e-6, 0.0)
+    with pytest.raises(TypeError, match="weight/bias must be bfloat16, float16 or float32, "
+                                        "got torch.float64"):
+        ops.layer_norm(x, w.double(), None, 1e-5)
+    # No rows is not an error: empty outputs, and zero parameter gradients.
+    e = torch.randn(0, 16)
+    y, mean, rstd = ops.layer_norm(e, torch.ones(16), torch.zeros(16), 1e-5)
+    assert y.shape == (0, 16) and mean.shape == rstd.shape == (0,)
+    dx, dw, db = ops.layer_norm_backward(e, e, mean, rstd, torch.ones(16), True)
+    assert dx.shape == (0, 16) and not dw.any() and not db.any()
+
+
 def test_opcheck():
     # torch.library's own consistency checks: schema, fake kernel, autograd.
     x = torch.randn(4, 32, requires_grad=True)

@@ -127,6 +127,13 @@ def test_bad_tensors_are_clear_errors():
     x = torch.randn(4, 256, device="cuda")
     with pytest.raises(ValueError, match=r"weight/bias must have shape \(256,\)"):
         ops.rms_norm(x, torch.ones(128, device="cuda"), 1e-6, 0.0)
+    y, rstd = ops.rms_norm(x, None, 1e-6, 0.0)
+    with pytest.raises(ValueError, match="dy must have the shape and dtype of x"):
+        ops.rms_norm_backward(torch.randn(3, 256, device="cuda"), x, rstd, None, 0.0)
+    with pytest.raises(ValueError, match=r"one value per row of x \(4\)"):
+        ops.rms_norm_backward(torch.randn_like(x), x, rstd[:2], None, 0.0)
+    with pytest.raises(ValueError, match="must be on cuda"):
+        ops.rms_norm_backward(torch.randn_like(x), x, rstd.cpu(), None, 0.0)
     # CPU tensors take the CPU lowering, which needs the compiler.
     from norm_mlir import compiler
     if compiler._library() is None:

@@ -9,6 +9,9 @@
 #ifndef NORMDIALECT_TARGET_CPUJIT_H
 #define NORMDIALECT_TARGET_CPUJIT_H
 
+#include "NormDialect/Target/CpuSignature.h"
+
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,13 +33,18 @@ public:
   ~CpuJit();
 
   /// Calls `function` with one memref descriptor pointer per argument.
-  /// False with `error` when the function does not exist.
+  /// False with `error`, without calling, when the function does not exist
+  /// or the descriptors do not fit its signature (checkDescriptors).
   bool invoke(const std::string &function,
               const std::vector<void *> &descriptors, std::string &error);
+
+  /// The signature of public function `function`; null when there is none.
+  const CpuSignature *signature(const std::string &function) const;
 
 private:
   CpuJit() = default;
   std::unique_ptr<ExecutionEngine> engine;
+  std::map<std::string, CpuSignature> signatures;
 };
 
 } // namespace norm
