@@ -57,6 +57,39 @@ TEST(Json, ParsesManifestSubset) {
   EXPECT_FALSE(parseJson("{} trailing", v, error));
 }
 
+TEST(Json, RefusesWhatWouldBeReadWrong) {
+  // Each of these once parsed into something else: a clamped or truncated
+  // number, a NUL for a bad escape, two objects merged under one key.
+  JsonValue v;
+  std::string error;
+  auto refused = [&](const std::string &text, const std::string &why) {
+    bool parsed = parseJson(text, v, error);
+    EXPECT_FALSE(parsed) << text;
+    EXPECT_NE(error.find(why), std::string::npos) << text << ": " << error;
+  };
+  refused("99999999999999999999", "number out of range");
+  refused("-99999999999999999999", "number out of range");
+  refused("1e999", "number out of range");
+  refused("-", "invalid number");
+  refused("[1-2]", "expected ',' or ']'");
+  refused("1.", "invalid number");
+  refused("1e", "invalid number");
+  refused("01", "trailing characters");
+  refused(R"("\uZZZZ")", "bad \\u escape");
+  refused(R"("\u00e9")", "non-ASCII");
+  refused(R"("\q")", "invalid escape");
+  refused(R"({"a": [1], "a": [2]})", "duplicate object key");
+
+  ASSERT_TRUE(parseJson("[9223372036854775807, -0, 2.5e-3, 1E+2]", v, error))
+      << error;
+  EXPECT_EQ(v.array[0].integer, INT64_MAX);
+  EXPECT_EQ(v.array[1].integer, 0);
+  EXPECT_DOUBLE_EQ(v.array[2].number, 2.5e-3);
+  EXPECT_DOUBLE_EQ(v.array[3].number, 100.0);
+  ASSERT_TRUE(parseJson(R"("a\u0041\/\"\\")", v, error)) << error;
+  EXPECT_EQ(v.string, "aA/\"\\");
+}
+
 TEST(Bundle, EvaluatesSizes) {
   JsonValue v;
   std::string error;
@@ -297,6 +330,64 @@ TEST(Bundle, ReadsDynamicSharedMemory) {
       "\"shared_bytes\": 300000"));
   EXPECT_FALSE(Bundle::load(bad, error));
   EXPECT_NE(error.find("bad shared_bytes"), std::string::npos) << error;
+}
+
+TEST(Bundle, RefusesMalformedSizesAndShapes) {
+  // ceil(M / b) at the largest M does not overflow on the way.
+  JsonValue v;
+  std::string error;
+  ASSERT_TRUE(parseJson(R"({"ceildiv": ["M", 2]})", v, error));
+  EXPECT_EQ(evaluate(v, INT64_MAX), INT64_MAX / 2 + 1);
+
+  std::string dir = testing::TempDir() + "/malformed_sizes_bundle";
+  std::system(("mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/k.ptx") << "// empty\n";
+  auto load = [&](const std::string &buffers, const std::string &grid,
+                  const std::string &extraFunction = "") {
+    std::ofstream(dir + "/manifest.json")
+        << R"({"format": "norm-kernel-bundle", "version": 1, "ptx": "k.ptx",
+        "functions": [{"function": "f", "arguments": [{"name": "arg0",
+        "dtype": "f32", "shape": ["M", 4]}], "buffers": )"
+        << buffers << R"(, "results": [], "launches": [{"kernel": "k",
+        "block": 32, "grid": )"
+        << grid << R"(, "params": []}]})" << extraFunction << "]}";
+    return Bundle::load(dir, error);
+  };
+  EXPECT_TRUE(load(R"([{"name": "buf0", "dtype": "f32",
+                        "shape": [{"ceildiv": ["M", 8]}, 4]}])",
+                   R"({"max": ["M", 1]})"))
+      << error;
+  EXPECT_FALSE(
+      load(R"([{"name": "buf0", "dtype": "f32", "shape": [-4]}])", "1"));
+  EXPECT_NE(error.find("buffer buf0 has a size that is no size expression"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(load(R"([{"name": "buf0", "dtype": "f32",
+                         "shape": [{"max": []}]}])",
+                    "1"));
+  EXPECT_NE(error.find("no size expression"), std::string::npos) << error;
+  EXPECT_FALSE(load("[]", R"({"ceildiv": ["M"]})"));
+  EXPECT_NE(error.find("has a grid that is no size expression"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(load("[]", "1", R"(, {"function": "f", "arguments": [],
+      "buffers": [], "results": [], "launches": []})"));
+  EXPECT_NE(error.find("two functions named f"), std::string::npos) << error;
+
+  // Tensors of negative or uncountable shapes are refused before any
+  // size is worked out from them.
+  auto bundle = load("[]", "1");
+  ASSERT_TRUE(bundle) << error;
+  const Function *f = bundle->function("", error);
+  ASSERT_TRUE(f) << error;
+  alignas(16) static char data[16];
+  int64_t rows = 0;
+  EXPECT_FALSE(f->bindRows({{data, DType::F32, {-2, 4}}}, rows, error));
+  EXPECT_NE(error.find("negative size in shape [-2,4]"), std::string::npos)
+      << error;
+  EXPECT_FALSE(f->bindRows({{data, DType::F32, {INT64_MAX, 4}}}, rows, error));
+  EXPECT_NE(error.find("more elements than 64 bits count"), std::string::npos)
+      << error;
 }
 
 TEST(Bundle, RejectsBrokenBundles) {

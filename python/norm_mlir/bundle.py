@@ -7,14 +7,11 @@ manifest format is described in docs/bundle.md.
 import json
 import os
 
+from .manifest import DTYPE_BYTES, MAX_SHARED_BYTES, BundleError, check_manifest  # noqa: F401
 
 # CUDA's largest grid: 2^31 - 1 blocks in x, 65535 in y.
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_Y = 65535
-
-
-class BundleError(ValueError):
-    """A malformed bundle, or tensors that do not fit a bundle's signature."""
 
 
 def _check_param(kernel, param, function):
@@ -74,45 +71,23 @@ def evaluate(expr, m):
     raise BundleError(f"unknown size expression {expr!r}")
 
 
-DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
-
-
-# Most dynamic shared memory a launch may ask for (Hopper: 227 KB).
-MAX_SHARED_BYTES = 227 * 1024
-
-
 class Function:
     """One compiled function of a bundle: its signature and launch list."""
 
     def __init__(self, desc):
-        try:
-            self.name = desc["function"]
-            self.arguments = desc["arguments"]
-            self.buffers = {b["name"]: b for b in desc["buffers"]}
-            self.results = desc["results"]
-            self.launches = desc["launches"]
-        except KeyError as missing:
-            raise BundleError(f"manifest function lacks {missing}") from None
+        """`desc`: one of the manifest's functions, checked by check_manifest."""
+        self.name = desc["function"]
+        self.arguments = desc["arguments"]
+        self.buffers = {b["name"]: b for b in desc["buffers"]}
+        self.results = desc["results"]
+        self.launches = desc["launches"]
+        for result in self.results:
+            if result not in self.buffers:
+                raise BundleError(f"{self.name} returns unknown buffer {result!r}")
         for launch in self.launches:
-            block = launch.get("block")
-            if not isinstance(block, int) or isinstance(block, bool) or not 1 <= block <= 1024:
-                raise BundleError(f"launch of {launch.get('kernel')} has a bad block size "
-                                  f"{block!r} (1 to 1024 threads)")
-            cluster = launch.get("cluster", 1)
-            if not isinstance(cluster, int) or not 1 <= cluster <= 16:
-                raise BundleError(f"launch of {launch.get('kernel')} has a bad cluster size "
-                                  f"{cluster!r} (1 to 16 blocks)")
-            for flag in ("persistent", "programmatic"):
-                if not isinstance(launch.get(flag, False), bool):
-                    raise BundleError(f"launch of {launch.get('kernel')} has a non-boolean "
-                                      f"{flag} {launch.get(flag)!r}")
             if "when" in launch and evaluate(launch["when"], 0) not in (0, 1):
-                raise BundleError(f"launch of {launch.get('kernel')} has a bad when "
+                raise BundleError(f"launch of {launch['kernel']} has a bad when "
                                   f"{launch['when']!r} (a comparison of M)")
-            shared = launch.get("shared_bytes", 0)
-            if not isinstance(shared, int) or not 0 <= shared <= MAX_SHARED_BYTES:
-                raise BundleError(f"launch of {launch.get('kernel')} has a bad shared_bytes "
-                                  f"{shared!r} (0 to {MAX_SHARED_BYTES})")
             for p in launch["params"]:
                 _check_param(launch["kernel"], p, self)
 
@@ -183,14 +158,19 @@ class Bundle:
     """A loaded bundle: manifest plus PTX text."""
 
     def __init__(self, manifest, ptx):
-        if manifest.get("format") != "norm-kernel-bundle":
+        if not isinstance(manifest, dict) or manifest.get("format") != "norm-kernel-bundle":
             raise BundleError("not a norm kernel bundle manifest")
         if manifest.get("version") != 1:
             raise BundleError(f"unsupported bundle version {manifest.get('version')}")
+        check_manifest(manifest)
         self.manifest = manifest
         self.target = manifest.get("target", "sm_90")
         self.ptx = ptx
-        self.functions = {f["function"]: Function(f) for f in manifest["functions"]}
+        self.functions = {}
+        for f in manifest["functions"]:
+            if f["function"] in self.functions:
+                raise BundleError(f"bundle has two functions named {f['function']!r}")
+            self.functions[f["function"]] = Function(f)
 
     def function(self, name=None):
         if name is None:
@@ -212,14 +192,21 @@ def load_bundle(directory):
             manifest = json.load(f)
     except FileNotFoundError:
         raise BundleError(f"no manifest.json in {directory}") from None
-    except json.JSONDecodeError as e:
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise BundleError(f"{path}: invalid JSON: {e}") from None
+    except RecursionError:
+        raise BundleError(f"{path}: JSON nested too deeply") from None
+    except OSError as e:
+        raise BundleError(f"{path} cannot be read: {e}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "norm-kernel-bundle":
         raise BundleError(f"{path} is not a norm kernel bundle manifest")
+    check_manifest(manifest)
     ptx_path = os.path.join(directory, manifest.get("ptx", "kernels.ptx"))
     try:
         with open(ptx_path) as f:
             ptx = f.read()
     except FileNotFoundError:
         raise BundleError(f"bundle PTX {ptx_path} is missing") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BundleError(f"bundle PTX {ptx_path} cannot be read: {e}") from None
     return Bundle(manifest, ptx)

@@ -136,7 +136,8 @@ def test_short_rows_version_the_backward(tmp_path):
         assert param_buffers(launch)[4] == "buf0"
     # A condition that is not one is rejected when the bundle is read.
     set_main_launch_field(tmp_path / "rms_bwd", "when", {"lt": ["M"]})
-    with pytest.raises(BundleError, match="two operands"):
+    with pytest.raises(BundleError, match=r"manifest.functions\[0\].launches\[0\].when must be "
+                                          r"an integer from 0, \"M\" or \{op: \[a, b\]\}"):
         load_bundle(str(tmp_path / "rms_bwd"))
     set_main_launch_field(tmp_path / "rms_bwd", "when", {"max": ["M", 2]})
     with pytest.raises(BundleError, match="bad when"):
@@ -168,7 +169,8 @@ def test_blocks_cuda_cannot_launch_are_refused(tmp_path):
     compile_bundle(tmp_path, "rms_fwd", n=4096, stats=False)
     for block in (0, -256, 2048, 256.0, True):
         set_main_launch_field(tmp_path / "rms_fwd", "block", block)
-        with pytest.raises(BundleError, match=r"bad block size .* \(1 to 1024 threads\)"):
+        with pytest.raises(BundleError, match=r"launches\[0\].block must be an integer from 1 "
+                                              r"to 1024, got"):
             load_bundle(str(tmp_path / "rms_fwd"))
 
 
@@ -258,7 +260,7 @@ def test_ln_bwd_combines_share_one_launch(tmp_path):
     assert "griddepcontrol.wait;" in bundle.ptx
     assert "griddepcontrol.launch_dependents;" in bundle.ptx
     set_main_launch_field(tmp_path / "ln_bwd", "programmatic", "yes")
-    with pytest.raises(BundleError, match="non-boolean programmatic 'yes'"):
+    with pytest.raises(BundleError, match=r"programmatic must be true or false, got 'yes'"):
         load_bundle(str(tmp_path / "ln_bwd"))
 
 
@@ -299,11 +301,68 @@ def test_kernels_take_pointers_and_sizes(tmp_path):
     # rejected when the bundle is read.
     set_main_launch_field(tmp_path / "rms_bwd", "params",
                           [{"buffer": "arg0", "field": "offset"}])
-    with pytest.raises(BundleError, match="field 'offset'"):
+    with pytest.raises(BundleError, match=r"params\[0\].field must be one of 'aligned', got 'offset'"):
         load_bundle(str(tmp_path / "rms_bwd"))
     set_main_launch_field(tmp_path / "rms_bwd", "params", [{"value": {"max": ["M"]}}])
-    with pytest.raises(BundleError, match="two operands"):
+    with pytest.raises(BundleError, match=r"params\[0\].value must be an integer"):
         load_bundle(str(tmp_path / "rms_bwd"))
+
+
+@pytest.mark.skipif(not os.path.exists(COMPILER), reason="norm-compile is not built")
+def test_manifest_fields_of_the_wrong_kind_are_named(tmp_path):
+    """A manifest with a field of the wrong type or range is a BundleError
+    naming the field, whatever the field: before check_manifest, most such
+    edits surfaced as a TypeError or KeyError from inside the loader."""
+    compile_bundle(tmp_path, "ln_bwd")
+    path = tmp_path / "ln_bwd" / "manifest.json"
+    good = json.loads(path.read_text())
+
+    def refused(edit, message):
+        manifest = json.loads(json.dumps(good))
+        edit(manifest)
+        path.write_text(json.dumps(manifest))
+        with pytest.raises(BundleError, match=message):
+            load_bundle(str(tmp_path / "ln_bwd"))
+
+    refused(lambda m: m.update(functions=3), r"manifest.functions must be a list, got 3")
+    refused(lambda m: m.update(ptx=[1]), r"manifest.ptx must be a string")
+    refused(lambda m: m["functions"][0]["arguments"][1].update(shape=["M", -1]),
+            r"arguments\[1\].shape\[1\] must be a size")
+    refused(lambda m: m["functions"][0]["arguments"][0].update(dtype="f64"),
+            r"arguments\[0\].dtype must be one of 'bf16', 'f16', 'f32', got 'f64'")
+    refused(lambda m: m["functions"][0]["launches"][1].pop("kernel"),
+            r"launches\[1\] lacks 'kernel'")
+    refused(lambda m: m["functions"][0]["launches"][0].update(grid=2.5),
+            r"launches\[0\].grid must be an integer")
+    refused(lambda m: m["functions"][0].update(results=["buf9"]),
+            r"returns unknown buffer 'buf9'")
+    refused(lambda m: m["functions"].append(m["functions"][0]),
+            r"two functions named 'ln_bwd'")
+
+    # Every field replaced by values of other kinds: a BundleError or a
+    # bundle that loads, never another exception.
+    def fields(value, where=()):
+        yield where
+        children = value.items() if isinstance(value, dict) else (
+            enumerate(value) if isinstance(value, list) else ())
+        for key, child in children:
+            yield from fields(child, where + (key,))
+
+    others = [None, True, -1, 2**40, 1.5, "M", "", [], {}, ["M"], {"ceildiv": ["M", 0]}]
+    for where in list(fields(good))[1:]:
+        for other in others:
+            manifest = json.loads(json.dumps(good))
+            parent = manifest
+            for key in where[:-1]:
+                parent = parent[key]
+            parent[where[-1]] = other
+            path.write_text(json.dumps(manifest))
+            try:
+                f = load_bundle(str(tmp_path / "ln_bwd")).function()
+                for m in (0, 1, 700, 5000):
+                    f.check_grids(m)
+            except BundleError:
+                pass
 
 
 def test_malformed_bundles(tmp_path):
@@ -377,11 +436,11 @@ def test_long_rows_launch_in_clusters(tmp_path):
     # A manifest asking for an impossible cluster is rejected on load, and
     # so is a persistent flag that is not a boolean.
     set_main_launch_field(tmp_path / "rms_fwd", "persistent", 1)
-    with pytest.raises(BundleError, match="non-boolean persistent 1"):
+    with pytest.raises(BundleError, match="persistent must be true or false, got 1"):
         load_bundle(str(tmp_path / "rms_fwd"))
     set_main_launch_field(tmp_path / "rms_fwd", "persistent", True)
     set_main_launch_field(tmp_path / "rms_fwd", "cluster", 32)
-    with pytest.raises(BundleError, match="bad cluster size 32"):
+    with pytest.raises(BundleError, match="cluster must be an integer from 1 to 16, got 32"):
         load_bundle(str(tmp_path / "rms_fwd"))
 
 
@@ -410,5 +469,5 @@ def test_staged_rows_carry_dynamic_shared_memory(tmp_path):
     assert plain.function().launches[1]["shared_bytes"] == 0
     # More than the chip has is rejected on load.
     set_main_launch_field(tmp_path / "rms_bwd", "shared_bytes", 300000)
-    with pytest.raises(BundleError, match="bad shared_bytes 300000"):
+    with pytest.raises(BundleError, match="shared_bytes must be an integer from 0 to 232448, got 300000"):
         load_bundle(str(tmp_path / "rms_bwd"))

@@ -51,6 +51,27 @@ static bool binaryOperands(const JsonValue &expr, const char *name,
   return true;
 }
 
+/// Whether `expr` has the form of a size expression or condition: a
+/// non-negative integer, "M", or {op: [a, b]} of such with a known op. Sizes
+/// are checked for form when a bundle is read, so that evaluate's -1 at run
+/// time means a size that is undefined at that M (a division by zero), not a
+/// manifest nobody checked.
+static bool isExpression(const JsonValue &expr, int depth = 0) {
+  if (expr.isInteger())
+    return expr.integer >= 0;
+  if (expr.isString())
+    return expr.string == "M";
+  if (!expr.isObject() || expr.object.size() != 1 || depth > 32)
+    return false;
+  const auto &[op, args] = *expr.object.begin();
+  static const char *const ops[] = {"ceildiv", "min", "max", "lt",
+                                    "ge",      "and", "or"};
+  return std::find(std::begin(ops), std::end(ops), op) != std::end(ops) &&
+         args.isArray() && args.array.size() == 2 &&
+         isExpression(args.array[0], depth + 1) &&
+         isExpression(args.array[1], depth + 1);
+}
+
 int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
   if (expr.isInteger())
     return expr.integer;
@@ -58,7 +79,7 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
     return expr.string == "M" ? rows : -1;
   int64_t a = 0, b = 0;
   if (binaryOperands(expr, "ceildiv", rows, a, b))
-    return a < 0 || b <= 0 ? -1 : (a + b - 1) / b;
+    return a < 0 || b <= 0 ? -1 : a / b + (a % b != 0); // a + b - 1 overflows
   auto checked = [&](int64_t value) { return a < 0 || b < 0 ? -1 : value; };
   if (binaryOperands(expr, "min", rows, a, b))
     return checked(std::min(a, b));
@@ -111,6 +132,12 @@ static bool parseBuffer(const JsonValue &v, BufferDesc &out,
             dtype->string;
     return false;
   }
+  for (const JsonValue &size : shape->array)
+    if (!isExpression(size)) {
+      error = "manifest: buffer " + out.name +
+              " has a size that is no size expression";
+      return false;
+    }
   out.shape = shape->array;
   return true;
 }
@@ -185,6 +212,11 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
     launch.gridY.integer = 1;
     if (const JsonValue *gridY = l.get("grid_y"))
       launch.gridY = *gridY;
+    if (!isExpression(launch.grid) || !isExpression(launch.gridY)) {
+      error = "manifest: launch of " + launch.kernel +
+              " has a grid that is no size expression";
+      return false;
+    }
     if (const JsonValue *smem = l.get("shared_bytes")) {
       // Dynamic shared memory: at most Hopper's 227 KB per block.
       if (!smem->isInteger() || smem->integer < 0 ||
@@ -208,7 +240,7 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
     if (const JsonValue *when = l.get("when")) {
       // A condition on M: the launch runs where it evaluates to 1.
       int64_t atZero = evaluate(*when, 0);
-      if (atZero != 0 && atZero != 1) {
+      if (!isExpression(*when) || (atZero != 0 && atZero != 1)) {
         error = "manifest: launch of " + launch.kernel +
                 " has a bad when (a comparison of M)";
         return false;
@@ -223,7 +255,7 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
     for (const JsonValue &p : params->array) {
       LaunchParam param;
       if (const JsonValue *value = p.get("value")) {
-        if (evaluate(*value, 1) < 0) {
+        if (!isExpression(*value) || evaluate(*value, 1) < 0) {
           error = "manifest: launch of " + launch.kernel +
                   " has a malformed size parameter";
           return false;
@@ -301,7 +333,10 @@ std::unique_ptr<Bundle> Bundle::load(const std::string &directory,
     if (!parseFunction(f, function, error))
       return nullptr;
     std::string name = function.name;
-    bundle->functions.emplace(name, std::move(function));
+    if (!bundle->functions.emplace(name, std::move(function)).second) {
+      error = "manifest: two functions named " + name;
+      return nullptr;
+    }
   }
   return bundle;
 }
@@ -353,8 +388,18 @@ bool Function::bindRows(const std::vector<TensorRef> &args, int64_t &rows,
       return false;
     }
     int64_t elements = 1;
-    for (int64_t d : got.shape)
-      elements *= d;
+    for (int64_t d : got.shape) {
+      if (d < 0) {
+        error = name + ": argument " + want.name + " has a negative size " +
+                "in shape " + shapeText(got.shape);
+        return false;
+      }
+      if (__builtin_mul_overflow(elements, d, &elements)) {
+        error = name + ": argument " + want.name + " of shape " +
+                shapeText(got.shape) + " has more elements than 64 bits count";
+        return false;
+      }
+    }
     if (elements > 0 &&
         (!got.data || reinterpret_cast<uintptr_t>(got.data) % 16 != 0)) {
       error = name + ": argument " + want.name +

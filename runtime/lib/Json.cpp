@@ -3,6 +3,7 @@
 #include "NormRuntime/Json.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 using namespace norm::runtime;
@@ -75,16 +76,29 @@ private:
         case 'f':
           out += '\f';
           break;
-        case 'u':
-          // Manifests are ASCII; keep \u escapes of ASCII characters only.
-          if (pos + 4 > text.size())
-            return fail("bad \\u escape");
-          out += static_cast<char>(
-              std::strtol(text.substr(pos, 4).c_str(), nullptr, 16));
-          pos += 4;
+        case 'u': {
+          // Manifests are ASCII: \u escapes of ASCII characters only, so a
+          // byte is a character.
+          unsigned code = 0;
+          for (int i = 0; i < 4; ++i, ++pos) {
+            if (pos >= text.size() ||
+                !std::isxdigit(static_cast<unsigned char>(text[pos])))
+              return fail("bad \\u escape");
+            code =
+                code * 16 + std::stoi(std::string(1, text[pos]), nullptr, 16);
+          }
+          if (code > 0x7f)
+            return fail("\\u escape of a non-ASCII character");
+          out += static_cast<char>(code);
+          break;
+        }
+        case '"':
+        case '\\':
+        case '/':
+          out += e;
           break;
         default:
-          out += e;
+          return fail("invalid escape");
         }
       } else {
         out += c;
@@ -93,6 +107,51 @@ private:
     if (pos >= text.size())
       return fail("unterminated string");
     ++pos;
+    return true;
+  }
+  bool digits() {
+    size_t start = pos;
+    while (pos < text.size() &&
+           std::isdigit(static_cast<unsigned char>(text[pos])))
+      ++pos;
+    return pos > start;
+  }
+  /// JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.
+  /// Integers must fit 64 bits: a clamped size would be silently wrong.
+  bool number(JsonValue &out) {
+    size_t start = pos;
+    if (text[pos] == '-')
+      ++pos;
+    if (pos < text.size() && text[pos] == '0')
+      ++pos;
+    else if (!digits())
+      return fail("invalid number");
+    bool isFloat = false;
+    if (pos < text.size() && text[pos] == '.') {
+      ++pos;
+      isFloat = true;
+      if (!digits())
+        return fail("invalid number");
+    }
+    if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
+      ++pos;
+      isFloat = true;
+      if (pos < text.size() && (text[pos] == '+' || text[pos] == '-'))
+        ++pos;
+      if (!digits())
+        return fail("invalid number");
+    }
+    std::string number = text.substr(start, pos - start);
+    errno = 0;
+    if (isFloat) {
+      out.kind = JsonValue::Kind::Number;
+      out.number = std::strtod(number.c_str(), nullptr);
+    } else {
+      out.kind = JsonValue::Kind::Integer;
+      out.integer = std::strtoll(number.c_str(), nullptr, 10);
+    }
+    if (errno == ERANGE)
+      return fail("number out of range");
     return true;
   }
   bool value(JsonValue &out, int depth) {
@@ -115,6 +174,10 @@ private:
         std::string key;
         if (pos >= text.size() || !string(key))
           return fail("expected an object key");
+        // A repeated key would parse into the value already there, merging
+        // the two; a manifest never repeats one.
+        if (out.object.count(key))
+          return fail("duplicate object key");
         skipSpace();
         if (pos >= text.size() || text[pos] != ':')
           return fail("expected ':'");
@@ -172,26 +235,8 @@ private:
     }
     if (c == 'n')
       return literal("null");
-    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
-      size_t start = pos++;
-      bool isFloat = false;
-      while (pos < text.size() &&
-             (std::isdigit(static_cast<unsigned char>(text[pos])) ||
-              text[pos] == '.' || text[pos] == 'e' || text[pos] == 'E' ||
-              text[pos] == '+' || text[pos] == '-')) {
-        isFloat |= text[pos] == '.' || text[pos] == 'e' || text[pos] == 'E';
-        ++pos;
-      }
-      std::string number = text.substr(start, pos - start);
-      if (isFloat) {
-        out.kind = JsonValue::Kind::Number;
-        out.number = std::strtod(number.c_str(), nullptr);
-      } else {
-        out.kind = JsonValue::Kind::Integer;
-        out.integer = std::strtoll(number.c_str(), nullptr, 10);
-      }
-      return true;
-    }
+    if (c == '-' || std::isdigit(static_cast<unsigned char>(c)))
+      return number(out);
     return fail("unexpected character");
   }
 

@@ -246,8 +246,15 @@ bool Launcher::run(const std::string &functionName,
     t.dtype = desc.dtype;
     t.shape = function->shapeOf(desc, rows);
     int64_t bytes = dtypeBytes(desc.dtype);
-    for (int64_t s : t.shape)
-      bytes *= s;
+    for (int64_t s : t.shape) {
+      // -1: a size undefined at this M (a division by zero in the manifest).
+      if (s < 0 || __builtin_mul_overflow(bytes, s, &bytes)) {
+        error = "manifest: buffer " + desc.name +
+                " has no valid size at M = " + std::to_string(rows);
+        release();
+        return false;
+      }
+    }
     if (bytes > 0) {
       if (allocate) {
         t.data = allocate(bytes);
