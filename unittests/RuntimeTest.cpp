@@ -390,6 +390,107 @@ TEST(Bundle, RefusesMalformedSizesAndShapes) {
       << error;
 }
 
+/// `value` as JSON text (the reader's subset).
+std::string toJson(const JsonValue &value) {
+  switch (value.kind) {
+  case JsonValue::Kind::Null:
+    return "null";
+  case JsonValue::Kind::Bool:
+    return value.boolean ? "true" : "false";
+  case JsonValue::Kind::Integer:
+    return std::to_string(value.integer);
+  case JsonValue::Kind::Number:
+    return std::to_string(value.number);
+  case JsonValue::Kind::String:
+    return "\"" + value.string + "\"";
+  case JsonValue::Kind::Array: {
+    std::string text = "[";
+    for (const JsonValue &element : value.array)
+      text += (text.size() > 1 ? "," : "") + toJson(element);
+    return text + "]";
+  }
+  case JsonValue::Kind::Object: {
+    std::string text = "{";
+    for (const auto &[key, member] : value.object)
+      text += (text.size() > 1 ? ",\"" : "\"") + key + "\":" + toJson(member);
+    return text + "}";
+  }
+  }
+  return "null";
+}
+
+/// Every value inside `value` (not `value` itself), depth first.
+void collectValues(JsonValue &value, std::vector<JsonValue *> &out) {
+  for (JsonValue &element : value.array) {
+    out.push_back(&element);
+    collectValues(element, out);
+  }
+  for (auto &[key, member] : value.object) {
+    out.push_back(&member);
+    collectValues(member, out);
+  }
+}
+
+TEST(Bundle, EveryFieldOfTheWrongKindIsAnErrorOrLoads) {
+  // Each value of a real manifest replaced by values of other kinds: the
+  // loader refuses the manifest or loads it, and what it loads evaluates
+  // without trouble; never a crash (run under a sanitizer, no UB either).
+  std::string dir = compileExample("layer_norm_bwd");
+  std::ifstream in(dir + "/manifest.json");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  JsonValue good;
+  std::string error;
+  ASSERT_TRUE(parseJson(text, good, error)) << error;
+  std::vector<JsonValue *> fields;
+  collectValues(good, fields);
+  const char *others[] = {"null",
+                          "true",
+                          "-1",
+                          "2147483648",
+                          "9223372036854775807",
+                          "1.5",
+                          "\"M\"",
+                          "\"\"",
+                          "[]",
+                          "{}",
+                          "[\"M\"]",
+                          R"({"ceildiv": ["M", 0]})"};
+  std::string copy = testing::TempDir() + "/wrong_kind_bundle";
+  std::system(("rm -rf " + copy + " && cp -r " + dir + " " + copy).c_str());
+  int loaded = 0;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    for (const char *other : others) {
+      JsonValue edited;
+      ASSERT_TRUE(parseJson(text, edited, error));
+      std::vector<JsonValue *> editedFields;
+      collectValues(edited, editedFields);
+      ASSERT_TRUE(parseJson(other, *editedFields[i], error));
+      std::ofstream(copy + "/manifest.json") << toJson(edited);
+      auto bundle = Bundle::load(copy, error);
+      const Function *f = bundle ? bundle->function("", error) : nullptr;
+      if (!f)
+        continue;
+      ++loaded;
+      alignas(16) static char data[64];
+      for (int64_t m : {0, 1, 700, 5000}) {
+        for (const LaunchDesc &launch : f->launches) {
+          evaluate(launch.grid, m);
+          evaluate(launch.gridY, m);
+          evaluate(launch.when, m);
+        }
+        std::vector<TensorRef> args;
+        for (const BufferDesc &argument : f->arguments)
+          args.push_back({data, argument.dtype, f->shapeOf(argument, m)});
+        int64_t rows = 0;
+        f->bindRows(args, rows, error);
+      }
+    }
+  }
+  // Some edits are harmless (a kernel name, a buffer's name nobody uses).
+  EXPECT_GT(loaded, 0);
+}
+
 TEST(Bundle, RejectsBrokenBundles) {
   std::string error;
   EXPECT_FALSE(Bundle::load(testing::TempDir() + "/does-not-exist", error));
