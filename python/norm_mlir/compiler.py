@@ -111,7 +111,10 @@ def compile_program(program, chip="sm_90", options=""):
     # The key covers the table's contents, not its path, so caches move
     # between machines.
     table = tuning_table()
-    table_text = open(table).read() if table else ""
+    try:
+        table_text = open(table).read() if table else ""
+    except (OSError, UnicodeDecodeError) as e:
+        raise CompileError(f"the tuning table {table} cannot be read: {e}") from None
     directory = os.path.join(cache_dir(), cache_key(program, opts, chip, table_text))
     if os.path.exists(os.path.join(directory, "manifest.json")):
         # Served as is where no compiler exists (prebuilt bundles); with a
@@ -120,7 +123,14 @@ def compile_program(program, chip="sm_90", options=""):
         built_by = os.path.join(directory, "compiler-id")
         if identity is None or (os.path.exists(built_by)
                                 and open(built_by).read().strip() == identity):
-            return load_bundle(directory)
+            try:
+                return load_bundle(directory)
+            except BundleError:
+                # A damaged entry (an interrupted copy, an edit): where a
+                # compiler is at hand it is rebuilt below, else the error
+                # names the entry.
+                if identity is None:
+                    raise
     lib = _library()
     if lib is None:
         raise CompileError(

@@ -50,6 +50,31 @@ def test_cache_entries_of_another_compiler_are_rebuilt(tmp_path, monkeypatch):
     assert compile_program(program).ptx == bundle.ptx
 
 
+def test_damaged_cache_entries_are_rebuilt(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    program = op_program("rms_fwd", 128, "bf16", "bf16", eps=1e-6, offset=0.0)
+    bundle = compile_program(program)
+    (entry,) = os.listdir(tmp_path)
+    manifest = tmp_path / entry / "manifest.json"
+    manifest.write_text(manifest.read_text()[:100])
+    # Without a compiler the damage is the error, naming the entry.
+    monkeypatch.setattr(compiler, "_library_path", lambda: None)
+    with pytest.raises(compiler.BundleError, match=f"{entry}/manifest.json: invalid JSON"):
+        compile_program(program)
+    # With one, the entry is rebuilt.
+    monkeypatch.undo()
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    assert compile_program(program).ptx == bundle.ptx
+    assert compile_program(program).ptx == bundle.ptx
+
+
+def test_an_unreadable_tuning_table_is_a_compile_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    monkeypatch.setenv("NORM_TUNING_TABLE", str(tmp_path / "missing.json"))
+    with pytest.raises(CompileError, match=r"the tuning table .*missing.json cannot be read"):
+        compile_program(op_program("rms_fwd", 128, "bf16", "bf16", eps=1e-6, offset=0.0))
+
+
 def test_cache_key_covers_program_options_and_chip():
     base = cache_key("p", "chip=sm_90", "sm_90")
     assert cache_key("q", "chip=sm_90", "sm_90") != base
