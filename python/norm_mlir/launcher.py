@@ -40,14 +40,23 @@ class Launcher:
         launching, so tests catch elements a kernel fails to write."""
         self.bundle = bundle
         self.module = None
+        self._device = None
         self.poison_outputs = poison_outputs
         self._large_clusters = set()
         self._large_shared = set()
         self._resident = {}
 
-    def _ensure_module(self):
+    def _ensure_module(self, device):
+        """Loads the PTX into the current context (that of `device`) on the
+        first call. Kernel handles are the context's, so a call on another
+        device is refused rather than failing in the driver; the torch ops
+        keep one Launcher per device."""
         if self.module is None:
             self.module = Module(self.bundle.ptx)
+            self._device = device
+        elif device != self._device:
+            raise ValueError(f"this Launcher's kernels are loaded on {self._device}, got "
+                             f"tensors on {device}; use one Launcher per device")
 
     def check_arguments(self, function, tensors):
         """Validates tensors against the signature; returns M."""
@@ -94,7 +103,7 @@ class Launcher:
         # Launches whose grid is empty are skipped; with M = 0 the combine
         # kernels still run and write dw = db = 0.
         with torch.cuda.device(device):
-            self._ensure_module()
+            self._ensure_module(device)
             stream = torch.cuda.current_stream(device).cuda_stream
             # A programmatic launch after a skipped one is an ordinary
             # launch: it would otherwise overlap the stream's work before

@@ -32,8 +32,9 @@ def _chip(device):
 
 
 def _launcher(kind, n, x, weight, **flags):
+    # One Launcher per device: its kernels are loaded in that device's context.
     key = (kind, n, x.dtype, weight.dtype if weight is not None else None,
-           tuple(sorted(flags.items())), _chip(x.device))
+           tuple(sorted(flags.items())), x.device.index, _chip(x.device))
     if key not in _launchers:
         program = op_program(kind, n, x.dtype,
                              weight.dtype if weight is not None else None, **flags)

@@ -179,3 +179,28 @@ def test_training_tracks_torch(compiled):
     # Same function, different f32 summation order: the curves agree closely.
     for a, b in losses:
         assert abs(a - b) <= 1e-2 * abs(b) + 1e-3, losses
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+def test_two_devices_in_one_process():
+    # The ops keep a Launcher per device: kernels loaded in one device's
+    # context cannot launch in another's.
+    torch.manual_seed(0)
+    for device in ("cuda:0", "cuda:1"):
+        x = torch.randn(64, 512, device=device, dtype=torch.bfloat16)
+        w = torch.randn(512, device=device, dtype=torch.bfloat16)
+        y, _ = ops.rms_norm(x, w, 1e-6, 0.0)
+        assert y.device == x.device
+        ref = torch.nn.functional.rms_norm(x.double(), (512,), w.double(), 1e-6)
+        assert rel(y, ref) < TOL["bf16"]
+    # One Launcher asked to run on a second device refuses clearly.
+    from norm_mlir.compiler import compile_program
+    from norm_mlir.launcher import Launcher
+    from norm_mlir.programs import op_program
+    launcher = Launcher(compile_program(op_program("rms_fwd", 512, "bf16", "bf16", eps=1e-6,
+                                                   offset=0.0)))
+    args = lambda d: (torch.randn(8, 512, device=d, dtype=torch.bfloat16),  # noqa: E731
+                      torch.ones(512, device=d, dtype=torch.bfloat16))
+    launcher(None, *args("cuda:0"))
+    with pytest.raises(ValueError, match="loaded on cuda:0, got tensors on cuda:1"):
+        launcher(None, *args("cuda:1"))

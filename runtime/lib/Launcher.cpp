@@ -116,8 +116,6 @@ Launcher::~Launcher() {
 }
 
 bool Launcher::ensureModule(std::string &error) {
-  if (module)
-    return true;
   Driver &d = Driver::get();
   if (!d.loaded) {
     error = d.error;
@@ -128,6 +126,14 @@ bool Launcher::ensureModule(std::string &error) {
     return false;
   if (!context) {
     error = "no current CUDA context on this thread";
+    return false;
+  }
+  if (module) {
+    // Kernel handles of one context are invalid in another.
+    if (context == moduleContext)
+      return true;
+    error = "this Launcher's kernels were loaded in another CUDA context "
+            "(another device); use one Launcher per context";
     return false;
   }
   char log[8192] = {0};
@@ -142,6 +148,7 @@ bool Launcher::ensureModule(std::string &error) {
     return false;
   }
   module = loaded;
+  moduleContext = context;
   return true;
 }
 

@@ -22,7 +22,10 @@ namespace norm::runtime {
 using Allocator = std::function<void *(int64_t bytes)>;
 
 /// Loads a bundle's PTX into the calling thread's current CUDA context and
-/// launches its functions.
+/// launches its functions. A Launcher belongs to the context current at its
+/// first run: a run in another context (another device) is refused, since
+/// its kernels exist in the first context only; use one Launcher per
+/// context.
 class Launcher {
 public:
   explicit Launcher(const Bundle &bundle);
@@ -53,6 +56,8 @@ private:
 
   const Bundle &bundle;
   void *module = nullptr;
+  /// The CUcontext `module` was loaded into.
+  void *moduleContext = nullptr;
   /// Kernels looked up and configured so far, by name: a launch costs one
   /// cuLaunchKernel, not a lookup and attribute calls each time.
   std::map<std::string, void *> kernels;
