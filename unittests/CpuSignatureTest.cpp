@@ -126,13 +126,20 @@ TEST_F(CpuSignatureTest, OnlyMemrefFunctionsWithoutResultsAreCallable) {
             std::string::npos);
 }
 
+/// Buffers of kForward's @rms at 3 rows of 4, and descriptors that fit them.
+struct ForwardBuffers {
+  std::vector<float> x = std::vector<float>(12), w = std::vector<float>(4),
+                     y = std::vector<float>(12), r = std::vector<float>(3);
+  Descriptor<2> dx = contiguous<2>(x.data(), {3, 4});
+  Descriptor<1> dw = contiguous<1>(w.data(), {4});
+  Descriptor<2> dy = contiguous<2>(y.data(), {3, 4});
+  Descriptor<1> dr = contiguous<1>(r.data(), {3});
+};
+
 TEST_F(CpuSignatureTest, DescriptorsThatFitPass) {
   const CpuSignature rms = parse(kForward)["rms"];
-  std::vector<float> x(12), w(4), y(12), r(3);
-  auto dx = contiguous<2>(x.data(), {3, 4});
-  auto dw = contiguous<1>(w.data(), {4});
-  auto dy = contiguous<2>(y.data(), {3, 4});
-  auto dr = contiguous<1>(r.data(), {3});
+  ForwardBuffers b;
+  auto &[x, w, y, r, dx, dw, dy, dr] = b;
   EXPECT_EQ(checkDescriptors("rms", rms, {&dx, &dw, &dy, &dr}), "");
   // No rows: no data is needed, and strides of empty dimensions are free.
   auto ex = contiguous<2>(nullptr, {0, 4});
@@ -145,11 +152,8 @@ TEST_F(CpuSignatureTest, DescriptorsThatFitPass) {
 
 TEST_F(CpuSignatureTest, DescriptorsThatDoNotFitAreNamed) {
   const CpuSignature rms = parse(kForward)["rms"];
-  std::vector<float> x(12), w(4), y(12), r(3);
-  auto dx = contiguous<2>(x.data(), {3, 4});
-  auto dw = contiguous<1>(w.data(), {4});
-  auto dy = contiguous<2>(y.data(), {3, 4});
-  auto dr = contiguous<1>(r.data(), {3});
+  ForwardBuffers b;
+  auto &[x, w, y, r, dx, dw, dy, dr] = b;
   auto check = [&](std::vector<void *> descriptors) {
     return checkDescriptors("rms", rms, descriptors);
   };
