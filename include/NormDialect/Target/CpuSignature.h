@@ -13,7 +13,6 @@
 #ifndef NORMDIALECT_TARGET_CPUSIGNATURE_H
 #define NORMDIALECT_TARGET_CPUSIGNATURE_H
 
-#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -21,6 +20,10 @@
 #include <map>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
 
 namespace mlir::norm {
 
