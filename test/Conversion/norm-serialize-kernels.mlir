@@ -119,7 +119,7 @@ module attributes {gpu.container_module} {
 // -----
 
 module attributes {gpu.container_module} {
-  // expected-error @below {{features must name one PTX ISA version, +ptx81 to +ptx88 or +ptx90 (the kernels need 8.1), got '+ptx78'}}
+  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use (8.1 or later) and LLVM knows: +ptx81, {{.*}}, +ptx90; got '+ptx78'}}
   gpu.module @old_ptx [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx78">] {
     llvm.func @old_ptx() attributes {gpu.kernel, nvvm.kernel} {
       llvm.return
@@ -130,7 +130,7 @@ module attributes {gpu.container_module} {
 // -----
 
 module attributes {gpu.container_module} {
-  // expected-error @below {{features must name one PTX ISA version, +ptx81 to +ptx88 or +ptx90 (the kernels need 8.1), got '+ptx89'}}
+  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use (8.1 or later) and LLVM knows: +ptx81, {{.*}}, +ptx90; got '+ptx89'}}
   gpu.module @unknown_ptx [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx89">] {
     llvm.func @unknown_ptx() attributes {gpu.kernel, nvvm.kernel} {
       llvm.return

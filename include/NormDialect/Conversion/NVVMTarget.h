@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::norm {
 
@@ -19,11 +20,15 @@ namespace mlir::norm {
 /// why not. The kernels use Hopper's thread block clusters, bulk copies,
 /// mbarriers and st.async, so the chip is sm_90 or sm_90a (the targets they
 /// are built and measured for), and the features name one PTX ISA version
-/// (+ptxNN) that has all of them (8.1) and that LLVM 22 knows (up to 9.0).
-/// LLVM itself aborts on anything else: an unknown chip or an older PTX
-/// version cannot select the shuffles and copies, and a chip newer than the
-/// PTX version is a fatal error.
+/// (+ptxNN) that has all of them (8.1) and that this LLVM's NVPTX target
+/// knows (knownPtxVersions). LLVM itself aborts on anything else: an unknown
+/// chip or an older PTX version cannot select the shuffles and copies, and a
+/// chip newer than the PTX version is a fatal error.
 std::string validateNVVMTarget(llvm::StringRef chip, llvm::StringRef features);
+
+/// The PTX ISA versions (NN of +ptxNN) this LLVM's NVPTX target knows, in
+/// increasing order: its subtarget features named ptxNN.
+std::vector<unsigned> knownPtxVersions();
 
 } // namespace mlir::norm
 

@@ -1,0 +1,37 @@
+//===- NVVMTargetTest.cpp - the GPU targets norm kernels compile for ------===//
+
+#include "NormDialect/Conversion/NVVMTarget.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "gtest/gtest.h"
+
+using namespace mlir::norm;
+
+namespace {
+
+TEST(NVVMTarget, PtxVersionsComeFromLLVM) {
+  std::vector<unsigned> versions = knownPtxVersions();
+  EXPECT_TRUE(llvm::is_sorted(versions));
+  // LLVM 22's NVPTX target knows 8.1 (what the kernels need) and 9.0, and
+  // no 8.9.
+  EXPECT_TRUE(llvm::is_contained(versions, 81u));
+  EXPECT_TRUE(llvm::is_contained(versions, 90u));
+  EXPECT_FALSE(llvm::is_contained(versions, 89u));
+}
+
+TEST(NVVMTarget, AdmitsHopperWithAKnownPtxVersion) {
+  EXPECT_EQ(validateNVVMTarget("sm_90", "+ptx81"), "");
+  EXPECT_EQ(validateNVVMTarget("sm_90a", " +ptx90 "), "");
+  for (const char *features : {"+ptx78", "+ptx89", "+ptx", "ptx81", "",
+                               "+ptx81,+ptx82", "+ptx4294967377"})
+    EXPECT_NE(validateNVVMTarget("sm_90", features)
+                  .find("features must name one PTX ISA version"),
+              std::string::npos)
+        << features;
+  for (const char *chip : {"sm_80", "sm_100", "", "0"})
+    EXPECT_NE(validateNVVMTarget(chip, "+ptx81").find("chip must be sm_90"),
+              std::string::npos)
+        << chip;
+}
+
+} // namespace
