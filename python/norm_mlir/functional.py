@@ -59,11 +59,20 @@ def _flat(x, normalized_shape, params, name):
     k = len(shape)
     if k == 0 or x.dim() < k or tuple(x.shape[-k:]) != shape or not _runs_here(x, *params):
         return None
+    # Empty rows have nothing to normalize; torch returns them as they are.
+    if math.prod(shape) == 0:
+        return None
     for p in params:
         if p is not None and tuple(p.shape) != shape:
             raise ValueError(f"{name}: weight/bias must have shape {shape}, "
                              f"got {tuple(p.shape)}")
     return math.prod(shape)
+
+
+def _kernel_epsilon(eps):
+    """Whether the kernels take `eps`: a positive finite number (the dialect
+    refuses others). torch accepts 0 or less; those calls go to it."""
+    return eps > 0 and math.isfinite(eps)
 
 
 def normalized_shape_tuple(normalized_shape):
@@ -77,9 +86,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm: eps None means torch.finfo(input.dtype).eps."""
     shape = normalized_shape_tuple(normalized_shape)
     n = _flat(input, shape, (weight,), "rms_norm")
-    if n is None:
+    value = float(eps if eps is not None else torch.finfo(input.dtype).eps) \
+        if n is not None else None
+    if n is None or not _kernel_epsilon(value):
         return F.rms_norm(input, shape, weight, eps)
-    eps = float(eps if eps is not None else torch.finfo(input.dtype).eps)
+    eps = value
     x = input.reshape(-1, n)
     w = weight.reshape(n) if weight is not None else None
     if _needs_grad(input, weight):
@@ -96,7 +107,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     # kernel has that form; torch's does.
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
     n = _flat(input, shape, (weight, bias), "layer_norm") if plain else None
-    if n is None:
+    if n is None or not _kernel_epsilon(float(eps)):
         return F.layer_norm(input, shape, weight, bias, eps)
     x = input.reshape(-1, n)
     w = weight.reshape(n) if weight is not None else None

@@ -164,6 +164,24 @@ def test_bad_tensors_are_clear_errors_on_cpu():
     assert dx.shape == (0, 16) and not dw.any() and not db.any()
 
 
+def test_functional_takes_what_torch_takes():
+    """Calls the kernels do not take (eps of 0 or less, empty rows) give
+    torch's results, as the functional API promises, not an error."""
+    from norm_mlir import functional as NF
+    x = torch.randn(4, 16)
+    x[1] = 0
+    for eps in (0.0, -1e-3):
+        assert torch.equal(NF.rms_norm(x, (16,), None, eps).isnan(),
+                           torch.nn.functional.rms_norm(x, (16,), None, eps).isnan())
+        assert torch.allclose(NF.layer_norm(x, (16,), eps=eps),
+                              torch.nn.functional.layer_norm(x, (16,), eps=eps), equal_nan=True)
+    assert NF.rms_norm(torch.randn(4, 0), (0,)).shape == (4, 0)
+    assert NF.layer_norm(torch.randn(4, 0), 0).shape == (4, 0)
+    # The custom ops themselves refuse such an eps, by name.
+    with pytest.raises(ValueError, match="eps must be positive and finite, got 0.0"):
+        ops.rms_norm(x, None, 0.0, 0.0)
+
+
 def test_opcheck():
     # torch.library's own consistency checks: schema, fake kernel, autograd.
     x = torch.randn(4, 32, requires_grad=True)
