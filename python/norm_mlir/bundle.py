@@ -7,7 +7,8 @@ manifest format is described in docs/bundle.md.
 import json
 import os
 
-from .manifest import DTYPE_BYTES, MAX_SHARED_BYTES, BundleError, check_manifest  # noqa: F401
+# DTYPE_BYTES is re-exported: the benchmarks read it from here.
+from .manifest import DTYPE_BYTES, BundleError, check_manifest  # noqa: F401
 
 # CUDA's largest grid: 2^31 - 1 blocks in x, 65535 in y.
 MAX_GRID_X = 2**31 - 1

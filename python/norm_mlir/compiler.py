@@ -11,7 +11,6 @@ serves kernels of an older one.
 
 import ctypes
 import hashlib
-import json
 import os
 
 from .bundle import BundleError, load_bundle

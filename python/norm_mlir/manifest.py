@@ -7,7 +7,6 @@ bundle.Function's to check; this module checks types and ranges only.
 """
 
 
-
 class BundleError(ValueError):
     """A malformed bundle, or tensors that do not fit a bundle's signature."""
 

@@ -2,12 +2,9 @@
 (no GPU; the SASS comparison needs ptxas and nvdisasm and is skipped
 without them)."""
 
-import os
-import shutil
-
 import pytest
 
-from repo_scripts import ROOT, load_script
+from repo_scripts import load_script
 
 cuda_tools = load_script("cuda_tools", "scripts/cuda_tools.py")
 same_launches = load_script("same_launches", "scripts/same-launches.py")
