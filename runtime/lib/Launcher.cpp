@@ -111,8 +111,19 @@ bool norm::runtime::cudaAvailable() {
 Launcher::Launcher(const Bundle &bundle) : bundle(bundle) {}
 
 Launcher::~Launcher() {
-  if (module)
-    Driver::get().moduleUnload(static_cast<CUmodule>(module));
+  if (!module)
+    return;
+  // cuModuleUnload unloads from the current context: where another one is
+  // current (a Launcher destroyed on another thread or device), the
+  // module's is made current for the call and the caller's restored.
+  Driver &d = Driver::get();
+  CUcontext current = nullptr;
+  d.ctxGetCurrent(&current);
+  auto owner = static_cast<CUcontext>(moduleContext);
+  bool switched = current != owner && d.ctxSetCurrent(owner) == CUDA_SUCCESS;
+  d.moduleUnload(static_cast<CUmodule>(module));
+  if (switched)
+    d.ctxSetCurrent(current);
 }
 
 bool Launcher::ensureModule(std::string &error) {
