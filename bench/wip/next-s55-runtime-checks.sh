@@ -18,6 +18,6 @@
 exec > >(tee "$OUT/next-s55-runtime-checks.log") 2>&1
 set -x
 nvidia-smi --query-gpu=name --format=csv
-NORM_MLIR_CACHE=.out/cache timeout 240 python3 -m pytest -q python/tests/test_torch_gpu.py python/tests/test_bundle.py 2>&1 | tail -15
-NORM_RUN_TIMEOUT=60 timeout 200 bash bench/norm_run_cases.sh .out/bin/norm-run .out/bundles
-timeout 240 python3 bench/gpu_check.py --quick --bundles .out/bundles | grep -v "^ok" | tail -5
+NORM_MLIR_CACHE=.out/cache timeout 200 python3 -m pytest -q python/tests/test_torch_gpu.py python/tests/test_bundle.py 2>&1 | tail -15
+NORM_RUN_TIMEOUT=60 timeout 160 bash bench/norm_run_cases.sh .out/bin/norm-run .out/bundles
+timeout 170 python3 bench/gpu_check.py --quick --bundles .out/bundles | grep -v "^ok" | tail -5
