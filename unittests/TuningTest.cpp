@@ -2511,6 +2511,24 @@ TEST(Tuning, OneRowReductionsBuiltForLatency) {
                   .layout.latencyBoundReductions);
 }
 
+TEST(Tuning, PredicatedRowStoresUpToOneKiBRows) {
+  DeviceInfo h200;
+  // The measured rows (bf16, N = 256 and 512) and f32 rows as long in bytes
+  // store predicated; longer rows keep their branches.
+  for (int64_t n : {256, 512})
+    EXPECT_TRUE(predicatesRowStores(n, chooseStreamingLayout(n, 2, h200), 2));
+  EXPECT_TRUE(predicatesRowStores(256, chooseStreamingLayout(256, 4, h200), 4));
+  for (int64_t n : {640, 1024, 1536, 4096})
+    EXPECT_FALSE(predicatesRowStores(n, chooseStreamingLayout(n, 2, h200), 2));
+  EXPECT_FALSE(
+      predicatesRowStores(512, chooseStreamingLayout(512, 4, h200), 4));
+  // Only 16-byte vectors: a narrower one (N = 260: 4 bf16) keeps
+  // vector.store.
+  RowLayout ragged = chooseStreamingLayout(260, 2, h200);
+  ASSERT_LT(ragged.vectorWidth * 2, 16);
+  EXPECT_FALSE(predicatesRowStores(260, ragged, 2));
+}
+
 TEST(Tuning, RowABlockReducesForLatencyWhereItPreloadsColumns) {
   DeviceInfo h200;
   // A row a block of 4 warps that loads its columns with the row (RMSNorm's

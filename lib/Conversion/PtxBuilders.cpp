@@ -121,6 +121,48 @@ Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
   return vector::ExtractOp::create(b, loc, vec, 0);
 }
 
+void mlir::norm::emitGlobalStore(OpBuilder &b, Location loc, Value address,
+                                 Value value, Value inside) {
+  auto vecType = dyn_cast<VectorType>(value.getType());
+  Type element = vecType ? vecType.getElementType() : value.getType();
+  int64_t lanes = vecType ? vecType.getNumElements() : 1;
+  int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
+  assert((bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) &&
+         "a global store moves 2, 4, 8 or 16 bytes");
+  // Registers of 16 bits for a 2-byte store, else of 32 bits.
+  Type word = bytes == 2 ? b.getI16Type() : b.getI32Type();
+  int64_t words = bytes == 2 ? 1 : bytes / 4;
+  Value vec = vecType ? value
+                      : vector::FromElementsOp::create(
+                            b, loc, VectorType::get({1}, element), value);
+  Value packed =
+      vector::BitCastOp::create(b, loc, VectorType::get({words}, word), vec);
+  // Operands: the address $0, the stored words $1 .. $words, then the
+  // predicate if any.
+  SmallVector<Value> operands = {address};
+  std::string sources;
+  for (int64_t w = 0; w < words; ++w) {
+    operands.push_back(vector::ExtractOp::create(b, loc, packed, w));
+    sources += (w ? ", $" : "$") + std::to_string(w + 1);
+  }
+  if (words > 1)
+    sources = "{" + sources + "}";
+  std::string store = "st.global";
+  if (words > 1)
+    store += ".v" + std::to_string(words);
+  store +=
+      std::string(bytes == 2 ? ".b16" : ".b32") + " [$0], " + sources + ";";
+  if (inside) {
+    operands.push_back(inside);
+    store = "@$" + std::to_string(operands.size() - 1) + " " + store;
+  }
+  auto op = NVVM::InlinePtxOp::create(b, loc, TypeRange{}, operands,
+                                      ValueRange{}, store, Value());
+  if (inside)
+    op->setAttr(kPredicateOperandAttr,
+                b.getI64IntegerAttr(static_cast<int64_t>(operands.size()) - 1));
+}
+
 void mlir::norm::emitMbarrierInit(OpBuilder &b, Location loc, Value barrier) {
   emitInlinePtx(b, loc, barrier, "mbarrier.init.shared::cta.b64 [$0], 1;");
 }

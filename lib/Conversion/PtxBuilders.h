@@ -88,6 +88,17 @@ Value emitGlobalLoad(OpBuilder &b, Location loc, Value address, Type type,
                      Value inside,
                      std::optional<CacheHint> hint = std::nullopt);
 
+/// A store of `value` (a vector or scalar of 2, 4, 8 or 16 bytes, aligned
+/// to its size) to global address `address` (i64) where `inside` (i1)
+/// holds (null: always). One predicated st.global, not a branch around the
+/// store: with a branch (scf.if around vector.store) LLVM sinks the ops
+/// that only the store uses into the branch, so each held row's
+/// normalization ran in a block of its own and the rows' rsqrt chains one
+/// after another (SASS of the held-row forwards at N = 256). Its predicate
+/// is marked like emitGlobalLoad's.
+void emitGlobalStore(OpBuilder &b, Location loc, Value address, Value value,
+                     Value inside);
+
 /// mbarrier.init with one expected arrival (the thread that arms it).
 void emitMbarrierInit(OpBuilder &b, Location loc, Value barrier);
 

@@ -596,14 +596,34 @@ private:
   }
 
   /// Stores `value` of every lane as one vector at (`row`, `col`) where
-  /// `inside` holds.
+  /// `inside` holds (null: always): where predicatesRowStores says so, as
+  /// one st.global predicated where bounded (emitGlobalStore), else as
+  /// vector.store in a branch. An unbounded store of such a kernel is an
+  /// st.global too: beside the inline stores LLVM no longer proved the
+  /// first row's vector.store global and emitted a generic st.
   void storeVector(OpBuilder &b, Location loc, Value memref, Value row,
                    Value col, std::vector<IRMapping> &lanes, Value value,
                    Value inside) {
     SmallVector<Value> values;
     for (IRMapping &lane : lanes)
       values.push_back(lane.lookup(value));
-    storeAlignedVector(b, loc, memref, ValueRange{row, col}, values, inside);
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    int64_t width = values.size();
+    // The rule counts the inputs' elements; an output of another type
+    // keeps vector.store.
+    if (!predicatesRowStores(n, layout, elementBytes) ||
+        width * element.getIntOrFloatBitWidth() != 128) {
+      storeAlignedVector(b, loc, memref, ValueRange{row, col}, values, inside);
+      return;
+    }
+    SmallVector<Value> rounded;
+    for (Value v : values)
+      rounded.push_back(roundTo(b, loc, v, element));
+    Value vec = vector::FromElementsOp::create(
+        b, loc, VectorType::get({width}, element), rounded);
+    Value address =
+        vectorAddress(b, loc, memref, emitGlobalBase(b, loc, memref), row, col);
+    emitGlobalStore(b, loc, address, vec, inside);
   }
 
   /// Thread 0 asks L2 for the full inputs' row `row` + l2PrefetchRows (the

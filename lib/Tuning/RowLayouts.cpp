@@ -372,6 +372,24 @@ bool mlir::norm::prefetchesColumnsToL1(const KernelShape &shape, bool oneRow) {
   return oneRow && shape.columnInputs >= 2;
 }
 
+bool mlir::norm::predicatesRowStores(int64_t n, const RowLayout &layout,
+                                     int64_t elementBytes) {
+  // Measured on the H200 (bf16 forwards at N = 256 and 512, kernel time, 5
+  // rounds, bench/results/ab-2026-12-05-s55-predicated-held-row-stores.log,
+  // every bounded store of the streamed forwards predicated, against
+  // 00375e4): LayerNorm's inference forward 1.05x at 4096 x 256, 1.06x at
+  // 16384 x 256, 1.03x at 4096 x 512 (geomean 1.02x), its statistics
+  // forward geomean 1.01x, RMSNorm level (0.98-1.02x). This rule as landed
+  // (bench/results/h200-2026-12-05-s56-predicated-stores-check.log):
+  // LayerNorm 1.05x at 4096 x 256 in both forwards, geomean 1.00x (infer) /
+  // 1.05x (stats), RMSNorm level; against torch.compile LayerNorm's
+  // inference forward went from 0.97x / 0.98x to 1.00x / 1.01x at 4096 /
+  // 16384 x 256. Longer rows were not measured; at N = 1536-4096 ptxas
+  // spilled 4 bytes with them.
+  return n * elementBytes <= kPredicatedStoreRowBytes &&
+         layout.vectorWidth * elementBytes == 16;
+}
+
 std::optional<RowLayout> mlir::norm::warpRowsLayout(const RowLayout &block,
                                                     int64_t rowsPerBlock) {
   if (!block.holdsRow || block.rowGroups != 1 || block.chunksPerThread != 1 ||

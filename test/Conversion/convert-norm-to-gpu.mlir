@@ -1257,6 +1257,38 @@ func.func @held_rows(%x: memref<?x1000xbf16>, %w: memref<1000xbf16>, %y: memref<
 
 // -----
 
+// Held rows of at most 1 KiB (predicatesRowStores) store their 16-byte
+// vectors as st.global: the first row's unpredicated, the second's
+// predicated on its existence (no scf.if, whose branch LLVM would sink the
+// row's normalization into), its predicate marked for --norm-pipeline.
+// CHECK-LABEL: func @held_short_rows
+// CHECK: gpu.func @norm_fused(
+// CHECK: %[[FIRST:.+]] = arith.muli %{{.+}}, %c2
+// CHECK: %[[SECOND:.+]] = arith.addi %[[FIRST]], %c1
+// CHECK: %[[EXISTS:.+]] = arith.cmpi ult, %[[SECOND]], %{{.+}}
+// CHECK: gpu.shuffle xor
+// CHECK-NOT: vector.store
+// CHECK: nvvm.inline_ptx "st.global.v4.b32 [$0], {$1, $2, $3, $4};" ro(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : i64, i32, i32, i32, i32)
+// CHECK-NOT: scf.if
+// CHECK: nvvm.inline_ptx "@$5 st.global.v4.b32 [$0], {$1, $2, $3, $4};" ro(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[EXISTS]] : i64, i32, i32, i32, i32, i1) {norm.predicate_operand = 5 : i64}
+// CHECK-NEXT: gpu.return
+func.func @held_short_rows(%x: memref<?x256xbf16>, %w: memref<256xbf16>, %y: memref<?x256xbf16>) {
+  norm.fused ins(%x : full memref<?x256xbf16>, %w : col memref<256xbf16>) outs(%y : full memref<?x256xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %bf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // norm.warp_rows shares a held-rows block's rows out among its warps
 // (norm-short-rows sets it on RMSNorm at 3168-4223 x 1024, chooseHeldRows):
 // warp w of block b holds row b * 4 + w, 32 lanes x 4 vectors of it, all

@@ -256,6 +256,21 @@ bool preloadsColumns(const KernelShape &shape, const RowLayout &layout,
 bool rowABlockReducesForLatency(const RowLayout &layout, int64_t rowsPerBlock,
                                 bool columnsPreloaded);
 
+/// Whether a streamed kernel of `layout` over rows of `n` elements of
+/// `elementBytes` stores its full outputs' 16-byte vectors as st.global
+/// predicated on the row's bounds instead of as vector.store in a branch
+/// (emitGlobalStore): for rows of at most kPredicatedStoreRowBytes. The
+/// branches had LLVM sink each held row's normalization into its store's
+/// block, so the rows' rsqrt chains ran one after another; without them
+/// ptxas interleaves the rows, which takes registers: a block of 192-512
+/// threads a row (N = 1536-4096 bf16) spilled at its .minnctapersm cap.
+bool predicatesRowStores(int64_t n, const RowLayout &layout,
+                         int64_t elementBytes);
+
+/// Longest row (bytes) whose streamed kernels predicate their stores
+/// (predicatesRowStores): the rows measured, N = 256 and 512 bf16.
+constexpr int64_t kPredicatedStoreRowBytes = 1024;
+
 /// Whether a streamed kernel that loads its column inputs with its row
 /// (preloadsColumns) first prefetches them into L1 (prefetch.global.L1):
 /// ptxas sinks the column loads, whose values are used only after the
