@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -49,9 +50,16 @@ bool mlir::norm::compileToBundle(const std::string &source,
   OwningOpRef<ModuleOp> module = program.parse();
   if (!module)
     return false;
+  // The pass managers do not verify the IR after every pass (mlir-opt's
+  // --verify-each, which the lit tests run every pass under): that took a
+  // fifth of the compile time (the LayerNorm backward 0.25 s -> 0.20 s on
+  // the 2-core development machine). The IR is verified once where each
+  // pipeline ends instead, before the launches are read from it and
+  // before its PTX is taken.
   PassManager toGPU(&context);
+  toGPU.enableVerifier(false);
   buildNormToGPUPipeline(toGPU, options);
-  if (failed(toGPU.run(*module)))
+  if (failed(toGPU.run(*module)) || failed(verify(*module)))
     return false;
   llvm::json::Array functions;
   for (auto func : module->getOps<func::FuncOp>()) {
@@ -61,8 +69,9 @@ bool mlir::norm::compileToBundle(const std::string &source,
     functions.push_back(std::move(*described));
   }
   PassManager toPTX(&context);
+  toPTX.enableVerifier(false);
   buildGPUToPTXPipeline(toPTX, options);
-  if (failed(toPTX.run(*module)))
+  if (failed(toPTX.run(*module)) || failed(verify(*module)))
     return false;
   FailureOr<std::string> ptx = extractPTX(*module);
   if (failed(ptx))
