@@ -1,6 +1,6 @@
 # Session 56: held rows' loads at the clamped row (a missing row reads the
 # block's first row again) without the existence predicate
-# (NORM_EXP_CLAMP=1 bundles in .out/s56/cl) against the predicated loads
+# (NORM_EXP_CLAMP=1 bundles in .out/s56/cl, from bench/wip/clamped-held-row-loads.patch) against the predicated loads
 # (.out/s56/changed), N = 256 / 512 forwards, M divisible by the rows a block.
 exec > >(tee "$OUT/clamp.log") 2>&1
 for f in infer stats; do
