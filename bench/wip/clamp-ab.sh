@@ -1,7 +1,7 @@
 # Session 56: held rows' loads at the clamped row (a missing row reads the
 # block's first row again) without the existence predicate
 # (NORM_EXP_CLAMP=1 bundles in .out/s56/cl, from bench/wip/clamped-held-row-loads.patch) against the predicated loads
-# (.out/s56/changed), N = 256 / 512 forwards, M divisible by the rows a block.
+# (.out/s56/changed), N = 256 / 512 forwards; 4097 and 16383 rows leave a last block part empty.
 exec > >(tee "$OUT/clamp.log") 2>&1
 for f in infer stats; do
 python3 bench/ab.py --variants .out/s56/changed,.out/s56/cl --ops rms_fwd,ln_fwd --forward $f --timing kernels --rounds 5 \
