@@ -11,6 +11,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <string>
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::norm;
 
@@ -67,19 +70,29 @@ Value mlir::norm::globalElementAddress(OpBuilder &b, Location loc,
   return arith::AddIOp::create(b, loc, globalBase, offset);
 }
 
+/// The registers a global access of `type` (a vector or scalar of 2, 4, 8
+/// or 16 bytes) moves: one of 16 bits for 2 bytes, else words of 32 bits;
+/// their type, count and PTX suffix.
+static std::tuple<Type, int64_t, std::string> accessWords(OpBuilder &b,
+                                                          Type type) {
+  auto vecType = dyn_cast<VectorType>(type);
+  Type element = vecType ? vecType.getElementType() : type;
+  int64_t lanes = vecType ? vecType.getNumElements() : 1;
+  int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
+  assert((bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) &&
+         "a global access moves 2, 4, 8 or 16 bytes");
+  if (bytes == 2)
+    return {b.getI16Type(), 1, "b16"};
+  return {b.getI32Type(), bytes / 4, "b32"};
+}
+
 Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
                                  Type type, Value inside,
                                  std::optional<CacheHint> hint) {
   auto vecType = dyn_cast<VectorType>(type);
   Type element = vecType ? vecType.getElementType() : type;
   int64_t lanes = vecType ? vecType.getNumElements() : 1;
-  int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
-  assert((bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) &&
-         "a global load moves 2, 4, 8 or 16 bytes");
-  // Registers of 16 bits for a 2-byte load, else of 32 bits.
-  Type word = bytes == 2 ? b.getI16Type() : b.getI32Type();
-  int64_t words = bytes == 2 ? 1 : bytes / 4;
-  std::string bits = bytes == 2 ? "b16" : "b32";
+  auto [word, words, bits] = accessWords(b, type);
   // Operands: the loaded words $0 .. $(words - 1), then the address, the
   // cache policy if any and the predicate if any.
   SmallVector<Value> operands = {address};
@@ -125,13 +138,7 @@ void mlir::norm::emitGlobalStore(OpBuilder &b, Location loc, Value address,
                                  Value value, Value inside) {
   auto vecType = dyn_cast<VectorType>(value.getType());
   Type element = vecType ? vecType.getElementType() : value.getType();
-  int64_t lanes = vecType ? vecType.getNumElements() : 1;
-  int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
-  assert((bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16) &&
-         "a global store moves 2, 4, 8 or 16 bytes");
-  // Registers of 16 bits for a 2-byte store, else of 32 bits.
-  Type word = bytes == 2 ? b.getI16Type() : b.getI32Type();
-  int64_t words = bytes == 2 ? 1 : bytes / 4;
+  auto [word, words, bits] = accessWords(b, value.getType());
   Value vec = vecType ? value
                       : vector::FromElementsOp::create(
                             b, loc, VectorType::get({1}, element), value);
@@ -150,8 +157,7 @@ void mlir::norm::emitGlobalStore(OpBuilder &b, Location loc, Value address,
   std::string store = "st.global";
   if (words > 1)
     store += ".v" + std::to_string(words);
-  store +=
-      std::string(bytes == 2 ? ".b16" : ".b32") + " [$0], " + sources + ";";
+  store += "." + bits + " [$0], " + sources + ";";
   if (inside) {
     operands.push_back(inside);
     store = "@$" + std::to_string(operands.size() - 1) + " " + store;
