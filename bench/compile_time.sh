@@ -36,3 +36,6 @@ for example in "$root"/examples/*.mlir "$root"/test/Target/Inputs/*_long.mlir; d
       "$(basename "$example")" "$median" "$verify"
   done
 done
+# The same compilations in one process through the C API, as norm_mlir
+# compiles (no process start).
+NORM_BUILD_DIR="${NORM_BUILD_DIR:-$root/build}" python3 "$root/bench/compile_time_in_process.py"
