@@ -117,6 +117,10 @@ public:
       globalBases.push_back(op.getInputRole(i) != Role::row
                                 ? emitGlobalBase(b, loc, inputs[i])
                                 : Value());
+    // Likewise the full outputs that storeVector stores with st.global.
+    for (auto [k, output] : llvm::enumerate(outputs))
+      if (op.getOutputRole(k) == Role::full && storesInline(output))
+        outputBases[output] = emitGlobalBase(b, loc, output);
 
     setUpRows(b, loc, func.getArguments(), block, warp);
     if (layout.l2PrefetchRows > 0)
@@ -595,9 +599,19 @@ private:
     return success();
   }
 
+  /// Whether storeVector stores `output`'s vectors as st.global
+  /// (emitGlobalStore) rather than vector.store: where predicatesRowStores
+  /// says so for the inputs' elements and `output`'s vectors are 16 bytes
+  /// too (an output of another type keeps vector.store).
+  bool storesInline(Value output) const {
+    Type element = cast<MemRefType>(output.getType()).getElementType();
+    return predicatesRowStores(n, layout, elementBytes) &&
+           layout.vectorWidth * element.getIntOrFloatBitWidth() == 128;
+  }
+
   /// Stores `value` of every lane as one vector at (`row`, `col`) where
-  /// `inside` holds (null: always): where predicatesRowStores says so, as
-  /// one st.global predicated where bounded (emitGlobalStore), else as
+  /// `inside` holds (null: always): where storesInline says so, as one
+  /// st.global predicated where bounded (emitGlobalStore), else as
   /// vector.store in a branch. An unbounded store of such a kernel is an
   /// st.global too: beside the inline stores LLVM no longer proved the
   /// first row's vector.store global and emitted a generic st.
@@ -607,23 +621,19 @@ private:
     SmallVector<Value> values;
     for (IRMapping &lane : lanes)
       values.push_back(lane.lookup(value));
-    Type element = cast<MemRefType>(memref.getType()).getElementType();
-    int64_t width = values.size();
-    // The rule counts the inputs' elements; an output of another type
-    // keeps vector.store.
-    if (!predicatesRowStores(n, layout, elementBytes) ||
-        width * element.getIntOrFloatBitWidth() != 128) {
+    Value base = outputBases.lookup(memref);
+    if (!base) {
       storeAlignedVector(b, loc, memref, ValueRange{row, col}, values, inside);
       return;
     }
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
     SmallVector<Value> rounded;
     for (Value v : values)
       rounded.push_back(roundTo(b, loc, v, element));
     Value vec = vector::FromElementsOp::create(
-        b, loc, VectorType::get({width}, element), rounded);
-    Value address =
-        vectorAddress(b, loc, memref, emitGlobalBase(b, loc, memref), row, col);
-    emitGlobalStore(b, loc, address, vec, inside);
+        b, loc, VectorType::get({int64_t(values.size())}, element), rounded);
+    emitGlobalStore(b, loc, vectorAddress(b, loc, memref, base, row, col), vec,
+                    inside);
   }
 
   /// Thread 0 asks L2 for the full inputs' row `row` + l2PrefetchRows (the
@@ -697,10 +707,11 @@ private:
   int64_t elementBytes;
   /// Full (M x N) inputs (KernelShape::fullOperands, at least 1).
   int64_t fullOperands;
-  /// The L2 cache policies of the hinted loads, and the global address of
-  /// each input.
+  /// The L2 cache policies of the hinted loads, the global address of
+  /// each input, and of each full output stored inline (storesInline).
   Value evictFirstPolicy, evictLastPolicy;
   SmallVector<Value> globalBases;
+  DenseMap<Value, Value> outputBases;
   /// How many rows a block holds, and how M spreads over blocks.
   RowSplit split;
   /// Whether preloadRows loads the column inputs too, as the tuning decides

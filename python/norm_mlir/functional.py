@@ -86,17 +86,18 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm: eps None means torch.finfo(input.dtype).eps."""
     shape = normalized_shape_tuple(normalized_shape)
     n = _flat(input, shape, (weight,), "rms_norm")
-    value = float(eps if eps is not None else torch.finfo(input.dtype).eps) \
-        if n is not None else None
-    if n is None or not _kernel_epsilon(value):
+    # None's default resolved only where the kernels may run (torch.finfo
+    # takes floating dtypes only).
+    value = None if n is None else float(
+        eps if eps is not None else torch.finfo(input.dtype).eps)
+    if value is None or not _kernel_epsilon(value):
         return F.rms_norm(input, shape, weight, eps)
-    eps = value
     x = input.reshape(-1, n)
     w = weight.reshape(n) if weight is not None else None
     if _needs_grad(input, weight):
-        y, _ = ops.rms_norm(x, w, eps, 0.0)
+        y, _ = ops.rms_norm(x, w, value, 0.0)
     else:
-        y = ops.rms_norm_inference(x, w, eps, 0.0)
+        y = ops.rms_norm_inference(x, w, value, 0.0)
     return y.reshape(input.shape)
 
 
