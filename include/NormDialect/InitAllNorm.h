@@ -12,9 +12,21 @@ namespace mlir {
 class DialectRegistry;
 namespace norm {
 
-/// Registers the norm dialect and the interface models it provides for
-/// upstream infrastructure (bufferization) in `registry`.
+/// Registers the norm dialect, the interface models it provides for
+/// upstream infrastructure (bufferization) and, through
+/// registerNormPipelineDependencies, what norm's pipelines need from
+/// upstream in `registry`. A registry with the upstream dialects
+/// (registerAllDialects) and this runs norm-to-ptx and norm-to-cpu.
 void registerAllNorm(DialectRegistry &registry);
+
+/// Registers the upstream interface models and LLVM IR translations that
+/// norm's pipelines rely on without naming them: the bufferization models of
+/// the tensor, arith, scf and func ops around the kernels, the
+/// ConvertToLLVMPatternInterface of every dialect the kernels, launches and
+/// CPU loops are lowered from (the GPU-to-PTX pipeline converts func, arith
+/// and index inside the NVVM and host conversions, not in passes of their
+/// own), the NVVM target and the translations serialization uses.
+void registerNormPipelineDependencies(DialectRegistry &registry);
 
 /// Registers every norm pass and pipeline with the global pass registry, so
 /// they can be named in `--pass-pipeline` strings and on the command line.

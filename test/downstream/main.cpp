@@ -4,6 +4,7 @@
 #include "NormDialect/Target/Compile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -32,13 +33,29 @@ int main() {
   if (!module)
     return 1;
   mlir::PassManager pm(&context);
+  // Into a pass manager on builtin.module, the passes themselves: a
+  // "builtin.module(...)" text would nest them on modules inside this one.
   if (mlir::failed(mlir::parsePassPipeline(
-          "builtin.module(norm-decompose,norm-fuse-mixed-order,canonicalize)",
-          pm)))
+          "norm-decompose,norm-fuse-mixed-order,canonicalize", pm)))
     return 1;
   if (mlir::failed(pm.run(*module)))
     return 1;
   module->print(llvm::outs());
+  int fused = 0;
+  module->walk([&](mlir::Operation *op) {
+    fused += op->getName().getStringRef() == "norm.fused";
+  });
+  llvm::outs() << "downstream passes: " << fused << " norm.fused\n";
+  // The whole pipeline to PTX, in the host compiler's own context: the
+  // dialects and norm's hooks are all it registers.
+  auto program = mlir::parseSourceString<mlir::ModuleOp>(kProgram, &context);
+  mlir::PassManager toPTX(&context);
+  if (!program || mlir::failed(mlir::parsePassPipeline("norm-to-ptx", toPTX)) ||
+      mlir::failed(toPTX.run(*program)))
+    return 1;
+  llvm::outs() << "downstream pipeline: "
+               << llvm::range_size(program->getOps<mlir::gpu::BinaryOp>())
+               << " gpu.binary\n";
   mlir::norm::CompiledBundle bundle;
   std::string diagnostics;
   if (!mlir::norm::compileToBundle(kProgram, "ln.mlir",
