@@ -11,6 +11,7 @@
 
 #include "mlir/Target/LLVM/NVVM/Utils.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Target/TargetMachine.h"
@@ -52,7 +53,8 @@ protected:
   }
 
   /// LLVM's default pipeline at `optLevel`, as upstream's (loop unrolling,
-  /// interleaving and vectorization on), except for the SLP vectorizer.
+  /// interleaving and vectorization on), except for the SLP vectorizer and
+  /// VectorCombine.
   LogicalResult optimizeModule(llvm::Module &module, int optLevel) override {
     static const llvm::OptimizationLevel levels[] = {
         llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
@@ -75,7 +77,21 @@ protected:
     llvm::FunctionAnalysisManager functions;
     llvm::CGSCCAnalysisManager sccs;
     llvm::ModuleAnalysisManager modules;
-    llvm::PassBuilder builder(*machine, tuning);
+    // VectorCombine splits each 16-byte shared-memory load whose elements
+    // are extracted one by one into scalar loads (scalarizeLoadExtract), and
+    // the code generator's load/store vectorizer joins them again: the PTX
+    // of every default bundle (and of f16 / f32 sweeps) is byte-identical
+    // without it. In between, GVN (once in this pipeline, twice in NVPTX
+    // code generation) worked on eight times the loads: the long-row
+    // LayerNorm backward's cluster kernel took 127 ms of LLVM, 57 ms
+    // without (session 57). The pass is optional, so the instrumentation
+    // skips it, for this pipeline only.
+    llvm::PassInstrumentationCallbacks instrumentation;
+    instrumentation.registerShouldRunOptionalPassCallback(
+        [](llvm::StringRef pass, llvm::Any) {
+          return pass != "VectorCombinePass";
+        });
+    llvm::PassBuilder builder(*machine, tuning, std::nullopt, &instrumentation);
     builder.registerModuleAnalyses(modules);
     builder.registerCGSCCAnalyses(sccs);
     builder.registerFunctionAnalyses(functions);
