@@ -19,7 +19,10 @@ extern "C" {
 /// mlirDialectHandleLoadDialect take it.
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Norm, norm);
 
-/// Registers the dialect and its external interface models (bufferization).
+/// Registers the dialect, its external interface models (bufferization) and
+/// what norm's pipelines need from upstream (registerAllNorm): with the
+/// upstream dialects, a registry the norm-to-ptx and norm-to-cpu pipelines
+/// run in.
 MLIR_CAPI_EXPORTED void mlirNormRegisterAll(MlirDialectRegistry registry);
 
 /// Registers every norm pass and the norm-to-gpu / norm-to-ptx pipelines.
