@@ -113,9 +113,10 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
 /// kernels' modules, one per kernel, lower and serialize in parallel: the
 /// op-agnostic passes run nested on each module and host function (nestAny)
 /// instead of once over the whole module, and norm-serialize-kernels takes
-/// gpu-module-to-binary's place. Attaching the target and outlining (a no-op
-/// here: convert-norm-to-gpu outlines) move first; neither reads what the
-/// others write. Where it differs from upstream's, and why:
+/// gpu-module-to-binary's place. Outlining (a no-op for norm's kernels:
+/// convert-norm-to-gpu outlines) and attaching the target move first;
+/// neither reads what the others write. Where it differs from upstream's,
+/// and why:
 ///  - no convert-vector-to-scf: it unrolls n-D vector transfers into 1-D
 ///    ones, which this pipeline (like upstream's) does not lower further, so
 ///    IR holding transfers fails either way; the kernels hold none (their
@@ -140,8 +141,10 @@ void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.features = options.features;
   target.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  // Outlining first, so that kernels outlined from gpu.launch get the
+  // target too.
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &toLLVM = pm.nestAny();
   toLLVM.addPass(createConvertNVGPUToNVVMPass());
   toLLVM.addPass(createSCFToControlFlowPass());

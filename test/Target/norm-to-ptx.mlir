@@ -4,6 +4,11 @@
 // compiled to griddepcontrol and bulk prefetches Ampere does not have.
 // RUN: not norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: norm-opt %s --norm-to-ptx="chip=sm_90a features=+ptx90" | FileCheck %s --check-prefix=SM90A
+// A hand-written gpu.launch is outlined, then given the target like the
+// norm kernels (it was outlined after the target was attached, and had none).
+// RUN: norm-opt %S/Inputs/gpu-launch.mlir --norm-to-ptx | FileCheck %s --check-prefix=LAUNCH
+// LAUNCH: gpu.binary @f_kernel {{.*}}#nvvm.target<{{.*}}chip = "sm_90"
+// LAUNCH-SAME: .entry f_kernel(
 
 // CHECK: llvm.func @rms_fwd
 // One binary per kernel (norm-serialize-kernels): the streamed kernels of
