@@ -153,6 +153,17 @@ inline SmallVector<Value> vectorLanes(OpBuilder &b, Location loc, Value vec) {
   return lanes;
 }
 
+/// `values`, rounded to the element type of `memref`, as one vector of it.
+inline Value roundedVector(OpBuilder &b, Location loc, Value memref,
+                           ArrayRef<Value> values) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  SmallVector<Value> rounded;
+  for (Value v : values)
+    rounded.push_back(roundTo(b, loc, v, element));
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({int64_t(values.size())}, element), rounded);
+}
+
 /// Stores `values`, rounded to the element type of `memref`, as one vector
 /// at `indices` aligned to its size, where `inside` holds (null: always).
 inline void storeAlignedVector(OpBuilder &b, Location loc, Value memref,
@@ -160,11 +171,7 @@ inline void storeAlignedVector(OpBuilder &b, Location loc, Value memref,
                                Value inside) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   int64_t width = values.size();
-  SmallVector<Value> rounded;
-  for (Value v : values)
-    rounded.push_back(roundTo(b, loc, v, element));
-  Value vec = vector::FromElementsOp::create(
-      b, loc, VectorType::get({width}, element), rounded);
+  Value vec = roundedVector(b, loc, memref, values);
   emitWhere(b, loc, inside, [&](OpBuilder &sb, Location l) {
     vector::StoreOp::create(
         sb, l, vec, memref, indices, /*nontemporal=*/false,

@@ -626,14 +626,8 @@ private:
       storeAlignedVector(b, loc, memref, ValueRange{row, col}, values, inside);
       return;
     }
-    Type element = cast<MemRefType>(memref.getType()).getElementType();
-    SmallVector<Value> rounded;
-    for (Value v : values)
-      rounded.push_back(roundTo(b, loc, v, element));
-    Value vec = vector::FromElementsOp::create(
-        b, loc, VectorType::get({int64_t(values.size())}, element), rounded);
-    emitGlobalStore(b, loc, vectorAddress(b, loc, memref, base, row, col), vec,
-                    inside);
+    emitGlobalStore(b, loc, vectorAddress(b, loc, memref, base, row, col),
+                    roundedVector(b, loc, memref, values), inside);
   }
 
   /// Thread 0 asks L2 for the full inputs' row `row` + l2PrefetchRows (the
