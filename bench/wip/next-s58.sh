@@ -44,13 +44,23 @@ o2)
   o2 ln_fwd --shapes 8192x4097,2048x32771,1024x40000,1024x65536,512x131072
   o2 rms_fwd --shapes 16384x640,16384x768,8192x4097,2048x32771,1024x65536,512x131072
   ;;
-nob) ;;
-*) echo "usage: $0 check|ab|o2|nob" >&2; exit 2 ;;
+nob|l1) ;;
+*) echo "usage: $0 check|ab|o2|nob|l1" >&2; exit 2 ;;
 esac
 # `nob`: no row bounds alone (nob256/) against base and lean256.
 if [ "$mode" = nob ]; then
   for f in infer stats; do
     ab --variants $B/base,$B/nob256,$B/lean256 --ops rms_fwd,ln_fwd --forward $f --rounds 7 \
       --shapes 4096x256,16384x256,65536x256
+  done
+fi
+# `l1`: LayerNorm's held-row forwards with their weight and bias prefetched
+# into L1 with the rows (NORM_EXP_L1=1, prefetchColumns for every column
+# kernel with two or more column inputs), l1/ against l1base/ (main).
+if [ "$mode" = l1 ]; then
+  timeout 120 python3 bench/gpu_check.py --bundles $B/l1 | grep -v '^ok' | tail -4
+  for f in infer stats; do
+    ab --variants $B/l1base,$B/l1 --ops ln_fwd --forward $f --rounds 7 \
+      --shapes 1000x256,4096x256,16384x256,65536x256,4096x512,16384x512,4096x1024,16384x1024,4096x2048,16384x2048
   done
 fi
