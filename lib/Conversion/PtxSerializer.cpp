@@ -56,7 +56,7 @@ protected:
 
   /// LLVM's default pipeline at `optLevel`, as upstream's (loop unrolling,
   /// interleaving and vectorization on), except for the SLP vectorizer and
-  /// VectorCombine.
+  /// VectorCombine; code generation at `optLevel`, at most -O2.
   LogicalResult optimizeModule(llvm::Module &module, int optLevel) override {
     static const llvm::OptimizationLevel levels[] = {
         llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
@@ -71,10 +71,10 @@ protected:
     // Code generation at most at -O2: NVPTX then runs EarlyCSE where -O3
     // runs GVN after strength reduction, about 5% of the LLVM time (10 ms of
     // the LayerNorm backward's column kernel). It changed the PTX of 47 of
-    // the 194 default bundles (long rows and backwards from N = 3072): on
-    // the H200 all passed gpu_check and ran level or faster (kernel time, 5
-    // rounds, bench/results/ab-2026-12-05-s58-codegen-o2.log: 0.99-1.01x,
-    // the LayerNorm backward at 2048 x 32771 1.08x).
+    // the 194 default bundles (mostly backwards from N = 3072 and long
+    // rows): on the H200 all passed gpu_check and ran level or faster
+    // (kernel time, 5 rounds, bench/results/ab-2026-12-05-s58-codegen-o2.log:
+    // 0.99-1.01x, the LayerNorm backward at 2048 x 32771 1.08x).
     (*machine)->setOptLevel(
         static_cast<llvm::CodeGenOptLevel>(std::min(optLevel, 2)));
 
