@@ -121,6 +121,14 @@ TEST(Bundle, EvaluatesSizes) {
   EXPECT_EQ(evaluate(v, 0), 0);
   ASSERT_TRUE(parseJson(R"({"ge": ["M"]})", v, error));
   EXPECT_EQ(evaluate(v, 1), -1);
+  // M a multiple of four (a remainder below 1): the whole-block versions.
+  ASSERT_TRUE(parseJson(R"({"lt": [{"rem": ["M", 4]}, 1]})", v, error));
+  EXPECT_EQ(evaluate(v, 4096), 1);
+  EXPECT_EQ(evaluate(v, 4097), 0);
+  EXPECT_EQ(evaluate(v, 4099), 0);
+  EXPECT_EQ(evaluate(v, 0), 1);
+  ASSERT_TRUE(parseJson(R"({"rem": ["M", 0]})", v, error));
+  EXPECT_EQ(evaluate(v, 5), -1);
   // Nested branches join their conditions.
   ASSERT_TRUE(parseJson(R"({"and": [{"lt": ["M", 512]}, {"ge": ["M", 2]}]})", v,
                         error));
@@ -455,7 +463,8 @@ TEST(Bundle, EveryFieldOfTheWrongKindIsAnErrorOrLoads) {
                           "[]",
                           "{}",
                           "[\"M\"]",
-                          R"({"ceildiv": ["M", 0]})"};
+                          R"({"ceildiv": ["M", 0]})",
+                          R"({"rem": ["M", 0]})"};
   std::string copy = testing::TempDir() + "/wrong_kind_bundle";
   std::system(("rm -rf " + copy + " && cp -r " + dir + " " + copy).c_str());
   int loaded = 0;

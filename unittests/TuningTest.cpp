@@ -1940,6 +1940,34 @@ static std::vector<Band> heldBands(const KernelShape &shape,
   return out;
 }
 
+TEST(Tuning, WholeBlockVersionsOfOneWarpRmsNorm) {
+  // RMSNorm's blocks of one warp (N = 256 two-byte) get a version of every
+  // band for M a multiple of the block's rows, with or without statistics.
+  for (int64_t rowOutputs : {0, 1}) {
+    KernelShape rms256 = forwardShape(256, 1);
+    rms256.rowOutputs = rowOutputs;
+    std::vector<HeldRows> bands = chooseHeldRows(rms256, DeviceInfo());
+    ASSERT_FALSE(bands.empty());
+    for (const HeldRows &band : bands) {
+      EXPECT_EQ(band.rowsPerBlock, 4);
+      EXPECT_TRUE(band.wholeBlocksVersion) << band.rows.begin;
+    }
+  }
+  // Not LayerNorm's (ptxas sank its weight and bias loads), nor wider
+  // blocks (N = 512 two-byte, N = 256 four-byte: two warps).
+  KernelShape ln256 = forwardShape(256, 2);
+  KernelShape rms512 = forwardShape(512, 1);
+  KernelShape rmsF32 = forwardShape(256, 1);
+  rmsF32.elementBytes = 4;
+  for (const KernelShape &shape : {ln256, rms512, rmsF32}) {
+    std::vector<HeldRows> bands = chooseHeldRows(shape, DeviceInfo());
+    ASSERT_FALSE(bands.empty()) << shape.n << " " << shape.elementBytes;
+    for (const HeldRows &band : bands)
+      EXPECT_FALSE(band.wholeBlocksVersion)
+          << shape.n << " " << shape.rowReductions << " " << band.rows.begin;
+  }
+}
+
 TEST(Tuning, WideHeldRowsOfStatisticsForwards) {
   const int64_t kAll = RowRange::all().end;
   // RMSNorm's statistics forward holds two rows a block over the inference

@@ -375,6 +375,18 @@ struct ConvertNormToGPUPass
     rowSplit.maxPartials = op.getMaxPartials().value_or(0);
     if (tunedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
+    // Whole blocks: every M the kernel runs at is a multiple of a block's
+    // rows (only a fixed split: minBlocks spreads them by M).
+    int64_t blockRows = split * layout.rowGroups;
+    auto multiple =
+        op->getAttrOfType<IntegerAttr>(FusedOp::getRowsMultipleAttrName());
+    int64_t m = space.getDimSize(0);
+    int64_t rowsMultiple = !ShapedType::isDynamic(m) ? m
+                           : multiple                ? multiple.getInt()
+                                                     : 0;
+    rowSplit.wholeBlocks = rowSplit.minPartials == 0 &&
+                           rowSplit.minBlocks == 0 && rowsMultiple > 0 &&
+                           rowsMultiple % blockRows == 0;
     if (wholeColumns) {
       // One block over all rows; no bound on them for shared buffers.
       rowSplit = RowSplit();

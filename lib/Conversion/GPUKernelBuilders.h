@@ -248,6 +248,10 @@ struct RowSplit {
   /// One block walks every row (max(1, M) rows): a kernel whose column
   /// outputs sum whole columns (norm.whole_columns) with row work too.
   bool allRows = false;
+  /// M is a multiple of a block's rows (rowsPerBlock times the layout's row
+  /// groups; norm.rows_multiple or a static M): a streamed kernel that
+  /// holds its rows checks none of them against M.
+  bool wholeBlocks = false;
 
   /// The rows per block as a value (what the kernel and its host grid
   /// compute alike). The forward's divides by a constant only: a division

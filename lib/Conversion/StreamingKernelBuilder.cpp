@@ -280,7 +280,8 @@ private:
   /// This block's rows: its index, or with several rows a block R =
   /// split.rowsPerBlock (static: streamed kernels get no spread over M)
   /// rows b * R + k, k < R, each existing where it is below M (the grid is
-  /// ceil(M / R)). With warp rows (G = rowGroups warps, `warp` the
+  /// ceil(M / R)), or always where M is a multiple of the block's rows
+  /// (split.wholeBlocks). With warp rows (G = rowGroups warps, `warp` the
   /// thread's) the block's G x R rows interleave: warp w holds rows
   /// (b * R + k) * G + w, so that each of its loads and those of the other
   /// warps cover consecutive rows; the grid is ceil(M / (G x R)).
@@ -314,6 +315,11 @@ private:
                                        indexConst(b, loc, k * groups));
       if (groups > 1)
         held.row = arith::AddIOp::create(b, loc, held.row, warp);
+      // M a multiple of the block's rows: the row exists.
+      if (split.wholeBlocks) {
+        held.clampedRow = held.row;
+        continue;
+      }
       held.exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           held.row, kernelRows);
       held.clampedRow =

@@ -539,6 +539,18 @@ LogicalResult FusedOp::verify() {
              << m << " rows, not below its '" << getRowsBelowAttrName()
              << "' of " << bound.getInt();
   }
+  if (Attribute multiple = (*this)->getAttr(getRowsMultipleAttrName())) {
+    auto factor = dyn_cast<IntegerAttr>(multiple);
+    if (!factor || factor.getInt() <= 0)
+      return emitOpError("'")
+             << getRowsMultipleAttrName()
+             << "' must be a positive integer, got " << multiple;
+    int64_t m = cast<ShapedType>(getShapeSource().getType()).getDimSize(0);
+    if (!ShapedType::isDynamic(m) && m % factor.getInt() != 0)
+      return emitOpError("has ")
+             << m << " rows, not a multiple of its '"
+             << getRowsMultipleAttrName() << "' " << factor.getInt();
+  }
   if (Attribute width = (*this)->getAttr(getVectorWidthAttrName())) {
     auto count = dyn_cast<IntegerAttr>(width);
     auto space = cast<ShapedType>(getShapeSource().getType());

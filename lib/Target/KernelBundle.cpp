@@ -132,7 +132,9 @@ private:
   /// branches: {"lt": [a, b]} (1 where a < b, else 0) and {"ge": [a, b]};
   /// both of two comparisons (arith.andi, a range of M) {"and": [c, d]} and
   /// its negation {"or": [!c, !d]} (nested branches join theirs with
-  /// {"and": [c, d]}).
+  /// {"and": [c, d]}). A size equal to 0 (a remainder of M,
+  /// norm-short-rows' versions for M a multiple of a block's rows) is
+  /// {"lt": [a, 1]}: sizes are never negative.
   FailureOr<std::pair<json::Value, json::Value>> condition(Value value) {
     if (auto both = value.getDefiningOp<arith::AndIOp>()) {
       FailureOr<std::pair<json::Value, json::Value>> lhs =
@@ -149,19 +151,22 @@ private:
                             join("or", lhs->second, rhs->second));
     }
     auto cmp = value.getDefiningOp<arith::CmpIOp>();
+    bool isZero = cmp && cmp.getPredicate() == arith::CmpIPredicate::eq &&
+                  matchPattern(cmp.getRhs(), m_Zero());
     if (!cmp || (cmp.getPredicate() != arith::CmpIPredicate::ult &&
-                 cmp.getPredicate() != arith::CmpIPredicate::uge))
+                 cmp.getPredicate() != arith::CmpIPredicate::uge && !isZero))
       return mlir::emitError(value.getLoc(),
                              "bundle: a launch condition must compare sizes "
-                             "of M (unsigned < or >=)");
+                             "of M (unsigned < or >=, or == 0)");
     FailureOr<json::Value> lhs = expression(cmp.getLhs());
-    FailureOr<json::Value> rhs = expression(cmp.getRhs());
+    FailureOr<json::Value> rhs = isZero ? FailureOr<json::Value>(json::Value(1))
+                                        : expression(cmp.getRhs());
     if (failed(lhs) || failed(rhs))
       return failure();
     auto make = [&](StringRef name) {
       return json::Value(json::Object{{name, json::Array{*lhs, *rhs}}});
     };
-    if (cmp.getPredicate() == arith::CmpIPredicate::ult)
+    if (isZero || cmp.getPredicate() == arith::CmpIPredicate::ult)
       return std::make_pair(make("lt"), make("ge"));
     return std::make_pair(make("ge"), make("lt"));
   }
@@ -250,6 +255,8 @@ private:
       return binary("min", min.getLhs(), min.getRhs());
     if (auto max = value.getDefiningOp<arith::MaxUIOp>())
       return binary("max", max.getLhs(), max.getRhs());
+    if (auto rem = value.getDefiningOp<arith::RemUIOp>())
+      return binary("rem", rem.getLhs(), rem.getRhs());
     return mlir::emitError(value.getLoc(),
                            "bundle: cannot express this size in terms of M");
   }

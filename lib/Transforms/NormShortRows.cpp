@@ -220,6 +220,32 @@ struct NormShortRowsPass
     return ifOp.getResults();
   }
 
+  /// The results of `inside(b)` where the (dynamic) row count of `op` is a
+  /// multiple of `factor` and of `outside(b)` where it is not, in an scf.if
+  /// on M's remainder marked kShortRowsIfAttr.
+  static SmallVector<Value>
+  versionOnMultiple(OpBuilder &b, FusedOp op, int64_t factor,
+                    function_ref<SmallVector<Value>(OpBuilder &)> inside,
+                    function_ref<SmallVector<Value>(OpBuilder &)> outside) {
+    Location loc = op.getLoc();
+    Value count = tensor::DimOp::create(b, loc, op.getShapeSource(), 0);
+    Value remainder = arith::RemUIOp::create(
+        b, loc, count, arith::ConstantIndexOp::create(b, loc, factor));
+    Value whole =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, remainder,
+                              arith::ConstantIndexOp::create(b, loc, 0));
+    auto ifOp = scf::IfOp::create(
+        b, loc, whole,
+        [&](OpBuilder &tb, Location l) {
+          scf::YieldOp::create(tb, l, inside(tb));
+        },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(eb, l, outside(eb));
+        });
+    ifOp->setAttr(kShortRowsIfAttr, b.getUnitAttr());
+    return ifOp.getResults();
+  }
+
   /// `op` cloned at `b` with the unit attribute `name`, and its results.
   static SmallVector<Value> cloneMarked(OpBuilder &b, FusedOp op,
                                         StringRef name,
@@ -363,7 +389,25 @@ struct NormShortRowsPass
         attrs.push_back(
             hb.getNamedAttr(FusedOp::getVectorWidthAttrName(),
                             hb.getI64IntegerAttr(band.vectorWidth)));
-      return cloneMarked(hb, op, FusedOp::getStreamRowsAttrName(), attrs);
+      auto bounded = [&](OpBuilder &vb) {
+        return cloneMarked(vb, op, stream, attrs);
+      };
+      // A static M needs no version: the lowering sees whether it is a
+      // multiple of the block's rows.
+      if (!band.wholeBlocksVersion || staticRows)
+        return bounded(hb);
+      // The version for M a multiple of the block's rows, whose blocks
+      // check none of them against M.
+      return versionOnMultiple(
+          hb, op, band.rowsPerBlock,
+          [&](OpBuilder &vb) {
+            SmallVector<NamedAttribute> whole(attrs);
+            whole.push_back(
+                vb.getNamedAttr(FusedOp::getRowsMultipleAttrName(),
+                                vb.getI64IntegerAttr(band.rowsPerBlock)));
+            return cloneMarked(vb, op, stream, whole);
+          },
+          bounded);
     };
     // Bands [0, k) at `cb`, where every M from `takenFrom` on has gone to
     // a version already.

@@ -677,6 +677,24 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     add(pastWaveRows, oneWarpTo, threeTo, false);
     add(kRowsPerBlock, threeTo, streamed.end, false);
   }
+  // RMSNorm's blocks of one warp (N = 256 two-byte: 32 threads, four rows)
+  // spend what Inductor's warp of four rows (static M, no bounds) does not
+  // on the rows' bounds: a 64-bit comparison and a predicated, zeroed load
+  // per later row, and LLVM sinks each row's normalization into the branch
+  // of its store, so the four rows' rsqrt chains run one after another.
+  // Where M is a multiple of the block's rows none of it is needed: a
+  // version for such M (its launch condition one remainder). Measured on
+  // the H200 (bf16, kernel time, 7 rounds, no bounds against main at M a
+  // multiple of four; bench/results/ab-2026-12-05-s58-held-rows-unbounded
+  // .log): RMSNorm 1.03x / 1.07x at 4096 x 256 (inference / statistics
+  // forward), 1.01-1.03x at 16384, level at 65536; under ncu from L2
+  // (ncu-2026-12-05-s55-rms-fwd-4096x256-nobounds.txt) 4647 cycles against
+  // Inductor's 4716, where the bounded kernel takes 4934. LayerNorm's
+  // statistics forward lost 0.86x at 16384 x 256: ptxas sank its weight and
+  // bias loads past the first reduction once the rows' loads moved.
+  if (shape.rowReductions == 1 && layout.threads == 32)
+    for (HeldRows &band : bands)
+      band.wholeBlocksVersion = band.rowsPerBlock > 1;
   return bands;
 }
 

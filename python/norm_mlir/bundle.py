@@ -41,7 +41,8 @@ def _check_param(kernel, param, function):
 
 def evaluate(expr, m):
     """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]},
-    {"min": [a, b]}, {"max": [a, b]}) or launch condition ({"lt": [a, b]},
+    {"min": [a, b]}, {"max": [a, b]}, {"rem": [a, b]}) or launch condition
+    ({"lt": [a, b]},
     {"ge": [a, b]}, {"and": [c, d]}, {"or": [c, d]}: 1 where it holds,
     else 0)."""
     if isinstance(expr, int):
@@ -49,7 +50,7 @@ def evaluate(expr, m):
     if expr == "M":
         return m
     if isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in (
-            "ceildiv", "min", "max", "lt", "ge", "and", "or"):
+            "ceildiv", "min", "max", "rem", "lt", "ge", "and", "or"):
         (name, args), = expr.items()
         if not isinstance(args, list) or len(args) != 2:
             raise BundleError(f"{name} takes two operands in size expression {expr!r}")
@@ -68,6 +69,8 @@ def evaluate(expr, m):
             return max(a, b)
         if b <= 0:
             raise BundleError(f"division by {b} in size expression {expr}")
+        if name == "rem":
+            return a % b
         return -(-a // b)
     raise BundleError(f"unknown size expression {expr!r}")
 

@@ -19,7 +19,7 @@ MAX_SHARED_BYTES = 227 * 1024
 
 DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
-_EXPRESSION_OPS = ("ceildiv", "min", "max", "lt", "ge", "and", "or")
+_EXPRESSION_OPS = ("ceildiv", "min", "max", "rem", "lt", "ge", "and", "or")
 
 
 def _fail(where, what, value):

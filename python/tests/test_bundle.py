@@ -56,6 +56,11 @@ def test_evaluate_expressions():
     assert [evaluate(both, m) for m in (1, 2, 511, 512)] == [0, 1, 1, 0]
     either = {"or": [{"lt": ["M", 256]}, {"ge": ["M", 6144]}]}
     assert [evaluate(either, m) for m in (255, 256, 6143, 6144)] == [1, 0, 0, 1]
+    # M a multiple of four (a remainder below 1): the whole-block versions.
+    whole = {"lt": [{"rem": ["M", 4]}, 1]}
+    assert [evaluate(whole, m) for m in (0, 4096, 4097, 4099)] == [1, 1, 0, 0]
+    with pytest.raises(BundleError):
+        evaluate({"rem": ["M", 0]}, 5)
     with pytest.raises(BundleError):
         evaluate("N", 3)
     with pytest.raises(BundleError):

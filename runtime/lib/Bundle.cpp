@@ -64,8 +64,8 @@ static bool isExpression(const JsonValue &expr, int depth = 0) {
   if (!expr.isObject() || expr.object.size() != 1 || depth > 32)
     return false;
   const auto &[op, args] = *expr.object.begin();
-  static const char *const ops[] = {"ceildiv", "min", "max", "lt",
-                                    "ge",      "and", "or"};
+  static const char *const ops[] = {"ceildiv", "min", "max", "rem",
+                                    "lt",      "ge",  "and", "or"};
   return std::find(std::begin(ops), std::end(ops), op) != std::end(ops) &&
          args.isArray() && args.array.size() == 2 &&
          isExpression(args.array[0], depth + 1) &&
@@ -85,6 +85,8 @@ int64_t norm::runtime::evaluate(const JsonValue &expr, int64_t rows) {
     return checked(std::min(a, b));
   if (binaryOperands(expr, "max", rows, a, b))
     return checked(std::max(a, b));
+  if (binaryOperands(expr, "rem", rows, a, b))
+    return a < 0 || b <= 0 ? -1 : a % b;
   // Comparisons (launch conditions): 1 where they hold, else 0.
   if (binaryOperands(expr, "lt", rows, a, b))
     return checked(a < b ? 1 : 0);

@@ -1289,6 +1289,85 @@ func.func @held_short_rows(%x: memref<?x256xbf16>, %w: memref<256xbf16>, %y: mem
 
 // -----
 
+// Where M is a multiple of a block's rows (norm.rows_multiple, set by
+// norm-short-rows on RMSNorm's versions for such M) every held row exists:
+// no comparison with M but the one that keeps the weight load from
+// sinking, and the second row's loads and store unpredicated.
+// CHECK-LABEL: func @held_whole_blocks
+// CHECK: gpu.func @norm_fused(
+// CHECK: %[[M:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[FIRST:.+]] = arith.muli %{{.+}}, %c2
+// CHECK: %[[SECOND:.+]] = arith.addi %[[FIRST]], %c1
+// CHECK-NOT: arith.cmpi ult, %[[SECOND]]
+// CHECK: %[[HAS_ROWS:.+]] = arith.cmpi ult, %[[FIRST]], %[[M]]
+// CHECK-NOT: arith.cmpi ult
+// CHECK: nvvm.inline_ptx "st.global.v4.b32 [$0], {$1, $2, $3, $4};"
+// CHECK-NOT: scf.if
+// CHECK: nvvm.inline_ptx "st.global.v4.b32 [$0], {$1, $2, $3, $4};"
+// CHECK-NEXT: gpu.return
+func.func @held_whole_blocks(%x: memref<?x256xbf16>, %w: memref<256xbf16>, %y: memref<?x256xbf16>) {
+  norm.fused ins(%x : full memref<?x256xbf16>, %w : col memref<256xbf16>) outs(%y : full memref<?x256xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64, norm.rows_multiple = 4 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %bf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// So with a static M that the block's rows divide.
+// CHECK-LABEL: func @held_whole_blocks_static
+// CHECK: gpu.func @norm_fused(
+// CHECK: %[[SECOND:.+]] = arith.addi %{{.+}}, %c1
+// CHECK-NOT: arith.cmpi ult, %[[SECOND]]
+// CHECK: gpu.return
+func.func @held_whole_blocks_static(%x: memref<4096x256xbf16>, %w: memref<256xbf16>, %y: memref<4096x256xbf16>) {
+  norm.fused ins(%x : full memref<4096x256xbf16>, %w : col memref<256xbf16>) outs(%y : full memref<4096x256xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %bf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A multiple that the block's rows do not divide keeps the bounds.
+// CHECK-LABEL: func @held_rows_multiple_not_whole
+// CHECK: gpu.func @norm_fused(
+// CHECK: %[[SECOND:.+]] = arith.addi %{{.+}}, %c1
+// CHECK: arith.cmpi ult, %[[SECOND]]
+// CHECK: gpu.return
+func.func @held_rows_multiple_not_whole(%x: memref<?x256xbf16>, %w: memref<256xbf16>, %y: memref<?x256xbf16>) {
+  norm.fused ins(%x : full memref<?x256xbf16>, %w : col memref<256xbf16>) outs(%y : full memref<?x256xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64, norm.rows_multiple = 3 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %e = arith.mulf %d, %bf : f32
+    %t = arith.truncf %e : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // norm.warp_rows shares a held-rows block's rows out among its warps
 // (norm-short-rows sets it on RMSNorm at 3168-4223 x 1024, chooseHeldRows):
 // warp w of block b holds row b * 4 + w, 32 lanes x 4 vectors of it, all

@@ -579,6 +579,28 @@ func.func @rows_below_static_rows(%x: tensor<16x64xbf16>, %y: tensor<16x64xbf16>
 
 // -----
 
+func.func @rows_multiple_negative(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  // expected-error @+1 {{'norm.rows_multiple' must be a positive integer, got -4 : i64}}
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.rows_multiple = -4 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @rows_multiple_static_rows(%x: tensor<18x64xbf16>, %y: tensor<18x64xbf16>) {
+  // expected-error @+1 {{has 18 rows, not a multiple of its 'norm.rows_multiple' 4}}
+  %r = norm.fused ins(%x : full tensor<18x64xbf16>) outs(%y : full tensor<18x64xbf16>) -> tensor<18x64xbf16> attributes {norm.rows_multiple = 4 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
 func.func @vector_width_not_power_of_two(%x: tensor<?x384xbf16>, %y: tensor<?x384xbf16>) {
   // expected-error @+1 {{'norm.vector_width' must be a power of two, got 3 : i64}}
   %r = norm.fused ins(%x : full tensor<?x384xbf16>) outs(%y : full tensor<?x384xbf16>) -> tensor<?x384xbf16> attributes {norm.vector_width = 3 : i64} {

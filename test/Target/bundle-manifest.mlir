@@ -30,6 +30,11 @@
 // the row (choosePreloadedColumnsRows); a launch each, whose conditions
 // partition M; each held rows' kernel stores each of its rows' y alone.
 // RUN: FileCheck %s --check-prefix=INFER-WHEN < %t4/manifest.json
+// RMSNorm's one-warp blocks at N = 256 have a version of each band of held
+// rows for M a multiple of four (norm.rows_multiple), whose condition is
+// M's remainder below 1, and the band's other version its negation.
+// RUN: rm -rf %t7 && norm-compile %S/Inputs/rms-norm-fwd-256.mlir -o %t7 --quiet
+// RUN: FileCheck %s --check-prefix=WHOLE < %t7/manifest.json
 
 // CHECK: "format": "norm-kernel-bundle"
 // CHECK: "function": "rms_bwd"
@@ -303,3 +308,30 @@ func.func @rms_bwd(%dy: tensor<?x256xf32>, %x: tensor<?x256xf32>, %rstd: tensor<
 // INFER-WHEN-NEXT: 133
 // INFER-WHEN-NOT: "kernel"
 // INFER-WHEN: "results"
+
+// WHOLE: "kernel": "norm_fused",
+// WHOLE: "when": {
+// WHOLE-NEXT: "and": [
+// WHOLE: "ge": [
+// WHOLE-NEXT: "M",
+// WHOLE-NEXT: 4753
+// WHOLE: "lt": [
+// WHOLE-NEXT: {
+// WHOLE-NEXT: "rem": [
+// WHOLE-NEXT: "M",
+// WHOLE-NEXT: 4
+// WHOLE-NEXT: ]
+// WHOLE-NEXT: },
+// WHOLE-NEXT: 1
+// WHOLE: "kernel": "norm_fused_0",
+// WHOLE: "ge": [
+// WHOLE-NEXT: "M",
+// WHOLE-NEXT: 4753
+// WHOLE: "ge": [
+// WHOLE-NEXT: {
+// WHOLE-NEXT: "rem": [
+// WHOLE-NEXT: "M",
+// WHOLE-NEXT: 4
+// WHOLE-NEXT: ]
+// WHOLE-NEXT: },
+// WHOLE-NEXT: 1

@@ -378,6 +378,27 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // NOWARP: arith.cmpi uge, %{{.+}}, %c3168
 // NOWARP-NOT: norm.warp_rows
 // NOWARP: return
+// RMSNorm's inference forward at N = 256 gets a second version of each band of
+// four rows a block for M a multiple of four (norm.rows_multiple), the
+// remainder tested inside the band's branch.
+// CHECK-LABEL: func @rms_fwd_256
+// CHECK: %[[TOP256:.+]] = arith.cmpi uge, %{{.+}}, %c4753
+// CHECK: scf.if %[[TOP256]]
+// CHECK: %[[REM256:.+]] = arith.remui %{{.+}}, %c4
+// CHECK: %[[WHOLE256:.+]] = arith.cmpi eq, %[[REM256]], %c0
+// CHECK: scf.if %[[WHOLE256]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_multiple = 4 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: } else {
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: arith.cmpi uge, %{{.+}}, %c4225
+// CHECK: arith.remui %{{.+}}, %c4
+// CHECK: norm.fused {{.*}}norm.rows_multiple = 4 : i64
+// CHECK: return
+// A static M takes one version: the lowering sees it is a multiple.
+// CHECK-LABEL: func @rms_fwd_256_static
+// CHECK-NOT: arith.remui
+// CHECK-NOT: norm.rows_multiple
+// CHECK: return
 // LayerNorm's blocks of one warp (N = 256) hold four rows from 24 rows per
 // SM, asking for eight blocks an SM within the wave, and below it from 12
 // rows per SM (1584 rows) four rows of the warp's own.
@@ -553,6 +574,16 @@ func.func @rms_fwd_768_stats(%x: tensor<?x768xbf16>, %w: tensor<768xbf16>) -> (t
   %y, %rstd = norm.rms_norm %x weight(%w : tensor<768xbf16>) {epsilon = 1.0e-6 : f64}
       : tensor<?x768xbf16> -> tensor<?x768xbf16>, tensor<?xf32>
   return %y, %rstd : tensor<?x768xbf16>, tensor<?xf32>
+}
+func.func @rms_fwd_256(%x: tensor<?x256xbf16>, %w: tensor<256xbf16>) -> tensor<?x256xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<256xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<?x256xbf16> -> tensor<?x256xbf16>, tensor<?xf32>
+  return %y : tensor<?x256xbf16>
+}
+func.func @rms_fwd_256_static(%x: tensor<4096x256xbf16>, %w: tensor<256xbf16>) -> tensor<4096x256xbf16> {
+  %y, %rstd = norm.rms_norm %x weight(%w : tensor<256xbf16>) {epsilon = 1.0e-6 : f64}
+      : tensor<4096x256xbf16> -> tensor<4096x256xbf16>, tensor<4096xf32>
+  return %y : tensor<4096x256xbf16>
 }
 func.func @ln_fwd_256(%x: tensor<?x256xbf16>, %w: tensor<256xbf16>, %b: tensor<256xbf16>) -> tensor<?x256xbf16> {
   %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<256xbf16>) bias(%b : tensor<256xbf16>) {epsilon = 1.0e-5 : f64}

@@ -246,7 +246,13 @@ def Norm_FusedOp : Norm_Op<"fused", [
     norm-short-rows sets it on the versions whose branches on M bound them
     from above, and the GPU lowering leaves out what only more rows would
     use (a streamed forward's L2 prefetch, issued from
-    chooseL2PrefetchMinRows rows on). `norm.vector_width = W` (a power of
+    chooseL2PrefetchMinRows rows on). `norm.rows_multiple = K` (a positive
+    integer; verified against a static M) says the kernel only runs where M
+    is a multiple of K: norm-short-rows sets it on the versions its
+    branches on M's remainder keep to such M, and where K is a multiple of
+    the rows a block of a streamed forward holds, every block's rows exist
+    and the GPU lowering checks none of them against M.
+    `norm.vector_width = W` (a power of
     two that divides a static N, at most 16 bytes of elements) sets the
     elements of each vector access of a streamed forward in place of the
     widest that divides N: norm-short-rows sets it where narrower vectors
@@ -321,6 +327,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// from above.
     static constexpr ::llvm::StringLiteral getRowsBelowAttrName() {
       return "norm.rows_below";
+    }
+    /// The integer attribute saying the kernel runs only where M is a
+    /// multiple of it; norm-short-rows sets it on the versions of held rows
+    /// without row bounds (HeldRows::wholeBlocksVersion).
+    static constexpr ::llvm::StringLiteral getRowsMultipleAttrName() {
+      return "norm.rows_multiple";
     }
     /// The integer attribute setting the elements of each vector access of
     /// a streamed forward (in place of chooseVectorWidth's widest);

@@ -89,8 +89,12 @@ def NormShortRows : Pass<"norm-short-rows"> {
     every band of four rows). LayerNorm's inference forward at N = 384
     (bf16) carries `norm.vector_width = 4` from 99 rows up to 24 rows per
     SM: three warps a block, each holding a row in vectors of 8 bytes that
-    fill its lanes, where 16-byte vectors leave half a warp idle. Below the
-    bands, a row a block: up to one
+    fill its lanes, where 16-byte vectors leave half a warp idle.
+    RMSNorm's blocks of one warp (N = 256 bf16) get two versions of each
+    band: for M a multiple of the block's rows one carrying
+    `norm.rows_multiple`, whose blocks check none of their rows against M
+    (`HeldRows::wholeBlocksVersion`; the branch tests M's remainder), and
+    the bounded one for other M. Below the bands, a row a block: up to one
     block an SM (`choosePreloadedColumnsRows`) LayerNorm's version carries
     `norm.preload_columns` and loads its weight and bias with the row; one
     row (`chooseOneRowForwardRows`) is a version of its own cast to 1 x N,

@@ -83,6 +83,10 @@ struct HeldRows {
   /// Elements per vector access (norm.vector_width; 0: the widest that
   /// divides N, chooseVectorWidth).
   int64_t vectorWidth = 0;
+  /// Whether the band has a second version for M a multiple of
+  /// rowsPerBlock (norm.rows_multiple), whose blocks all hold rowsPerBlock
+  /// rows and check none of them against M.
+  bool wholeBlocksVersion = false;
 };
 
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
@@ -122,7 +126,10 @@ struct HeldRows {
 /// forwards four rows a block where their two-row blocks take two waves and
 /// four-row blocks one, past that two rows again (inference) or one
 /// (statistics).
-/// Below, and for every other kernel, a block takes one row.
+/// Below, and for every other kernel, a block takes one row. RMSNorm's
+/// blocks of one warp (N = 256 two-byte) get a second version of each band
+/// of several rows a block for M a multiple of them, without row bounds
+/// (HeldRows::wholeBlocksVersion).
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
 /// of one warp, with no gap), 0 in none (rows below 24 per SM then take one

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Session 59's device calls.
+#   wb:  carry [".out/s58all", ".out/s59/wb"]. .out/s59/wb holds the N = 256
+#        bundles with RMSNorm's whole-block versions (HeldRows::
+#        wholeBlocksVersion: M a multiple of four, no row bounds),
+#        .out/s58all main's 194 default bundles. gpu_check of the new
+#        bundles (the band edges take both versions), the A/B at multiples
+#        of four in every band and at rows that are not (which must be
+#        level), then bench.py against torch.compile.
+#   l1:  session 58's `next-s58.sh l1`, then bench.py over the public set
+#        (forwards) with .out/s59all: main's 194 default bundles with wb's
+#        N = 256 ones; carry [".out/s58/l1", ".out/s58/l1base", ".out/s59all"].
+#   bwd: the same for the backwards.
+mode=${1:-}
+exec > >(tee "$OUT/next-s59-$mode.log") 2>&1
+set -x
+ab() { python3 bench/ab.py --timing kernels "$@"; }
+case "$mode" in
+wb)
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv
+  timeout 150 python3 bench/gpu_check.py --bundles .out/s59/wb | grep -v '^ok' | tail -8
+  for f in infer stats; do
+    ab --variants .out/s58all,.out/s59/wb --ops rms_fwd --forward $f --rounds 7 \
+      --shapes 200x256,384x256,1000x256,2048x256,4096x256,4224x256,4752x256,8192x256,16384x256,65536x256,4097x256,16385x256
+  done
+  python3 bench/bench.py --bundles .out/s59/wb --ops rms_fwd --timing kernels --rounds 5 \
+    --shapes 1000x256,4096x256,16384x256,65536x256 --out $OUT
+  ;;
+l1)
+  bash bench/wip/next-s58.sh l1
+  python3 bench/bench.py --bundles .out/s59all --ops rms_fwd,ln_fwd --timing kernels --rounds 2 --out $OUT
+  ;;
+bwd)
+  python3 bench/bench.py --bundles .out/s59all --ops rms_bwd,ln_bwd --timing kernels --rounds 2 --out $OUT
+  ;;
+*) echo "usage: $0 wb|l1|bwd" >&2; exit 2 ;;
+esac
