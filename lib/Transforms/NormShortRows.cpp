@@ -208,16 +208,7 @@ struct NormShortRowsPass
       within = within ? arith::AndIOp::create(b, loc, from, within).getResult()
                       : from;
     }
-    auto ifOp = scf::IfOp::create(
-        b, loc, within,
-        [&](OpBuilder &tb, Location l) {
-          scf::YieldOp::create(tb, l, inside(tb));
-        },
-        [&](OpBuilder &eb, Location l) {
-          scf::YieldOp::create(eb, l, outside(eb));
-        });
-    ifOp->setAttr(kShortRowsIfAttr, b.getUnitAttr());
-    return ifOp.getResults();
+    return branch(b, loc, within, inside, outside);
   }
 
   /// The results of `inside(b)` where the (dynamic) row count of `op` is a
@@ -234,8 +225,18 @@ struct NormShortRowsPass
     Value whole =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, remainder,
                               arith::ConstantIndexOp::create(b, loc, 0));
+    return branch(b, loc, whole, inside, outside);
+  }
+
+  /// The results of an scf.if on `condition` marked kShortRowsIfAttr
+  /// (running the pass again leaves it alone) whose branches yield
+  /// `inside(b)` and `outside(b)`.
+  static SmallVector<Value>
+  branch(OpBuilder &b, Location loc, Value condition,
+         function_ref<SmallVector<Value>(OpBuilder &)> inside,
+         function_ref<SmallVector<Value>(OpBuilder &)> outside) {
     auto ifOp = scf::IfOp::create(
-        b, loc, whole,
+        b, loc, condition,
         [&](OpBuilder &tb, Location l) {
           scf::YieldOp::create(tb, l, inside(tb));
         },
