@@ -11,7 +11,7 @@
 #        (forwards) with .out/s59all: main's 194 default bundles with wb's
 #        N = 256 ones; carry [".out/s58/l1", ".out/s58/l1base", ".out/s59all"].
 #   bwd: the same for the backwards.
-#   fence: carry [".out/s59/fence", ".out/s59/fbase"]: the streamed forwards
+#   fence: carry [".out/s59/fence", ".out/s59/fbase", ".out/s59/facq"]: the streamed forwards
 #        at N = 256-2048 with a CTA memory fence after the preloaded column
 #        loads (NORM_EXP_FENCE="membar.cta;"), which keeps ptxas from
 #        sinking them past the first reduction, against main; and with
@@ -40,16 +40,16 @@ bwd)
   python3 bench/bench.py --bundles .out/s59all --ops rms_bwd,ln_bwd --timing kernels --rounds 2 --out $OUT
   ;;
 fence)
-  timeout 150 python3 bench/gpu_check.py --quick --bundles .out/s59/fence | grep -v '^ok' | tail -4
   timeout 100 python3 bench/gpu_check.py --bundles .out/s59/fwb | grep -v '^ok' | tail -4
   for f in infer stats; do
-    ab --variants .out/s59/fbase,.out/s59/fence,.out/s59/fwb --ops ln_fwd --forward $f --rounds 7 \
-      --shapes 1000x256,4096x256,16384x256,65536x256,4097x256,16385x256
+    ab --variants .out/s59/fbase,.out/s59/fence,.out/s59/facq,.out/s59/fwb --ops ln_fwd --forward $f --rounds 5 \
+      --shapes 1000x256,4096x256,16384x256,65536x256,4097x256
   done
   for f in infer stats; do
-    ab --variants .out/s59/fbase,.out/s59/fence --ops ln_fwd,rms_fwd --forward $f --rounds 5 \
-      --shapes 1000x256,4096x256,16384x256,65536x256,1500x512,4096x512,16384x512,4096x768,16384x768,4096x1000,4096x1024,16384x1024,65536x1024,4096x2048,16384x2048
+    ab --variants .out/s59/fbase,.out/s59/fence,.out/s59/facq --ops ln_fwd,rms_fwd --forward $f --rounds 3 \
+      --shapes 1500x512,4096x512,16384x512,4096x768,16384x768,4096x1000,4096x1024,16384x1024,65536x1024,4096x2048,16384x2048
   done
+  timeout 150 python3 bench/gpu_check.py --quick --bundles .out/s59/facq | grep -v '^ok' | tail -4
   ;;
 *) echo "usage: $0 wb|l1|bwd|fence" >&2; exit 2 ;;
 esac
