@@ -1940,32 +1940,51 @@ static std::vector<Band> heldBands(const KernelShape &shape,
   return out;
 }
 
-TEST(Tuning, WholeBlockVersionsOfOneWarpRmsNorm) {
-  // RMSNorm's blocks of one warp (N = 256 two-byte) get a version of every
-  // band for M a multiple of the block's rows, with or without statistics.
-  for (int64_t rowOutputs : {0, 1}) {
-    KernelShape rms256 = forwardShape(256, 1);
-    rms256.rowOutputs = rowOutputs;
-    std::vector<HeldRows> bands = chooseHeldRows(rms256, DeviceInfo());
+TEST(Tuning, WholeBlockVersionsOfOneWarpBlocks) {
+  // The blocks of one warp (N = 256 two-byte) get a version of every band
+  // for M a multiple of the block's rows: RMSNorm's forwards, with or
+  // without statistics, and LayerNorm's inference forward.
+  KernelShape rms256 = forwardShape(256, 1);
+  KernelShape rmsStats256 = rms256;
+  rmsStats256.rowOutputs = 1;
+  KernelShape ln256 = forwardShape(256, 2);
+  for (const KernelShape &shape : {rms256, rmsStats256, ln256}) {
+    std::vector<HeldRows> bands = chooseHeldRows(shape, DeviceInfo());
     ASSERT_FALSE(bands.empty());
     for (const HeldRows &band : bands) {
       EXPECT_EQ(band.rowsPerBlock, 4);
-      EXPECT_TRUE(band.wholeBlocksVersion) << band.rows.begin;
+      EXPECT_TRUE(band.wholeBlocksVersion)
+          << shape.rowReductions << " " << shape.rowOutputs << " "
+          << band.rows.begin;
     }
   }
-  // Not LayerNorm's (ptxas sank its weight and bias loads), nor wider
+  // Not LayerNorm's statistics forward (it lost without bounds), nor wider
   // blocks (N = 512 two-byte, N = 256 four-byte: two warps).
-  KernelShape ln256 = forwardShape(256, 2);
+  KernelShape lnStats256 = ln256;
+  lnStats256.rowOutputs = 2;
   KernelShape rms512 = forwardShape(512, 1);
   KernelShape rmsF32 = forwardShape(256, 1);
   rmsF32.elementBytes = 4;
-  for (const KernelShape &shape : {ln256, rms512, rmsF32}) {
+  for (const KernelShape &shape : {lnStats256, rms512, rmsF32}) {
     std::vector<HeldRows> bands = chooseHeldRows(shape, DeviceInfo());
     ASSERT_FALSE(bands.empty()) << shape.n << " " << shape.elementBytes;
     for (const HeldRows &band : bands)
       EXPECT_FALSE(band.wholeBlocksVersion)
           << shape.n << " " << shape.rowReductions << " " << band.rows.begin;
   }
+}
+
+TEST(Tuning, FencedColumnLoads) {
+  // Whole blocks that preload two column inputs (LayerNorm's weight and
+  // bias) fence them; one column input (RMSNorm's weight) or blocks with
+  // row bounds do not.
+  KernelShape ln256 = forwardShape(256, 2);
+  ln256.columnInputs = 2;
+  KernelShape rms256 = forwardShape(256, 1);
+  rms256.columnInputs = 1;
+  EXPECT_TRUE(fencesColumnLoads(ln256, /*wholeBlocks=*/true));
+  EXPECT_FALSE(fencesColumnLoads(ln256, /*wholeBlocks=*/false));
+  EXPECT_FALSE(fencesColumnLoads(rms256, /*wholeBlocks=*/true));
 }
 
 TEST(Tuning, WideHeldRowsOfStatisticsForwards) {

@@ -376,17 +376,16 @@ struct ConvertNormToGPUPass
     if (tunedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
     // Whole blocks: every M the kernel runs at is a multiple of a block's
-    // rows (only a fixed split: minBlocks spreads them by M).
+    // several rows (only a fixed split: minBlocks spreads them by M). Only
+    // as norm.rows_multiple says, not from a static M: where the bounds go
+    // is the tuning's choice (HeldRows::wholeBlocksVersion), and LayerNorm's
+    // statistics forward lost without them.
     int64_t blockRows = split * layout.rowGroups;
-    auto multiple =
-        op->getAttrOfType<IntegerAttr>(FusedOp::getRowsMultipleAttrName());
-    int64_t m = space.getDimSize(0);
-    int64_t rowsMultiple = !ShapedType::isDynamic(m) ? m
-                           : multiple                ? multiple.getInt()
-                                                     : 0;
-    rowSplit.wholeBlocks = rowSplit.minPartials == 0 &&
-                           rowSplit.minBlocks == 0 && rowsMultiple > 0 &&
-                           rowsMultiple % blockRows == 0;
+    if (auto multiple =
+            op->getAttrOfType<IntegerAttr>(FusedOp::getRowsMultipleAttrName()))
+      rowSplit.wholeBlocks = rowSplit.minPartials == 0 &&
+                             rowSplit.minBlocks == 0 && blockRows > 1 &&
+                             multiple.getInt() % blockRows == 0;
     if (wholeColumns) {
       // One block over all rows; no bound on them for shared buffers.
       rowSplit = RowSplit();

@@ -248,9 +248,9 @@ struct RowSplit {
   /// One block walks every row (max(1, M) rows): a kernel whose column
   /// outputs sum whole columns (norm.whole_columns) with row work too.
   bool allRows = false;
-  /// M is a multiple of a block's rows (rowsPerBlock times the layout's row
-  /// groups; norm.rows_multiple or a static M): a streamed kernel that
-  /// holds its rows checks none of them against M.
+  /// M is a multiple of a block's several rows (rowsPerBlock times the
+  /// layout's row groups; norm.rows_multiple): a streamed kernel that holds
+  /// its rows checks none of them against M.
   bool wholeBlocks = false;
 
   /// The rows per block as a value (what the kernel and its host grid

@@ -63,6 +63,8 @@ public:
     bool oneRow =
         cast<MemRefType>(op.getShapeSource().getType()).getDimSize(0) == 1;
     prefetchColumns = columnsPreloaded && prefetchesColumnsToL1(shape, oneRow);
+    fenceColumns =
+        columnsPreloaded && fencesColumnLoads(shape, split.wholeBlocks);
   }
 
   LogicalResult build(gpu::GPUFuncOp func) {
@@ -451,6 +453,11 @@ private:
                 EvictionPriority::evictLast,
                 columnChunkLanes.emplace_back(layout.vectorWidth, IRMapping()));
     }
+    // ptxas moves no load across a memory fence: the column loads stay with
+    // the rows' (fencesColumnLoads). The block has nothing else to wait for
+    // here; the fence costs no more than the rows' round trip it overlaps.
+    if (fenceColumns)
+      NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::CTA);
   }
 
   /// What a pass emits for each vector of a row: gets the row, the vector's
@@ -721,6 +728,9 @@ private:
   /// Whether preloadRows first prefetches the column inputs into L1
   /// (norm::prefetchesColumnsToL1).
   bool prefetchColumns = false;
+  /// Whether preloadRows fences the column loads it issues
+  /// (norm::fencesColumnLoads).
+  bool fenceColumns = false;
   /// This block's rows (setUpRows), and with several of them (or the
   /// column inputs preloaded) the kernel's row count M they are checked
   /// against.

@@ -60,6 +60,11 @@ struct StreamedVersions {
   RowRange oneRow;
 };
 
+/// The row count M of `op` (ShapedType::kDynamic where it is dynamic).
+int64_t rowCount(FusedOp op) {
+  return cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
+}
+
 /// The body ops and block arguments that the yields `outputs` of `op`
 /// depend on.
 struct BodySlice {
@@ -186,8 +191,7 @@ struct NormShortRowsPass
   versionOnRows(OpBuilder &b, FusedOp op, RowRange rows,
                 function_ref<SmallVector<Value>(OpBuilder &)> inside,
                 function_ref<SmallVector<Value>(OpBuilder &)> outside) {
-    int64_t m =
-        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
+    int64_t m = rowCount(op);
     if (!ShapedType::isDynamic(m))
       return rows.contains(m) ? inside(b) : outside(b);
     // Every M: one version, no branch.
@@ -320,8 +324,7 @@ struct NormShortRowsPass
       preloaded.end = std::min(preloaded.end, bands.front().rows.begin);
     // norm.rows_below for a version that only runs where M < `bound`
     // (none without a bound, or where M is static).
-    bool staticRows = !ShapedType::isDynamic(
-        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0));
+    bool staticRows = !ShapedType::isDynamic(rowCount(op));
     auto rowsBelow = [&](OpBuilder &ab, int64_t bound) {
       SmallVector<NamedAttribute> attrs;
       if (!staticRows && bound < RowRange::all().end)
@@ -393,22 +396,21 @@ struct NormShortRowsPass
       auto bounded = [&](OpBuilder &vb) {
         return cloneMarked(vb, op, stream, attrs);
       };
-      // A static M needs no version: the lowering sees whether it is a
-      // multiple of the block's rows.
-      if (!band.wholeBlocksVersion || staticRows)
+      if (!band.wholeBlocksVersion)
         return bounded(hb);
       // The version for M a multiple of the block's rows, whose blocks
       // check none of them against M.
-      return versionOnMultiple(
-          hb, op, band.rowsPerBlock,
-          [&](OpBuilder &vb) {
-            SmallVector<NamedAttribute> whole(attrs);
-            whole.push_back(
-                vb.getNamedAttr(FusedOp::getRowsMultipleAttrName(),
-                                vb.getI64IntegerAttr(band.rowsPerBlock)));
-            return cloneMarked(vb, op, stream, whole);
-          },
-          bounded);
+      auto whole = [&](OpBuilder &vb) {
+        SmallVector<NamedAttribute> wholeAttrs(attrs);
+        wholeAttrs.push_back(
+            vb.getNamedAttr(FusedOp::getRowsMultipleAttrName(),
+                            vb.getI64IntegerAttr(band.rowsPerBlock)));
+        return cloneMarked(vb, op, stream, wholeAttrs);
+      };
+      // A static M takes one of the two.
+      if (staticRows)
+        return rowCount(op) % band.rowsPerBlock == 0 ? whole(hb) : bounded(hb);
+      return versionOnMultiple(hb, op, band.rowsPerBlock, whole, bounded);
     };
     // Bands [0, k) at `cb`, where every M from `takenFrom` on has gone to
     // a version already.
@@ -482,8 +484,7 @@ struct NormShortRowsPass
     if (rows.empty())
       return success();
     // A static M outside the rows keeps the kernel as it is.
-    int64_t m =
-        cast<RankedTensorType>(op.getShapeSource().getType()).getDimSize(0);
+    int64_t m = rowCount(op);
     if (!ShapedType::isDynamic(m) && !rows.contains(m))
       return success();
     int64_t singleBlockRows =

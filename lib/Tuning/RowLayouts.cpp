@@ -372,6 +372,21 @@ bool mlir::norm::prefetchesColumnsToL1(const KernelShape &shape, bool oneRow) {
   return oneRow && shape.columnInputs >= 2;
 }
 
+bool mlir::norm::fencesColumnLoads(const KernelShape &shape, bool wholeBlocks) {
+  // The SASS of LayerNorm's inference forward at N = 256 bf16 (every held
+  // row version, with or without row bounds) has the weight and bias loads
+  // after the first reduction's shuffles; with `membar.cta` after them they
+  // issue with the rows' loads (MEMBAR.SC.CTA before the first shuffle).
+  // Measured on the H200 (bf16, kernel time, 9 rounds, against main;
+  // bench/results/ab-2026-12-05-s59-column-load-fence.log): LayerNorm's
+  // whole-block versions with the fence 1.01-1.07x at 2048-65536 x 256
+  // (16384 1.07x, 32768 1.05x), without it 1.00-1.04x; the fence in every
+  // kernel that preloads its columns, bounds or not, 0.96-1.05x at N = 256
+  // and 0.94-1.06x at N = 512-2048 (LayerNorm 4096 x 1024 0.94x), and
+  // `fence.acq_rel.cta` (MEMBAR.ALL.CTA) 0.86-1.02x.
+  return wholeBlocks && shape.columnInputs >= 2;
+}
+
 bool mlir::norm::predicatesRowStores(int64_t n, const RowLayout &layout,
                                      int64_t elementBytes) {
   // Measured on the H200 (bf16 forwards at N = 256 and 512, kernel time, 5

@@ -677,8 +677,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
     add(pastWaveRows, oneWarpTo, threeTo, false);
     add(kRowsPerBlock, threeTo, streamed.end, false);
   }
-  // RMSNorm's blocks of one warp (N = 256 two-byte: 32 threads, four rows)
-  // spend what Inductor's warp of four rows (static M, no bounds) does not
+  // Blocks of one warp (N = 256 two-byte: 32 threads, four rows) spend
+  // what Inductor's warp of four rows (static M, no bounds) does not
   // on the rows' bounds: a 64-bit comparison and a predicated, zeroed load
   // per later row, and LLVM sinks each row's normalization into the branch
   // of its store, so the four rows' rsqrt chains run one after another.
@@ -689,10 +689,19 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // .log): RMSNorm 1.03x / 1.07x at 4096 x 256 (inference / statistics
   // forward), 1.01-1.03x at 16384, level at 65536; under ncu from L2
   // (ncu-2026-12-05-s55-rms-fwd-4096x256-nobounds.txt) 4647 cycles against
-  // Inductor's 4716, where the bounded kernel takes 4934. LayerNorm's
-  // statistics forward lost 0.86x at 16384 x 256: ptxas sank its weight and
-  // bias loads past the first reduction once the rows' loads moved.
-  if (shape.rowReductions == 1 && layout.threads == 32)
+  // Inductor's 4716, where the bounded kernel takes 4934. The versions as
+  // built here (ab-2026-12-05-s59-whole-blocks.log, 7 rounds): RMSNorm's
+  // inference forward 1.02-1.04x at multiples of four from 200 to 65536 x
+  // 256, its statistics forward level (0.99-1.04x). LayerNorm's versions
+  // fence their weight and bias loads (fencesColumnLoads), which ptxas
+  // otherwise sinks past the first reduction: its inference forward
+  // 1.01-1.07x at 2048-65536 x 256 (ab-2026-12-05-s59-column-load-fence
+  // .log, 9 rounds; 1.00-1.04x without the fence); its statistics forward
+  // lost, 0.94-0.99x with the fence and 0.85-0.94x at 6000-32768 rows
+  // without, so it keeps its bounds.
+  bool inference = shape.rowOutputs == 0;
+  if ((shape.rowReductions == 1 || (shape.rowReductions == 2 && inference)) &&
+      layout.threads == 32)
     for (HeldRows &band : bands)
       band.wholeBlocksVersion = band.rowsPerBlock > 1;
   return bands;

@@ -394,18 +394,23 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: arith.remui %{{.+}}, %c4
 // CHECK: norm.fused {{.*}}norm.rows_multiple = 4 : i64
 // CHECK: return
-// A static M takes one version: the lowering sees it is a multiple.
+// A static M takes one version, here the one for a multiple of four.
 // CHECK-LABEL: func @rms_fwd_256_static
 // CHECK-NOT: arith.remui
-// CHECK-NOT: norm.rows_multiple
+// CHECK: norm.fused {{.*}}attributes {norm.rows_multiple = 4 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK-NOT: norm.fused
 // CHECK: return
 // LayerNorm's blocks of one warp (N = 256) hold four rows from 24 rows per
 // SM, asking for eight blocks an SM within the wave, and below it from 12
 // rows per SM (1584 rows) four rows of the warp's own.
+// Its inference forward's bands have versions for M a multiple of four
+// too (HeldRows::wholeBlocksVersion).
 // CHECK-LABEL: func @ln_fwd_256
 // CHECK: arith.cmpi uge, %{{.+}}, %c4225
 // CHECK: %[[WAVE256:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK: scf.if %[[WAVE256]]
+// CHECK: arith.remui %{{.+}}, %c4
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_below = 4225 : i64, norm.rows_multiple = 4 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: %[[WARPS256:.+]] = arith.cmpi uge, %{{.+}}, %c1584
 // CHECK: scf.if %[[WARPS256]]

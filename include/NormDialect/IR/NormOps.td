@@ -251,7 +251,8 @@ def Norm_FusedOp : Norm_Op<"fused", [
     is a multiple of K: norm-short-rows sets it on the versions its
     branches on M's remainder keep to such M, and where K is a multiple of
     the rows a block of a streamed forward holds, every block's rows exist
-    and the GPU lowering checks none of them against M.
+    and the GPU lowering checks none of them against M (and fences the
+    loads of two or more preloaded column inputs, fencesColumnLoads).
     `norm.vector_width = W` (a power of
     two that divides a static N, at most 16 bytes of elements) sets the
     elements of each vector access of a streamed forward in place of the

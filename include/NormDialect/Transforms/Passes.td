@@ -90,8 +90,9 @@ def NormShortRows : Pass<"norm-short-rows"> {
     (bf16) carries `norm.vector_width = 4` from 99 rows up to 24 rows per
     SM: three warps a block, each holding a row in vectors of 8 bytes that
     fill its lanes, where 16-byte vectors leave half a warp idle.
-    RMSNorm's blocks of one warp (N = 256 bf16) get two versions of each
-    band: for M a multiple of the block's rows one carrying
+    The blocks of one warp (N = 256 bf16) of RMSNorm's forwards and
+    LayerNorm's inference forward get two versions of each band: for M a
+    multiple of the block's rows one carrying
     `norm.rows_multiple`, whose blocks check none of their rows against M
     (`HeldRows::wholeBlocksVersion`; the branch tests M's remainder), and
     the bounded one for other M. Below the bands, a row a block: up to one

@@ -280,6 +280,15 @@ constexpr int64_t kPredicatedStoreRowBytes = 1024;
 /// column inputs (LayerNorm's weight and bias).
 bool prefetchesColumnsToL1(const KernelShape &shape, bool oneRow);
 
+/// Whether a streamed kernel that loads its column inputs with its rows
+/// (preloadsColumns) follows their loads with a CTA memory fence, which
+/// ptxas does not move loads across: it otherwise sinks LayerNorm's weight
+/// and bias loads (values used only after the reductions) past the first
+/// reduction's shuffles, a second round trip for the block. Only blocks
+/// without row bounds (`wholeBlocks`, norm.rows_multiple) with two or more
+/// column inputs: measured there, the fence alone elsewhere was mixed.
+bool fencesColumnLoads(const KernelShape &shape, bool wholeBlocks);
+
 /// Whether a forward (row reductions, no column outputs) whose rows do not
 /// fit one block's registers streams them (KernelPlan::Kind::Streaming)
 /// rather than spreading them over a cluster: rows up to

@@ -126,9 +126,10 @@ struct HeldRows {
 /// forwards four rows a block where their two-row blocks take two waves and
 /// four-row blocks one, past that two rows again (inference) or one
 /// (statistics).
-/// Below, and for every other kernel, a block takes one row. RMSNorm's
-/// blocks of one warp (N = 256 two-byte) get a second version of each band
-/// of several rows a block for M a multiple of them, without row bounds
+/// Below, and for every other kernel, a block takes one row. The blocks
+/// of one warp (N = 256 two-byte) of RMSNorm's forwards and LayerNorm's
+/// inference forward get a second version of each band of several rows a
+/// block for M a multiple of them, without row bounds
 /// (HeldRows::wholeBlocksVersion).
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
