@@ -51,5 +51,11 @@ fence)
   done
   timeout 150 python3 bench/gpu_check.py --quick --bundles .out/s59/facq | grep -v '^ok' | tail -4
   ;;
-*) echo "usage: $0 wb|l1|bwd|fence" >&2; exit 2 ;;
+final)
+  # carry [".out/s59/final256"]: the N = 256 forwards as landed (1f1a83e).
+  timeout 100 python3 bench/gpu_check.py --bundles .out/s59/final256 | grep -v '^ok' | tail -4
+  python3 bench/bench.py --bundles .out/s59/final256 --ops rms_fwd,ln_fwd --timing kernels --rounds 5 \
+    --shapes 1000x256,2048x256,4096x256,4097x256,8192x256,16384x256,32768x256,65536x256 --out $OUT
+  ;;
+*) echo "usage: $0 wb|l1|bwd|fence|final" >&2; exit 2 ;;
 esac
