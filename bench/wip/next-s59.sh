@@ -57,5 +57,17 @@ final)
   python3 bench/bench.py --bundles .out/s59/final256 --ops rms_fwd,ln_fwd --timing kernels --rounds 5 \
     --shapes 1000x256,2048x256,4096x256,4097x256,8192x256,16384x256,32768x256,65536x256 --out $OUT
   ;;
-*) echo "usage: $0 wb|l1|bwd|fence|final" >&2; exit 2 ;;
+wball)
+  # carry [".out/s59/wball", ".out/s59/wbbase"]: the forwards at N = 512-1024
+  # with whole-block versions in every held-row band
+  # (wip/whole-blocks-every-band.patch, NORM_EXP_WB_ALL=1; LayerNorm's
+  # inference forward fenced as landed) against main (1f1a83e). M multiples
+  # of 12 take them (three- and four-row bands), 4097 the bounded kernels.
+  timeout 150 python3 bench/gpu_check.py --quick --bundles .out/s59/wball | grep -v '^ok' | tail -4
+  for f in infer stats; do
+    ab --variants .out/s59/wbbase,.out/s59/wball --ops rms_fwd,ln_fwd --forward $f --rounds 5 \
+      --shapes 996x512,3000x512,6144x512,16380x512,996x768,3000x768,6144x768,16380x768,3000x1000,6144x1000,996x1024,3000x1024,4224x1024,6144x1024,16380x1024,65532x1024,4097x1024
+  done
+  ;;
+*) echo "usage: $0 wb|l1|bwd|fence|final|wball" >&2; exit 2 ;;
 esac
