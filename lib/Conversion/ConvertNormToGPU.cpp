@@ -380,12 +380,13 @@ struct ConvertNormToGPUPass
     // as norm.rows_multiple says, not from a static M: where the bounds go
     // is the tuning's choice (HeldRows::wholeBlocksVersion), and LayerNorm's
     // statistics forward lost without them.
-    int64_t blockRows = split * layout.rowGroups;
-    if (auto multiple =
-            op->getAttrOfType<IntegerAttr>(FusedOp::getRowsMultipleAttrName()))
+    if (auto multiple = op->getAttrOfType<IntegerAttr>(
+            FusedOp::getRowsMultipleAttrName())) {
+      int64_t blockRows = split * layout.rowGroups;
       rowSplit.wholeBlocks = rowSplit.minPartials == 0 &&
                              rowSplit.minBlocks == 0 && blockRows > 1 &&
                              multiple.getInt() % blockRows == 0;
+    }
     if (wholeColumns) {
       // One block over all rows; no bound on them for shared buffers.
       rowSplit = RowSplit();

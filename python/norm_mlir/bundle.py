@@ -8,7 +8,7 @@ import json
 import os
 
 # DTYPE_BYTES is re-exported: the benchmarks read it from here.
-from .manifest import DTYPE_BYTES, BundleError, check_manifest  # noqa: F401
+from .manifest import DTYPE_BYTES, EXPRESSION_OPS, BundleError, check_manifest  # noqa: F401
 
 # CUDA's largest grid: 2^31 - 1 blocks in x, 65535 in y.
 MAX_GRID_X = 2**31 - 1
@@ -42,15 +42,13 @@ def _check_param(kernel, param, function):
 def evaluate(expr, m):
     """Evaluates a manifest size expression (int, "M", {"ceildiv": [a, b]},
     {"min": [a, b]}, {"max": [a, b]}, {"rem": [a, b]}) or launch condition
-    ({"lt": [a, b]},
-    {"ge": [a, b]}, {"and": [c, d]}, {"or": [c, d]}: 1 where it holds,
-    else 0)."""
+    ({"lt": [a, b]}, {"ge": [a, b]}, {"and": [c, d]}, {"or": [c, d]}: 1
+    where it holds, else 0)."""
     if isinstance(expr, int):
         return expr
     if expr == "M":
         return m
-    if isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in (
-            "ceildiv", "min", "max", "rem", "lt", "ge", "and", "or"):
+    if isinstance(expr, dict) and len(expr) == 1 and next(iter(expr)) in EXPRESSION_OPS:
         (name, args), = expr.items()
         if not isinstance(args, list) or len(args) != 2:
             raise BundleError(f"{name} takes two operands in size expression {expr!r}")

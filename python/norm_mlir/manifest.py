@@ -19,7 +19,9 @@ MAX_SHARED_BYTES = 227 * 1024
 
 DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
 
-_EXPRESSION_OPS = ("ceildiv", "min", "max", "rem", "lt", "ge", "and", "or")
+# The operators of manifest size expressions and launch conditions (both
+# loaders read them; docs/bundle.md).
+EXPRESSION_OPS = ("ceildiv", "min", "max", "rem", "lt", "ge", "and", "or")
 
 
 def _fail(where, what, value):
@@ -84,12 +86,12 @@ def _expression(value, where):
         return
     if isinstance(value, dict) and len(value) == 1:
         (op, args), = value.items()
-        if op in _EXPRESSION_OPS and isinstance(args, list) and len(args) == 2:
+        if op in EXPRESSION_OPS and isinstance(args, list) and len(args) == 2:
             for i, arg in enumerate(args):
                 _expression(arg, f"{where}.{op}[{i}]")
             return
     _fail(where, "an integer from 0, \"M\" or {op: [a, b]} with op one of "
-          + ", ".join(_EXPRESSION_OPS), value)
+          + ", ".join(EXPRESSION_OPS), value)
 
 
 def _argument_size(value, where):
