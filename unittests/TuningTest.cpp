@@ -1974,6 +1974,33 @@ TEST(Tuning, WholeBlockVersionsOfOneWarpBlocks) {
   }
 }
 
+TEST(Tuning, WholeBlockBranchesOfLayerNormInference) {
+  // The bands of LayerNorm's inference forward at N = 256 two-byte (weight
+  // and bias, whose whole blocks fence their loads) branch in the kernel
+  // for the M their whole-block versions do not take; RMSNorm's (one
+  // weight) and LayerNorm's statistics forward (no whole-block versions)
+  // do not.
+  KernelShape ln256 = forwardShape(256, 2);
+  ln256.columnInputs = 2;
+  std::vector<HeldRows> bands = chooseHeldRows(ln256, DeviceInfo());
+  ASSERT_FALSE(bands.empty());
+  for (const HeldRows &band : bands)
+    EXPECT_TRUE(band.wholeBlocksBranch) << band.rows.begin;
+  KernelShape rms256 = forwardShape(256, 1);
+  rms256.columnInputs = 1;
+  KernelShape lnStats256 = ln256;
+  lnStats256.rowOutputs = 2;
+  KernelShape ln512 = forwardShape(512, 2);
+  ln512.columnInputs = 2;
+  for (const KernelShape &shape : {rms256, lnStats256, ln512}) {
+    std::vector<HeldRows> others = chooseHeldRows(shape, DeviceInfo());
+    ASSERT_FALSE(others.empty()) << shape.n;
+    for (const HeldRows &band : others)
+      EXPECT_FALSE(band.wholeBlocksBranch)
+          << shape.n << " " << shape.rowOutputs << " " << band.rows.begin;
+  }
+}
+
 TEST(Tuning, FencedColumnLoads) {
   // Whole blocks that preload two column inputs (LayerNorm's weight and
   // bias) fence them; one column input (RMSNorm's weight) or blocks with

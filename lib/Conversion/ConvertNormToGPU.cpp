@@ -387,6 +387,13 @@ struct ConvertNormToGPUPass
                              rowSplit.minBlocks == 0 && blockRows > 1 &&
                              multiple.getInt() % blockRows == 0;
     }
+    // Otherwise a branch in the kernel gives all blocks but the last the
+    // code without bounds, where norm-short-rows asks for it
+    // (HeldRows::wholeBlocksBranch).
+    if (op->hasAttr(FusedOp::getWholeBlocksBranchAttrName()))
+      rowSplit.wholeBlocksBranch =
+          !rowSplit.wholeBlocks && rowSplit.minPartials == 0 &&
+          rowSplit.minBlocks == 0 && split * layout.rowGroups > 1;
     if (wholeColumns) {
       // One block over all rows; no bound on them for shared buffers.
       rowSplit = RowSplit();

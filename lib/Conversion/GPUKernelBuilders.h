@@ -252,6 +252,11 @@ struct RowSplit {
   /// layout's row groups; norm.rows_multiple): a streamed kernel that holds
   /// its rows checks none of them against M.
   bool wholeBlocks = false;
+  /// Not wholeBlocks, but every block except the grid's last holds
+  /// rowsPerBlock (times the row groups) rows that all exist
+  /// (norm.whole_blocks_branch): a streamed kernel that holds its rows
+  /// branches on it, and its whole blocks run the rows' code without bounds.
+  bool wholeBlocksBranch = false;
 
   /// The rows per block as a value (what the kernel and its host grid
   /// compute alike). The forward's divides by a constant only: a division

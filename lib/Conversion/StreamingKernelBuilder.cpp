@@ -46,11 +46,14 @@ namespace {
 /// (RowLayout::rowGroups > 1, norm.warp_rows) each warp holds rows of its
 /// own, several vectors a thread, and reduces them by shuffles alone: no
 /// shared memory and no barrier.
+/// Asked to (RowSplit::wholeBlocksBranch), it builds the rows' code twice,
+/// under a branch on whether the block's rows all exist (in every block but
+/// the grid's last): once without bounds, once with them.
 class StreamingKernelBuilder {
 public:
   StreamingKernelBuilder(FusedOp op, const KernelShape &shape, RowLayout layout,
                          int64_t n, RowSplit split)
-      : op(op), body(op.getBody().front()), layout(layout), n(n),
+      : op(op), body(op.getBody().front()), shape(shape), layout(layout), n(n),
         elementBytes(shape.elementBytes),
         fullOperands(std::max<int64_t>(1, shape.fullOperands)), split(split),
         columnsPreloaded(
@@ -88,6 +91,8 @@ public:
     auto args = func.getArguments();
     SmallVector<Value> inputs(args.take_front(numInputs));
     SmallVector<Value> outputs(args.drop_front(numInputs));
+    // The argument M is read from (before allocate adds arguments).
+    Value rowsSource = shapeSourceArgument(op, args);
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
@@ -124,7 +129,58 @@ public:
       if (op.getOutputRole(k) == Role::full && storesInline(output))
         outputBases[output] = emitGlobalBase(b, loc, output);
 
-    setUpRows(b, loc, func.getArguments(), block, warp);
+    if (!split.wholeBlocksBranch) {
+      if (failed(buildRows(b, loc, inputs, outputs, rowsSource, tid, block,
+                           warp, reductions)))
+        return failure();
+      gpu::ReturnOp::create(b, loc);
+      return success();
+    }
+    // Every block but the grid's last has all its rows: those blocks take
+    // a copy of the rows' code without bounds (what a version with
+    // norm.rows_multiple runs), the last the bounded copy. The branch is
+    // uniform over the block, and only one of the copies runs, so the two
+    // share the reductions' buffers.
+    kernelRows = memref::DimOp::create(b, loc, rowsSource, 0);
+    int64_t blockRows = split.rowsPerBlock * layout.rowGroups;
+    Value end = arith::MulIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, block, indexConst(b, loc, 1)),
+        indexConst(b, loc, blockRows));
+    Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
+                                        kernelRows);
+    LogicalResult status = success();
+    auto rowsIn = [&](bool wholeBlocks) {
+      return [&, wholeBlocks](OpBuilder &rb, Location l) {
+        split.wholeBlocks = wholeBlocks;
+        fenceColumns =
+            columnsPreloaded && fencesColumnLoads(shape, wholeBlocks);
+        if (failed(buildRows(rb, l, inputs, outputs, rowsSource, tid, block,
+                             warp, reductions)))
+          status = failure();
+        scf::YieldOp::create(rb, l);
+      };
+    };
+    scf::IfOp::create(b, loc, whole, rowsIn(true), rowsIn(false));
+    if (failed(status))
+      return failure();
+    gpu::ReturnOp::create(b, loc);
+    return success();
+  }
+
+private:
+  /// This block's rows from setUpRows on: their loads, every pass, and
+  /// their stores, at `b`'s insertion point; the state of an earlier
+  /// call (the other side of the whole-blocks branch) is dropped first.
+  LogicalResult buildRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
+                          ArrayRef<Value> outputs, Value rowsSource, Value tid,
+                          Value block, Value warp, RowReductions &reductions) {
+    heldRows.clear();
+    chunkColumns.clear();
+    columnChunkLanes.clear();
+    unsigned numInputs = inputs.size();
+    int64_t rowsHeld = split.rowsPerBlock;
+    int64_t reductionsPerRow = llvm::range_size(body.getOps<RowReduceOp>());
+    setUpRows(b, loc, rowsSource, block, warp);
     if (layout.l2PrefetchRows > 0)
       for (HeldRow &held : heldRows)
         prefetchRowAhead(b, loc, inputs, held.row, tid);
@@ -263,11 +319,9 @@ public:
                           });
       }
     }
-    gpu::ReturnOp::create(b, loc);
     return success();
   }
 
-private:
   /// A row of this block: its index, whether it exists (null: always), the
   /// index its row inputs are read at (itself, or where it does not exist
   /// the block's first row), the body's values of it computed so far, and
@@ -287,7 +341,7 @@ private:
   /// thread's) the block's G x R rows interleave: warp w holds rows
   /// (b * R + k) * G + w, so that each of its loads and those of the other
   /// warps cover consecutive rows; the grid is ceil(M / (G x R)).
-  void setUpRows(OpBuilder &b, Location loc, ValueRange arguments, Value block,
+  void setUpRows(OpBuilder &b, Location loc, Value rowsSource, Value block,
                  Value warp) {
     int64_t groups = layout.rowGroups;
     if (split.rowsPerBlock == 1 && groups == 1) {
@@ -295,15 +349,15 @@ private:
       held.row = held.clampedRow = block;
       // The preloaded column inputs' predicate (preloadRows) compares the
       // row with M.
-      if (columnsPreloaded)
-        kernelRows = memref::DimOp::create(
-            b, loc, shapeSourceArgument(op, arguments), 0);
+      if (columnsPreloaded && !kernelRows)
+        kernelRows = memref::DimOp::create(b, loc, rowsSource, 0);
       return;
     }
     assert(split.minBlocks == 0 && split.minPartials == 0 && !split.allRows &&
            "held rows take a static number of rows a block");
-    kernelRows =
-        memref::DimOp::create(b, loc, shapeSourceArgument(op, arguments), 0);
+    // Before a whole-blocks branch (build), M is read once above it.
+    if (!kernelRows)
+      kernelRows = memref::DimOp::create(b, loc, rowsSource, 0);
     Value firstRow = arith::MulIOp::create(
         b, loc, block, indexConst(b, loc, split.rowsPerBlock * groups));
     for (int64_t k = 0; k < split.rowsPerBlock; ++k) {
@@ -708,6 +762,7 @@ private:
 
   FusedOp op;
   Block &body;
+  KernelShape shape;
   RowLayout layout;
   int64_t n;
   /// Bytes of the full inputs' elements (KernelShape::elementBytes).

@@ -551,6 +551,10 @@ LogicalResult FusedOp::verify() {
              << m << " rows, not a multiple of its '"
              << getRowsMultipleAttrName() << "' " << factor.getInt();
   }
+  if (Attribute branch = (*this)->getAttr(getWholeBlocksBranchAttrName());
+      branch && !isa<UnitAttr>(branch))
+    return emitOpError("'") << getWholeBlocksBranchAttrName()
+                            << "' must be a unit attribute, got " << branch;
   if (Attribute width = (*this)->getAttr(getVectorWidthAttrName())) {
     auto count = dyn_cast<IntegerAttr>(width);
     auto space = cast<ShapedType>(getShapeSource().getType());

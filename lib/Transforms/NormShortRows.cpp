@@ -394,7 +394,11 @@ struct NormShortRowsPass
             hb.getNamedAttr(FusedOp::getVectorWidthAttrName(),
                             hb.getI64IntegerAttr(band.vectorWidth)));
       auto bounded = [&](OpBuilder &vb) {
-        return cloneMarked(vb, op, stream, attrs);
+        SmallVector<NamedAttribute> boundedAttrs(attrs);
+        if (band.wholeBlocksBranch)
+          boundedAttrs.push_back(vb.getNamedAttr(
+              FusedOp::getWholeBlocksBranchAttrName(), vb.getUnitAttr()));
+        return cloneMarked(vb, op, stream, boundedAttrs);
       };
       if (!band.wholeBlocksVersion)
         return bounded(hb);

@@ -704,6 +704,19 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
       layout.threads == 32)
     for (HeldRows &band : bands)
       band.wholeBlocksVersion = band.rowsPerBlock > 1;
+  // The version for other M branches in the kernel where whole blocks gain
+  // from more than the bounds: LayerNorm's, whose whole blocks fence their
+  // weight and bias loads (two column inputs, fencesColumnLoads), runs all
+  // blocks but the last that way. Measured on the H200 (bf16, kernel time,
+  // 7 rounds, against main at M not a multiple of four;
+  // bench/results/ab-2026-12-05-s60-whole-blocks-branch.log): LayerNorm's
+  // inference forward 1.12x at 8191 x 256, 1.18x at 16385, 1.03-1.05x at
+  // 32767-65537, 0.96-1.02x at 1001-4098; RMSNorm's forwards level
+  // (0.98-1.02x), so not theirs. The same at N = 512 (two-warp blocks,
+  // versions and branches; -whole-blocks-branch-512.log) was mixed,
+  // 0.93-1.28x, and lost 1-2% in the statistics forwards.
+  for (HeldRows &band : bands)
+    band.wholeBlocksBranch = band.wholeBlocksVersion && shape.columnInputs >= 2;
   return bands;
 }
 

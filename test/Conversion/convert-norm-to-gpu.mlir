@@ -1324,6 +1324,52 @@ func.func @held_whole_blocks(%x: memref<?x256xbf16>, %w: memref<256xbf16>, %y: m
 
 // -----
 
+// norm.whole_blocks_branch (set by norm-short-rows on the versions for M
+// that is not a multiple of the block's rows) branches on whether the
+// block's rows all exist, M read once above the branch: the whole blocks
+// take the code without row bounds (with the fence of the weight and bias
+// loads), the grid's last block the bounded code.
+// CHECK-LABEL: func @held_whole_blocks_branch
+// CHECK: gpu.func @norm_fused(
+// CHECK: %[[BLOCK:.+]] = gpu.block_id x
+// CHECK: %[[M:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[NEXT:.+]] = arith.addi %[[BLOCK]], %c1
+// CHECK: %[[END:.+]] = arith.muli %[[NEXT]], %c2
+// CHECK: %[[WHOLE:.+]] = arith.cmpi ule, %[[END]], %[[M]]
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK: %[[FIRST:.+]] = arith.muli %[[BLOCK]], %c2
+// CHECK: %[[SECOND:.+]] = arith.addi %[[FIRST]], %c1
+// CHECK-NOT: arith.cmpi ult, %[[SECOND]]
+// CHECK: nvvm.memory.barrier <cta>
+// CHECK: gpu.shuffle
+// CHECK-NOT: @$5 st.global
+// CHECK: } else {
+// CHECK: %[[FIRST1:.+]] = arith.muli %[[BLOCK]], %c2
+// CHECK: %[[SECOND1:.+]] = arith.addi %[[FIRST1]], %c1
+// CHECK: %[[EXISTS:.+]] = arith.cmpi ult, %[[SECOND1]], %[[M]]
+// CHECK-NOT: nvvm.memory.barrier
+// CHECK: nvvm.inline_ptx "@$5 st.global.v4.b32 [$0], {$1, $2, $3, $4};" ro({{.*}}, %[[EXISTS]] : {{.*}}norm.predicate_operand = 5 : i64}
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.return
+func.func @held_whole_blocks_branch(%x: memref<?x256xbf16>, %w: memref<256xbf16>, %b: memref<256xbf16>, %y: memref<?x256xbf16>) {
+  norm.fused ins(%x : full memref<?x256xbf16>, %w : col memref<256xbf16>, %b : col memref<256xbf16>) outs(%y : full memref<?x256xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64, norm.whole_blocks_branch} {
+  ^bb0(%a: bf16, %c: bf16, %d: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %cf = arith.extf %c : bf16 to f32
+    %df = arith.extf %d : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %e = arith.mulf %af, %s : f32
+    %f = arith.mulf %e, %cf : f32
+    %g = arith.addf %f, %df : f32
+    %t = arith.truncf %g : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // A static M that the block's rows divide keeps the bounds without the
 // attribute (where they go is the tuning's choice, made in norm-short-rows);
 // with it, none, and a kernel that preloads two column inputs (LayerNorm's

@@ -601,6 +601,17 @@ func.func @rows_multiple_static_rows(%x: tensor<18x64xbf16>, %y: tensor<18x64xbf
 
 // -----
 
+func.func @whole_blocks_branch_not_unit(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  // expected-error @+1 {{'norm.whole_blocks_branch' must be a unit attribute, got 4 : i64}}
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.whole_blocks_branch = 4 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
 func.func @vector_width_not_power_of_two(%x: tensor<?x384xbf16>, %y: tensor<?x384xbf16>) {
   // expected-error @+1 {{'norm.vector_width' must be a power of two, got 3 : i64}}
   %r = norm.fused ins(%x : full tensor<?x384xbf16>) outs(%y : full tensor<?x384xbf16>) -> tensor<?x384xbf16> attributes {norm.vector_width = 3 : i64} {

@@ -404,17 +404,20 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // SM, asking for eight blocks an SM within the wave, and below it from 12
 // rows per SM (1584 rows) four rows of the warp's own.
 // Its inference forward's bands have versions for M a multiple of four
-// too (HeldRows::wholeBlocksVersion).
+// too (HeldRows::wholeBlocksVersion), and their versions for other M branch
+// in the kernel on whether a block's rows all exist (norm.whole_blocks_branch,
+// HeldRows::wholeBlocksBranch); RMSNorm's above do not.
 // CHECK-LABEL: func @ln_fwd_256
 // CHECK: arith.cmpi uge, %{{.+}}, %c4225
 // CHECK: %[[WAVE256:.+]] = arith.cmpi uge, %{{.+}}, %c3168
 // CHECK: scf.if %[[WAVE256]]
 // CHECK: arith.remui %{{.+}}, %c4
 // CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_below = 4225 : i64, norm.rows_multiple = 4 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
-// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.min_blocks_per_sm = 8 : i64, norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.whole_blocks_branch}
 // CHECK: %[[WARPS256:.+]] = arith.cmpi uge, %{{.+}}, %c1584
 // CHECK: scf.if %[[WARPS256]]
-// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_multiple = 4 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows, norm.whole_blocks_branch}
 // CHECK: return
 // NOWARP-LABEL: func @ln_fwd_256
 // NOWARP-NOT: %c1584

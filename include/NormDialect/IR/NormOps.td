@@ -253,6 +253,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     the rows a block of a streamed forward holds, every block's rows exist
     and the GPU lowering checks none of them against M (and fences the
     loads of two or more preloaded column inputs, fencesColumnLoads).
+    `norm.whole_blocks_branch` (a unit attribute) asks a streamed forward
+    that holds several rows a block to branch on whether all of a block's
+    rows exist: every block but the grid's last then runs its rows' code
+    without checking them against M, and the last the bounded code;
+    norm-short-rows sets it on the versions of held rows whose M is not a
+    multiple of the block's rows (HeldRows::wholeBlocksBranch).
     `norm.vector_width = W` (a power of
     two that divides a static N, at most 16 bytes of elements) sets the
     elements of each vector access of a streamed forward in place of the
@@ -334,6 +340,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// without row bounds (HeldRows::wholeBlocksVersion).
     static constexpr ::llvm::StringLiteral getRowsMultipleAttrName() {
       return "norm.rows_multiple";
+    }
+    /// The unit attribute asking a streamed kernel that holds several rows
+    /// a block to branch on whether the block's rows all exist
+    /// (HeldRows::wholeBlocksBranch).
+    static constexpr ::llvm::StringLiteral getWholeBlocksBranchAttrName() {
+      return "norm.whole_blocks_branch";
     }
     /// The integer attribute setting the elements of each vector access of
     /// a streamed forward (in place of chooseVectorWidth's widest);

@@ -95,7 +95,10 @@ def NormShortRows : Pass<"norm-short-rows"> {
     multiple of the block's rows one carrying
     `norm.rows_multiple`, whose blocks check none of their rows against M
     (`HeldRows::wholeBlocksVersion`; the branch tests M's remainder), and
-    the bounded one for other M. Below the bands, a row a block: up to one
+    the bounded one for other M, which for LayerNorm carries
+    `norm.whole_blocks_branch`: its kernel gives every block but the
+    grid's last the code without bounds (`HeldRows::wholeBlocksBranch`).
+    Below the bands, a row a block: up to one
     block an SM (`choosePreloadedColumnsRows`) LayerNorm's version carries
     `norm.preload_columns` and loads its weight and bias with the row; one
     row (`chooseOneRowForwardRows`) is a version of its own cast to 1 x N,

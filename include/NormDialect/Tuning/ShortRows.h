@@ -87,6 +87,11 @@ struct HeldRows {
   /// rowsPerBlock (norm.rows_multiple), whose blocks all hold rowsPerBlock
   /// rows and check none of them against M.
   bool wholeBlocksVersion = false;
+  /// Whether the band's version for other M (all of them without
+  /// wholeBlocksVersion) branches in the kernel on whether a block's rows
+  /// all exist (norm.whole_blocks_branch): every block but the grid's last
+  /// then runs without row bounds.
+  bool wholeBlocksBranch = false;
 };
 
 /// Where the streamed forward of `shape` (chooseStreamedRows) holds several
