@@ -37,6 +37,16 @@ br512)
   python3 bench/bench.py --bundles .out/s60/br512 --ops rms_fwd,ln_fwd --timing kernels --rounds 5 \
     --shapes 1500x512,3000x512,4096x512,4097x512,16385x512 --out $OUT | grep -v launches
   ;;
+behind)
+  # carry [".out/s60/prod"]: main (eba5b74) at N = 256, 512 and 24576: the
+  # shapes behind torch.compile in the fwd / bwd sweeps at 7 rounds, then
+  # ncu of three of them, ours and Inductor's.
+  timeout 170 python3 bench/bench.py --bundles .out/s60/prod --ops rms_fwd,ln_fwd --timing kernels --rounds 7 \
+    --shapes 1500x512,3000x512,4096x512,2048x24576,4096x256,4097x256 --out $OUT/fwd | grep -v launches
+  timeout 40 python3 bench/bench.py --bundles .out/s60/prod --ops rms_bwd,ln_bwd --timing kernels --rounds 7 \
+    --shapes 1x256 --out $OUT/bwd | grep -v launches
+  CASES="rms_fwd 3000x512;ln_fwd 1500x512;rms_fwd 2048x24576" timeout 150 bash bench/ncu_short_forwards.sh .out/s60/prod
+  ;;
 fwd|bwd)
   if [ $mode = fwd ]; then ops=rms_fwd,ln_fwd; else ops=rms_bwd,ln_bwd; fi
   for set in extra short-m llm short-n $odd; do
@@ -44,5 +54,5 @@ fwd|bwd)
       --shapes $set --out $OUT/$mode-${set%%,*} | grep -v "launches"
   done
   ;;
-*) echo "usage: $0 br|br512|fwd|bwd" >&2; exit 2 ;;
+*) echo "usage: $0 br|br512|behind|fwd|bwd" >&2; exit 2 ;;
 esac
