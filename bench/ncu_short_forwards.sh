@@ -18,7 +18,9 @@ bundles=("${@:-.out/bundles}")
 IFS=';' read -r -a cases <<< "${CASES:-rms_fwd 4096x1024;rms_fwd 4096x1000;ln_fwd 4096x1024;ln_fwd 128x4096}"
 for case in "${cases[@]}"; do
   for impl in compile "${bundles[@]}"; do
-    if [ "$impl" = compile ]; then args=(--impl compile); else args=(--impl norm --bundles "$impl"); fi
+    # profile_impl.py builds every implementation of the case, ours too:
+    # Inductor's run needs a bundle directory as well.
+    if [ "$impl" = compile ]; then args=(--impl compile --bundles "${bundles[0]}"); else args=(--impl norm --bundles "$impl"); fi
     echo "== $case ${impl}"
     ncu --clock-control none --metrics "$M" --kernel-name regex:'^(norm|triton)' \
       --launch-skip 60 --launch-count 1 \
