@@ -1958,8 +1958,9 @@ TEST(Tuning, WholeBlockVersionsOfOneWarpBlocks) {
           << band.rows.begin;
     }
   }
-  // Not LayerNorm's statistics forward (it lost without bounds), nor wider
-  // blocks (N = 512 two-byte, N = 256 four-byte: two warps).
+  // Not LayerNorm's statistics forward (it lost without bounds), nor
+  // RMSNorm's wider blocks (N = 512 two-byte, N = 256 four-byte: two
+  // warps; LayerNorm's inference forward there below).
   KernelShape lnStats256 = ln256;
   lnStats256.rowOutputs = 2;
   KernelShape rms512 = forwardShape(512, 1);
@@ -1979,20 +1980,33 @@ TEST(Tuning, WholeBlockBranchesOfLayerNormInference) {
   // and bias, whose whole blocks fence their loads) branch in the kernel
   // for the M their whole-block versions do not take; RMSNorm's (one
   // weight) and LayerNorm's statistics forward (no whole-block versions)
-  // do not.
+  // do not, at N = 256 or 512.
   KernelShape ln256 = forwardShape(256, 2);
   ln256.columnInputs = 2;
   std::vector<HeldRows> bands = chooseHeldRows(ln256, DeviceInfo());
   ASSERT_FALSE(bands.empty());
   for (const HeldRows &band : bands)
     EXPECT_TRUE(band.wholeBlocksBranch) << band.rows.begin;
+  // At N = 512 (blocks of two warps) its bands whose warps hold rows of
+  // their own take both, its bands of rows both warps share neither.
+  KernelShape ln512 = forwardShape(512, 2);
+  ln512.columnInputs = 2;
+  bool warpBands = false, sharedBands = false;
+  for (const HeldRows &band : chooseHeldRows(ln512, DeviceInfo())) {
+    EXPECT_EQ(band.wholeBlocksVersion, band.warpRows) << band.rows.begin;
+    EXPECT_EQ(band.wholeBlocksBranch, band.warpRows) << band.rows.begin;
+    (band.warpRows ? warpBands : sharedBands) = true;
+  }
+  EXPECT_TRUE(warpBands && sharedBands);
   KernelShape rms256 = forwardShape(256, 1);
   rms256.columnInputs = 1;
   KernelShape lnStats256 = ln256;
   lnStats256.rowOutputs = 2;
-  KernelShape ln512 = forwardShape(512, 2);
-  ln512.columnInputs = 2;
-  for (const KernelShape &shape : {rms256, lnStats256, ln512}) {
+  KernelShape lnStats512 = ln512;
+  lnStats512.rowOutputs = 2;
+  KernelShape rms512 = forwardShape(512, 1);
+  rms512.columnInputs = 1;
+  for (const KernelShape &shape : {rms256, lnStats256, lnStats512, rms512}) {
     std::vector<HeldRows> others = chooseHeldRows(shape, DeviceInfo());
     ASSERT_FALSE(others.empty()) << shape.n;
     for (const HeldRows &band : others)

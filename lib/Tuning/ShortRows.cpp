@@ -704,6 +704,22 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
       layout.threads == 32)
     for (HeldRows &band : bands)
       band.wholeBlocksVersion = band.rowsPerBlock > 1;
+  // Blocks of two warps that cover the row (N = 512 two-byte; not N = 384's
+  // ragged ones), each warp holding rows of its own: LayerNorm's inference
+  // forward takes the whole-block versions (and branches, below) there too.
+  // Measured on the H200 (bf16, kernel time, 5 rounds, versions and branches in
+  // every band against main;
+  // bench/results/ab-2026-12-05-s60-whole-blocks-branch-512.log): its warp
+  // bands 1.01x / 1.05x / 1.11x at 996 / 1500 / 3000 x 512, where Inductor's
+  // one-warp blocks ran ours at 0.96x (1500 x 512, 11% fewer instructions
+  // a warp under ncu); its bands of four rows shared by both warps lost
+  // (0.94-0.95x at 4096-4097 rows), RMSNorm's warp bands lost 0-7%, and the
+  // statistics forwards 1-4%.
+  if (shape.rowReductions == 2 && inference && shape.columnInputs >= 2 &&
+      shape.elementBytes == 2 && layout.threads == 64 &&
+      layout.sliceWidth() == shape.n)
+    for (HeldRows &band : bands)
+      band.wholeBlocksVersion = band.warpRows && band.rowsPerBlock > 1;
   // The version for other M branches in the kernel where whole blocks gain
   // from more than the bounds: LayerNorm's, whose whole blocks fence their
   // weight and bias loads (two column inputs, fencesColumnLoads), runs all
@@ -712,9 +728,8 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // bench/results/ab-2026-12-05-s60-whole-blocks-branch.log): LayerNorm's
   // inference forward 1.12x at 8191 x 256, 1.18x at 16385, 1.03-1.05x at
   // 32767-65537, 0.96-1.02x at 1001-4098; RMSNorm's forwards level
-  // (0.98-1.02x), so not theirs. The same at N = 512 (two-warp blocks,
-  // versions and branches; -whole-blocks-branch-512.log) was mixed,
-  // 0.93-1.28x, and lost 1-2% in the statistics forwards.
+  // (0.98-1.02x), so not theirs. LayerNorm's two-warp bands above (N =
+  // 512) were measured with their branches.
   for (HeldRows &band : bands)
     band.wholeBlocksBranch = band.wholeBlocksVersion && shape.columnInputs >= 2;
   return bands;

@@ -423,15 +423,20 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // NOWARP-NOT: %c1584
 // NOWARP: return
 // Its blocks of two warps (N = 512) take RMSNorm's warp-row bands below 24
-// rows per SM (99-395 and 661-3167 rows); the wave's blocks share their
-// rows.
+// rows per SM (99-395 and 661-3167 rows), with whole-block versions and
+// branches (HeldRows::wholeBlocksVersion / wholeBlocksBranch); the wave's
+// blocks share their rows and keep their bounds.
 // CHECK-LABEL: func @ln_fwd_512
 // CHECK: arith.cmpi uge, %{{.+}}, %c3168
 // CHECK: norm.fused {{.*}}attributes {norm.rows_below = 4225 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows}
 // CHECK: arith.cmpi uge, %{{.+}}, %c661
-// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: arith.remui %{{.+}}, %c4
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_multiple = 4 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 3168 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows, norm.whole_blocks_branch}
 // CHECK: arith.cmpi ult, %{{.+}}, %c396
-// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 396 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: arith.remui %{{.+}}, %c4
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 396 : i64, norm.rows_multiple = 4 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 396 : i64, norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows, norm.whole_blocks_branch}
 // CHECK: return
 // LayerNorm's inference forward at N = 384 (48 vectors of 8 bf16 over two
 // warps, ragged): from 99 rows up to 24 rows per SM each of three warps
