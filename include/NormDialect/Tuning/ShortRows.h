@@ -135,7 +135,11 @@ struct HeldRows {
 /// of one warp (N = 256 two-byte) of RMSNorm's forwards and LayerNorm's
 /// inference forward get a second version of each band of several rows a
 /// block for M a multiple of them, without row bounds
-/// (HeldRows::wholeBlocksVersion).
+/// (HeldRows::wholeBlocksVersion), as do LayerNorm's inference forward's
+/// bands whose warps hold rows of their own in blocks of two warps (N = 512
+/// two-byte); LayerNorm's bounded versions of those bands branch in the
+/// kernel so that every block but the grid's last runs without the bounds
+/// (HeldRows::wholeBlocksBranch).
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
 /// of one warp, with no gap), 0 in none (rows below 24 per SM then take one
