@@ -98,6 +98,8 @@ def NormShortRows : Pass<"norm-short-rows"> {
     the bounded one for other M, which for LayerNorm carries
     `norm.whole_blocks_branch`: its kernel gives every block but the
     grid's last the code without bounds (`HeldRows::wholeBlocksBranch`).
+    LayerNorm's inference forward at N = 512 (bf16) does the same in its
+    bands whose two warps hold rows of their own.
     Below the bands, a row a block: up to one
     block an SM (`choosePreloadedColumnsRows`) LayerNorm's version carries
     `norm.preload_columns` and loads its weight and bias with the row; one
