@@ -8,6 +8,8 @@
 #          gpu_check of the new bundles, the A/B at M that are not multiples
 #          of four (and two that are, which must be level), then bench.py
 #          against torch.compile.
+#   behind: the shapes behind in fwd / bwd at 7 rounds, ncu of three.
+#   ln512: LayerNorm's N = 512 inference forward as landed (5a3f8a9).
 #   fwd:   bench.py over the shapes outside the public set, forwards.
 #   bwd:   the same, backwards.
 mode=${1:-}
@@ -47,6 +49,19 @@ behind)
     --shapes 1x256 --out $OUT/bwd | grep -v launches
   CASES="rms_fwd 3000x512;ln_fwd 1500x512;rms_fwd 2048x24576" timeout 150 bash bench/ncu_short_forwards.sh .out/s60/prod
   ;;
+ln512)
+  # carry [".out/s60all", ".out/s60/ln512"]: main at 5a3f8a9 (N = 512
+  # forwards; rebuild with scripts/build-bundles.py --n 512) against the
+  # bundles before it. LayerNorm's inference forward's warp bands (99-395,
+  # 661-3167 rows) take whole-block versions and branches there: gpu_check,
+  # the A/B in both bands (the first never measured), then bench.py
+  # against torch.compile at 9 rounds.
+  timeout 100 python3 bench/gpu_check.py --bundles .out/s60/ln512 | grep -v '^ok' | tail -6
+  python3 bench/ab.py --timing kernels --variants .out/s60all,.out/s60/ln512 --ops ln_fwd --forward infer --rounds 9 \
+    --shapes 100x512,200x512,395x512,661x512,996x512,1500x512,2050x512,3000x512,3001x512,3167x512
+  python3 bench/bench.py --bundles .out/s60/ln512 --ops ln_fwd --timing kernels --rounds 9 \
+    --shapes 200x512,395x512,996x512,1500x512,2050x512,3000x512,3001x512 --out $OUT | grep -v launches
+  ;;
 fwd|bwd)
   if [ $mode = fwd ]; then ops=rms_fwd,ln_fwd; else ops=rms_bwd,ln_bwd; fi
   for set in extra short-m llm short-n $odd; do
@@ -54,5 +69,5 @@ fwd|bwd)
       --shapes $set --out $OUT/$mode-${set%%,*} | grep -v "launches"
   done
   ;;
-*) echo "usage: $0 br|br512|behind|fwd|bwd" >&2; exit 2 ;;
+*) echo "usage: $0 br|br512|behind|ln512|fwd|bwd" >&2; exit 2 ;;
 esac
