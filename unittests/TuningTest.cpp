@@ -1940,6 +1940,16 @@ static std::vector<Band> heldBands(const KernelShape &shape,
   return out;
 }
 
+/// Expects chooseHeldRows to give `shape` bands, none of them with `flag`
+/// (a HeldRows member) set.
+static void expectNoBandWith(const KernelShape &shape, bool HeldRows::*flag) {
+  std::vector<HeldRows> bands = chooseHeldRows(shape, DeviceInfo());
+  ASSERT_FALSE(bands.empty()) << shape.n << " " << shape.elementBytes;
+  for (const HeldRows &band : bands)
+    EXPECT_FALSE(band.*flag) << shape.n << " " << shape.rowReductions << " "
+                             << shape.rowOutputs << " " << band.rows.begin;
+}
+
 TEST(Tuning, WholeBlockVersionsOfOneWarpBlocks) {
   // The blocks of one warp (N = 256 two-byte) get a version of every band
   // for M a multiple of the block's rows: RMSNorm's forwards, with or
@@ -1966,13 +1976,8 @@ TEST(Tuning, WholeBlockVersionsOfOneWarpBlocks) {
   KernelShape rms512 = forwardShape(512, 1);
   KernelShape rmsF32 = forwardShape(256, 1);
   rmsF32.elementBytes = 4;
-  for (const KernelShape &shape : {lnStats256, rms512, rmsF32}) {
-    std::vector<HeldRows> bands = chooseHeldRows(shape, DeviceInfo());
-    ASSERT_FALSE(bands.empty()) << shape.n << " " << shape.elementBytes;
-    for (const HeldRows &band : bands)
-      EXPECT_FALSE(band.wholeBlocksVersion)
-          << shape.n << " " << shape.rowReductions << " " << band.rows.begin;
-  }
+  for (const KernelShape &shape : {lnStats256, rms512, rmsF32})
+    expectNoBandWith(shape, &HeldRows::wholeBlocksVersion);
 }
 
 TEST(Tuning, WholeBlockBranchesOfLayerNormInference) {
@@ -2006,13 +2011,8 @@ TEST(Tuning, WholeBlockBranchesOfLayerNormInference) {
   lnStats512.rowOutputs = 2;
   KernelShape rms512 = forwardShape(512, 1);
   rms512.columnInputs = 1;
-  for (const KernelShape &shape : {rms256, lnStats256, lnStats512, rms512}) {
-    std::vector<HeldRows> others = chooseHeldRows(shape, DeviceInfo());
-    ASSERT_FALSE(others.empty()) << shape.n;
-    for (const HeldRows &band : others)
-      EXPECT_FALSE(band.wholeBlocksBranch)
-          << shape.n << " " << shape.rowOutputs << " " << band.rows.begin;
-  }
+  for (const KernelShape &shape : {rms256, lnStats256, lnStats512, rms512})
+    expectNoBandWith(shape, &HeldRows::wholeBlocksBranch);
 }
 
 TEST(Tuning, FencedColumnLoads) {

@@ -379,21 +379,18 @@ struct ConvertNormToGPUPass
     // several rows (only a fixed split: minBlocks spreads them by M). Only
     // as norm.rows_multiple says, not from a static M: where the bounds go
     // is the tuning's choice (HeldRows::wholeBlocksVersion), and LayerNorm's
-    // statistics forward lost without them.
-    if (auto multiple = op->getAttrOfType<IntegerAttr>(
-            FusedOp::getRowsMultipleAttrName())) {
-      int64_t blockRows = split * layout.rowGroups;
-      rowSplit.wholeBlocks = rowSplit.minPartials == 0 &&
-                             rowSplit.minBlocks == 0 && blockRows > 1 &&
-                             multiple.getInt() % blockRows == 0;
-    }
-    // Otherwise a branch in the kernel gives all blocks but the last the
-    // code without bounds, where norm-short-rows asks for it
-    // (HeldRows::wholeBlocksBranch).
-    if (op->hasAttr(FusedOp::getWholeBlocksBranchAttrName()))
-      rowSplit.wholeBlocksBranch =
-          !rowSplit.wholeBlocks && rowSplit.minPartials == 0 &&
-          rowSplit.minBlocks == 0 && split * layout.rowGroups > 1;
+    // statistics forward lost without them. Otherwise a branch in the
+    // kernel gives all blocks but the last the code without bounds, where
+    // norm-short-rows asks for it (HeldRows::wholeBlocksBranch).
+    int64_t blockRows = split * layout.rowGroups;
+    bool fixedBlocks =
+        rowSplit.minPartials == 0 && rowSplit.minBlocks == 0 && blockRows > 1;
+    if (auto multiple =
+            op->getAttrOfType<IntegerAttr>(FusedOp::getRowsMultipleAttrName()))
+      rowSplit.wholeBlocks = fixedBlocks && multiple.getInt() % blockRows == 0;
+    rowSplit.wholeBlocksBranch =
+        fixedBlocks && !rowSplit.wholeBlocks &&
+        op->hasAttr(FusedOp::getWholeBlocksBranchAttrName());
     if (wholeColumns) {
       // One block over all rows; no bound on them for shared buffers.
       rowSplit = RowSplit();

@@ -66,8 +66,6 @@ public:
     bool oneRow =
         cast<MemRefType>(op.getShapeSource().getType()).getDimSize(0) == 1;
     prefetchColumns = columnsPreloaded && prefetchesColumnsToL1(shape, oneRow);
-    fenceColumns =
-        columnsPreloaded && fencesColumnLoads(shape, split.wholeBlocks);
   }
 
   LogicalResult build(gpu::GPUFuncOp func) {
@@ -152,8 +150,6 @@ public:
     auto rowsIn = [&](bool wholeBlocks) {
       return [&, wholeBlocks](OpBuilder &rb, Location l) {
         split.wholeBlocks = wholeBlocks;
-        fenceColumns =
-            columnsPreloaded && fencesColumnLoads(shape, wholeBlocks);
         if (failed(buildRows(rb, l, inputs, outputs, rowsSource, tid, block,
                              warp, reductions)))
           status = failure();
@@ -349,7 +345,7 @@ private:
       held.row = held.clampedRow = block;
       // The preloaded column inputs' predicate (preloadRows) compares the
       // row with M.
-      if (columnsPreloaded && !kernelRows)
+      if (columnsPreloaded)
         kernelRows = memref::DimOp::create(b, loc, rowsSource, 0);
       return;
     }
@@ -510,7 +506,7 @@ private:
     // ptxas moves no load across a memory fence: the column loads stay with
     // the rows' (fencesColumnLoads). The block has nothing else to wait for
     // here; the fence costs no more than the rows' round trip it overlaps.
-    if (fenceColumns)
+    if (columnsPreloaded && fencesColumnLoads(shape, split.wholeBlocks))
       NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::CTA);
   }
 
@@ -783,9 +779,6 @@ private:
   /// Whether preloadRows first prefetches the column inputs into L1
   /// (norm::prefetchesColumnsToL1).
   bool prefetchColumns = false;
-  /// Whether preloadRows fences the column loads it issues
-  /// (norm::fencesColumnLoads).
-  bool fenceColumns = false;
   /// This block's rows (setUpRows), and with several of them (or the
   /// column inputs preloaded) the kernel's row count M they are checked
   /// against.
