@@ -65,8 +65,22 @@ TEST(NormShapes, ActivationParamAndStats) {
   EXPECT_NE(huge.find("past 2^63 bytes"), std::string::npos) << huge;
   EXPECT_TRUE(
       checkActivationType(
-          RankedTensorType::get({kDyn, int64_t{1} << 40}, b.getBF16Type()))
+          RankedTensorType::get({kDyn, int64_t{1} << 39}, b.getBF16Type()))
           .empty());
+  // Rows past kMaxRowBytes (2^40 bytes), and rows of no elements, are
+  // refused before any tuning rule multiplies their bytes.
+  std::string longRows = checkActivationType(
+      RankedTensorType::get({kDyn, int64_t{1} << 40}, b.getBF16Type()));
+  EXPECT_NE(longRows.find("longer than 2^40 bytes"), std::string::npos)
+      << longRows;
+  std::string noColumns =
+      checkActivationType(RankedTensorType::get({kDyn, 0}, b.getBF16Type()));
+  EXPECT_NE(noColumns.find("must be positive"), std::string::npos)
+      << noColumns;
+  EXPECT_TRUE(checkRowWidth(ShapedType::kDynamic, 2).empty());
+  EXPECT_TRUE(checkRowWidth(int64_t{1} << 38, 4).empty());
+  EXPECT_NE(checkRowWidth((int64_t{1} << 38) + 1, 4), "");
+  EXPECT_NE(checkRowWidth(-3, 2), "");
   EXPECT_TRUE(
       checkParamType(RankedTensorType::get({16}, b.getF32Type()), x.getShape())
           .empty());

@@ -166,9 +166,9 @@ struct ConvertNormToGPUPass
     return success();
   }
 
-  /// Checks that `op`'s body has a GPU lowering and moves the constants it
-  /// captures (1/N) into `func`, the kernel the body is cloned into.
-  static LogicalResult importBody(FusedOp op, gpu::GPUFuncOp func) {
+  /// Checks that `op`'s body has a GPU lowering and copies the constants it
+  /// captures (1/N) into it.
+  static LogicalResult importBody(FusedOp op) {
     // Bodies evaluate with arith ops, math.rsqrt (emitted without libdevice)
     // and row reductions; anything else would need a device library or has
     // no GPU lowering here, so it is rejected with its location.
@@ -186,9 +186,14 @@ struct ConvertNormToGPUPass
           return bodyOp.emitOpError("reads a value defined outside the kernel "
                                     "that is not a constant (dynamic N?): not "
                                     "supported by the GPU lowering");
+    // Into the body itself, not the kernel's entry: the builders map every
+    // body value per element, and an op reading only captured values (what
+    // canonicalization leaves of math.rsqrt of a constant) would otherwise
+    // read a value no mapping holds.
     IRMapping constants;
-    OpBuilder kb = OpBuilder::atBlockEnd(&func.getBody().front());
-    for (Operation &bodyOp : op.getBody().front())
+    Block &body = op.getBody().front();
+    OpBuilder kb = OpBuilder::atBlockBegin(&body);
+    for (Operation &bodyOp : body)
       for (OpOperand &operand : bodyOp.getOpOperands())
         if (auto cst = operand.get().getDefiningOp<arith::ConstantOp>())
           if (!op.getBody().isAncestor(cst->getParentRegion()) &&
@@ -224,7 +229,7 @@ struct ConvertNormToGPUPass
       return (*reduces.begin())
           .emitOpError("has no lowering in a whole-column kernel (its rows "
                        "are not reduced)");
-    if (failed(importBody(op, func)) ||
+    if (failed(importBody(op)) ||
         failed(buildColumnKernel(op, layout, beside, func)))
       return failure();
     OpBuilder b(op);
@@ -285,6 +290,11 @@ struct ConvertNormToGPUPass
             .setBesideColumns(besideColumns)
             .setRowsBelow(rowsBelow ? rowsBelow.getInt() : 0)
             .setVectorWidth(vectorWidth ? vectorWidth.getInt() : 0));
+    if (plan.kind == KernelPlan::Kind::OffChip)
+      return op.emitOpError("rows of ")
+             << n << " elements fit neither a block's registers nor a "
+             << "thread block cluster: run --norm-split-rows before "
+                "convert-norm-to-gpu (the norm-to-gpu pipeline does)";
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
     if (warpRows && (!streaming || !layout.warpRows))
@@ -334,7 +344,7 @@ struct ConvertNormToGPUPass
                   OpBuilder(op).getI64IntegerAttr(split));
     func->setAttr("norm.vector_width",
                   OpBuilder(op).getI64IntegerAttr(layout.vectorWidth));
-    if (failed(importBody(op, func)))
+    if (failed(importBody(op)))
       return failure();
     if (layout.rowGroups > 1)
       func->setAttr("norm.rows_in_parallel",

@@ -133,15 +133,44 @@ inline Value treeCombine(OpBuilder &b, Location loc, Combiner combiner,
   return values.front();
 }
 
+/// The widest access a thread issues on sm_80-sm_90 (ld/st .v4.b32; PTX's
+/// 256-bit accesses need sm_100). A vector wider than this, a column input
+/// of wider elements than the rows' (an f32 weight beside bf16 rows), is
+/// accessed as several 16-byte pieces, so the rows keep their 16-byte
+/// vectors.
+constexpr int64_t kWidestAccessBytes = 16;
+
+/// `indices` with `offset` added to the last one.
+inline SmallVector<Value> offsetLastIndex(OpBuilder &b, Location loc,
+                                          ValueRange indices, int64_t offset) {
+  SmallVector<Value> moved(indices);
+  if (offset)
+    moved.back() = arith::AddIOp::create(
+        b, loc, moved.back(), arith::ConstantIndexOp::create(b, loc, offset));
+  return moved;
+}
+
 /// A `width`-element vector.load of `memref` at `indices`, aligned to its
-/// size (16 bytes when N allows: ld.global.v4).
+/// size (16 bytes when N allows: ld.global.v4); wider vectors are loaded in
+/// 16-byte pieces (kWidestAccessBytes).
 inline Value loadAlignedVector(OpBuilder &b, Location loc, Value memref,
                                ValueRange indices, int64_t width) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
-  return vector::LoadOp::create(
-      b, loc, VectorType::get({width}, element), memref, indices,
-      /*nontemporal=*/false,
-      b.getI64IntegerAttr(width * element.getIntOrFloatBitWidth() / 8));
+  int64_t bytes = width * element.getIntOrFloatBitWidth() / 8;
+  if (bytes <= kWidestAccessBytes)
+    return vector::LoadOp::create(b, loc, VectorType::get({width}, element),
+                                  memref, indices, /*nontemporal=*/false,
+                                  b.getI64IntegerAttr(bytes));
+  int64_t pieceWidth = width * kWidestAccessBytes / bytes;
+  SmallVector<Value> lanes;
+  for (int64_t first = 0; first < width; first += pieceWidth) {
+    Value piece = loadAlignedVector(
+        b, loc, memref, offsetLastIndex(b, loc, indices, first), pieceWidth);
+    for (int64_t v = 0; v < pieceWidth; ++v)
+      lanes.push_back(vector::ExtractOp::create(b, loc, piece, v));
+  }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({width}, element), lanes);
 }
 
 /// The lanes of vector `vec`, as scalars.
@@ -171,11 +200,22 @@ inline void storeAlignedVector(OpBuilder &b, Location loc, Value memref,
                                Value inside) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   int64_t width = values.size();
-  Value vec = roundedVector(b, loc, memref, values);
+  int64_t bytes = width * element.getIntOrFloatBitWidth() / 8;
+  // Vectors wider than kWidestAccessBytes are stored in 16-byte pieces.
+  int64_t pieceWidth =
+      bytes <= kWidestAccessBytes ? width : width * kWidestAccessBytes / bytes;
+  SmallVector<Value> pieces;
+  for (int64_t first = 0; first < width; first += pieceWidth)
+    pieces.push_back(
+        roundedVector(b, loc, memref, values.slice(first, pieceWidth)));
   emitWhere(b, loc, inside, [&](OpBuilder &sb, Location l) {
-    vector::StoreOp::create(
-        sb, l, vec, memref, indices, /*nontemporal=*/false,
-        sb.getI64IntegerAttr(width * element.getIntOrFloatBitWidth() / 8));
+    for (auto [p, piece] : llvm::enumerate(pieces))
+      vector::StoreOp::create(
+          sb, l, piece, memref,
+          offsetLastIndex(sb, l, indices, int64_t(p) * pieceWidth),
+          /*nontemporal=*/false,
+          sb.getI64IntegerAttr(pieceWidth * element.getIntOrFloatBitWidth() /
+                               8));
   });
 }
 

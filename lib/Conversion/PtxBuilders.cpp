@@ -86,9 +86,56 @@ static std::tuple<Type, int64_t, std::string> accessWords(OpBuilder &b,
   return {b.getI32Type(), bytes / 4, "b32"};
 }
 
+/// The pieces of at most 16 bytes an access of `type` is made of: one for
+/// 16 bytes or fewer, else 16-byte vectors (a column input wider than the
+/// activations, an f32 weight beside bf16 rows, has vectors of 32 bytes;
+/// sm_90 has no wider access, PTX's 256-bit ld/st needs sm_100).
+static int64_t accessPieces(Type type) {
+  auto vecType = dyn_cast<VectorType>(type);
+  if (!vecType)
+    return 1;
+  int64_t bytes =
+      vecType.getNumElements() * vecType.getElementTypeBitWidth() / 8;
+  return bytes > kWidestAccessBytes ? bytes / kWidestAccessBytes : 1;
+}
+
+/// Piece `piece` of `pieces` of vector `vec`.
+static Value vectorPiece(OpBuilder &b, Location loc, Value vec, int64_t piece,
+                         int64_t pieces) {
+  auto type = cast<VectorType>(vec.getType());
+  int64_t lanes = type.getNumElements() / pieces;
+  return vector::ExtractStridedSliceOp::create(b, loc, vec, {piece * lanes},
+                                               {lanes}, {1});
+}
+
+/// `pieces` vectors of one type, concatenated.
+static Value concatPieces(OpBuilder &b, Location loc, ArrayRef<Value> pieces) {
+  SmallVector<Value> lanes;
+  for (Value piece : pieces)
+    llvm::append_range(lanes, vectorLanes(b, loc, piece));
+  auto type = cast<VectorType>(pieces.front().getType());
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({int64_t(lanes.size())}, type.getElementType()),
+      lanes);
+}
+
 Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
                                  Type type, Value inside,
                                  std::optional<CacheHint> hint) {
+  if (int64_t pieces = accessPieces(type); pieces > 1) {
+    auto vecType = cast<VectorType>(type);
+    auto pieceType = VectorType::get(
+        {vecType.getNumElements() / pieces}, vecType.getElementType());
+    SmallVector<Value> loaded;
+    for (int64_t p = 0; p < pieces; ++p) {
+      Value at = arith::AddIOp::create(
+          b, loc, address,
+          arith::ConstantOp::create(
+              b, loc, b.getI64IntegerAttr(p * kWidestAccessBytes)));
+      loaded.push_back(emitGlobalLoad(b, loc, at, pieceType, inside, hint));
+    }
+    return concatPieces(b, loc, loaded);
+  }
   auto vecType = dyn_cast<VectorType>(type);
   Type element = vecType ? vecType.getElementType() : type;
   int64_t lanes = vecType ? vecType.getNumElements() : 1;
@@ -136,6 +183,17 @@ Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
 
 void mlir::norm::emitGlobalStore(OpBuilder &b, Location loc, Value address,
                                  Value value, Value inside) {
+  if (int64_t pieces = accessPieces(value.getType()); pieces > 1) {
+    for (int64_t p = 0; p < pieces; ++p) {
+      Value at = arith::AddIOp::create(
+          b, loc, address,
+          arith::ConstantOp::create(
+              b, loc, b.getI64IntegerAttr(p * kWidestAccessBytes)));
+      emitGlobalStore(b, loc, at, vectorPiece(b, loc, value, p, pieces),
+                      inside);
+    }
+    return;
+  }
   auto vecType = dyn_cast<VectorType>(value.getType());
   Type element = vecType ? vecType.getElementType() : value.getType();
   auto [word, words, bits] = accessWords(b, value.getType());

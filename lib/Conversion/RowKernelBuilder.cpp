@@ -392,14 +392,26 @@ private:
     return cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
   }
 
-  /// Marks the load behind `value` (emitGlobalLoad's, seen through its
-  /// unpacking) as one --norm-pipeline issues early: the row's data.
+  /// Marks the loads behind `value` (emitGlobalLoad's, one per 16-byte
+  /// piece, seen through their unpacking) as ones --norm-pipeline issues
+  /// early: the row's data.
   static void markPrefetched(Value value) {
-    Operation *def = value.getDefiningOp();
-    while (def && !def->hasAttr(kPredicateOperandAttr))
-      def = def->getOperand(0).getDefiningOp();
-    assert(def && "a row's value comes from a predicated load");
-    def->setAttr(kPrefetchAttr, UnitAttr::get(def->getContext()));
+    SmallVector<Operation *> worklist = {value.getDefiningOp()};
+    while (!worklist.empty()) {
+      Operation *def = worklist.pop_back_val();
+      if (!def)
+        continue;
+      if (def->hasAttr(kPredicateOperandAttr)) {
+        def->setAttr(kPrefetchAttr, UnitAttr::get(def->getContext()));
+        continue;
+      }
+      // The unpacking is vector ops over the loads' results.
+      for (Value operand : def->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && (isa<NVVM::InlinePtxOp>(producer) ||
+                         isa<vector::VectorDialect>(producer->getDialect())))
+          worklist.push_back(producer);
+    }
   }
 
   /// Reads this thread's chunks of a staged row from shared memory (stage

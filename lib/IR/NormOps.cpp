@@ -111,6 +111,10 @@ static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
     auto type = cast<ShapedType>(value.getType());
     if (!type.hasRank())
       return op->emitOpError() << what << " #" << i << " must be ranked";
+    if (!isSupportedFloatType(type.getElementType()))
+      return op->emitOpError()
+             << what << " #" << i << " has element type "
+             << type.getElementType() << ": expected bf16, f16 or f32";
     Role role = roleAt(roles, i);
     std::string message = checkRoleShape(role, type.getShape(), m, n);
     if (!message.empty())
@@ -124,6 +128,10 @@ static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
     } else {
       refine(n, type.getDimSize(0));
     }
+    if (std::string message =
+            checkRowWidth(n, type.getElementTypeBitWidth() / 8);
+        !message.empty())
+      return op->emitOpError() << what << " #" << i << ": " << message;
   }
   return success();
 }
@@ -466,6 +474,17 @@ LogicalResult FusedOp::verify() {
   int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
   if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n)))
     return failure();
+  for (auto [i, output] : llvm::enumerate(getOutputs())) {
+    auto type = cast<ShapedType>(output.getType());
+    if (!type.hasRank() || !isSupportedFloatType(type.getElementType()))
+      return emitOpError() << "output #" << i
+                           << " must be a ranked bf16, f16 or f32 value, got "
+                           << type;
+    if (std::string message =
+            checkRowWidth(n, type.getElementTypeBitWidth() / 8);
+        !message.empty())
+      return emitOpError() << "output #" << i << ": " << message;
+  }
   if (!getShapeSource())
     return emitOpError("needs a 'full' input or output to define the M x N "
                        "space it iterates over");
@@ -594,6 +613,7 @@ LogicalResult FusedOp::verify() {
   for (auto [i, output] : llvm::enumerate(getOutputs())) {
     auto type = cast<ShapedType>(output.getType());
     Role role = getOutputRole(i);
+
     if (role == Role::col && split) {
       int64_t partials = ShapedType::kDynamic;
       if (!ShapedType::isDynamic(m)) {

@@ -72,12 +72,29 @@ int64_t mlir::norm::flattenedRows(ArrayRef<int64_t> x) {
   return rows;
 }
 
+std::string mlir::norm::checkRowWidth(int64_t n, int64_t elementBytes) {
+  if (ShapedType::isDynamic(n))
+    return {};
+  if (n <= 0)
+    return llvm::formatv("the normalized dimension N must be positive, got {0}",
+                         n);
+  if (n > kMaxRowBytes / elementBytes)
+    return llvm::formatv("rows of {0} elements of {1} bytes are longer than "
+                         "2^40 bytes, the longest rows norm plans kernels for",
+                         n, elementBytes);
+  return {};
+}
+
 std::string mlir::norm::checkActivationType(ShapedType x) {
   if (!x.hasRank() || x.getRank() < 2)
     return "activations must have rank >= 2 (leading dimensions are rows, "
            "the innermost is normalized)";
   if (!isSupportedFloatType(x.getElementType()))
     return "unsupported activation element type: expected bf16, f16 or f32";
+  if (std::string message =
+          checkRowWidth(x.getShape().back(), x.getElementTypeBitWidth() / 8);
+      !message.empty())
+    return message;
   // The kernels address elements by 64-bit byte offsets: a static shape
   // past them would wrap (dynamic dimensions come from real tensors).
   int64_t bytes = x.getElementTypeBitWidth() / 8;

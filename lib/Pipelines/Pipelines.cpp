@@ -117,6 +117,9 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
 /// convert-norm-to-gpu outlines) and attaching the target move first;
 /// neither reads what the others write. Where it differs from upstream's,
 /// and why:
+///  - norm-attach-target instead of nvvm-attach-target: it checks the chip
+///    and PTX features before it attaches them (upstream's crashes on an
+///    empty chip, and LLVM aborts on a target the kernels cannot use).
 ///  - no convert-vector-to-scf: it unrolls n-D vector transfers into 1-D
 ///    ones, which this pipeline (like upstream's) does not lower further, so
 ///    IR holding transfers fails either way; the kernels hold none (their
@@ -137,14 +140,14 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
 /// arrangement (session 57).
 void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,
                                        const NormToPTXOptions &options) {
-  GpuNVVMAttachTargetOptions target;
+  NormAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
   target.optLevel = options.optLevel;
   // Outlining first, so that kernels outlined from gpu.launch get the
   // target too.
   pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createNormAttachTarget(target));
   OpPassManager &toLLVM = pm.nestAny();
   toLLVM.addPass(createConvertNVGPUToNVVMPass());
   toLLVM.addPass(createSCFToControlFlowPass());

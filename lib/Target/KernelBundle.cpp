@@ -208,10 +208,15 @@ private:
         shape.push_back(size);
         continue;
       }
-      if (d != 0)
+      if (d != 0 && d + 1 == type.getRank())
         return func.emitError("bundle: argument #")
                << index << " has a dynamic normalized dimension; the GPU "
                << "path needs a static N";
+      if (d != 0)
+        return func.emitError("bundle: argument #")
+               << index << " has dynamic dimension " << d << " of " << type
+               << "; a bundle's one dynamic size is the row count M, "
+               << "dimension 0: collapse the leading dimensions into one";
       shape.push_back("M");
     }
     return shape;

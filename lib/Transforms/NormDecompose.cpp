@@ -88,8 +88,7 @@ public:
     auto type = RankedTensorType::get(
         xType.getShape(),
         cast<RankedTensorType>(value2d.getType()).getElementType());
-    return tensor::ExpandShapeOp::create(b, loc, type, value2d, reassoc,
-                                         tensor::getMixedSizes(b, loc, x));
+    return expandRows(value2d, type, reassoc, tensor::getMixedSizes(b, loc, x));
   }
 
   /// Expands an M-vector back to the statistics shape (leading dims of x).
@@ -102,8 +101,28 @@ public:
     auto type = RankedTensorType::get(xType.getShape().drop_back(), f32);
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
     sizes.pop_back();
-    return tensor::ExpandShapeOp::create(
-        b, loc, type, value1d, SmallVector<ReassociationIndices>{all}, sizes);
+    return expandRows(value1d, type, SmallVector<ReassociationIndices>{all},
+                      sizes);
+  }
+
+  /// `value` reshaped to `type` (its row dimension expanded into x's
+  /// leading dimensions, whose sizes `sizes` lists): tensor.expand_shape where at most one
+  /// leading dimension is dynamic, else tensor.reshape. Upstream
+  /// expand-strided-metadata crashes on the memref.expand_shape of several
+  /// dynamic sizes in one group (MLIR 22), which both the CPU and the GPU
+  /// pipelines run; memref.reshape of a contiguous buffer lowers directly.
+  Value expandRows(Value value, RankedTensorType type,
+                   ArrayRef<ReassociationIndices> reassoc,
+                   ArrayRef<OpFoldResult> sizes) {
+    if (llvm::count_if(xType.getShape().drop_back(), ShapedType::isDynamic) <=
+        1)
+      return tensor::ExpandShapeOp::create(b, loc, type, value, reassoc,
+                                           sizes);
+    SmallVector<Value> dims;
+    for (OpFoldResult size : sizes)
+      dims.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+    Value shape = tensor::FromElementsOp::create(b, loc, dims);
+    return tensor::ReshapeOp::create(b, loc, type, value, shape);
   }
 
   Value reduce(Order order, Type elementType, ArrayRef<Input> inputs,

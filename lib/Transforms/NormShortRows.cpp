@@ -132,7 +132,7 @@ FusedOp buildPart(OpBuilder &b, FusedOp op, ArrayRef<unsigned> outputs) {
       b.clone(bodyOp, mapping);
   auto yield = cast<YieldOp>(body.getTerminator());
   YieldOp::create(b, op.getLoc(), llvm::map_to_vector(outputs, [&](unsigned k) {
-                    return mapping.lookup(yield.getValues()[k]);
+                    return mapping.lookupOrDefault(yield.getValues()[k]);
                   }));
   return part;
 }

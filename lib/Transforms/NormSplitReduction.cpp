@@ -48,8 +48,11 @@ struct NormSplitReductionPass
   std::optional<KernelPlan> planFor(const KernelShape &shape) {
     if (ShapedType::isDynamic(shape.n))
       return std::nullopt;
-    return planKernel(shape, device(), &table,
-                      PlanRequest().setSharedStages(sharedStages));
+    KernelPlan plan = planKernel(shape, device(), &table,
+                                 PlanRequest().setSharedStages(sharedStages));
+    if (plan.kind == KernelPlan::Kind::OffChip)
+      return std::nullopt;
+    return plan;
   }
 
   /// min_partials for a kernel of `shape` with `plan` (0: none): the option,

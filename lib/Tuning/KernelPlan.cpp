@@ -101,6 +101,10 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // e.g. N = 131072 at --max-cluster-size=8.
   if (longRows && !streaming && !cluster)
     cluster = stagedClusterFallback(shape, device, sharedStages);
+  if (longRows && !streaming && !cluster) {
+    plan.kind = KernelPlan::Kind::OffChip;
+    return plan;
+  }
   // Staging depth: the request, else the table's, else the rule.
   auto stagesFor = [&](const RowLayout &layout) {
     if (sharedStages >= 0)

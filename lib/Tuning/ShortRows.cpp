@@ -92,7 +92,8 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   wholeColumns.rowOutputs = 0;
   wholeColumns.columnInputs = 0;
   KernelPlan rowPlan = planKernel(rows, device, /*table=*/nullptr);
-  if (shutsOutColumnBlocks(rows, rowPlan, wholeColumns, device))
+  if (rowPlan.kind != KernelPlan::Kind::OffChip &&
+      shutsOutColumnBlocks(rows, rowPlan, wholeColumns, device))
     limit = std::max(limit, kShutOutShortRowsLimit);
   return limit;
 }

@@ -10,11 +10,48 @@
 
 using namespace mlir::norm;
 
+/// The deepest nesting of arrays and objects a tuning table may have: its
+/// entries are objects in an array in an object (3). llvm::json's parser
+/// recurses once per level, so a file of 100,000 brackets would overflow
+/// the stack before it could report anything.
+static constexpr int kMaxTableNesting = 16;
+
+/// Whether the brackets of JSON text `text` (outside its strings) nest at
+/// most `limit` deep.
+static bool nestsWithin(llvm::StringRef text, int limit) {
+  int depth = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if ((c == '[' || c == '{') && ++depth > limit)
+      return false;
+    else if (c == ']' || c == '}')
+      --depth;
+  }
+  return true;
+}
+
 bool TuningTable::load(const std::string &path, std::string &error) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
     error =
         "cannot read tuning table " + path + ": " + buffer.getError().message();
+    return false;
+  }
+  if (!nestsWithin((*buffer)->getBuffer(), kMaxTableNesting)) {
+    error = path + ": arrays and objects nested more than " +
+            std::to_string(kMaxTableNesting) + " deep; a tuning table is " +
+            "{\"entries\": [{...}, ...]}";
     return false;
   }
   llvm::Expected<llvm::json::Value> parsed =

@@ -8,6 +8,13 @@
 // BADSTREAM: error: convert-norm-to-gpu: {{.*}}bad-stream-rows.json: stream_rows must be true or false
 // RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%S/Inputs/bad-register-budget.json" 2>&1 | FileCheck %s --check-prefix=BADTABLEBUDGET
 // BADTABLEBUDGET: error: convert-norm-to-gpu: {{.*}}bad-register-budget.json: register_budget: register-budget must be 1 to 255 elements a thread, got 100000
+// A table nested 100,000 deep overflowed the stack of llvm::json's parser;
+// past 16 levels it is refused before parsing.
+// RUN: python3 -c "print('[' * 100000 + ']' * 100000)" > %t.deep.json
+// RUN: not norm-opt %s --convert-norm-to-gpu="tuning-table=%t.deep.json" 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: error: convert-norm-to-gpu: {{.*}}deep.json: arrays and objects nested more than 16 deep
+// RUN: not norm-compile %s -o %t.bundle --tuning-table=%t.deep.json 2>&1 | FileCheck %s --check-prefix=DEEP-COMPILE
+// DEEP-COMPILE: deep.json: arrays and objects nested more than 16 deep
 // RUN: not norm-opt %s --convert-norm-to-gpu="register-budget=256" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // BADBUDGET: error: convert-norm-to-gpu: register-budget must be 1 to 255 elements a thread, got 256
 // RUN: not norm-opt %s --convert-norm-to-gpu="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS

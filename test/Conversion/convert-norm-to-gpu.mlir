@@ -58,7 +58,10 @@
 // The combine after it may launch once every block has passed the loop
 // (programmatic dependent launch); it waits for the kernel to complete.
 // CHECK: griddepcontrol.launch_dependents;
-// CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {{.+}} : memref<?x4096xf32>, vector<8xf32>
+// The f32 partials of a vector of eight bf16 columns: two 16-byte stores,
+// the widest access sm_90 has.
+// CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {alignment = 16 : i64} : memref<?x4096xf32>, vector<4xf32>
+// CHECK: vector.store %{{.+}}, %[[P]][%[[B]], %{{.+}}] {alignment = 16 : i64} : memref<?x4096xf32>, vector<4xf32>
 // CHECK: gpu.return
 // The combine: a block owns 32 columns (lane = column), its warps are row
 // groups summing every G-th partial row with 8 accumulators (8 loads in
@@ -1841,6 +1844,48 @@ func.func @rows_below_prefetch(%x: memref<?x65536xbf16>, %y: memref<?x65536xbf16
     %s = norm.row_reduce <add> %sq : f32
     %d = arith.mulf %af, %s : f32
     %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// Rows that neither a block nor a cluster holds, in a kernel no streamed
+// version takes (column outputs beside the row reduction): refused, where
+// the plan's layout would have unrolled 2^31 elements a block.
+func.func @rows_off_chip(%x: memref<?x2147483648xbf16>, %y: memref<?x2147483648xbf16>, %p: memref<?x2147483648xf32>) {
+  // expected-error @+1 {{rows of 2147483648 elements fit neither a block's registers nor a thread block cluster: run --norm-split-rows before convert-norm-to-gpu}}
+  norm.fused ins(%x : full memref<?x2147483648xbf16>) outs(%y : full memref<?x2147483648xbf16>, %p : col memref<?x2147483648xf32>) attributes {rows_per_partial = 64 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t, %d : bf16, f32
+  }
+  return
+}
+
+// -----
+
+// A body op that reads only a captured constant (what canonicalization
+// leaves of math.rsqrt of a constant): the constant is copied into the body,
+// so every element's mapping holds it.
+// CHECK-LABEL: func @captured_constant_only
+// CHECK: gpu.func @norm_fused(
+// CHECK: %[[TWO:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK: nvvm.inline_ptx "rsqrt.approx.ftz.f32 $0, $1;" ro(%[[TWO]] : f32)
+// CHECK: gpu.return
+func.func @captured_constant_only(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>) {
+  %c = arith.constant 2.0 : f32
+  norm.fused ins(%x : full memref<?x64xbf16>) outs(%y : full memref<?x64xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %r = math.rsqrt %c : f32
+    %s = norm.row_reduce <add> %r : f32
+    %m = arith.mulf %af, %s : f32
+    %t = arith.truncf %m : f32 to bf16
     norm.yield %t : bf16
   }
   return

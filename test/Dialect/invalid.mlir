@@ -688,3 +688,93 @@ func.func @past_64_bit_offsets(%x: tensor<4611686018427387904x4xbf16>) {
   %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4611686018427387904x4xbf16> -> tensor<4611686018427387904x4xbf16>, tensor<4611686018427387904xf32>
   return
 }
+
+// -----
+
+// Rows of no elements have no mean: refused before any pass divides by N.
+func.func @empty_rows(%x: tensor<?x0xbf16>) {
+  // expected-error @+1 {{x: the normalized dimension N must be positive, got 0}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<?x0xbf16> -> tensor<?x0xbf16>, tensor<?xf32>
+  return
+}
+
+// -----
+
+// Rows past 2^40 bytes (kMaxRowBytes), at the user level and the kernel
+// level alike: the tuning multiplies row bytes by operand and thread counts.
+func.func @rows_past_2_40_bytes(%x: tensor<?x1099511627776xbf16>) {
+  // expected-error @+1 {{x: rows of 1099511627776 elements of 2 bytes are longer than 2^40 bytes}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<?x1099511627776xbf16> -> tensor<?x1099511627776xbf16>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @kernel_rows_past_2_40_bytes(%x: memref<?x9223372036854775807xbf16>, %y: memref<?x9223372036854775807xbf16>) {
+  // expected-error @+1 {{input #0: rows of 9223372036854775807 elements of 2 bytes are longer than 2^40 bytes}}
+  norm.fused ins(%x : full memref<?x9223372036854775807xbf16>) outs(%y : full memref<?x9223372036854775807xbf16>) {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_partials_past_2_40_bytes(%x: memref<?x549755813888xbf16>, %p: memref<?x549755813888xf32>) {
+  // expected-error @+1 {{output #0: rows of 549755813888 elements of 4 bytes are longer than 2^40 bytes}}
+  norm.fused ins(%x : full memref<?x549755813888xbf16>) outs(%p : col memref<?x549755813888xf32>) attributes {rows_per_partial = 64 : i64} {
+  ^bb0(%a: bf16):
+    %f = arith.extf %a : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_no_columns(%x: memref<?x0xf32>, %y: memref<?x0xf32>) {
+  // expected-error @+1 {{input #0: the normalized dimension N must be positive, got 0}}
+  norm.fused ins(%x : full memref<?x0xf32>) outs(%y : full memref<?x0xf32>) {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// Elements other than bf16, f16 and f32 are refused by the verifier before
+// any attribute check asks for their width (index and complex have none).
+func.func @kernel_index_elements(%x: memref<?x64xindex>, %y: memref<?x64xindex>) {
+  // expected-error @+1 {{input #0 has element type 'index': expected bf16, f16 or f32}}
+  norm.fused ins(%x : full memref<?x64xindex>) outs(%y : full memref<?x64xindex>) attributes {norm.vector_width = 4 : i64} {
+  ^bb0(%a: index):
+    norm.yield %a : index
+  }
+  return
+}
+
+// -----
+
+func.func @kernel_complex_output(%x: memref<?x64xf32>, %y: memref<?x64xcomplex<f32>>) {
+  // expected-error @+1 {{output #0 must be a ranked bf16, f16 or f32 value, got 'memref<?x64xcomplex<f32>>'}}
+  norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xcomplex<f32>>) attributes {norm.vector_width = 4 : i64} {
+  ^bb0(%a: f32):
+    %c = complex.create %a, %a : complex<f32>
+    norm.yield %c : complex<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_i32_input(%x: tensor<?x64xi32>) {
+  // expected-error @+1 {{input #0 has element type 'i32': expected bf16, f16 or f32}}
+  %s = norm.reduce <row> <add> ins(%x : full tensor<?x64xi32>) -> tensor<?xf32> {
+  ^bb0(%e: i32):
+    %f = arith.sitofp %e : i32 to f32
+    norm.yield %f : f32
+  }
+  return
+}

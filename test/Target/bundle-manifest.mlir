@@ -16,6 +16,9 @@
 // HELP: --split-size=
 // HELP-NOT: --target-abi
 // RUN: not norm-compile %S/Inputs/dynamic-n.mlir -o %t3 2>&1 | FileCheck %s --check-prefix=DYNN
+// A second dynamic row dimension is not a dynamic N: the message says which.
+// RUN: not norm-compile %S/Inputs/two-dynamic-row-dims.mlir -o %t7 2>&1 | FileCheck %s --check-prefix=TWOROWDIMS
+// TWOROWDIMS: error: bundle: argument #0 has dynamic dimension 1 of 'memref<?x?x64xf16>'; a bundle's one dynamic size is the row count M, dimension 0: collapse the leading dimensions into one
 // An inference forward (mean and rstd unused) gets one buffer and a kernel
 // that stores y alone: no 4-byte statistics stores, which cost 1-5% at
 // N = 1024 (bench/results/ab-2026-12-01-inference-forward.log).

@@ -1,5 +1,7 @@
 // The registered pipeline from user-level IR to a gpu.binary holding PTX.
 // RUN: norm-opt %s --norm-to-ptx | FileCheck %s
+// RUN: norm-opt %S/Inputs/two-dynamic-row-dims.mlir --norm-to-ptx | FileCheck %s --check-prefix=TWOROWDIMS
+// TWOROWDIMS: gpu.binary @norm_fused
 // Other chips are an error, not PTX ptxas rejects: at sm_80 the kernels
 // compiled to griddepcontrol and bulk prefetches Ampere does not have.
 // RUN: not norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" 2>&1 | FileCheck %s --check-prefix=SM80
@@ -34,7 +36,7 @@
 // CHECK-SAME: .entry norm_fused_1(
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-NOT: sqrt.rn.f32
-// SM80: error: chip must be sm_90 or sm_90a
+// SM80: error: norm-attach-target: chip must be sm_90 or sm_90a
 // SM90A: .version 9.0
 // SM90A-SAME: .target sm_90a
 func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x2048xbf16>, tensor<?xf32>) {

@@ -69,3 +69,24 @@ func.func @ln_bwd(%dy: tensor<?x?xf16>, %x: tensor<?x?xf16>, %m: tensor<?xf32>, 
       : tensor<?x?xf16>, tensor<?x?xf16>, tensor<?xf32>, tensor<?xf32> -> tensor<?x?xf16> dw tensor<?xf16> db tensor<?xf16>
   return %dx, %dw, %db : tensor<?x?xf16>, tensor<?xf16>, tensor<?xf16>
 }
+
+// -----
+
+// Two dynamic leading dimensions: the results are reshaped back with
+// tensor.reshape, since upstream expand-strided-metadata crashes on the
+// memref.expand_shape of two dynamic sizes in one group; one dynamic
+// dimension keeps tensor.expand_shape.
+// CHECK-LABEL: func @rms_two_dynamic_row_dims
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?x64xf16>)
+// CHECK: %[[X2:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]]
+// CHECK-DAG: %[[D0:.+]] = tensor.dim %[[X]], %c0
+// CHECK-DAG: %[[D1:.+]] = tensor.dim %[[X]], %c1
+// CHECK: %[[SHAPE:.+]] = tensor.from_elements %[[D0]], %[[D1]], %c64 : tensor<3xindex>
+// CHECK: tensor.reshape %{{.+}}(%[[SHAPE]]) : (tensor<?x64xf16>, tensor<3xindex>) -> tensor<?x?x64xf16>
+// CHECK: %[[SSHAPE:.+]] = tensor.from_elements %{{.+}}, %{{.+}} : tensor<2xindex>
+// CHECK: tensor.reshape %{{.+}}(%[[SSHAPE]]) : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x?xf32>
+// CHECK-NOT: tensor.expand_shape
+func.func @rms_two_dynamic_row_dims(%x: tensor<?x?x64xf16>) -> (tensor<?x?x64xf16>, tensor<?x?xf32>) {
+  %y, %rstd = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<?x?x64xf16> -> tensor<?x?x64xf16>, tensor<?x?xf32>
+  return %y, %rstd : tensor<?x?x64xf16>, tensor<?x?xf32>
+}

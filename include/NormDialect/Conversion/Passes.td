@@ -153,6 +153,30 @@ def NormCompactKernelArgs
                            "::mlir::memref::MemRefDialect"];
 }
 
+def NormAttachTarget : Pass<"norm-attach-target", "::mlir::ModuleOp"> {
+  let summary = "Attach the NVVM target the kernels compile for, checked first";
+  let description = [{
+    Appends `#nvvm.target<O = opt-level, chip = chip, features = features>`
+    to every `gpu.module` that does not carry it yet, as upstream's
+    `nvvm-attach-target` does, after checking the chip and the PTX features
+    in the pass's `initialize` (`validateNVVMTarget`): upstream builds the
+    attribute from any option values, and its verification crashes on an
+    empty chip, while LLVM aborts the process on a chip or PTX version it
+    cannot select the kernels' instructions for. Unlike upstream's it takes
+    no link libraries or flags: the kernels need no libdevice.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU (sm_90 or sm_90a)">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx81\"",
+           "PTX features: one PTX ISA version, e.g. +ptx81">,
+    Option<"optLevel", "O", "unsigned", /*default=*/"2",
+           "LLVM optimization level of the kernels (0 to 3)">,
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 def NormSerializeKernels
     : Pass<"norm-serialize-kernels", "::mlir::ModuleOp"> {
   let summary = "Serialize the gpu.modules to gpu.binary ops, in parallel";

@@ -46,6 +46,15 @@ std::string checkStatsType(ShapedType stats, llvm::ArrayRef<int64_t> x);
 /// Empty string when valid.
 std::string checkParamType(ShapedType param, llvm::ArrayRef<int64_t> x);
 
+/// The longest row, in bytes, norm plans kernels for: far beyond any GPU's
+/// memory, and small enough that the tuning's products of row bytes with
+/// operand and thread counts stay within 64 bits.
+constexpr int64_t kMaxRowBytes = int64_t(1) << 40;
+
+/// Checks a static normalized size `n` of elements of `elementBytes` bytes:
+/// positive and at most kMaxRowBytes. Empty when valid (or dynamic).
+std::string checkRowWidth(int64_t n, int64_t elementBytes);
+
 /// Checks an activation (rank >= 2, supported float type, static sizes whose
 /// bytes 64-bit offsets address). Empty when valid.
 std::string checkActivationType(ShapedType x);

@@ -46,6 +46,10 @@ struct KernelPlan {
     Streaming,
     /// No row reductions: rows cut into independent column slices.
     Sliced,
+    /// Rows with row reductions that neither a block nor a cluster holds
+    /// and that no streamed kernel takes: no kernel exists; the caller
+    /// refuses the op (--norm-split-rows takes such rows apart first).
+    OffChip,
   };
   Kind kind = Kind::RowResident;
   RowLayout layout;
