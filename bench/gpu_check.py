@@ -97,11 +97,20 @@ def rows_for(n, quick, edges=()):
 
 
 def parse(name):
+    """(kind, dtype, N, variant tokens) of a bundle named
+    <kind>_<dtype>_<N>[_variant] (scripts/build-bundles.py); a variant's
+    tokens are its parts between underscores ({"wf32", "infer"})."""
     parts = name.split("_")
     kind = parts[0] + "_" + parts[1]
     dtype, n = parts[2], int(parts[3])
-    variant = parts[4] if len(parts) > 4 else ""
-    return kind, dtype, n, variant
+    return kind, dtype, n, set(parts[4:])
+
+
+def weight_dtype(manifest, n):
+    """The weight's (and bias's) element type: that of the bundle's rank-1
+    arguments of N elements (None without a weight or bias)."""
+    params = [a for a in manifest["functions"][0]["arguments"] if a["shape"] == [n]]
+    return params[0]["dtype"] if params else None
 
 
 def expect_results(outs, count):
@@ -109,19 +118,24 @@ def expect_results(outs, count):
         raise ValueError(f"the bundle returned {len(outs)} results, expected {count}")
 
 
-def run_case(launcher, kind, dtype, n, m, variant, gen):
+def run_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
+    """Errors of one call at M = m against float64; `variant` is parse()'s
+    token set and `wdtype` the weight's type (weight_dtype; None: x's)."""
     t = DT[dtype]
+    wt = DT[wdtype or dtype]
     dev = "cuda"
     x = (torch.randn(m, n, generator=gen, device=dev) * 2 + 0.5).to(t)
-    w = (1 + 0.5 * torch.randn(n, generator=gen, device=dev)).to(t)
-    b = (0.3 * torch.randn(n, generator=gen, device=dev)).to(t)
-    has_w = variant != "noweight"
-    has_b = variant != "nobias"
-    offset = 1.0 if variant == "gemma" else 0.0
+    w = (1 + 0.5 * torch.randn(n, generator=gen, device=dev)).to(wt)
+    b = (0.3 * torch.randn(n, generator=gen, device=dev)).to(wt)
+    has_w = not variant & {"noweight", "wnone"}
+    has_b = "nobias" not in variant
+    offset = 1.0 if variant & {"gemma", "offset"} else 0.0
     # The inference forwards return y alone (no saved statistics).
-    stats = variant != "infer"
+    stats = "infer" not in variant
     errors = {}
     tol = TOL[dtype]
+    # dW and dB are rounded to the weight's type.
+    param_tol = TOL[wdtype or dtype]
     if kind == "rms_fwd":
         args = [x] + ([w] if has_w else [])
         outs = launcher(None, *args)
@@ -170,8 +184,9 @@ def run_case(launcher, kind, dtype, n, m, variant, gen):
                      + ([("db", rdb)] if has_b else []))
         names = [nm for nm, _ in pairs]
         refs = [r for _, r in pairs]
+        expect_results(outs, len(pairs))
         for nm, o, r in zip(names, outs, refs):
-            errors[nm] = (ref.rel_error(o, r), tol)
+            errors[nm] = (ref.rel_error(o, r), tol if nm == "dx" else param_tol)
         for nm, o, o2 in zip(names[1:], outs[1:], again[1:]):
             same = torch.equal(o.view(torch.int16) if o.dtype != torch.float32 else o.view(torch.int32),
                                o2.view(torch.int16) if o2.dtype != torch.float32 else o2.view(torch.int32))
@@ -194,10 +209,11 @@ def main():
             continue
         kind, dtype, n, variant = parse(name)
         bundle = load_bundle(os.path.join(args.bundles, name))
+        wdtype = weight_dtype(bundle.manifest, n)
         launcher = Launcher(bundle, poison_outputs=True)
         for m in rows_for(n, args.quick, version_edges(bundle.manifest)):
             try:
-                errors = run_case(launcher, kind, dtype, n, m, variant, gen)
+                errors = run_case(launcher, kind, dtype, n, m, variant, gen, wdtype)
                 torch.cuda.synchronize()
                 bad = {k: e for k, (e, tol) in errors.items() if not e < tol}
                 line = " ".join(f"{k}={e:.2e}" for k, (e, _) in errors.items())

@@ -5,7 +5,15 @@ Usage: scripts/build-bundles.py [--out DIR] [--jobs 2]
        scripts/build-bundles.py --bench-only --flags=--shared-stages=0 --out .out/prefetch
        scripts/build-bundles.py --n 896,2304 --out .out/hidden-sizes
        scripts/build-bundles.py --n 1024,4096 --dtype f32 --out .out/f32
+       scripts/build-bundles.py --dtype-matrix --chips sm_90,sm_90a --out .out/matrix
 Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
+--dtype-matrix builds every op with activations x in {bf16, f16, f32} and
+weight/bias in {same, bf16, f16, f32, none}, at one N of each layout class
+(warp rows, block rows, staged rows, a ragged N, a cluster, a streamed row),
+each op's training and inference forwards, the offset (Gemma) RMSNorm and
+the bias-free LayerNorm: the combinations users run that the default set
+does not (test/dtype-matrix-ptxas.sh, and bench/gpu_check.py against
+float64 on the GPU). --chips assembles each bundle for every chip listed.
 --bench-only builds the plain bf16 bundles of the public N only (and the
 inference forwards, <kind>_bf16_<N>_infer, which the benchmark times),
 --bf16-only those of every N (test/bf16-bundles-no-spills.sh), and
@@ -83,7 +91,39 @@ def variants():
     return out
 
 
-def compile_one(compiler, ptxas, outdir, kind, dtype, n, variant, kwargs):
+# One N of each layout class of the matrix: warp rows (256), a row a block
+# (1024, 4096), staged rows (8192), a ragged N (1000), a cluster (32768) and
+# a streamed long forward (65536 f32 is past what a cluster holds).
+MATRIX_N = [256, 1000, 1024, 4096, 8192, 32768]
+MATRIX_WEIGHTS = ["same", "bf16", "f16", "f32", "none"]
+
+
+def matrix_variants():
+    """(kind, dtype, n, variant, program kwargs) of the dtype matrix: every
+    op at every activation type with every weight type (none: no weight,
+    and for LayerNorm no bias), the forwards also as inference forwards,
+    RMSNorm with a weight offset and LayerNorm with a weight and no bias."""
+    out = []
+    for dtype in ("bf16", "f16", "f32"):
+        for weight in MATRIX_WEIGHTS:
+            wt = dtype if weight == "same" else weight
+            name = f"w{weight}"
+            flags = {"weight": False} if weight == "none" else {"weight_dtype": wt}
+            for n in MATRIX_N:
+                for kind in KINDS:
+                    out.append((kind, dtype, n, name, dict(flags)))
+                for kind in ("rms_fwd", "ln_fwd"):
+                    out.append((kind, dtype, n, name + "_infer", dict(flags, stats=False)))
+            if weight != "none":
+                for kind in ("rms_fwd", "rms_bwd"):
+                    out.append((kind, dtype, 4096, name + "_offset",
+                                dict(flags, offset=1.0)))
+                for kind in ("ln_fwd", "ln_bwd"):
+                    out.append((kind, dtype, 4096, name + "_nobias", dict(flags, bias=False)))
+    return out
+
+
+def compile_one(compiler, ptxas, outdir, kind, dtype, n, variant, kwargs, chips=("sm_90",)):
     name = bundle_name(kind, dtype, n, variant)
     kwargs = dict(kwargs)
     flags = kwargs.pop("flags", [])
@@ -91,15 +131,21 @@ def compile_one(compiler, ptxas, outdir, kind, dtype, n, variant, kwargs):
         f.write(program_text(kind, n, dtype, eps=1e-6, **kwargs))
         path = f.name
     try:
-        r = subprocess.run([compiler, path, "-o", os.path.join(outdir, name), "--quiet", *flags],
-                           capture_output=True, text=True)
-        if r.returncode or not ptxas:
-            return name, r.returncode, r.stderr
-        # The launch limits the PTX does not state (shared memory, registers
-        # a block) are ptxas's to check.
-        a = subprocess.run([ptxas, "-arch=sm_90", os.path.join(outdir, name, "kernels.ptx"),
-                            "-o", os.devnull], capture_output=True, text=True)
-        return name, a.returncode, f"ptxas exited with {a.returncode}: {a.stderr}"
+        for chip in chips:
+            bundle = os.path.join(outdir, name if len(chips) == 1 else f"{name}_{chip}")
+            r = subprocess.run([compiler, path, "-o", bundle, "--quiet", f"--chip={chip}",
+                                *flags], capture_output=True, text=True)
+            if r.returncode:
+                return name, r.returncode, f"{chip}: {r.stderr}"
+            if not ptxas:
+                continue
+            # The launch limits the PTX does not state (shared memory,
+            # registers a block) are ptxas's to check.
+            a = subprocess.run([ptxas, f"-arch={chip}", os.path.join(bundle, "kernels.ptx"),
+                                "-o", os.devnull], capture_output=True, text=True)
+            if a.returncode:
+                return name, a.returncode, f"ptxas -arch={chip} exited with {a.returncode}: {a.stderr}"
+        return name, 0, ""
     finally:
         os.unlink(path)
 
@@ -121,6 +167,11 @@ def main():
                    help="comma-separated row widths: instead of the usual set, the "
                         "plain bf16 bundles and inference forwards of these N (a sweep "
                         "of hidden sizes for bench/bench.py --shapes)")
+    p.add_argument("--dtype-matrix", action="store_true",
+                   help="every op at every activation and weight type (MATRIX_N)")
+    p.add_argument("--chips", default="sm_90",
+                   help="comma-separated chips to compile and assemble every bundle for; "
+                        "with several, bundles are named <bundle>_<chip>")
     p.add_argument("--dtype", default="bf16", choices=("bf16", "f16", "f32"),
                    help="with --n: the element type of those bundles (bench/bench.py "
                         "--dtype)")
@@ -139,6 +190,14 @@ def main():
         wanted = ([(kind, args.dtype, n, "", {}) for kind in KINDS for n in widths]
                   + [(kind, args.dtype, n, "infer", {"stats": False})
                      for kind in ("rms_fwd", "ln_fwd") for n in widths])
+    if args.dtype_matrix:
+        if args.n or args.bench_only or args.bf16_only:
+            p.error("--dtype-matrix is a set of its own: not with --n, --bench-only or "
+                    "--bf16-only")
+        wanted = matrix_variants()
+    chips = tuple(c for c in args.chips.split(",") if c)
+    if not chips:
+        p.error("--chips needs at least one chip")
     if (args.bench_only or args.bf16_only) and args.dtype != "bf16":
         p.error(f"--dtype {args.dtype}: --bench-only and --bf16-only are bf16 bundles")
     if args.bench_only or args.bf16_only:
@@ -152,7 +211,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(compile_one, args.compiler, ptxas, args.out, *v) for v in wanted]
+        futures = [pool.submit(compile_one, args.compiler, ptxas, args.out, *v, chips=chips)
+                   for v in wanted]
         for fut in futures:
             name, rc, err = fut.result()
             if rc:

@@ -309,6 +309,76 @@ TEST(Bundle, ReadsClusterLaunches) {
   EXPECT_NE(error.find("bad block size"), std::string::npos) << error;
 }
 
+TEST(Bundle, PlansTheLaunchesOfEachM) {
+  // The RMSNorm backward's versions (norm-short-rows): one block at M = 1, a
+  // row and a whole-column kernel side by side below the short-rows limit,
+  // the split kernel and its programmatic combine above it. Planning
+  // settles, without a driver, which run and over which grids.
+  std::string dir = compileExample("rms_norm_bwd");
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  EXPECT_EQ(bundle->functionNames(), std::vector<std::string>{"rms_norm_bwd"});
+  const Function *f = bundle->function("", error);
+  ASSERT_TRUE(f) << error;
+  std::vector<PlannedLaunch> planned;
+  // No rows: the whole-column kernel alone writes dW = 0. It is the
+  // programmatic dependent of the row kernel, which does not run, so it
+  // launches as an ordinary launch.
+  ASSERT_TRUE(f->planLaunches(0, planned, error)) << error;
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0].launch->kernel, "norm_columns");
+  EXPECT_TRUE(planned[0].launch->programmatic);
+  EXPECT_FALSE(planned[0].afterIssued);
+  ASSERT_TRUE(f->planLaunches(1, planned, error)) << error;
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0].grid, 1);
+  ASSERT_TRUE(f->planLaunches(65536, planned, error)) << error;
+  ASSERT_EQ(planned.size(), 2u);
+  // The combine follows an issued launch: it may overlap it.
+  EXPECT_FALSE(planned[0].afterIssued);
+  EXPECT_TRUE(planned[1].afterIssued);
+  EXPECT_TRUE(planned[1].launch->programmatic);
+  for (const BufferDesc &buffer : f->buffers) {
+    int64_t bytes = -1;
+    EXPECT_TRUE(f->bufferBytes(buffer, 65536, bytes, error)) << error;
+    EXPECT_GE(bytes, 0) << buffer.name;
+  }
+
+  // A size parameter the manifest cannot evaluate (a division by zero) is
+  // refused when the bundle loads or, at the latest, when a call plans its
+  // launches: never passed to a kernel as -1.
+  std::string bad = testing::TempDir() + "/bad_size_param_bundle";
+  ASSERT_TRUE(copyWithEditedManifest(
+      dir, bad, "\"value\": \"M\"",
+      "\"value\": {\"ceildiv\": [\"M\", {\"min\": [\"M\", 0]}]}"));
+  if (auto broken = Bundle::load(bad, error)) {
+    const Function *g = broken->function("", error);
+    ASSERT_TRUE(g) << error;
+    bool refused = false;
+    for (int64_t m : {1, 300, 65536})
+      refused |= !g->planLaunches(m, planned, error);
+    EXPECT_TRUE(refused);
+    EXPECT_NE(error.find("bad size parameter"), std::string::npos) << error;
+  }
+
+  // A buffer whose bytes overflow 64 bits at some M has no valid size.
+  std::string huge = testing::TempDir() + "/huge_buffer_bundle";
+  ASSERT_TRUE(copyWithEditedManifest(
+      dir, huge, "\"name\": \"buf0\",\n          \"shape\": [\n            \"M\"",
+      "\"name\": \"buf0\",\n          \"shape\": [\n            "
+      "4611686018427387904"));
+  auto overflowing = Bundle::load(huge, error);
+  ASSERT_TRUE(overflowing) << error;
+  const Function *g = overflowing->function("", error);
+  ASSERT_TRUE(g) << error;
+  int64_t bytes = 0;
+  EXPECT_FALSE(g->bufferBytes(g->buffers[0], 65536, bytes, error));
+  EXPECT_NE(error.find("buffer buf0 has no valid size at M = 65536"),
+            std::string::npos)
+      << error;
+}
+
 TEST(Bundle, ReadsDynamicSharedMemory) {
   // LayerNorm forward at N = 4096 from 1280 rows stages rows of x in shared
   // memory (the tuning table's depth): that launch carries the dynamic

@@ -97,10 +97,28 @@ def _check_grad(dy, x, *stats, name):
 def _check_bias(weight, bias, name):
     if bias is not None and weight is None:
         raise ValueError(f"{name}: a bias needs a weight")
+    if bias is not None and bias.dtype != weight.dtype:
+        raise TypeError(f"{name}: the bias must have the weight's dtype ({weight.dtype}), "
+                        f"got {bias.dtype}")
+
+
+def _aligned(t):
+    """`t` as the kernels read it: contiguous and starting on a 16-byte
+    boundary, which their 16-byte vector accesses need. A strided view, or a
+    contiguous one at an odd offset into its storage (a slice of a larger
+    buffer, a view into a flat parameter), is copied into a fresh tensor
+    (torch's allocators align those): one more read and write of it. No
+    kernel version with narrower accesses is built for such tensors: it
+    would double the bundles compiled for inputs that are rare. Fresh
+    tensors and views at aligned offsets pass through untouched."""
+    t = t.contiguous()
+    if t.data_ptr() % 16:
+        t = t.clone()
+    return t
 
 
 def _rows(t):
-    return t.contiguous().view(-1, t.shape[-1])
+    return _aligned(t).view(-1, t.shape[-1])
 
 
 def _gpu_forward(kind, x, weight, params, flags, stats):
@@ -109,7 +127,7 @@ def _gpu_forward(kind, x, weight, params, flags, stats):
     if not stats:
         flags = dict(flags, stats=False)
     launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
-    outs = launcher(None, _rows(x), *[p.contiguous() for p in params if p is not None])
+    outs = launcher(None, _rows(x), *[_aligned(p) for p in params if p is not None])
     return (outs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outs[1:])
 
 
@@ -133,9 +151,9 @@ def rms_norm_backward(dy: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor,
     _check_grad(dy, x, rstd, name="rms_norm_backward")
     n = x.shape[-1]
     launcher = _launcher("rms_bwd", n, x, weight, offset=offset)
-    args = [_rows(dy), _rows(x), rstd.contiguous().view(-1)]
+    args = [_rows(dy), _rows(x), _aligned(rstd).view(-1)]
     if weight is not None:
-        args.append(weight.contiguous())
+        args.append(_aligned(weight))
     outs = launcher(None, *args)
     dw = outs[1] if weight is not None else x.new_empty(0)
     return outs[0].view(x.shape), dw
@@ -210,9 +228,9 @@ def layer_norm_backward(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
     _check_grad(dy, x, mean, rstd, name="layer_norm_backward")
     n = x.shape[-1]
     launcher = _launcher("ln_bwd", n, x, weight, bias=has_bias)
-    args = [_rows(dy), _rows(x), mean.contiguous().view(-1), rstd.contiguous().view(-1)]
+    args = [_rows(dy), _rows(x), _aligned(mean).view(-1), _aligned(rstd).view(-1)]
     if weight is not None:
-        args.append(weight.contiguous())
+        args.append(_aligned(weight))
     outs = list(launcher(None, *args))
     dx = outs.pop(0).view(x.shape)
     dw = outs.pop(0) if weight is not None else x.new_empty(0)
@@ -258,6 +276,17 @@ def _(x, weight, bias, eps):
 
 
 layer_norm_inference.register_autograd(_no_backward("layer_norm_inference", "layer_norm"))
+
+
+# ---- torch.autocast ----------------------------------------------------------
+
+# Under CUDA autocast torch runs its layer_norm and rms_norm in float32 (the
+# inputs cast to float32, so y is float32 too); under CPU autocast it runs
+# them in the dtypes given. The forwards do the same, so replacing torch's
+# norms changes no dtype in an autocast region. The backwards run outside
+# autocast, in the forward's dtypes, as torch's do.
+for _forward in (rms_norm, rms_norm_inference, layer_norm, layer_norm_inference):
+    torch.library.register_autocast(_forward, "cuda", torch.float32)
 
 
 # ---- CPU kernels: the CPU lowering of the same programs ---------------------

@@ -245,3 +245,101 @@ def test_compiled_first_call_picks_the_op_for_the_grad_mode():
         "['norm_mlir.layer_norm_inference.default', 'norm_mlir.rms_norm_inference.default']",
         "['norm_mlir.layer_norm.default', 'norm_mlir.rms_norm.default']",
         "True"], out.stdout
+
+
+def _f64_error(out, ref):
+    return ((out.double() - ref).norm() / ref.norm()).item()
+
+
+@pytest.mark.parametrize("case", ["ln_rows_far_from_zero", "rms_long_row", "ln_long_row",
+                                  "ln_backward_long_column"])
+def test_cpu_numerics_at_torchs_level(case):
+    # The CPU path's f32 error against float64 is within 2x of torch's own
+    # CPU norms on rows where sequential f32 sums lose: rows of mean 1000 and
+    # unit variance (7e-4 against torch's 3.5e-5 before the sums went to
+    # f64), a row of 200,000 elements (2.4e-5 against 4.8e-8), and dW over
+    # 20,000 rows.
+    from norm_mlir import reference as ref
+    torch.manual_seed(7)
+    if case == "ln_rows_far_from_zero":
+        x, n = torch.randn(64, 4096) + 1000, 4096
+    elif case == "ln_backward_long_column":
+        x, n = torch.randn(20000, 64) + 3, 64
+    else:
+        x, n = torch.randn(1, 200000), 200000
+    w, b = torch.randn(n) * 0.5 + 1, torch.randn(n) * 0.1
+    if case == "rms_long_row":
+        want, _ = ref.rms_fwd(x, w, 1e-6)
+        ours = norm_mlir.functional.rms_norm(x, (n,), w, 1e-6)
+        theirs = torch.nn.functional.rms_norm(x, (n,), w, 1e-6)
+    elif case == "ln_backward_long_column":
+        dy = torch.randn_like(x)
+        _, mean, rstd = ref.ln_fwd(x, None, None, 1e-5)
+        _, want, _ = ref.ln_bwd(dy, x, mean, rstd, w, True)
+        xo, wo = x.clone().requires_grad_(), w.clone().requires_grad_()
+        y, _, _ = ops.layer_norm(xo, wo, b, 1e-5)
+        ours, = torch.autograd.grad(y, wo, dy)
+        xt, wt = x.clone().requires_grad_(), w.clone().requires_grad_()
+        theirs, = torch.autograd.grad(
+            torch.nn.functional.layer_norm(xt, (n,), wt, b, 1e-5), wt, dy)
+    else:
+        want, _, _ = ref.ln_fwd(x, w, b, 1e-5)
+        ours = norm_mlir.functional.layer_norm(x, (n,), w, b, 1e-5)
+        theirs = torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)
+    ours_error, torch_error = _f64_error(ours, want), _f64_error(theirs, want)
+    assert ours_error <= 2 * torch_error, (ours_error, torch_error)
+
+
+@pytest.mark.parametrize("t", [torch.bfloat16, torch.float16, torch.float32])
+@pytest.mark.parametrize("wt", [torch.bfloat16, torch.float16, torch.float32])
+def test_mixed_activation_and_weight_dtypes_on_cpu(t, wt):
+    # Every pairing of activation and weight dtypes: y and dx in x's dtype,
+    # dW and dB in the weight's, against float64.
+    torch.manual_seed(8)
+    n = 96
+    x = torch.randn(2, 9, n, dtype=t, requires_grad=True)
+    w = (torch.randn(n) * 0.5 + 1).to(wt).requires_grad_()
+    b = (torch.randn(n) * 0.1).to(wt).requires_grad_()
+    dy = torch.randn_like(x)
+    tol = 1e-2 if torch.bfloat16 in (t, wt) else 2e-3 if torch.float16 in (t, wt) else 1e-5
+    xd, wd, bd = (v.detach().double().requires_grad_() for v in (x, w, b))
+    y, _, _ = ops.layer_norm(x, w, b, 1e-5)
+    assert y.dtype == t
+    gx, gw, gb = torch.autograd.grad(y, (x, w, b), dy)
+    assert gw.dtype == wt and gb.dtype == wt
+    yd = torch.nn.functional.layer_norm(xd, (n,), wd, bd, 1e-5)
+    rx, rw, rb = torch.autograd.grad(yd, (xd, wd, bd), dy.double())
+    assert max(rel(y, yd), rel(gx, rx), rel(gw, rw), rel(gb, rb)) < tol
+    y, _ = ops.rms_norm(x, w, 1e-6, 0.0)
+    gx, gw = torch.autograd.grad(y, (x, w), dy)
+    yd = torch.nn.functional.rms_norm(xd, (n,), wd, 1e-6)
+    rx, rw = torch.autograd.grad(yd, (xd, wd), dy.double())
+    assert max(rel(y, yd), rel(gx, rx), rel(gw, rw)) < tol
+
+
+def test_bias_of_another_dtype_than_the_weight_is_refused():
+    x = torch.randn(4, 32)
+    with pytest.raises(TypeError, match="the bias must have the weight's dtype"):
+        ops.layer_norm(x, torch.ones(32), torch.zeros(32, dtype=torch.bfloat16), 1e-5)
+
+
+@pytest.mark.parametrize("layout", ["storage_offset", "transposed", "strided_rows",
+                                    "flat_parameter_view"])
+def test_offset_and_strided_tensors_on_cpu(layout):
+    torch.manual_seed(9)
+    n, m = 64, 33
+    w, b = torch.randn(n) * 0.5 + 1, torch.randn(n) * 0.1
+    if layout == "storage_offset":
+        x = torch.randn(m * n + 8)[3:3 + m * n].view(m, n)
+    elif layout == "transposed":
+        x = torch.randn(n, m).t()
+    elif layout == "strided_rows":
+        x = torch.randn(2 * m, n)[::2]
+    else:
+        x = torch.randn(m, n)
+        flat = torch.cat([torch.zeros(3), w, b])
+        w, b = flat[3:3 + n], flat[3 + n:]
+    want = torch.nn.functional.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5)
+    assert rel(norm_mlir.functional.layer_norm(x, (n,), w, b, 1e-5), want) < 1e-5
+    want = torch.nn.functional.rms_norm(x.double(), (n,), w.double(), 1e-6)
+    assert rel(norm_mlir.functional.rms_norm(x, (n,), w, 1e-6), want) < 1e-5

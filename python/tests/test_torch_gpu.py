@@ -204,3 +204,96 @@ def test_two_devices_in_one_process():
     launcher(None, *args("cuda:0"))
     with pytest.raises(ValueError, match="loaded on cuda:0, got tensors on cuda:1"):
         launcher(None, *args("cuda:1"))
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("wt", ["bf16", "f16", "f32"])
+def test_mixed_activation_and_weight_dtypes(t, wt):
+    # The mixed-precision setup (bf16 rows, f32 weights) and every other
+    # pairing: forward and backward against float64, y in x's dtype, dW in
+    # the weight's. bf16 with f32 weights once compiled to loads sm_90 lacks.
+    torch.manual_seed(5)
+    n = 4096
+    x = torch.randn(300, n, device="cuda", dtype=DT[t], requires_grad=True)
+    w = (torch.randn(n, device="cuda") * 0.5 + 1).to(DT[wt]).requires_grad_()
+    b = (torch.randn(n, device="cuda") * 0.1).to(DT[wt]).requires_grad_()
+    dy = torch.randn_like(x)
+    tol = max(TOL[t], TOL[wt])
+    xd, wd, bd = (v.detach().double().requires_grad_() for v in (x, w, b))
+    y, _ = ops.rms_norm(x, w, 1e-6, 0.0)
+    assert y.dtype == x.dtype
+    gx, gw = torch.autograd.grad(y, (x, w), dy)
+    assert gw.dtype == w.dtype
+    yd = torch.nn.functional.rms_norm(xd, (n,), wd, 1e-6)
+    rx, rw = torch.autograd.grad(yd, (xd, wd), dy.double())
+    assert rel(y, yd) < tol and rel(gx, rx) < tol and rel(gw, rw) < tol
+    y, _, _ = ops.layer_norm(x, w, b, 1e-5)
+    gx, gw, gb = torch.autograd.grad(y, (x, w, b), dy)
+    yd = torch.nn.functional.layer_norm(xd, (n,), wd, bd, 1e-5)
+    rx, rw, rb = torch.autograd.grad(yd, (xd, wd, bd), dy.double())
+    assert rel(y, yd) < tol and rel(gx, rx) < tol
+    assert rel(gw, rw) < tol and rel(gb, rb) < tol
+
+
+@pytest.mark.parametrize("layout", ["storage_offset_2", "storage_offset_6", "transposed",
+                                    "strided_rows", "flat_parameter_view"])
+def test_misaligned_and_strided_tensors_give_torchs_results(layout):
+    # Every tensor torch's norms accept: views at offsets the 16-byte
+    # accesses cannot take (copied first), strided views, weights that are
+    # views into a flat buffer (FSDP's flat parameters).
+    torch.manual_seed(6)
+    n, m = 1024, 257
+    storage = torch.randn(m * n + 64, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(n, device="cuda", dtype=torch.bfloat16) * 0.5 + 1
+    b = torch.randn(n, device="cuda", dtype=torch.bfloat16) * 0.1
+    if layout.startswith("storage_offset"):
+        k = int(layout.rsplit("_", 1)[1])
+        x = storage[k:k + m * n].view(m, n)
+        assert x.data_ptr() % 16 != 0
+    elif layout == "transposed":
+        x = torch.randn(n, m, device="cuda", dtype=torch.bfloat16).t()
+    elif layout == "strided_rows":
+        x = torch.randn(2 * m, n, device="cuda", dtype=torch.bfloat16)[::2]
+    else:
+        x = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+        flat = torch.randn(3 + 2 * n, device="cuda", dtype=torch.bfloat16)
+        flat[3:3 + n] = w
+        flat[3 + n:] = b
+        w, b = flat[3:3 + n], flat[3 + n:]
+        assert w.data_ptr() % 16 != 0
+    x = x.requires_grad_() if x.is_leaf else x.detach().requires_grad_()
+    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    for ours, theirs in (
+            (lambda v: norm_mlir.functional.rms_norm(v, (n,), w, 1e-6),
+             lambda v: torch.nn.functional.rms_norm(v, (n,), w, 1e-6)),
+            (lambda v: norm_mlir.functional.layer_norm(v, (n,), w, b, 1e-5),
+             lambda v: torch.nn.functional.layer_norm(v, (n,), w, b, 1e-5))):
+        y = ours(x)
+        ref = theirs(x.detach().double())
+        assert rel(y, ref) < TOL["bf16"]
+        gx, = torch.autograd.grad(y, x, dy)
+        xd = x.detach().double().requires_grad_()
+        rx, = torch.autograd.grad(theirs(xd), xd, dy.double())
+        assert rel(gx, rx) < TOL["bf16"]
+
+
+def test_autocast_gives_torchs_dtypes():
+    # Inside torch.autocast the ops return what torch's own norms return
+    # there (float32 on CUDA, whatever the inputs), so swapping them in
+    # changes no dtype downstream.
+    n = 512
+    x = torch.randn(8, n, device="cuda", dtype=torch.bfloat16)
+    w = torch.ones(n, device="cuda", dtype=torch.bfloat16)
+    b = torch.zeros(n, device="cuda", dtype=torch.bfloat16)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        assert (norm_mlir.functional.rms_norm(x, (n,), w, 1e-6).dtype
+                == torch.nn.functional.rms_norm(x, (n,), w, 1e-6).dtype)
+        assert (norm_mlir.functional.layer_norm(x, (n,), w, b, 1e-5).dtype
+                == torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5).dtype)
+        assert ops.rms_norm(x, w, 1e-6, 0.0)[0].dtype == \
+            torch.nn.functional.rms_norm(x, (n,), w, 1e-6).dtype
+        xf = x.float().requires_grad_()
+        y = norm_mlir.functional.layer_norm(xf, (n,), w, b, 1e-5)
+        assert y.dtype == torch.nn.functional.layer_norm(xf, (n,), w, b, 1e-5).dtype
+    y.float().sum().backward()
+    assert xf.grad.dtype == torch.float32

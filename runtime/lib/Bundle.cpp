@@ -443,3 +443,67 @@ std::vector<int64_t> Function::shapeOf(const BufferDesc &buffer,
     shape.push_back(evaluate(d, rows));
   return shape;
 }
+
+bool Function::bufferBytes(const BufferDesc &buffer, int64_t rows,
+                           int64_t &bytes, std::string &error) const {
+  bytes = dtypeBytes(buffer.dtype);
+  for (int64_t s : shapeOf(buffer, rows)) {
+    // -1: a size undefined at this M (a division by zero in the manifest).
+    if (s < 0 || __builtin_mul_overflow(bytes, s, &bytes)) {
+      error = "manifest: buffer " + buffer.name + " has no valid size at M = " +
+              std::to_string(rows);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Function::planLaunches(int64_t rows, std::vector<PlannedLaunch> &planned,
+                            std::string &error) const {
+  planned.clear();
+  bool previousIssued = false;
+  for (const LaunchDesc &launch : launches) {
+    bool afterIssued = previousIssued;
+    previousIssued = false;
+    if (launch.conditional) {
+      int64_t holds = evaluate(launch.when, rows);
+      if (holds < 0) {
+        error = "manifest: bad when expression for " + launch.kernel;
+        return false;
+      }
+      if (holds == 0)
+        continue;
+    }
+    int64_t grid = evaluate(launch.grid, rows);
+    int64_t gridY = evaluate(launch.gridY, rows);
+    if (grid < 0 || gridY < 0) {
+      error = "manifest: bad grid expression for " + launch.kernel;
+      return false;
+    }
+    if (grid == 0 || gridY == 0)
+      continue;
+    if (std::string why =
+            checkGrid(launch.kernel, launch.persistent ? 1 : grid, gridY, rows);
+        !why.empty()) {
+      error = why;
+      return false;
+    }
+    for (const LaunchParam &param : launch.params)
+      if (param.kind == LaunchParam::Kind::Size &&
+          evaluate(param.value, rows) < 0) {
+        error = "manifest: bad size parameter of " + launch.kernel +
+                " at M = " + std::to_string(rows);
+        return false;
+      }
+    previousIssued = true;
+    planned.push_back({&launch, grid, gridY, afterIssued});
+  }
+  return true;
+}
+
+std::vector<std::string> Bundle::functionNames() const {
+  std::vector<std::string> names;
+  for (const auto &[name, function] : functions)
+    names.push_back(name);
+  return names;
+}

@@ -263,15 +263,10 @@ bool Launcher::run(const std::string &functionName,
     TensorRef t;
     t.dtype = desc.dtype;
     t.shape = function->shapeOf(desc, rows);
-    int64_t bytes = dtypeBytes(desc.dtype);
-    for (int64_t s : t.shape) {
-      // -1: a size undefined at this M (a division by zero in the manifest).
-      if (s < 0 || __builtin_mul_overflow(bytes, s, &bytes)) {
-        error = "manifest: buffer " + desc.name +
-                " has no valid size at M = " + std::to_string(rows);
-        release();
-        return false;
-      }
+    int64_t bytes = 0;
+    if (!function->bufferBytes(desc, rows, bytes, error)) {
+      release();
+      return false;
     }
     if (bytes > 0) {
       if (allocate) {
@@ -296,50 +291,11 @@ bool Launcher::run(const std::string &functionName,
 
   // The launches this M makes, with their grids, settled before anything
   // is launched: a bad expression or a grid past CUDA's limits then leaves
-  // no kernel of the call running on buffers released below. A persistent
-  // launch's x grid is capped at what is resident, so it is checked after
-  // the cap.
-  struct Issued {
-    const LaunchDesc *launch;
-    int64_t grid, gridY;
-    /// Whether the launch before it in the function was issued too: a
-    /// programmatic launch after a skipped one is an ordinary launch, as it
-    /// would otherwise overlap whatever came before the call in the stream.
-    bool afterIssued;
-  };
-  std::vector<Issued> issued;
-  bool previousIssued = false;
-  for (const LaunchDesc &launch : function->launches) {
-    bool afterIssued = previousIssued;
-    previousIssued = false;
-    if (launch.conditional) {
-      int64_t holds = evaluate(launch.when, rows);
-      if (holds < 0) {
-        error = "manifest: bad when expression for " + launch.kernel;
-        release();
-        return false;
-      }
-      if (holds == 0)
-        continue;
-    }
-    int64_t grid = evaluate(launch.grid, rows);
-    int64_t gridY = evaluate(launch.gridY, rows);
-    if (grid < 0 || gridY < 0) {
-      error = "manifest: bad grid expression for " + launch.kernel;
-      release();
-      return false;
-    }
-    if (grid == 0 || gridY == 0)
-      continue;
-    if (std::string why =
-            checkGrid(launch.kernel, launch.persistent ? 1 : grid, gridY, rows);
-        !why.empty()) {
-      error = why;
-      release();
-      return false;
-    }
-    previousIssued = true;
-    issued.push_back({&launch, grid, gridY, afterIssued});
+  // no kernel of the call running on buffers released below.
+  std::vector<PlannedLaunch> issued;
+  if (!function->planLaunches(rows, issued, error)) {
+    release();
+    return false;
   }
 
   for (auto [launchPtr, grid, gridY, afterIssued] : issued) {

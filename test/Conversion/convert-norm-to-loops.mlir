@@ -2,20 +2,29 @@
 
 // A fused kernel with a row reduction, a full output and split column
 // partials: one loop per row reduction, then a loop storing dx and
-// accumulating the partial row i / 4.
+// accumulating the partial row i / 4. Sums accumulate in f64 and are
+// rounded to f32 once (the row total when the loop ends, the partials when
+// every row is in).
 // CHECK-LABEL: func @fused
 // CHECK-SAME: (%[[X:.+]]: memref<?x8xf32>, %[[Y:.+]]: memref<?x8xf32>, %[[P:.+]]: memref<?x8xf32>)
+// CHECK: %[[ACCS:.+]] = memref.alloc(%{{.+}}) : memref<?x8xf64>
 // CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} {
-// CHECK:   %[[SUM:.+]] = scf.for %[[J:.+]] = %{{.+}} to %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32) {
-// CHECK:     memref.load %[[X]][%[[I]], %[[J]]]
-// CHECK:     arith.addf %[[ACC]]
+// CHECK:   %[[SUM:.+]] = scf.for %[[J:.+]] = %{{.+}} to %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f64) {
+// CHECK:     %[[E:.+]] = memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK:     %[[WIDE:.+]] = arith.extf %[[E]] : f32 to f64
+// CHECK:     arith.addf %[[ACC]], %[[WIDE]] : f64
+// CHECK:   %[[TOTAL:.+]] = arith.truncf %[[SUM]] : f64 to f32
 // CHECK:   %[[PART:.+]] = arith.divui %[[I]], %c4
 // CHECK:   scf.for %[[J2:.+]] =
-// CHECK:     arith.mulf %{{.+}}, %[[SUM]]
+// CHECK:     arith.mulf %{{.+}}, %[[TOTAL]]
 // CHECK:     memref.store %{{.+}}, %[[Y]][%[[I]], %[[J2]]]
-// CHECK:     %[[OLD:.+]] = memref.load %[[P]][%[[PART]], %[[J2]]]
+// CHECK:     %[[OLD:.+]] = memref.load %[[ACCS]][%[[PART]], %[[J2]]]
 // CHECK:     arith.addf %[[OLD]]
-// CHECK:     memref.store %{{.+}}, %[[P]][%[[PART]], %[[J2]]]
+// CHECK:     memref.store %{{.+}}, %[[ACCS]][%[[PART]], %[[J2]]]
+// CHECK: memref.load %[[ACCS]]
+// CHECK: arith.truncf %{{.+}} : f64 to f32
+// CHECK: memref.store %{{.+}}, %[[P]]
+// CHECK: memref.dealloc %[[ACCS]]
 // CHECK-NOT: norm.
 func.func @fused(%x: memref<?x8xf32>, %y: memref<?x8xf32>, %p: memref<?x8xf32>) {
   norm.fused ins(%x : full memref<?x8xf32>) outs(%y : full memref<?x8xf32>, %p : col memref<?x8xf32>) attributes {rows_per_partial = 4 : i64} {
@@ -32,9 +41,10 @@ func.func @fused(%x: memref<?x8xf32>, %y: memref<?x8xf32>, %p: memref<?x8xf32>) 
 // The finishing reduction sums the partial rows in order and rounds once.
 // CHECK-LABEL: func @combine
 // CHECK: scf.for %[[J:.+]] =
-// CHECK:   %[[SUM:.+]] = scf.for %[[P:.+]] = {{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32)
+// CHECK:   %[[SUM:.+]] = scf.for %[[P:.+]] = {{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f64)
 // CHECK:     memref.load %{{.+}}[%[[P]], %[[J]]]
-// CHECK:   %[[R:.+]] = arith.truncf %[[SUM]] : f32 to bf16
+// CHECK:   %[[S:.+]] = arith.truncf %[[SUM]] : f64 to f32
+// CHECK:   %[[R:.+]] = arith.truncf %[[S]] : f32 to bf16
 // CHECK:   memref.store %[[R]], %{{.+}}[%[[J]]]
 func.func @combine(%p: memref<?x8xf32>, %o: memref<8xbf16>) {
   norm.combine ins(%p : memref<?x8xf32>) outs(%o : memref<8xbf16>)

@@ -91,6 +91,16 @@ struct LaunchDesc {
   std::vector<LaunchParam> params;
 };
 
+/// One launch a call makes for a given M, its grid settled.
+struct PlannedLaunch {
+  const LaunchDesc *launch = nullptr;
+  int64_t grid = 0, gridY = 0;
+  /// Whether the launch before it in the function was issued too: a
+  /// programmatic launch after a skipped one is an ordinary launch, as it
+  /// would otherwise overlap whatever came before the call in the stream.
+  bool afterIssued = false;
+};
+
 /// One compiled function of a bundle.
 class Function {
 public:
@@ -107,6 +117,21 @@ public:
 
   /// The shape of `buffer` for M = rows.
   std::vector<int64_t> shapeOf(const BufferDesc &buffer, int64_t rows) const;
+
+  /// The bytes of `buffer` for M = rows through `bytes`; false with `error`
+  /// where a size is undefined at that M (a division by zero in the
+  /// manifest) or the product overflows.
+  bool bufferBytes(const BufferDesc &buffer, int64_t rows, int64_t &bytes,
+                   std::string &error) const;
+
+  /// The launches a call with M = rows makes, in order, with their grids
+  /// (launches whose `when` fails or whose grid is empty are left out);
+  /// false with `error` for an expression the manifest cannot evaluate at
+  /// that M (grids, conditions, size parameters) or a grid past CUDA's
+  /// limits. A persistent launch's x grid is not checked here: the
+  /// launcher caps it at the blocks resident at once and checks it then.
+  bool planLaunches(int64_t rows, std::vector<PlannedLaunch> &launches,
+                    std::string &error) const;
 };
 
 /// Evaluates a manifest size expression for M = rows: an integer, "M",
@@ -136,6 +161,9 @@ public:
 
   /// The function named `name`, or the only one when `name` is empty.
   const Function *function(const std::string &name, std::string &error) const;
+
+  /// The names of the bundle's functions, sorted.
+  std::vector<std::string> functionNames() const;
 
   const std::string &ptx() const { return ptxText; }
   const std::string &target() const { return targetName; }

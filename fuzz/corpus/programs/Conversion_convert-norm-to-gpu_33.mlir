@@ -1,0 +1,29 @@
+func.func @held_whole_blocks_static(%x: memref<4096x256xbf16>, %w: memref<256xbf16>, %b: memref<256xbf16>, %y: memref<4096x256xbf16>) {
+  norm.fused ins(%x : full memref<4096x256xbf16>, %w : col memref<256xbf16>, %b : col memref<256xbf16>) outs(%y : full memref<4096x256xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64} {
+  ^bb0(%a: bf16, %c: bf16, %d: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %cf = arith.extf %c : bf16 to f32
+    %df = arith.extf %d : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %e = arith.mulf %af, %s : f32
+    %g = arith.mulf %e, %cf : f32
+    %h = arith.addf %g, %df : f32
+    %t = arith.truncf %h : f32 to bf16
+    norm.yield %t : bf16
+  }
+  norm.fused ins(%x : full memref<4096x256xbf16>, %w : col memref<256xbf16>, %b : col memref<256xbf16>) outs(%y : full memref<4096x256xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64, norm.rows_multiple = 4 : i64} {
+  ^bb0(%a: bf16, %c: bf16, %d: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %cf = arith.extf %c : bf16 to f32
+    %df = arith.extf %d : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %e = arith.mulf %af, %s : f32
+    %g = arith.mulf %e, %cf : f32
+    %h = arith.addf %g, %df : f32
+    %t = arith.truncf %h : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}

@@ -1,0 +1,11 @@
+func.func @vector_width_half(%x: memref<?x384xbf16>, %y: memref<?x384xbf16>) {
+  norm.fused ins(%x : full memref<?x384xbf16>) outs(%y : full memref<?x384xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 3 : i64, norm.warp_rows, norm.vector_width = 4 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %m = arith.mulf %af, %s : f32
+    %t = arith.truncf %m : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}

@@ -1,0 +1,12 @@
+func.func @held_rows_rereading(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>) {
+  norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>) attributes {norm.stream_rows, norm.rows_per_block = 2 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}

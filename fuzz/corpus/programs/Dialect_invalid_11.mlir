@@ -1,0 +1,4 @@
+func.func @dy_mismatch(%dy: tensor<4x32xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>) {
+  %dx = norm.rms_norm_grad %dy, %x, %r : tensor<4x32xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xbf16>
+  return
+}

@@ -1,0 +1,4 @@
+func.func @extra_dw(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xbf16>, tensor<64xbf16>
+  return
+}

@@ -1,0 +1,8 @@
+func.func @unknown_role(%x: tensor<4x64xbf16>) {
+  %s = norm.reduce <row> <add> ins(%x : diag tensor<4x64xbf16>) -> tensor<4xf32> {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    norm.yield %f : f32
+  }
+  return
+}

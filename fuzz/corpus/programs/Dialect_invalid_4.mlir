@@ -1,0 +1,4 @@
+func.func @stats_type(%x: tensor<4x64xbf16>) {
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xbf16>, tensor<4xbf16>
+  return
+}

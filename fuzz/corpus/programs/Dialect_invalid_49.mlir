@@ -1,0 +1,7 @@
+func.func @whole_columns_with_rows(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
+  %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.whole_columns} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}

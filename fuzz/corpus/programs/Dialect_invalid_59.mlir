@@ -1,0 +1,7 @@
+func.func @vector_width_not_power_of_two(%x: tensor<?x384xbf16>, %y: tensor<?x384xbf16>) {
+  %r = norm.fused ins(%x : full tensor<?x384xbf16>) outs(%y : full tensor<?x384xbf16>) -> tensor<?x384xbf16> attributes {norm.vector_width = 3 : i64} {
+  ^bb0(%a: bf16):
+    norm.yield %a : bf16
+  }
+  return
+}

@@ -1,0 +1,10 @@
+func.func @ln_bwd(%dy_m: memref<?x64xf16>, %x_m: memref<?x64xf16>, %mean_m: memref<?xf32>, %rstd_m: memref<?xf32>, %dx_out: memref<?x64xf16>, %db_out: memref<64xf16>) {
+  %dy = bufferization.to_tensor %dy_m restrict : memref<?x64xf16> to tensor<?x64xf16>
+  %x = bufferization.to_tensor %x_m restrict : memref<?x64xf16> to tensor<?x64xf16>
+  %mean = bufferization.to_tensor %mean_m restrict : memref<?xf32> to tensor<?xf32>
+  %rstd = bufferization.to_tensor %rstd_m restrict : memref<?xf32> to tensor<?xf32>
+  %dx, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd {has_bias} : tensor<?x64xf16>, tensor<?x64xf16>, tensor<?xf32>, tensor<?xf32> -> tensor<?x64xf16> db tensor<64xf16>
+  bufferization.materialize_in_destination %dx in restrict writable %dx_out : (tensor<?x64xf16>, memref<?x64xf16>) -> ()
+  bufferization.materialize_in_destination %db in restrict writable %db_out : (tensor<64xf16>, memref<64xf16>) -> ()
+  return
+}
