@@ -199,14 +199,17 @@ def main():
     p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
     p.add_argument("--quick", action="store_true", help="skip the largest shapes")
     p.add_argument("--filter", default="")
+    p.add_argument("--shard", default="0/1",
+                   help="i/k: the i-th of k slices of the bundles (k processes share a GPU)")
     args = p.parse_args()
+    shard, shards = (int(v) for v in args.shard.split("/"))
     torch.cuda.init()
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1234)
     passed = failed = 0
-    for name in sorted(os.listdir(args.bundles)):
-        if args.filter and args.filter not in name:
-            continue
+    names = [name for name in sorted(os.listdir(args.bundles))
+             if not args.filter or args.filter in name]
+    for name in names[shard::shards]:
         kind, dtype, n, variant = parse(name)
         bundle = load_bundle(os.path.join(args.bundles, name))
         wdtype = weight_dtype(bundle.manifest, n)

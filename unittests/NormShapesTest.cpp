@@ -75,8 +75,7 @@ TEST(NormShapes, ActivationParamAndStats) {
       << longRows;
   std::string noColumns =
       checkActivationType(RankedTensorType::get({kDyn, 0}, b.getBF16Type()));
-  EXPECT_NE(noColumns.find("must be positive"), std::string::npos)
-      << noColumns;
+  EXPECT_NE(noColumns.find("must be positive"), std::string::npos) << noColumns;
   EXPECT_TRUE(checkRowWidth(ShapedType::kDynamic, 2).empty());
   EXPECT_TRUE(checkRowWidth(int64_t{1} << 38, 4).empty());
   EXPECT_NE(checkRowWidth((int64_t{1} << 38) + 1, 4), "");

@@ -365,7 +365,8 @@ TEST(Bundle, PlansTheLaunchesOfEachM) {
   // A buffer whose bytes overflow 64 bits at some M has no valid size.
   std::string huge = testing::TempDir() + "/huge_buffer_bundle";
   ASSERT_TRUE(copyWithEditedManifest(
-      dir, huge, "\"name\": \"buf0\",\n          \"shape\": [\n            \"M\"",
+      dir, huge,
+      "\"name\": \"buf0\",\n          \"shape\": [\n            \"M\"",
       "\"name\": \"buf0\",\n          \"shape\": [\n            "
       "4611686018427387904"));
   auto overflowing = Bundle::load(huge, error);

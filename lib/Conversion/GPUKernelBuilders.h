@@ -140,6 +140,16 @@ inline Value treeCombine(OpBuilder &b, Location loc, Combiner combiner,
 /// vectors.
 constexpr int64_t kWidestAccessBytes = 16;
 
+/// Lanes [first, first + width) of vector `vec` (a vector.shuffle, which
+/// the NVVM lowering takes; vector.extract_strided_slice it does not).
+inline Value vectorSlice(OpBuilder &b, Location loc, Value vec, int64_t first,
+                         int64_t width) {
+  SmallVector<int64_t> lanes;
+  for (int64_t v = 0; v < width; ++v)
+    lanes.push_back(first + v);
+  return vector::ShuffleOp::create(b, loc, vec, vec, lanes);
+}
+
 /// `indices` with `offset` added to the last one.
 inline SmallVector<Value> offsetLastIndex(OpBuilder &b, Location loc,
                                           ValueRange indices, int64_t offset) {
@@ -201,21 +211,24 @@ inline void storeAlignedVector(OpBuilder &b, Location loc, Value memref,
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   int64_t width = values.size();
   int64_t bytes = width * element.getIntOrFloatBitWidth() / 8;
-  // Vectors wider than kWidestAccessBytes are stored in 16-byte pieces.
+  // Vectors wider than kWidestAccessBytes are stored in 16-byte pieces,
+  // the last first: the order in which LLVM's NVPTX legalization split such
+  // a store itself (the f32 partials of bf16 kernels), so those kernels
+  // keep their code.
   int64_t pieceWidth =
       bytes <= kWidestAccessBytes ? width : width * kWidestAccessBytes / bytes;
-  SmallVector<Value> pieces;
-  for (int64_t first = 0; first < width; first += pieceWidth)
-    pieces.push_back(
-        roundedVector(b, loc, memref, values.slice(first, pieceWidth)));
+  Value vec = roundedVector(b, loc, memref, values);
   emitWhere(b, loc, inside, [&](OpBuilder &sb, Location l) {
-    for (auto [p, piece] : llvm::enumerate(pieces))
+    for (int64_t first = width - pieceWidth; first >= 0; first -= pieceWidth) {
+      Value piece = pieceWidth == width
+                        ? vec
+                        : vectorSlice(sb, l, vec, first, pieceWidth);
       vector::StoreOp::create(
-          sb, l, piece, memref,
-          offsetLastIndex(sb, l, indices, int64_t(p) * pieceWidth),
+          sb, l, piece, memref, offsetLastIndex(sb, l, indices, first),
           /*nontemporal=*/false,
           sb.getI64IntegerAttr(pieceWidth * element.getIntOrFloatBitWidth() /
                                8));
+    }
   });
 }
 

@@ -102,10 +102,8 @@ static int64_t accessPieces(Type type) {
 /// Piece `piece` of `pieces` of vector `vec`.
 static Value vectorPiece(OpBuilder &b, Location loc, Value vec, int64_t piece,
                          int64_t pieces) {
-  auto type = cast<VectorType>(vec.getType());
-  int64_t lanes = type.getNumElements() / pieces;
-  return vector::ExtractStridedSliceOp::create(b, loc, vec, {piece * lanes},
-                                               {lanes}, {1});
+  int64_t lanes = cast<VectorType>(vec.getType()).getNumElements() / pieces;
+  return vectorSlice(b, loc, vec, piece * lanes, lanes);
 }
 
 /// `pieces` vectors of one type, concatenated.
@@ -124,8 +122,8 @@ Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
                                  std::optional<CacheHint> hint) {
   if (int64_t pieces = accessPieces(type); pieces > 1) {
     auto vecType = cast<VectorType>(type);
-    auto pieceType = VectorType::get(
-        {vecType.getNumElements() / pieces}, vecType.getElementType());
+    auto pieceType = VectorType::get({vecType.getNumElements() / pieces},
+                                     vecType.getElementType());
     SmallVector<Value> loaded;
     for (int64_t p = 0; p < pieces; ++p) {
       Value at = arith::AddIOp::create(

@@ -208,7 +208,7 @@ private:
         shape.push_back(size);
         continue;
       }
-      if (d != 0 && d + 1 == type.getRank())
+      if (d != 0 && static_cast<int64_t>(d) + 1 == type.getRank())
         return func.emitError("bundle: argument #")
                << index << " has a dynamic normalized dimension; the GPU "
                << "path needs a static N";

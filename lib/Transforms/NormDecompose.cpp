@@ -106,8 +106,8 @@ public:
   }
 
   /// `value` reshaped to `type` (its row dimension expanded into x's
-  /// leading dimensions, whose sizes `sizes` lists): tensor.expand_shape where at most one
-  /// leading dimension is dynamic, else tensor.reshape. Upstream
+  /// leading dimensions, whose sizes `sizes` lists): tensor.expand_shape where
+  /// at most one leading dimension is dynamic, else tensor.reshape. Upstream
   /// expand-strided-metadata crashes on the memref.expand_shape of several
   /// dynamic sizes in one group (MLIR 22), which both the CPU and the GPU
   /// pipelines run; memref.reshape of a contiguous buffer lowers directly.
@@ -116,8 +116,7 @@ public:
                    ArrayRef<OpFoldResult> sizes) {
     if (llvm::count_if(xType.getShape().drop_back(), ShapedType::isDynamic) <=
         1)
-      return tensor::ExpandShapeOp::create(b, loc, type, value, reassoc,
-                                           sizes);
+      return tensor::ExpandShapeOp::create(b, loc, type, value, reassoc, sizes);
     SmallVector<Value> dims;
     for (OpFoldResult size : sizes)
       dims.push_back(getValueOrCreateConstantIndexOp(b, loc, size));

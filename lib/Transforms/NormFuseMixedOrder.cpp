@@ -171,8 +171,8 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
     }
     for (Operation &op : m.body().without_terminator())
       rewriter.clone(op, mapping);
-    Value yielded =
-        mapping.lookupOrDefault(cast<YieldOp>(m.body().getTerminator()).getValues()[0]);
+    Value yielded = mapping.lookupOrDefault(
+        cast<YieldOp>(m.body().getTerminator()).getValues()[0]);
     Type resultElement =
         cast<ShapedType>(m.result().getType()).getElementType();
     switch (m.kind) {

@@ -280,13 +280,21 @@ layer_norm_inference.register_autograd(_no_backward("layer_norm_inference", "lay
 
 # ---- torch.autocast ----------------------------------------------------------
 
-# Under CUDA autocast torch runs its layer_norm and rms_norm in float32 (the
-# inputs cast to float32, so y is float32 too); under CPU autocast it runs
-# them in the dtypes given. The forwards do the same, so replacing torch's
-# norms changes no dtype in an autocast region. The backwards run outside
+# Inside torch.autocast the forwards return what torch's own norm returns
+# there, so replacing torch's norms changes no dtype downstream. Which
+# norms autocast runs in float32 differs between torch versions (2.11 casts
+# layer_norm's inputs to float32 under CUDA autocast and leaves rms_norm's
+# as they are), so each op follows its aten counterpart in the torch it
+# runs with: where that has an autocast kernel for the device (torch's
+# norms are only ever on its float32 list), the op's inputs are cast to
+# float32 too; otherwise they pass through. The backwards run outside
 # autocast, in the forward's dtypes, as torch's do.
-for _forward in (rms_norm, rms_norm_inference, layer_norm, layer_norm_inference):
-    torch.library.register_autocast(_forward, "cuda", torch.float32)
+for _forward, _aten in ((rms_norm, "aten::rms_norm"), (rms_norm_inference, "aten::rms_norm"),
+                        (layer_norm, "aten::layer_norm"),
+                        (layer_norm_inference, "aten::layer_norm")):
+    for _key, _device in (("AutocastCUDA", "cuda"), ("AutocastCPU", "cpu")):
+        if torch._C._dispatch_has_kernel_for_dispatch_key(_aten, _key):
+            torch.library.register_autocast(_forward, _device, torch.float32)
 
 
 # ---- CPU kernels: the CPU lowering of the same programs ---------------------

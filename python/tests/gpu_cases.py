@@ -22,5 +22,18 @@ def programs():
             for w, bias in ((t, True), (t, False), (None, False)):
                 out.append(("ln_fwd", n, t, w, dict(eps=1e-5, bias=bias)))
                 out.append(("ln_bwd", n, t, w, dict(bias=bias)))
+    # Every pairing of activation and weight dtypes at N = 4096
+    # (test_mixed_activation_and_weight_dtypes), and the bf16 programs at
+    # N = 1024 that the misaligned and strided tensors run.
+    for t in DTYPES:
+        for w in DTYPES:
+            out.append(("rms_fwd", 4096, t, w, dict(eps=1e-6, offset=0.0)))
+            out.append(("rms_bwd", 4096, t, w, dict(offset=0.0)))
+            out.append(("ln_fwd", 4096, t, w, dict(eps=1e-5, bias=True)))
+            out.append(("ln_bwd", 4096, t, w, dict(bias=True)))
+    out.append(("rms_fwd", 1024, "bf16", "bf16", dict(eps=1e-6, offset=0.0)))
+    out.append(("rms_bwd", 1024, "bf16", "bf16", dict(offset=0.0)))
+    out.append(("ln_fwd", 1024, "bf16", "bf16", dict(eps=1e-5, bias=True)))
+    out.append(("ln_bwd", 1024, "bf16", "bf16", dict(bias=True)))
     return out + [(k, n, t, w, dict(f, stats=False)) for k, n, t, w, f in out
                   if k.endswith("_fwd")]

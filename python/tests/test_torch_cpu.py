@@ -343,3 +343,18 @@ def test_offset_and_strided_tensors_on_cpu(layout):
     assert rel(norm_mlir.functional.layer_norm(x, (n,), w, b, 1e-5), want) < 1e-5
     want = torch.nn.functional.rms_norm(x.double(), (n,), w.double(), 1e-6)
     assert rel(norm_mlir.functional.rms_norm(x, (n,), w, 1e-6), want) < 1e-5
+
+
+def test_autocast_on_cpu_gives_torchs_dtypes():
+    # CPU autocast leaves torch's norms in the dtypes given (bf16 stays
+    # bf16, f32 stays f32); the ops do the same.
+    n = 64
+    for dtype in (torch.bfloat16, torch.float32):
+        x = torch.randn(4, n, dtype=dtype)
+        w = torch.ones(n, dtype=dtype)
+        b = torch.zeros(n, dtype=dtype)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert (norm_mlir.functional.rms_norm(x, (n,), w, 1e-6).dtype
+                    == torch.nn.functional.rms_norm(x, (n,), w, 1e-6).dtype)
+            assert (norm_mlir.functional.layer_norm(x, (n,), w, b, 1e-5).dtype
+                    == torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5).dtype)

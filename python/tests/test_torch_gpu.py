@@ -263,11 +263,12 @@ def test_misaligned_and_strided_tensors_give_torchs_results(layout):
         assert w.data_ptr() % 16 != 0
     x = x.requires_grad_() if x.is_leaf else x.detach().requires_grad_()
     dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    wd, bd = w.double(), b.double()
     for ours, theirs in (
             (lambda v: norm_mlir.functional.rms_norm(v, (n,), w, 1e-6),
-             lambda v: torch.nn.functional.rms_norm(v, (n,), w, 1e-6)),
+             lambda v: torch.nn.functional.rms_norm(v, (n,), wd, 1e-6)),
             (lambda v: norm_mlir.functional.layer_norm(v, (n,), w, b, 1e-5),
-             lambda v: torch.nn.functional.layer_norm(v, (n,), w, b, 1e-5))):
+             lambda v: torch.nn.functional.layer_norm(v, (n,), wd, bd, 1e-5))):
         y = ours(x)
         ref = theirs(x.detach().double())
         assert rel(y, ref) < TOL["bf16"]

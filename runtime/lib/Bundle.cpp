@@ -450,8 +450,8 @@ bool Function::bufferBytes(const BufferDesc &buffer, int64_t rows,
   for (int64_t s : shapeOf(buffer, rows)) {
     // -1: a size undefined at this M (a division by zero in the manifest).
     if (s < 0 || __builtin_mul_overflow(bytes, s, &bytes)) {
-      error = "manifest: buffer " + buffer.name + " has no valid size at M = " +
-              std::to_string(rows);
+      error = "manifest: buffer " + buffer.name +
+              " has no valid size at M = " + std::to_string(rows);
       return false;
     }
   }

@@ -23,7 +23,8 @@ using namespace norm::runtime;
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: norm-bundle-check <bundle directory> [M ...]\n");
+    std::fprintf(stderr,
+                 "usage: norm-bundle-check <bundle directory> [M ...]\n");
     return 2;
   }
   std::vector<int64_t> rows;

@@ -5,10 +5,13 @@
 // launcher's cached kernels), and checks the outputs: both runs bitwise
 // equal (the split reductions are deterministic), every element written and
 // finite, and, for RMSNorm/LayerNorm forward bundles, equal to a float64
-// reference within the dtype's tolerance. The smoke test of the C++ runtime
-// on a GPU machine:
+// reference within the dtype's tolerance. Several row counts, separated by
+// commas, run one after another with the same launcher. The smoke test of
+// the C++ runtime on a GPU machine, and what bench/sanitize.py runs under
+// compute-sanitizer:
 //
 //   norm-run .out/bundles/rms_fwd_bf16_4096 4097
+//   norm-run .out/bundles/rms_bwd_bf16_4096 1,2,300,9362
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,20 +111,36 @@ static double relError(const std::vector<double> &out,
   return std::sqrt(num / (den > 0 ? den : 1));
 }
 
+/// Runs `f` with `launcher` at M = `rows` twice and checks the outputs; false
+/// on a failed check or a runtime error (printed).
+static bool runRows(const Function *f, Launcher &launcher, int64_t rows);
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: norm-run <bundle dir> <rows> [function]\n");
+    std::fprintf(
+        stderr, "usage: norm-run <bundle dir> <rows>[,<rows>...] [function]\n");
     return 2;
   }
-  // Rows: a whole number, at least 0 (0 runs the launches M = 0 keeps).
-  char *end = nullptr;
-  errno = 0;
-  long long parsedRows = std::strtoll(argv[2], &end, 10);
-  if (end == argv[2] || *end != '\0' || errno == ERANGE || parsedRows < 0) {
-    std::fprintf(stderr,
-                 "norm-run: rows must be a whole number >= 0, got '%s'\n",
-                 argv[2]);
-    return 2;
+  // Rows: whole numbers, at least 0 (0 runs the launches M = 0 keeps).
+  std::vector<int64_t> rowCounts;
+  std::string list = argv[2];
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    char *end = nullptr;
+    errno = 0;
+    long long parsed = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || errno == ERANGE || parsed < 0) {
+      std::fprintf(stderr,
+                   "norm-run: rows must be a whole number >= 0, got '%s'\n",
+                   item.c_str());
+      return 2;
+    }
+    rowCounts.push_back(parsed);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
   }
   std::string error;
   auto bundle = Bundle::load(argv[1], error);
@@ -139,7 +158,16 @@ int main(int argc, char **argv) {
                 error.c_str());
     return 0;
   }
-  int64_t rows = parsedRows;
+  Launcher launcher(*bundle);
+  bool ok = true;
+  for (int64_t rows : rowCounts)
+    ok &= runRows(f, launcher, rows);
+  std::printf("%s\n", ok ? "norm-run: ok" : "norm-run: FAILED");
+  return ok ? 0 : 1;
+}
+
+static bool runRows(const Function *f, Launcher &launcher, int64_t rows) {
+  std::string error;
   std::mt19937 rng(42);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<Host> hosts;
@@ -158,12 +186,11 @@ int main(int argc, char **argv) {
         (!device::allocate(&t.data, bytes.size(), error) ||
          !device::copyToDevice(t.data, bytes.data(), bytes.size(), error))) {
       std::fprintf(stderr, "norm-run: %s\n", error.c_str());
-      return 1;
+      return false;
     }
     hosts.push_back(h);
     args.push_back(t);
   }
-  Launcher launcher(*bundle);
   std::vector<Host> outs;
   std::vector<std::vector<char>> firstRun;
   bool ok = true;
@@ -171,8 +198,9 @@ int main(int argc, char **argv) {
     std::vector<TensorRef> results;
     if (!launcher.run(f->name, args, results, nullptr, error) ||
         !device::synchronize(error)) {
-      std::fprintf(stderr, "norm-run: %s\n", error.c_str());
-      return 1;
+      std::fprintf(stderr, "norm-run: M=%lld: %s\n",
+                   static_cast<long long>(rows), error.c_str());
+      return false;
     }
     for (size_t k = 0; k < results.size(); ++k) {
       const TensorRef &r = results[k];
@@ -181,7 +209,7 @@ int main(int argc, char **argv) {
       if (!bytes.empty() &&
           !device::copyToHost(bytes.data(), r.data, bytes.size(), error)) {
         std::fprintf(stderr, "norm-run: %s\n", error.c_str());
-        return 1;
+        return false;
       }
       device::release(r.data, error);
       if (run == 0) {
@@ -189,7 +217,8 @@ int main(int argc, char **argv) {
         outs.push_back(h);
         firstRun.push_back(std::move(bytes));
       } else if (bytes != firstRun[k]) {
-        std::printf("result %zu differs between two runs\n", k);
+        std::printf("M=%lld: result %zu differs between two runs\n",
+                    static_cast<long long>(rows), k);
         ok = false;
       }
     }
@@ -197,7 +226,8 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < outs.size(); ++k)
     for (double v : outs[k].values)
       if (!std::isfinite(v)) {
-        std::printf("result %zu has a non-finite element\n", k);
+        std::printf("M=%lld: result %zu has a non-finite element\n",
+                    static_cast<long long>(rows), k);
         ok = false;
         break;
       }
@@ -236,6 +266,5 @@ int main(int argc, char **argv) {
   for (TensorRef &t : args)
     if (t.data)
       device::release(t.data, error);
-  std::printf("%s\n", ok ? "norm-run: ok" : "norm-run: FAILED");
-  return ok ? 0 : 1;
+  return ok;
 }
