@@ -16,6 +16,10 @@
 // HELP: --split-size=
 // HELP-NOT: --target-abi
 // RUN: not norm-compile %S/Inputs/dynamic-n.mlir -o %t3 2>&1 | FileCheck %s --check-prefix=DYNN
+// Rows of no elements divided by zero in the row layout; the verifier
+// refuses them first.
+// RUN: not norm-compile %S/Inputs/empty-rows.mlir -o %t8 2>&1 | FileCheck %s --check-prefix=EMPTYROWS
+// EMPTYROWS: empty-rows.mlir:2:15: error: 'norm.rms_norm' op x: the normalized dimension N must be positive, got 0
 // A second dynamic row dimension is not a dynamic N: the message says which.
 // RUN: not norm-compile %S/Inputs/two-dynamic-row-dims.mlir -o %t7 2>&1 | FileCheck %s --check-prefix=TWOROWDIMS
 // TWOROWDIMS: error: bundle: argument #0 has dynamic dimension 1 of 'memref<?x?x64xf16>'; a bundle's one dynamic size is the row count M, dimension 0: collapse the leading dimensions into one

@@ -1,6 +1,10 @@
 // The registered pipeline from user-level IR to a gpu.binary holding PTX.
 // RUN: norm-opt %s --norm-to-ptx | FileCheck %s
 // RUN: norm-opt %S/Inputs/two-dynamic-row-dims.mlir --norm-to-ptx | FileCheck %s --check-prefix=TWOROWDIMS
+// An empty chip once crashed upstream's target verification.
+// RUN: not norm-opt %s --norm-to-ptx="chip=" 2>&1 | FileCheck %s --check-prefix=EMPTYCHIP
+// EMPTYCHIP: error: norm-attach-target: chip must be sm_90 or sm_90a{{.*}}got ''
+// EMPTYCHIP-NOT: Stack dump
 // TWOROWDIMS: gpu.binary @norm_fused
 // Other chips are an error, not PTX ptxas rejects: at sm_80 the kernels
 // compiled to griddepcontrol and bulk prefetches Ampere does not have.

@@ -83,3 +83,26 @@ func.func @unrelated(%a: tensor<8x32xf32>, %b: tensor<8x32xf32>) -> (tensor<8xf3
   }
   return %s, %t : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A region that yields a value captured from above (what canonicalization
+// leaves of a body computing only from a constant): the fused body yields
+// that value as it is.
+// CHECK-LABEL: func @yields_captured_constant
+// CHECK: %[[C:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK: norm.fused
+// CHECK: norm.row_reduce <add> %[[C]] : f32
+func.func @yields_captured_constant(%x: tensor<?x64xbf16>) -> tensor<?x64xbf16> {
+  %c = arith.constant 2.0 : f32
+  %s = norm.reduce <row> <add> ins(%x : full tensor<?x64xbf16>) -> tensor<?xf32> {
+  ^bb0(%e: bf16):
+    norm.yield %c : f32
+  }
+  %y = norm.map <full> ins(%x : full tensor<?x64xbf16>, %s : row tensor<?xf32>) -> tensor<?x64xbf16> {
+  ^bb0(%e: bf16, %r: f32):
+    %t = arith.truncf %r : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return %y : tensor<?x64xbf16>
+}

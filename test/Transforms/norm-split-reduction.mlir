@@ -3,6 +3,11 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-cluster-size=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCLUSTER
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16 min-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOFILL
 // RUN: not norm-opt %s --norm-split-reduction="min-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADFILL
+// A tuning table nested 100,000 deep is refused before llvm::json's
+// parser, which overflowed its stack on it.
+// RUN: python3 -c "print('[' * 100000 + ']' * 100000)" > %t.deep.json
+// RUN: not norm-opt %s --norm-split-reduction="tuning-table=%t.deep.json" 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: error: norm-split-reduction: {{.*}}deep.json: arrays and objects nested more than 16 deep
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="min-rows-per-partial=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FLOOROFF
 // RUN: not norm-opt %s --norm-split-reduction="min-rows-per-partial=-2" 2>&1 | FileCheck %s --check-prefix=BADFLOOR
 // RUN: not norm-opt %s --norm-split-reduction="max-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADCAP
