@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir import reference as ref  # noqa: E402
+from norm_mlir.bundle import version_edges  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
 
 EPS = 1e-6
@@ -33,31 +34,6 @@ SHIFT = {"bf16": 64.0, "f16": 256.0, "f32": 1000.0}
 PUBLIC = {1024: [32768], 2048: [32768], 4096: [16384, 65536], 5120: [16384],
           7168: [4097], 8192: [8192], 16384: [4096], 32768: [2048],
           65536: [1024], 131072: [512], 1000: [4096], 24: [4099]}
-
-
-def version_edges(manifest):
-    """The rows on both sides of every bound on M in the manifest's launch
-    conditions ({"ge": ["M", t]}, {"lt": ["M", t]}: rows t - 1 and t), so
-    that each version of a bundle (norm-short-rows' bands) runs at its first
-    and last row whatever the hand-picked rows below miss."""
-    edges = set()
-
-    def walk(cond):
-        if isinstance(cond, dict):
-            for op, args in cond.items():
-                if op in ("ge", "lt") and len(args) == 2 and args[0] == "M" \
-                        and isinstance(args[1], int):
-                    edges.update((args[1] - 1, args[1]))
-                else:
-                    walk(args)
-        elif isinstance(cond, list):
-            for item in cond:
-                walk(item)
-
-    for function in manifest.get("functions", []):
-        for launch in function.get("launches", []):
-            walk(launch.get("when"))
-    return sorted(m for m in edges if m >= 1)
 
 
 def rows_for(n, quick, edges=()):

@@ -26,29 +26,11 @@ import shutil
 import subprocess
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from norm_mlir.bundle import version_edges  # noqa: E402
+
 FIXED_ROWS = [1, 2, 37, 300, 4097, 9362]
-
-
-def version_edges(manifest):
-    """Rows on both sides of every bound on M in the launch conditions."""
-    edges = set()
-
-    def walk(cond):
-        if isinstance(cond, dict):
-            for op, args in cond.items():
-                if op in ("ge", "lt") and len(args) == 2 and args[0] == "M" \
-                        and isinstance(args[1], int):
-                    edges.update((args[1] - 1, args[1]))
-                else:
-                    walk(args)
-        elif isinstance(cond, list):
-            for item in cond:
-                walk(item)
-
-    for function in manifest.get("functions", []):
-        for launch in function.get("launches", []):
-            walk(launch.get("when"))
-    return edges
 
 
 def rows_for(bundle, max_elements):
@@ -56,7 +38,7 @@ def rows_for(bundle, max_elements):
         manifest = json.load(f)
     x = manifest["functions"][0]["arguments"][0]["shape"]
     n = x[-1] if isinstance(x[-1], int) else 1
-    rows = {m for m in set(FIXED_ROWS) | version_edges(manifest) if m >= 1}
+    rows = set(FIXED_ROWS) | set(version_edges(manifest))
     return sorted(m for m in rows if m * n <= max_elements) or [1]
 
 

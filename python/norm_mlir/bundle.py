@@ -73,6 +73,31 @@ def evaluate(expr, m):
     raise BundleError(f"unknown size expression {expr!r}")
 
 
+def version_edges(manifest):
+    """The rows on both sides of every bound on M in the manifest's launch
+    conditions ({"ge": ["M", t]}, {"lt": ["M", t]}: rows t - 1 and t),
+    sorted, from 1: where a bundle's versions (norm-short-rows' bands)
+    begin and end, which the GPU checks run whatever rows they pick."""
+    edges = set()
+
+    def walk(cond):
+        if isinstance(cond, dict):
+            for op, args in cond.items():
+                if op in ("ge", "lt") and len(args) == 2 and args[0] == "M" \
+                        and isinstance(args[1], int):
+                    edges.update((args[1] - 1, args[1]))
+                else:
+                    walk(args)
+        elif isinstance(cond, list):
+            for item in cond:
+                walk(item)
+
+    for function in manifest.get("functions", []):
+        for launch in function.get("launches", []):
+            walk(launch.get("when"))
+    return sorted(m for m in edges if m >= 1)
+
+
 class Function:
     """One compiled function of a bundle: its signature and launch list."""
 
