@@ -381,7 +381,7 @@ def case_opt(rng, tools, corpus, work):
         argv.append(f"--{name}" + (f"={' '.join(chosen)}" if chosen else ""))
     if rng.random() < 0.2:
         argv.append("--verify-each")
-    return argv, [source], None
+    return argv, None
 
 
 def case_compile(rng, tools, corpus, work):
@@ -393,7 +393,7 @@ def case_compile(rng, tools, corpus, work):
         f.write(text)
     argv = [tools.compile, source, "-o", os.path.join(work, "bundle"), "--quiet"]
     argv += ["--" + o for o in random_options(rng, tools.compile_options)]
-    return argv, [source], None
+    return argv, None
 
 
 def case_table(rng, tools, corpus, work):
@@ -409,7 +409,7 @@ def case_table(rng, tools, corpus, work):
     else:
         argv = [tools.opt, source, "-o", os.devnull,
                 f"--norm-to-gpu=tuning-table={table}"]
-    return argv, [source, table], None
+    return argv, None
 
 
 def case_capi(rng, tools, corpus, work):
@@ -424,7 +424,7 @@ def case_capi(rng, tools, corpus, work):
     env = dict(os.environ, NORM_CAPI_LIB=tools.capi,
                PYTHONPATH=os.path.join(ROOT, "python"))
     argv = [sys.executable, os.path.abspath(__file__), "--capi-child", job]
-    return argv, [source, job], env
+    return argv, env
 
 
 def case_manifest(rng, tools, corpus, work):
@@ -445,7 +445,7 @@ def case_manifest(rng, tools, corpus, work):
             '"$6" "$7" --manifest-child "$2" $3 $4 $5',
             "sh", tools.bundle_check, bundle, *rows, sys.executable,
             os.path.abspath(__file__)]
-    return argv, [os.path.join(bundle, "manifest.json")], env
+    return argv, env
 
 
 TARGETS = {"opt": case_opt, "compile": case_compile, "table": case_table,
@@ -551,11 +551,26 @@ def read_corpus():
             "tables": texts("tables", ".json"), "bundles": bundles}
 
 
-def save_finding(out, index, target, what, argv, files, output):
-    folder = os.path.join(out, f"{index:04d}")
-    os.makedirs(folder, exist_ok=True)
-    for path in files:
-        shutil.copy(path, folder)
+def save_finding(out, index, target, what, argv, env, work, output):
+    """Copies the case's files (its work folder) into <out>/<index> with
+    every path into the work folder pointed at the copy, and writes
+    finding.txt (target, what happened, command, output) and replay.json
+    (the command and the environment it ran with) beside them."""
+    folder = os.path.abspath(os.path.join(out, f"{index:04d}"))
+    shutil.copytree(work, folder, dirs_exist_ok=True)
+    moved = lambda text: text.replace(work, folder)  # noqa: E731
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            if name.endswith((".json", ".mlir")):
+                path = os.path.join(directory, name)
+                with open(path, errors="replace") as f:
+                    text = f.read()
+                with open(path, "w") as f:
+                    f.write(moved(text))
+    argv = [moved(a) for a in argv]
+    extra = {k: v for k, v in (env or {}).items() if os.environ.get(k) != v}
+    with open(os.path.join(folder, "replay.json"), "w") as f:
+        json.dump({"argv": argv, "env": extra}, f, indent=1)
     with open(os.path.join(folder, "finding.txt"), "w") as f:
         f.write(f"target: {target}\nwhat: {what}\ncommand: {' '.join(argv)}\n\n{output}\n")
     return folder
@@ -570,12 +585,12 @@ def fuzz(args):
     runs, findings, counts = 0, 0, {t: 0 for t in targets}
     os.makedirs(args.out, exist_ok=True)
 
-    def finish(future, target, argv, files, work):
+    def finish(future, target, argv, env, work):
         nonlocal findings
         what, output = future.result()
         if what:
             findings += 1
-            folder = save_finding(args.out, findings, target, what, argv, files, output)
+            folder = save_finding(args.out, findings, target, what, argv, env, work, output)
             print(f"FINDING {findings} ({target}, {what}): {folder}", flush=True)
             print("  " + "\n  ".join(output.strip().splitlines()[:6]), flush=True)
         shutil.rmtree(work)
@@ -594,10 +609,10 @@ def fuzz(args):
             if case is None:
                 shutil.rmtree(work)
                 continue
-            argv, files, env = case
+            argv, env = case
             counts[target] += 1
             pending.append((pool.submit(run_tool, argv, args.timeout, env), target, argv,
-                            files, work))
+                            env, work))
             while len(pending) >= 2 * args.jobs:
                 finish(*pending.pop(0))
         for item in pending:
@@ -647,10 +662,15 @@ def seed_corpus():
 
 
 def replay(args):
-    """Reruns a saved finding's command (its files as saved)."""
-    with open(os.path.join(args.replay, "finding.txt")) as f:
-        print(f.read().split("\n\n")[0])
-    return 0
+    """Reruns a saved finding (replay.json) and says whether it still is
+    one: exit 1 if so, else 0."""
+    with open(os.path.join(args.replay, "replay.json")) as f:
+        case = json.load(f)
+    print(" ".join(case["argv"]))
+    what, output = run_tool(case["argv"], args.timeout, dict(os.environ, **case["env"]))
+    print(output.strip())
+    print(f"norm_fuzz: {what}" if what else "norm_fuzz: no longer a finding")
+    return 1 if what else 0
 
 
 def main():
