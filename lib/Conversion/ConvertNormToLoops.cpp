@@ -46,24 +46,32 @@ static void forEach(OpBuilder &b, Location loc, Value upper,
                      });
 }
 
-/// Fills a float memref with zeros.
-static void zeroFill(OpBuilder &b, Location loc, Value buffer) {
+/// Emits `body(indices)` for every element of rank-1 or rank-2 `buffer`
+/// (the column accumulators: an N-vector, or P x N partials).
+static void
+forEachElement(OpBuilder &b, Location loc, Value buffer,
+               llvm::function_ref<void(OpBuilder &, ValueRange)> body) {
   auto type = cast<MemRefType>(buffer.getType());
-  Value zero = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(type.getElementType(), 0.0));
-  SmallVector<Value> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    dims.push_back(memref::DimOp::create(b, loc, buffer, d));
+  Value first = memref::DimOp::create(b, loc, buffer, 0);
   if (type.getRank() == 1) {
-    forEach(b, loc, dims[0], [&](OpBuilder &nb, Value j) {
-      memref::StoreOp::create(nb, loc, zero, buffer, j);
-    });
+    forEach(b, loc, first, [&](OpBuilder &nb, Value j) { body(nb, j); });
     return;
   }
-  forEach(b, loc, dims[0], [&](OpBuilder &nb, Value p) {
-    forEach(nb, loc, dims[1], [&](OpBuilder &nnb, Value j) {
-      memref::StoreOp::create(nnb, loc, zero, buffer, ValueRange{p, j});
+  Value second = memref::DimOp::create(b, loc, buffer, 1);
+  forEach(b, loc, first, [&](OpBuilder &nb, Value p) {
+    forEach(nb, loc, second, [&](OpBuilder &nnb, Value j) {
+      body(nnb, ValueRange{p, j});
     });
+  });
+}
+
+/// Fills a float memref with zeros.
+static void zeroFill(OpBuilder &b, Location loc, Value buffer) {
+  Value zero = arith::ConstantOp::create(
+      b, loc,
+      b.getFloatAttr(cast<MemRefType>(buffer.getType()).getElementType(), 0.0));
+  forEachElement(b, loc, buffer, [&](OpBuilder &nb, ValueRange index) {
+    memref::StoreOp::create(nb, loc, zero, buffer, index);
   });
 }
 
@@ -186,23 +194,14 @@ public:
         continue;
       Type element = cast<MemRefType>(output.getType()).getElementType();
       Value acc = accumulators[i];
-      auto roundInto = [&](OpBuilder &b, ValueRange index) {
-        Value v = arith::TruncFOp::create(
-            b, loc, b.getF32Type(), memref::LoadOp::create(b, loc, acc, index));
-        memref::StoreOp::create(b, loc, roundTo(b, loc, v, element), output,
-                                index);
-      };
-      if (cast<MemRefType>(output.getType()).getRank() == 1) {
-        forEach(rewriter, loc, cols,
-                [&](OpBuilder &b, Value j) { roundInto(b, j); });
-      } else {
-        Value partials = memref::DimOp::create(rewriter, loc, output, 0);
-        forEach(rewriter, loc, partials, [&](OpBuilder &b, Value p) {
-          forEach(b, loc, cols, [&](OpBuilder &nb, Value j) {
-            roundInto(nb, ValueRange{p, j});
-          });
-        });
-      }
+      forEachElement(rewriter, loc, output,
+                     [&](OpBuilder &b, ValueRange index) {
+                       Value v = arith::TruncFOp::create(
+                           b, loc, b.getF32Type(),
+                           memref::LoadOp::create(b, loc, acc, index));
+                       memref::StoreOp::create(
+                           b, loc, roundTo(b, loc, v, element), output, index);
+                     });
       memref::DeallocOp::create(rewriter, loc, acc);
     }
     rewriter.eraseOp(op);

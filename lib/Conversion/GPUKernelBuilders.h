@@ -160,6 +160,25 @@ inline SmallVector<Value> offsetLastIndex(OpBuilder &b, Location loc,
   return moved;
 }
 
+/// The lanes of vector `vec`, as scalars.
+inline SmallVector<Value> vectorLanes(OpBuilder &b, Location loc, Value vec) {
+  SmallVector<Value> lanes;
+  for (int64_t v = 0, e = cast<VectorType>(vec.getType()).getNumElements();
+       v < e; ++v)
+    lanes.push_back(vector::ExtractOp::create(b, loc, vec, v));
+  return lanes;
+}
+
+/// Vectors of one element type, concatenated (lanes of the first first).
+inline Value concatVectors(OpBuilder &b, Location loc, ArrayRef<Value> vecs) {
+  SmallVector<Value> lanes;
+  for (Value vec : vecs)
+    llvm::append_range(lanes, vectorLanes(b, loc, vec));
+  Type element = cast<VectorType>(vecs.front().getType()).getElementType();
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({int64_t(lanes.size())}, element), lanes);
+}
+
 /// A `width`-element vector.load of `memref` at `indices`, aligned to its
 /// size (16 bytes when N allows: ld.global.v4); wider vectors are loaded in
 /// 16-byte pieces (kWidestAccessBytes).
@@ -172,24 +191,11 @@ inline Value loadAlignedVector(OpBuilder &b, Location loc, Value memref,
                                   memref, indices, /*nontemporal=*/false,
                                   b.getI64IntegerAttr(bytes));
   int64_t pieceWidth = width * kWidestAccessBytes / bytes;
-  SmallVector<Value> lanes;
-  for (int64_t first = 0; first < width; first += pieceWidth) {
-    Value piece = loadAlignedVector(
-        b, loc, memref, offsetLastIndex(b, loc, indices, first), pieceWidth);
-    for (int64_t v = 0; v < pieceWidth; ++v)
-      lanes.push_back(vector::ExtractOp::create(b, loc, piece, v));
-  }
-  return vector::FromElementsOp::create(
-      b, loc, VectorType::get({width}, element), lanes);
-}
-
-/// The lanes of vector `vec`, as scalars.
-inline SmallVector<Value> vectorLanes(OpBuilder &b, Location loc, Value vec) {
-  SmallVector<Value> lanes;
-  for (int64_t v = 0, e = cast<VectorType>(vec.getType()).getNumElements();
-       v < e; ++v)
-    lanes.push_back(vector::ExtractOp::create(b, loc, vec, v));
-  return lanes;
+  SmallVector<Value> pieces;
+  for (int64_t first = 0; first < width; first += pieceWidth)
+    pieces.push_back(loadAlignedVector(
+        b, loc, memref, offsetLastIndex(b, loc, indices, first), pieceWidth));
+  return concatVectors(b, loc, pieces);
 }
 
 /// `values`, rounded to the element type of `memref`, as one vector of it.

@@ -99,22 +99,13 @@ static int64_t accessPieces(Type type) {
   return bytes > kWidestAccessBytes ? bytes / kWidestAccessBytes : 1;
 }
 
-/// Piece `piece` of `pieces` of vector `vec`.
-static Value vectorPiece(OpBuilder &b, Location loc, Value vec, int64_t piece,
-                         int64_t pieces) {
-  int64_t lanes = cast<VectorType>(vec.getType()).getNumElements() / pieces;
-  return vectorSlice(b, loc, vec, piece * lanes, lanes);
-}
-
-/// `pieces` vectors of one type, concatenated.
-static Value concatPieces(OpBuilder &b, Location loc, ArrayRef<Value> pieces) {
-  SmallVector<Value> lanes;
-  for (Value piece : pieces)
-    llvm::append_range(lanes, vectorLanes(b, loc, piece));
-  auto type = cast<VectorType>(pieces.front().getType());
-  return vector::FromElementsOp::create(
-      b, loc, VectorType::get({int64_t(lanes.size())}, type.getElementType()),
-      lanes);
+/// The global address of 16-byte piece `piece` of an access at `address`.
+static Value pieceAddress(OpBuilder &b, Location loc, Value address,
+                          int64_t piece) {
+  return arith::AddIOp::create(
+      b, loc, address,
+      arith::ConstantOp::create(
+          b, loc, b.getI64IntegerAttr(piece * kWidestAccessBytes)));
 }
 
 Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
@@ -125,14 +116,10 @@ Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
     auto pieceType = VectorType::get({vecType.getNumElements() / pieces},
                                      vecType.getElementType());
     SmallVector<Value> loaded;
-    for (int64_t p = 0; p < pieces; ++p) {
-      Value at = arith::AddIOp::create(
-          b, loc, address,
-          arith::ConstantOp::create(
-              b, loc, b.getI64IntegerAttr(p * kWidestAccessBytes)));
-      loaded.push_back(emitGlobalLoad(b, loc, at, pieceType, inside, hint));
-    }
-    return concatPieces(b, loc, loaded);
+    for (int64_t p = 0; p < pieces; ++p)
+      loaded.push_back(emitGlobalLoad(b, loc, pieceAddress(b, loc, address, p),
+                                      pieceType, inside, hint));
+    return concatVectors(b, loc, loaded);
   }
   auto vecType = dyn_cast<VectorType>(type);
   Type element = vecType ? vecType.getElementType() : type;
@@ -182,14 +169,10 @@ Value mlir::norm::emitGlobalLoad(OpBuilder &b, Location loc, Value address,
 void mlir::norm::emitGlobalStore(OpBuilder &b, Location loc, Value address,
                                  Value value, Value inside) {
   if (int64_t pieces = accessPieces(value.getType()); pieces > 1) {
-    for (int64_t p = 0; p < pieces; ++p) {
-      Value at = arith::AddIOp::create(
-          b, loc, address,
-          arith::ConstantOp::create(
-              b, loc, b.getI64IntegerAttr(p * kWidestAccessBytes)));
-      emitGlobalStore(b, loc, at, vectorPiece(b, loc, value, p, pieces),
-                      inside);
-    }
+    int64_t lanes = cast<VectorType>(value.getType()).getNumElements() / pieces;
+    for (int64_t p = 0; p < pieces; ++p)
+      emitGlobalStore(b, loc, pieceAddress(b, loc, address, p),
+                      vectorSlice(b, loc, value, p * lanes, lanes), inside);
     return;
   }
   auto vecType = dyn_cast<VectorType>(value.getType());

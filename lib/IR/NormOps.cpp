@@ -613,7 +613,6 @@ LogicalResult FusedOp::verify() {
   for (auto [i, output] : llvm::enumerate(getOutputs())) {
     auto type = cast<ShapedType>(output.getType());
     Role role = getOutputRole(i);
-
     if (role == Role::col && split) {
       int64_t partials = ShapedType::kDynamic;
       if (!ShapedType::isDynamic(m)) {
