@@ -17,6 +17,18 @@ if [ "${NORM_SKIP_TORCH:-0}" != 1 ] && [ ! -d "$build/pydeps/torch" ]; then
     || echo "test: PyTorch could not be installed; its tests will be skipped"
 fi
 
+# The native PyTorch extension (python/csrc on runtime/: the ops' schemas,
+# CUDA and autograd kernels in C++), built against that PyTorch into
+# $build/python, where norm_mlir.native finds it. A failed build fails the
+# Python tests that expect it, rather than leaving them on the Python ops.
+if [ -d "$build/pydeps/torch" ]; then
+  (cd "$root/python" && PYTHONPATH="$build/pydeps" NORM_BUILD_DIR="$build" /usr/bin/python3 \
+     setup.py -q build_ext --build-lib "$build/python" --build-temp "$build/python-temp" \
+     >"$build/python-extension.log" 2>&1) \
+    || { echo "test: the native extension did not build (see $build/python-extension.log)"; \
+         tail -20 "$build/python-extension.log"; }
+fi
+
 # nvdisasm (PyPI's nvidia-cuda-nvdisasm, a few MB; CUDA's apt-less install
 # here has ptxas only) for the SASS that kernel-stats.py counts and
 # same-launches.py --sass compares; in a directory of its own, since pip

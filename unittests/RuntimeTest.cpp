@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -378,6 +379,92 @@ TEST(Bundle, PlansTheLaunchesOfEachM) {
   EXPECT_NE(error.find("buffer buf0 has no valid size at M = 65536"),
             std::string::npos)
       << error;
+}
+
+TEST(Bundle, PlansWholeCalls) {
+  // A call plan holds what planLaunches settles plus every slot's shape and
+  // bytes and each launch's parameter words, with the words that take
+  // addresses marked: a call then fills in pointers and launches.
+  std::string dir = compileExample("rms_norm_bwd");
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  const Function *f = bundle->function("", error);
+  ASSERT_TRUE(f) << error;
+  const int64_t rows = 65536;
+  CallPlan plan;
+  ASSERT_TRUE(f->planCall(rows, plan, error)) << error;
+  EXPECT_EQ(plan.rows, rows);
+  size_t slots = f->arguments.size() + f->buffers.size();
+  ASSERT_EQ(plan.shapes.size(), slots);
+  ASSERT_EQ(plan.bytes.size(), slots);
+  for (size_t a = 0; a < f->arguments.size(); ++a)
+    EXPECT_EQ(plan.shapes[a], f->shapeOf(f->arguments[a], rows));
+  for (size_t b = 0; b < f->buffers.size(); ++b) {
+    int64_t bytes = 0;
+    ASSERT_TRUE(f->bufferBytes(f->buffers[b], rows, bytes, error)) << error;
+    EXPECT_EQ(plan.bytes[f->arguments.size() + b], bytes);
+  }
+
+  std::vector<PlannedLaunch> planned;
+  ASSERT_TRUE(f->planLaunches(rows, planned, error)) << error;
+  ASSERT_EQ(plan.launches.size(), planned.size());
+  for (size_t i = 0; i < planned.size(); ++i) {
+    const CallPlan::Launch &launch = plan.launches[i];
+    EXPECT_EQ(launch.desc, planned[i].launch);
+    EXPECT_EQ(launch.grid, planned[i].grid);
+    EXPECT_EQ(launch.gridY, planned[i].gridY);
+    EXPECT_EQ(launch.programmatic,
+              planned[i].launch->programmatic && planned[i].afterIssued);
+    // Every buffer parameter takes an address (a descriptor two), and each
+    // address word names an existing slot and is left 0 in the plan.
+    size_t pointers = 0;
+    for (const LaunchParam &param : launch.desc->params)
+      pointers += param.kind == LaunchParam::Kind::Descriptor       ? 2
+                  : param.kind == LaunchParam::Kind::AlignedPointer ? 1
+                                                                    : 0;
+    EXPECT_EQ(launch.addresses.size(), pointers);
+    for (auto [word, slot] : launch.addresses) {
+      ASSERT_LT(word, launch.words.size());
+      EXPECT_LT(slot, slots);
+      EXPECT_EQ(launch.words[word], 0);
+    }
+    // The size parameters are the manifest's values at this M.
+    size_t word = 0;
+    for (const LaunchParam &param : launch.desc->params) {
+      if (param.kind == LaunchParam::Kind::Size) {
+        EXPECT_EQ(launch.words[word], evaluate(param.value, rows));
+        ++word;
+      } else if (param.kind == LaunchParam::Kind::AlignedPointer) {
+        ++word;
+      } else {
+        // Allocated and aligned pointer, offset, sizes, strides.
+        auto it = std::find_if(launch.addresses.begin(), launch.addresses.end(),
+                               [&](auto a) { return a.first == word; });
+        ASSERT_NE(it, launch.addresses.end());
+        const std::vector<int64_t> &shape = plan.shapes[it->second];
+        EXPECT_EQ(launch.words[word + 2], 0);
+        for (size_t k = 0; k < shape.size(); ++k)
+          EXPECT_EQ(launch.words[word + 3 + k], shape[k]);
+        word += 3 + 2 * shape.size();
+      }
+    }
+    EXPECT_EQ(word, launch.words.size());
+  }
+
+  // What planLaunches refuses, planCall refuses too.
+  std::string huge = testing::TempDir() + "/huge_call_bundle";
+  ASSERT_TRUE(copyWithEditedManifest(
+      dir, huge,
+      "\"name\": \"buf0\",\n          \"shape\": [\n            \"M\"",
+      "\"name\": \"buf0\",\n          \"shape\": [\n            "
+      "4611686018427387904"));
+  auto overflowing = Bundle::load(huge, error);
+  ASSERT_TRUE(overflowing) << error;
+  const Function *g = overflowing->function("", error);
+  ASSERT_TRUE(g) << error;
+  EXPECT_FALSE(g->planCall(rows, plan, error));
+  EXPECT_NE(error.find("has no valid size"), std::string::npos) << error;
 }
 
 TEST(Bundle, ReadsDynamicSharedMemory) {

@@ -34,10 +34,15 @@ _capi = None
 _identities = {}
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
 def _library_path():
-    """Where libNormCAPI.so is: $NORM_CAPI_LIB, else the build tree of this
-    checkout; None when neither exists."""
+    """Where libNormCAPI.so is: $NORM_CAPI_LIB, else the one in the package
+    (an installed wheel brings it, with the LLVM/MLIR parts it uses linked
+    in), else the build tree of this checkout; None when none exists."""
     candidates = [os.environ.get("NORM_CAPI_LIB"),
+                  os.path.join(_PACKAGE, "lib", "libNormCAPI.so"),
                   os.path.join(os.environ.get("NORM_BUILD_DIR", os.path.join(_ROOT, "build")),
                                "lib", "libNormCAPI.so")]
     return next((p for p in candidates if p and os.path.exists(p)), None)
@@ -88,12 +93,16 @@ def cache_dir():
 
 def tuning_table():
     """The measured tuning table compilations use: $NORM_TUNING_TABLE ('none'
-    for the analytic rules only), else the repository's tuning/h200.json."""
+    for the analytic rules only), else the package's copy (a wheel brings
+    one), else the repository's tuning/h200.json."""
     env = os.environ.get("NORM_TUNING_TABLE")
     if env:
         return None if env == "none" else env
-    path = os.path.join(_ROOT, "tuning", "h200.json")
-    return path if os.path.exists(path) else None
+    for path in (os.path.join(_PACKAGE, "tuning", "h200.json"),
+                 os.path.join(_ROOT, "tuning", "h200.json")):
+        if os.path.exists(path):
+            return path
+    return None
 
 
 def cache_key(program, options, chip, table_text=""):
@@ -106,6 +115,12 @@ def cache_key(program, options, chip, table_text=""):
 
 def compile_program(program, chip="sm_90", options=""):
     """Returns a loaded Bundle for `program`, from the cache when possible."""
+    return load_bundle(bundle_directory(program, chip, options))
+
+
+def bundle_directory(program, chip="sm_90", options=""):
+    """The cache directory holding `program`'s bundle, compiled there first
+    where the cache has no valid one."""
     opts = f"chip={chip}" + (f" {options}" if options else "")
     # The key covers the table's contents, not its path, so caches move
     # between machines.
@@ -123,7 +138,8 @@ def compile_program(program, chip="sm_90", options=""):
         if identity is None or (os.path.exists(built_by)
                                 and open(built_by).read().strip() == identity):
             try:
-                return load_bundle(directory)
+                load_bundle(directory)
+                return directory
             except BundleError:
                 # A damaged entry (an interrupted copy, an edit): where a
                 # compiler is at hand it is rebuilt below, else the error
@@ -162,4 +178,4 @@ def compile_program(program, chip="sm_90", options=""):
     for name in ("kernels.ptx", "program.mlir", "compiler-id", "manifest.json"):
         os.replace(os.path.join(tmp, name), os.path.join(directory, name))
     os.rmdir(tmp)
-    return load_bundle(directory)
+    return directory

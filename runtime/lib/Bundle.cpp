@@ -501,6 +501,72 @@ bool Function::planLaunches(int64_t rows, std::vector<PlannedLaunch> &planned,
   return true;
 }
 
+bool Function::planCall(int64_t rows, CallPlan &plan,
+                        std::string &error) const {
+  plan = CallPlan();
+  plan.rows = rows;
+  std::map<std::string, uint32_t> slots;
+  auto addSlot = [&](const BufferDesc &buffer) {
+    int64_t bytes = 0;
+    if (!bufferBytes(buffer, rows, bytes, error))
+      return false;
+    slots[buffer.name] = static_cast<uint32_t>(plan.shapes.size());
+    plan.shapes.push_back(shapeOf(buffer, rows));
+    plan.bytes.push_back(bytes);
+    return true;
+  };
+  for (const BufferDesc &buffer : arguments)
+    if (!addSlot(buffer))
+      return false;
+  for (const BufferDesc &buffer : buffers)
+    if (!addSlot(buffer))
+      return false;
+
+  std::vector<PlannedLaunch> planned;
+  if (!planLaunches(rows, planned, error))
+    return false;
+  for (const PlannedLaunch &p : planned) {
+    CallPlan::Launch launch;
+    launch.desc = p.launch;
+    launch.grid = p.grid;
+    launch.gridY = p.gridY;
+    launch.programmatic = p.launch->programmatic && p.afterIssued;
+    for (const LaunchParam &param : p.launch->params) {
+      if (param.kind == LaunchParam::Kind::Size) {
+        launch.words.push_back(evaluate(param.value, rows));
+        continue;
+      }
+      // Buffer names were checked when the manifest was loaded.
+      uint32_t slot = slots.at(param.buffer);
+      auto address = [&] {
+        launch.addresses.push_back(
+            {static_cast<uint32_t>(launch.words.size()), slot});
+        launch.words.push_back(0);
+      };
+      if (param.kind == LaunchParam::Kind::AlignedPointer) {
+        address();
+        continue;
+      }
+      // A memref descriptor: allocated and aligned pointer, offset, sizes,
+      // strides (row-major).
+      address();
+      address();
+      launch.words.push_back(0);
+      const std::vector<int64_t> &shape = plan.shapes[slot];
+      launch.words.insert(launch.words.end(), shape.begin(), shape.end());
+      std::vector<int64_t> strides(shape.size());
+      int64_t stride = 1;
+      for (size_t k = shape.size(); k-- > 0;) {
+        strides[k] = stride;
+        stride *= shape[k];
+      }
+      launch.words.insert(launch.words.end(), strides.begin(), strides.end());
+    }
+    plan.launches.push_back(std::move(launch));
+  }
+  return true;
+}
+
 std::vector<std::string> Bundle::functionNames() const {
   std::vector<std::string> names;
   for (const auto &[name, function] : functions)

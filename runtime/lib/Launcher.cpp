@@ -164,7 +164,7 @@ bool Launcher::ensureModule(std::string &error) {
 }
 
 void *Launcher::kernelFor(const LaunchDesc &launch, std::string &error) {
-  auto cached = kernels.find(launch.kernel);
+  auto cached = kernels.find(&launch);
   if (cached != kernels.end())
     return cached->second;
   Driver &d = Driver::get();
@@ -191,13 +191,13 @@ void *Launcher::kernelFor(const LaunchDesc &launch, std::string &error) {
                    static_cast<int>(launch.sharedBytes)),
                "cuFuncSetAttribute", error))
     return nullptr;
-  kernels[launch.kernel] = kernel;
+  kernels[&launch] = kernel;
   return kernel;
 }
 
 int64_t Launcher::residentGrid(const LaunchDesc &launch, void *kernel,
                                int64_t gridY, void *stream) {
-  auto cached = residentGrids.find(launch.kernel);
+  auto cached = residentGrids.find(&launch);
   if (cached != residentGrids.end())
     return cached->second;
   Driver &d = Driver::get();
@@ -232,8 +232,86 @@ int64_t Launcher::residentGrid(const LaunchDesc &launch, void *kernel,
                              device) == CUDA_SUCCESS)
       resident = static_cast<int64_t>(blocks) * sms;
   }
-  residentGrids[launch.kernel] = resident;
+  residentGrids[&launch] = resident;
   return resident;
+}
+
+bool Launcher::launch(const CallPlan &plan, const void *const *addresses,
+                      void *stream, std::string &error) {
+  if (!ensureModule(error))
+    return false;
+  Driver &d = Driver::get();
+  // The parameter words of one launch, with the addresses filled in: on the
+  // stack for every kernel the compiler emits (descriptors of rank 2 take 7
+  // words; the widest kernels take a few dozen).
+  constexpr size_t kInlineWords = 128;
+  int64_t inlineWords[kInlineWords];
+  void *inlinePointers[kInlineWords];
+  std::vector<int64_t> heapWords;
+  std::vector<void *> heapPointers;
+  for (const CallPlan::Launch &planned : plan.launches) {
+    const LaunchDesc &desc = *planned.desc;
+    auto kernel = static_cast<CUfunction>(kernelFor(desc, error));
+    if (!kernel)
+      return false;
+    int64_t grid = planned.grid;
+    // A persistent kernel walks its rows strided by the grid: as many
+    // blocks (clusters) as are resident at once do all the rows in one
+    // wave, without a partial last wave. An unknown count keeps the grid.
+    if (desc.persistent) {
+      int64_t resident = residentGrid(desc, kernel, planned.gridY, stream);
+      if (resident > 0)
+        grid = std::min(grid, resident);
+      if (std::string why =
+              checkGrid(desc.kernel, grid, planned.gridY, plan.rows);
+          !why.empty()) {
+        error = why;
+        return false;
+      }
+    }
+    size_t count = planned.words.size();
+    int64_t *words = inlineWords;
+    void **params = inlinePointers;
+    if (count > kInlineWords) {
+      heapWords.resize(count);
+      heapPointers.resize(count);
+      words = heapWords.data();
+      params = heapPointers.data();
+    }
+    std::copy(planned.words.begin(), planned.words.end(), words);
+    for (auto [word, slot] : planned.addresses)
+      words[word] = reinterpret_cast<int64_t>(addresses[slot]);
+    for (size_t i = 0; i < count; ++i)
+      params[i] = &words[i];
+    // A programmatic dependent launch (PDL) may begin while the launch
+    // before it finishes; the kernel waits for it (griddepcontrol.wait).
+    if (planned.programmatic && d.launchKernelEx) {
+      CUlaunchAttribute attribute{};
+      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attribute.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config{};
+      config.gridDimX = static_cast<unsigned>(grid);
+      config.gridDimY = static_cast<unsigned>(planned.gridY);
+      config.gridDimZ = 1;
+      config.blockDimX = static_cast<unsigned>(desc.block);
+      config.blockDimY = 1;
+      config.blockDimZ = 1;
+      config.sharedMemBytes = static_cast<unsigned>(desc.sharedBytes);
+      config.hStream = static_cast<CUstream>(stream);
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      if (!d.check(d.launchKernelEx(&config, kernel, params, nullptr),
+                   "cuLaunchKernelEx", error))
+        return false;
+      continue;
+    }
+    if (!d.check(d.launchKernel(kernel, grid, planned.gridY, 1, desc.block, 1,
+                                1, desc.sharedBytes,
+                                static_cast<CUstream>(stream), params, nullptr),
+                 "cuLaunchKernel", error))
+      return false;
+  }
+  return true;
 }
 
 bool Launcher::run(const std::string &functionName,
@@ -246,147 +324,63 @@ bool Launcher::run(const std::string &functionName,
   int64_t rows = 0;
   if (!function->bindRows(args, rows, error))
     return false;
+  // The launches this M makes, with their grids, settled before anything
+  // is allocated or launched: a bad expression or a grid past CUDA's
+  // limits then leaves no kernel of the call running.
+  CallPlan plan;
+  if (!function->planCall(rows, plan, error))
+    return false;
   if (!ensureModule(error))
     return false;
   Driver &d = Driver::get();
 
-  // Every buffer by name: arguments, then allocated outputs and workspaces.
-  std::map<std::string, TensorRef> buffers;
-  for (size_t i = 0; i < args.size(); ++i)
-    buffers[function->arguments[i].name] = args[i];
+  // Every slot's address: the arguments, then allocated outputs and
+  // workspaces.
+  std::vector<void *> addresses;
+  for (const TensorRef &arg : args)
+    addresses.push_back(arg.data);
   std::vector<CUdeviceptr> owned;
   auto release = [&] {
     for (CUdeviceptr p : owned)
       d.memFree(p);
   };
-  for (const BufferDesc &desc : function->buffers) {
-    TensorRef t;
-    t.dtype = desc.dtype;
-    t.shape = function->shapeOf(desc, rows);
-    int64_t bytes = 0;
-    if (!function->bufferBytes(desc, rows, bytes, error)) {
-      release();
-      return false;
-    }
+  for (size_t b = 0; b < function->buffers.size(); ++b) {
+    int64_t bytes = plan.bytes[args.size() + b];
+    void *data = nullptr;
     if (bytes > 0) {
       if (allocate) {
-        t.data = allocate(bytes);
+        data = allocate(bytes);
       } else {
         CUdeviceptr p = 0;
         if (!d.check(d.memAlloc(&p, bytes), "cuMemAlloc", error)) {
           release();
           return false;
         }
-        t.data = reinterpret_cast<void *>(p);
+        data = reinterpret_cast<void *>(p);
         owned.push_back(p);
       }
-      if (!t.data) {
-        error = "allocation of " + desc.name + " failed";
+      if (!data) {
+        error = "allocation of " + function->buffers[b].name + " failed";
         release();
         return false;
       }
     }
-    buffers[desc.name] = t;
+    addresses.push_back(data);
   }
 
-  // The launches this M makes, with their grids, settled before anything
-  // is launched: a bad expression or a grid past CUDA's limits then leaves
-  // no kernel of the call running on buffers released below.
-  std::vector<PlannedLaunch> issued;
-  if (!function->planLaunches(rows, issued, error)) {
+  if (!launch(plan, addresses.data(), stream, error)) {
     release();
     return false;
   }
 
-  for (auto [launchPtr, grid, gridY, afterIssued] : issued) {
-    const LaunchDesc &launch = *launchPtr;
-    bool programmatic = launch.programmatic && afterIssued;
-    auto kernel = static_cast<CUfunction>(kernelFor(launch, error));
-    if (!kernel) {
-      release();
-      return false;
-    }
-    // A persistent kernel walks its rows strided by the grid: as many
-    // blocks (clusters) as are resident at once do all the rows in one
-    // wave, without a partial last wave. An unknown count keeps the grid.
-    if (launch.persistent) {
-      int64_t resident = residentGrid(launch, kernel, gridY, stream);
-      if (resident > 0)
-        grid = std::min(grid, resident);
-      if (std::string why = checkGrid(launch.kernel, grid, gridY, rows);
-          !why.empty()) {
-        error = why;
-        release();
-        return false;
-      }
-    }
-    std::vector<int64_t> scalars;
-    for (const LaunchParam &param : launch.params) {
-      if (param.kind == LaunchParam::Kind::Size) {
-        scalars.push_back(evaluate(param.value, rows));
-        continue;
-      }
-      const TensorRef &t = buffers[param.buffer];
-      int64_t ptr = reinterpret_cast<int64_t>(t.data);
-      if (param.kind == LaunchParam::Kind::AlignedPointer) {
-        scalars.push_back(ptr);
-        continue;
-      }
-      // Memref descriptors: allocated ptr, aligned ptr, offset, sizes,
-      // strides.
-      scalars.push_back(ptr);
-      scalars.push_back(ptr);
-      scalars.push_back(0);
-      for (int64_t s : t.shape)
-        scalars.push_back(s);
-      int64_t stride = 1;
-      std::vector<int64_t> strides(t.shape.size());
-      for (size_t k = t.shape.size(); k-- > 0;) {
-        strides[k] = stride;
-        stride *= t.shape[k];
-      }
-      scalars.insert(scalars.end(), strides.begin(), strides.end());
-    }
-    std::vector<void *> params;
-    for (int64_t &s : scalars)
-      params.push_back(&s);
-    // A programmatic dependent launch (PDL) may begin while the launch
-    // before it finishes; the kernel waits for it (griddepcontrol.wait).
-    if (programmatic && d.launchKernelEx) {
-      CUlaunchAttribute attribute{};
-      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      attribute.value.programmaticStreamSerializationAllowed = 1;
-      CUlaunchConfig config{};
-      config.gridDimX = static_cast<unsigned>(grid);
-      config.gridDimY = static_cast<unsigned>(gridY);
-      config.gridDimZ = 1;
-      config.blockDimX = static_cast<unsigned>(launch.block);
-      config.blockDimY = 1;
-      config.blockDimZ = 1;
-      config.sharedMemBytes = static_cast<unsigned>(launch.sharedBytes);
-      config.hStream = static_cast<CUstream>(stream);
-      config.attrs = &attribute;
-      config.numAttrs = 1;
-      if (!d.check(d.launchKernelEx(&config, kernel, params.data(), nullptr),
-                   "cuLaunchKernelEx", error)) {
-        release();
-        return false;
-      }
-      continue;
-    }
-    if (!d.check(d.launchKernel(kernel, grid, gridY, 1, launch.block, 1, 1,
-                                launch.sharedBytes,
-                                static_cast<CUstream>(stream), params.data(),
-                                nullptr),
-                 "cuLaunchKernel", error)) {
-      release();
-      return false;
-    }
-  }
-
   results.clear();
   for (const std::string &name : function->results)
-    results.push_back(buffers[name]);
+    for (size_t b = 0; b < function->buffers.size(); ++b)
+      if (function->buffers[b].name == name) {
+        size_t slot = args.size() + b;
+        results.push_back(
+            {addresses[slot], function->buffers[b].dtype, plan.shapes[slot]});
+      }
   // Workspaces we allocated are freed once the work is done; results belong
   // to the caller.
   std::vector<CUdeviceptr> workspaces;

@@ -101,6 +101,31 @@ struct PlannedLaunch {
   bool afterIssued = false;
 };
 
+/// What a call with M rows needs apart from the buffers' addresses, settled
+/// once per M (Function::planCall): the shapes and bytes of every buffer,
+/// and each launch with its grid and its parameter words. Callers that run
+/// one function many times (the PyTorch extension) keep plans per M, so a
+/// call evaluates no manifest expression.
+struct CallPlan {
+  int64_t rows = 0;
+  /// Shapes and bytes of the function's slots: its arguments in order, then
+  /// its buffers (outputs and workspaces) in manifest order.
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<int64_t> bytes;
+  struct Launch {
+    const LaunchDesc *desc = nullptr;
+    int64_t grid = 0, gridY = 0;
+    /// A programmatic launch whose predecessor in the call was issued.
+    bool programmatic = false;
+    /// The kernel's parameters, one 64-bit word each, with the words that
+    /// take a buffer's address left 0.
+    std::vector<int64_t> words;
+    /// (word, slot): the words that take a slot's device address.
+    std::vector<std::pair<uint32_t, uint32_t>> addresses;
+  };
+  std::vector<Launch> launches;
+};
+
 /// One compiled function of a bundle.
 class Function {
 public:
@@ -132,6 +157,11 @@ public:
   /// launcher caps it at the blocks resident at once and checks it then.
   bool planLaunches(int64_t rows, std::vector<PlannedLaunch> &launches,
                     std::string &error) const;
+
+  /// The CallPlan of a call with M = rows: planLaunches' launches with their
+  /// parameter words, and every slot's shape and bytes. False with `error`
+  /// where planLaunches or bufferBytes fails.
+  bool planCall(int64_t rows, CallPlan &plan, std::string &error) const;
 };
 
 /// Evaluates a manifest size expression for M = rows: an integer, "M",

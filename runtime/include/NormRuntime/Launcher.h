@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 namespace norm::runtime {
 
@@ -42,6 +43,14 @@ public:
            std::vector<TensorRef> &results, void *stream, std::string &error,
            const Allocator &allocate = nullptr);
 
+  /// Issues a planned call (Function::planCall of one of the bundle's
+  /// functions) on `stream`: `addresses[s]` is the device address of slot
+  /// s (the arguments, then the buffers, as CallPlan orders them), each
+  /// 16-byte aligned and as large as the plan's bytes. Nothing is checked
+  /// or allocated here; false with `error` on driver errors.
+  bool launch(const CallPlan &plan, const void *const *addresses, void *stream,
+              std::string &error);
+
 private:
   bool ensureModule(std::string &error);
   /// The CUfunction of `launch`'s kernel, with its launch attributes set
@@ -58,10 +67,10 @@ private:
   void *module = nullptr;
   /// The CUcontext `module` was loaded into.
   void *moduleContext = nullptr;
-  /// Kernels looked up and configured so far, by name: a launch costs one
-  /// cuLaunchKernel, not a lookup and attribute calls each time.
-  std::map<std::string, void *> kernels;
-  std::map<std::string, int64_t> residentGrids;
+  /// Kernels looked up and configured so far, by launch: a launch costs
+  /// one cuLaunchKernel, not a lookup and attribute calls each time.
+  std::unordered_map<const LaunchDesc *, void *> kernels;
+  std::unordered_map<const LaunchDesc *, int64_t> residentGrids;
 };
 
 /// True when a CUDA driver and at least one device are present.

@@ -1,0 +1,183 @@
+//===- Autograd.cpp - autograd kernels of the norm_mlir ops --------------===//
+//
+// The forwards' autograd formulas, in C++ so a training call costs no
+// Python: the training forwards save x, the weight and the statistics and
+// call their backward op; the inference forwards save nothing and refuse a
+// backward. They call the ops below autograd through the dispatcher, so
+// the same formulas serve CUDA, CPU (Python kernels) and fake tensors under
+// torch.compile.
+//
+//===----------------------------------------------------------------------===//
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/autograd.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
+#include <torch/library.h>
+
+namespace norm_mlir {
+namespace {
+
+using at::Tensor;
+using OptionalTensor = std::optional<Tensor>;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+template <typename Signature>
+c10::TypedOperatorHandle<Signature> op(const char *name) {
+  return c10::Dispatcher::singleton()
+      .findSchemaOrThrow(name, "")
+      .template typed<Signature>();
+}
+
+OptionalTensor optional(const Tensor &t) {
+  return t.defined() ? OptionalTensor(t) : std::nullopt;
+}
+
+class RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
+public:
+  static variable_list forward(AutogradContext *ctx, const Tensor &x,
+                               const OptionalTensor &weight, double eps,
+                               double offset) {
+    static auto rmsNorm =
+        op<std::tuple<Tensor, Tensor>(const Tensor &, const OptionalTensor &,
+                                      double, double)>("norm_mlir::rms_norm");
+    at::AutoDispatchBelowADInplaceOrView below;
+    auto [y, rstd] = rmsNorm.call(x, weight, eps, offset);
+    ctx->save_for_backward({x, weight.value_or(Tensor()), rstd});
+    ctx->saved_data["offset"] = offset;
+    ctx->mark_non_differentiable({rstd});
+    return {y, rstd};
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    static auto rmsNormBackward = op<std::tuple<Tensor, Tensor>(
+        const Tensor &, const Tensor &, const Tensor &, const OptionalTensor &,
+        double)>("norm_mlir::rms_norm_backward");
+    auto saved = ctx->get_saved_variables();
+    OptionalTensor weight = optional(saved[1]);
+    if (!grads[0].defined())
+      return {Tensor(), Tensor(), Tensor(), Tensor()};
+    auto [dx, dw] =
+        rmsNormBackward.call(grads[0].contiguous(), saved[0], saved[2], weight,
+                             ctx->saved_data["offset"].toDouble());
+    return {dx, weight ? dw : Tensor(), Tensor(), Tensor()};
+  }
+};
+
+class LayerNormFunction : public torch::autograd::Function<LayerNormFunction> {
+public:
+  static variable_list forward(AutogradContext *ctx, const Tensor &x,
+                               const OptionalTensor &weight,
+                               const OptionalTensor &bias, double eps) {
+    static auto layerNorm = op<std::tuple<Tensor, Tensor, Tensor>(
+        const Tensor &, const OptionalTensor &, const OptionalTensor &,
+        double)>("norm_mlir::layer_norm");
+    at::AutoDispatchBelowADInplaceOrView below;
+    auto [y, mean, rstd] = layerNorm.call(x, weight, bias, eps);
+    ctx->save_for_backward({x, weight.value_or(Tensor()), mean, rstd});
+    ctx->saved_data["has_bias"] = bias.has_value();
+    ctx->mark_non_differentiable({mean, rstd});
+    return {y, mean, rstd};
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    static auto layerNormBackward = op<std::tuple<Tensor, Tensor, Tensor>(
+        const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+        const OptionalTensor &, bool)>("norm_mlir::layer_norm_backward");
+    auto saved = ctx->get_saved_variables();
+    OptionalTensor weight = optional(saved[1]);
+    bool hasBias = ctx->saved_data["has_bias"].toBool();
+    if (!grads[0].defined())
+      return {Tensor(), Tensor(), Tensor(), Tensor()};
+    auto [dx, dw, db] = layerNormBackward.call(
+        grads[0].contiguous(), saved[0], saved[2], saved[3], weight, hasBias);
+    return {dx, weight ? dw : Tensor(), hasBias ? db : Tensor(), Tensor()};
+  }
+};
+
+/// The inference forwards store no statistics, so a gradient through them
+/// is a clear error naming the op to use instead.
+template <typename Derived> [[noreturn]] void refuseBackward() {
+  TORCH_CHECK(false, "norm_mlir::", Derived::kName,
+              " has no backward (it saves no statistics); use norm_mlir::",
+              Derived::kTraining, " where gradients are needed");
+}
+
+class RmsNormInferenceFunction
+    : public torch::autograd::Function<RmsNormInferenceFunction> {
+public:
+  static constexpr const char *kName = "rms_norm_inference";
+  static constexpr const char *kTraining = "rms_norm";
+  static Tensor forward(AutogradContext *ctx, const Tensor &x,
+                        const OptionalTensor &weight, double eps,
+                        double offset) {
+    static auto inference =
+        op<Tensor(const Tensor &, const OptionalTensor &, double, double)>(
+            "norm_mlir::rms_norm_inference");
+    at::AutoDispatchBelowADInplaceOrView below;
+    return inference.call(x, weight, eps, offset);
+  }
+  static variable_list backward(AutogradContext *, variable_list) {
+    refuseBackward<RmsNormInferenceFunction>();
+  }
+};
+
+class LayerNormInferenceFunction
+    : public torch::autograd::Function<LayerNormInferenceFunction> {
+public:
+  static constexpr const char *kName = "layer_norm_inference";
+  static constexpr const char *kTraining = "layer_norm";
+  static Tensor forward(AutogradContext *ctx, const Tensor &x,
+                        const OptionalTensor &weight,
+                        const OptionalTensor &bias, double eps) {
+    static auto inference = op<Tensor(const Tensor &, const OptionalTensor &,
+                                      const OptionalTensor &, double)>(
+        "norm_mlir::layer_norm_inference");
+    at::AutoDispatchBelowADInplaceOrView below;
+    return inference.call(x, weight, bias, eps);
+  }
+  static variable_list backward(AutogradContext *, variable_list) {
+    refuseBackward<LayerNormInferenceFunction>();
+  }
+};
+
+std::tuple<Tensor, Tensor> rmsNorm(const Tensor &x,
+                                   const OptionalTensor &weight, double eps,
+                                   double offset) {
+  auto outs = RmsNormFunction::apply(x, weight, eps, offset);
+  return {outs[0], outs[1]};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layerNorm(const Tensor &x,
+                                             const OptionalTensor &weight,
+                                             const OptionalTensor &bias,
+                                             double eps) {
+  auto outs = LayerNormFunction::apply(x, weight, bias, eps);
+  return {outs[0], outs[1], outs[2]};
+}
+
+Tensor rmsNormInference(const Tensor &x, const OptionalTensor &weight,
+                        double eps, double offset) {
+  return RmsNormInferenceFunction::apply(x, weight, eps, offset);
+}
+
+Tensor layerNormInference(const Tensor &x, const OptionalTensor &weight,
+                          const OptionalTensor &bias, double eps) {
+  return LayerNormInferenceFunction::apply(x, weight, bias, eps);
+}
+
+} // namespace
+
+TORCH_LIBRARY_IMPL(norm_mlir, Autograd, m) {
+  m.impl("rms_norm", &rmsNorm);
+  m.impl("layer_norm", &layerNorm);
+  m.impl("rms_norm_inference", &rmsNormInference);
+  m.impl("layer_norm_inference", &layerNormInference);
+  // The backwards have no derivative: a clear error where one is asked for.
+  m.impl("rms_norm_backward",
+         torch::autograd::autogradNotImplementedFallback());
+  m.impl("layer_norm_backward",
+         torch::autograd::autogradNotImplementedFallback());
+}
+
+} // namespace norm_mlir

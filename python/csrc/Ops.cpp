@@ -1,0 +1,257 @@
+//===- Ops.cpp - the norm_mlir ops: schemas and CUDA kernels -------------===//
+//
+// Defines the norm_mlir ops (the schemas norm_mlir.ops documents) and their
+// CUDA kernels: check the arguments, make the inputs contiguous and 16-byte
+// aligned, run the program (Programs.h) on the current stream, and shape
+// the results. Their fake, CPU and autocast kernels are registered by
+// norm_mlir.ops in Python, their autograd kernels in Autograd.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Programs.h"
+
+#include <ATen/core/Tensor.h>
+#include <torch/library.h>
+
+#include <cstdint>
+
+namespace norm_mlir {
+namespace {
+
+using at::Tensor;
+using OptionalTensor = std::optional<Tensor>;
+
+bool isFloat(c10::ScalarType t) {
+  return t == c10::ScalarType::BFloat16 || t == c10::ScalarType::Half ||
+         t == c10::ScalarType::Float;
+}
+
+/// What every kernel needs of x and its weight and bias (norm_mlir.ops'
+/// _check_input and _check, the same errors).
+void checkInput(const Tensor &x,
+                std::initializer_list<const OptionalTensor *> params,
+                const char *name) {
+  TORCH_CHECK_TYPE(isFloat(x.scalar_type()), name,
+                   ": x must be bfloat16, float16 or float32, got ",
+                   x.scalar_type());
+  TORCH_CHECK_VALUE(x.dim() >= 1 && x.size(-1) != 0, name,
+                    ": x must have a non-empty last dimension, got shape ",
+                    x.sizes());
+  for (const OptionalTensor *p : params) {
+    if (!p->has_value())
+      continue;
+    const Tensor &t = **p;
+    TORCH_CHECK_VALUE(t.dim() == 1 && t.size(0) == x.size(-1), name,
+                      ": weight/bias must have shape (", x.size(-1), ",), got ",
+                      t.sizes());
+    TORCH_CHECK_VALUE(t.device() == x.device(), name,
+                      ": weight/bias must be on ", x.device(), ", got ",
+                      t.device());
+    TORCH_CHECK_TYPE(isFloat(t.scalar_type()), name,
+                     ": weight/bias must be bfloat16, float16 or float32, got ",
+                     t.scalar_type());
+  }
+  TORCH_CHECK_VALUE(x.is_cuda(), name, ": x must be a CUDA or CPU tensor, got ",
+                    x.device());
+}
+
+/// A backward's dy (x's shape and dtype) and statistics (float32, one per
+/// row of x), on x's device.
+void checkGrad(const Tensor &dy, const Tensor &x,
+               std::initializer_list<const Tensor *> stats, const char *name) {
+  TORCH_CHECK_VALUE(
+      dy.sizes() == x.sizes() && dy.scalar_type() == x.scalar_type(), name,
+      ": dy must have the shape and dtype of x (", x.sizes(), ", ",
+      x.scalar_type(), "), got (", dy.sizes(), ", ", dy.scalar_type(), ")");
+  int64_t rows = x.numel() / x.size(-1);
+  TORCH_CHECK_VALUE(dy.device() == x.device(), name,
+                    ": dy and the statistics must be on ", x.device(), ", got ",
+                    dy.device());
+  for (const Tensor *t : stats) {
+    TORCH_CHECK_VALUE(t->device() == x.device(), name,
+                      ": dy and the statistics must be on ", x.device(),
+                      ", got ", t->device());
+    TORCH_CHECK_VALUE(
+        t->scalar_type() == c10::ScalarType::Float && t->numel() == rows, name,
+        ": mean/rstd must be float32 with one value per row of "
+        "x (",
+        rows, "), got ", t->scalar_type(), " with ", t->numel());
+  }
+}
+
+void checkBias(const OptionalTensor &weight, const OptionalTensor &bias,
+               const char *name) {
+  if (!bias)
+    return;
+  TORCH_CHECK_VALUE(weight.has_value(), name, ": a bias needs a weight");
+  TORCH_CHECK_TYPE(bias->scalar_type() == weight->scalar_type(), name,
+                   ": the bias must have the weight's dtype (",
+                   weight->scalar_type(), "), got ", bias->scalar_type());
+}
+
+/// `t` as the kernels read it: contiguous and starting on a 16-byte
+/// boundary (their 16-byte vector accesses need it). Strided views and
+/// views at odd offsets are copied, as norm_mlir.ops._aligned does.
+Tensor aligned(const Tensor &t) {
+  Tensor c = t.contiguous();
+  if (reinterpret_cast<uintptr_t>(c.const_data_ptr()) % 16)
+    c = c.clone();
+  return c;
+}
+
+ProgramKey keyFor(Kind kind, const Tensor &x, const OptionalTensor &weight) {
+  ProgramKey key;
+  key.kind = kind;
+  key.n = x.size(-1);
+  key.dtype = x.scalar_type();
+  if (weight)
+    key.weightDtype = weight->scalar_type();
+  key.device = x.device().index();
+  return key;
+}
+
+int64_t rowsOf(const Tensor &x) { return x.numel() / x.size(-1); }
+
+/// x's shape without its last dimension: the statistics' shape.
+std::vector<int64_t> rowShape(const Tensor &x) {
+  return std::vector<int64_t>(x.sizes().begin(), x.sizes().end() - 1);
+}
+
+/// A forward: y and `stats` statistics per row (the training forward's
+/// mean/rstd; none for the inference forward).
+std::vector<Tensor>
+forward(ProgramKey key, const Tensor &x,
+        std::initializer_list<const OptionalTensor *> params, int stats) {
+  key.stats = stats > 0;
+  std::vector<Tensor> inputs{aligned(x)};
+  for (const OptionalTensor *p : params)
+    if (p->has_value())
+      inputs.push_back(aligned(**p));
+  std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
+  outs[0] = outs[0].view(x.sizes());
+  std::vector<int64_t> rows = rowShape(x);
+  for (size_t i = 1; i < outs.size(); ++i)
+    outs[i] = outs[i].view(rows);
+  return outs;
+}
+
+std::tuple<Tensor, Tensor> rmsNorm(const Tensor &x,
+                                   const OptionalTensor &weight, double eps,
+                                   double offset) {
+  checkInput(x, {&weight}, "rms_norm");
+  ProgramKey key = keyFor(Kind::RmsForward, x, weight);
+  key.eps = eps;
+  key.offset = offset;
+  auto outs = forward(key, x, {&weight}, 1);
+  return {outs[0], outs[1]};
+}
+
+Tensor rmsNormInference(const Tensor &x, const OptionalTensor &weight,
+                        double eps, double offset) {
+  checkInput(x, {&weight}, "rms_norm_inference");
+  ProgramKey key = keyFor(Kind::RmsForward, x, weight);
+  key.eps = eps;
+  key.offset = offset;
+  return forward(key, x, {&weight}, 0)[0];
+}
+
+std::tuple<Tensor, Tensor> rmsNormBackward(const Tensor &dy, const Tensor &x,
+                                           const Tensor &rstd,
+                                           const OptionalTensor &weight,
+                                           double offset) {
+  checkInput(x, {&weight}, "rms_norm_backward");
+  checkGrad(dy, x, {&rstd}, "rms_norm_backward");
+  ProgramKey key = keyFor(Kind::RmsBackward, x, weight);
+  key.offset = offset;
+  std::vector<Tensor> inputs{aligned(dy), aligned(x), aligned(rstd)};
+  if (weight)
+    inputs.push_back(aligned(*weight));
+  auto outs = runProgram(key, inputs, rowsOf(x));
+  Tensor dw = weight ? outs[1] : x.new_empty({0});
+  return {outs[0].view(x.sizes()), dw};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layerNorm(const Tensor &x,
+                                             const OptionalTensor &weight,
+                                             const OptionalTensor &bias,
+                                             double eps) {
+  checkInput(x, {&weight, &bias}, "layer_norm");
+  checkBias(weight, bias, "layer_norm");
+  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
+  key.eps = eps;
+  key.bias = bias.has_value();
+  auto outs = forward(key, x, {&weight, &bias}, 2);
+  return {outs[0], outs[1], outs[2]};
+}
+
+Tensor layerNormInference(const Tensor &x, const OptionalTensor &weight,
+                          const OptionalTensor &bias, double eps) {
+  checkInput(x, {&weight, &bias}, "layer_norm_inference");
+  checkBias(weight, bias, "layer_norm_inference");
+  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
+  key.eps = eps;
+  key.bias = bias.has_value();
+  return forward(key, x, {&weight, &bias}, 0)[0];
+}
+
+std::tuple<Tensor, Tensor, Tensor>
+layerNormBackward(const Tensor &dy, const Tensor &x, const Tensor &mean,
+                  const Tensor &rstd, const OptionalTensor &weight,
+                  bool hasBias) {
+  checkInput(x, {&weight}, "layer_norm_backward");
+  checkGrad(dy, x, {&mean, &rstd}, "layer_norm_backward");
+  ProgramKey key = keyFor(Kind::LayerBackward, x, weight);
+  key.bias = hasBias;
+  std::vector<Tensor> inputs{aligned(dy), aligned(x), aligned(mean),
+                             aligned(rstd)};
+  if (weight)
+    inputs.push_back(aligned(*weight));
+  auto outs = runProgram(key, inputs, rowsOf(x));
+  size_t next = 1;
+  Tensor dw = weight ? outs[next++] : x.new_empty({0});
+  Tensor db = hasBias ? outs[next++] : x.new_empty({0});
+  return {outs[0].view(x.sizes()), dw, db};
+}
+
+} // namespace
+
+TORCH_LIBRARY(norm_mlir, m) {
+  // Their fake kernels are registered by this Python module.
+  m.set_python_module("norm_mlir.ops");
+  const std::vector<at::Tag> compliant{at::Tag::pt2_compliant_tag};
+  m.def("rms_norm(Tensor x, Tensor? weight, float eps, float offset) -> "
+        "(Tensor, Tensor)",
+        compliant);
+  m.def("rms_norm_backward(Tensor dy, Tensor x, Tensor rstd, Tensor? weight, "
+        "float offset) -> (Tensor, Tensor)",
+        compliant);
+  m.def("rms_norm_inference(Tensor x, Tensor? weight, float eps, "
+        "float offset) -> Tensor",
+        compliant);
+  m.def("layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> "
+        "(Tensor, Tensor, Tensor)",
+        compliant);
+  m.def("layer_norm_backward(Tensor dy, Tensor x, Tensor mean, Tensor rstd, "
+        "Tensor? weight, bool has_bias) -> (Tensor, Tensor, Tensor)",
+        compliant);
+  m.def("layer_norm_inference(Tensor x, Tensor? weight, Tensor? bias, "
+        "float eps) -> Tensor",
+        compliant);
+  // The bundle directory of a program, compiled (or found in the cache) by
+  // norm_mlir.ops: the CUDA kernels above call it for a program they have
+  // not loaded yet.
+  m.def("_bundle_directory(str kind, int n, ScalarType dtype, "
+        "ScalarType? weight_dtype, float eps, float offset, bool bias, "
+        "bool stats, Device device) -> str");
+}
+
+TORCH_LIBRARY_IMPL(norm_mlir, CUDA, m) {
+  m.impl("rms_norm", &rmsNorm);
+  m.impl("rms_norm_backward", &rmsNormBackward);
+  m.impl("rms_norm_inference", &rmsNormInference);
+  m.impl("layer_norm", &layerNorm);
+  m.impl("layer_norm_backward", &layerNormBackward);
+  m.impl("layer_norm_inference", &layerNormInference);
+}
+
+} // namespace norm_mlir

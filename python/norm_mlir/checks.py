@@ -1,0 +1,84 @@
+"""The argument checks every norm_mlir kernel makes (CPU, CUDA, with or
+without the native extension, whose C++ kernels give the same errors), and
+the copy into the layout the kernels read."""
+
+import torch
+
+FLOATS = (torch.bfloat16, torch.float16, torch.float32)
+
+
+def check_params(x, *params, name):
+    for p in params:
+        if p is None:
+            continue
+        if p.dim() != 1 or p.shape[0] != x.shape[-1]:
+            raise ValueError(f"{name}: weight/bias must have shape ({x.shape[-1]},), "
+                             f"got {tuple(p.shape)}")
+        if p.device != x.device:
+            raise ValueError(f"{name}: weight/bias must be on {x.device}, got {p.device}")
+        if p.dtype not in FLOATS:
+            raise TypeError(f"{name}: weight/bias must be bfloat16, float16 or float32, "
+                            f"got {p.dtype}")
+
+
+def check_input(x, *params, name):
+    """What every kernel, CPU or GPU, needs of x and its weight and bias."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name}: x must be a torch.Tensor")
+    if x.dtype not in FLOATS:
+        raise TypeError(f"{name}: x must be bfloat16, float16 or float32, got {x.dtype}")
+    if x.dim() < 1 or x.shape[-1] == 0:
+        raise ValueError(f"{name}: x must have a non-empty last dimension, got shape {tuple(x.shape)}")
+    check_params(x, *params, name=name)
+
+
+def check_cuda(x, *params, name):
+    """The GPU kernels' check: check_input, on a CUDA device."""
+    check_input(x, *params, name=name)
+    if not x.is_cuda:
+        raise ValueError(f"{name}: x must be a CUDA or CPU tensor, got {x.device}")
+
+
+def check_grad(dy, x, *stats, name):
+    """A backward's dy (x's shape and dtype) and saved statistics (float32,
+    one per row of x), on x's device."""
+    if not isinstance(dy, torch.Tensor) or dy.shape != x.shape or dy.dtype != x.dtype:
+        raise ValueError(f"{name}: dy must have the shape and dtype of x "
+                         f"({tuple(x.shape)}, {x.dtype}), got "
+                         f"{(tuple(dy.shape), dy.dtype) if isinstance(dy, torch.Tensor) else dy!r}")
+    rows = x.numel() // x.shape[-1]
+    for t in (dy,) + stats:
+        if t.device != x.device:
+            raise ValueError(f"{name}: dy and the statistics must be on {x.device}, got {t.device}")
+    for t in stats:
+        if t.dtype != torch.float32 or t.numel() != rows:
+            raise ValueError(f"{name}: mean/rstd must be float32 with one value per row of x "
+                             f"({rows}), got {t.dtype} with {t.numel()}")
+
+
+def check_bias(weight, bias, name):
+    if bias is not None and weight is None:
+        raise ValueError(f"{name}: a bias needs a weight")
+    if bias is not None and bias.dtype != weight.dtype:
+        raise TypeError(f"{name}: the bias must have the weight's dtype ({weight.dtype}), "
+                        f"got {bias.dtype}")
+
+
+def aligned(t):
+    """`t` as the kernels read it: contiguous and starting on a 16-byte
+    boundary, which their 16-byte vector accesses need. A strided view, or a
+    contiguous one at an odd offset into its storage (a slice of a larger
+    buffer, a view into a flat parameter), is copied into a fresh tensor
+    (torch's allocators align those): one more read and write of it. No
+    kernel version with narrower accesses is built for such tensors: it
+    would double the bundles compiled for inputs that are rare. Fresh
+    tensors and views at aligned offsets pass through untouched."""
+    t = t.contiguous()
+    if t.data_ptr() % 16:
+        t = t.clone()
+    return t
+
+
+def rows(t):
+    """`t` aligned, as a matrix of its rows."""
+    return aligned(t).view(-1, t.shape[-1])

@@ -1,0 +1,151 @@
+"""The norm_mlir ops defined in Python, for where the native extension
+(norm_mlir.native) is not loaded: torch.library custom ops whose CUDA
+kernels launch the bundles through the Python launcher (ctypes), with their
+autograd formulas. Same schemas, errors and results as the extension's;
+norm_mlir.ops adds the fake, CPU and autocast kernels to either.
+"""
+
+import torch
+
+from .checks import aligned, check_bias, check_cuda, check_grad, rows
+from .compiler import compile_program
+from .launcher import Launcher
+from .programs import op_program
+
+_launchers = {}
+
+
+def _chip(device):
+    major, minor = torch.cuda.get_device_capability(device)
+    return f"sm_{major}{minor}"
+
+
+def _launcher(kind, n, x, weight, **flags):
+    # One Launcher per device: its kernels are loaded in that device's context.
+    key = (kind, n, x.dtype, weight.dtype if weight is not None else None,
+           tuple(sorted(flags.items())), x.device.index, _chip(x.device))
+    if key not in _launchers:
+        program = op_program(kind, n, x.dtype,
+                             weight.dtype if weight is not None else None, **flags)
+        _launchers[key] = Launcher(compile_program(program, chip=key[-1]))
+    return _launchers[key]
+
+
+def _gpu_forward(kind, x, weight, params, flags, stats):
+    """A forward on the GPU: y and its `stats` f32 statistics per row (0: the
+    inference forward's program, which returns y alone)."""
+    if not stats:
+        flags = dict(flags, stats=False)
+    launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
+    outs = launcher(None, rows(x), *[aligned(p) for p in params if p is not None])
+    return (outs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outs[1:])
+
+
+@torch.library.custom_op("norm_mlir::rms_norm", mutates_args=())
+def rms_norm(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
+             offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, name="rms_norm")
+    return _gpu_forward("rms_fwd", x, weight, [weight], dict(eps=eps, offset=offset), 1)
+
+
+@torch.library.custom_op("norm_mlir::rms_norm_backward", mutates_args=())
+def rms_norm_backward(dy: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor,
+                      weight: torch.Tensor | None,
+                      offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, name="rms_norm_backward")
+    check_grad(dy, x, rstd, name="rms_norm_backward")
+    launcher = _launcher("rms_bwd", x.shape[-1], x, weight, offset=offset)
+    args = [rows(dy), rows(x), aligned(rstd).view(-1)]
+    if weight is not None:
+        args.append(aligned(weight))
+    outs = launcher(None, *args)
+    dw = outs[1] if weight is not None else x.new_empty(0)
+    return outs[0].view(x.shape), dw
+
+
+@torch.library.custom_op("norm_mlir::rms_norm_inference", mutates_args=())
+def rms_norm_inference(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
+                       offset: float) -> torch.Tensor:
+    check_cuda(x, weight, name="rms_norm_inference")
+    return _gpu_forward("rms_fwd", x, weight, [weight], dict(eps=eps, offset=offset), 0)[0]
+
+
+@torch.library.custom_op("norm_mlir::layer_norm", mutates_args=())
+def layer_norm(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
+               eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, bias, name="layer_norm")
+    check_bias(weight, bias, "layer_norm")
+    return _gpu_forward("ln_fwd", x, weight, [weight, bias],
+                        dict(eps=eps, bias=bias is not None), 2)
+
+
+@torch.library.custom_op("norm_mlir::layer_norm_backward", mutates_args=())
+def layer_norm_backward(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
+                        rstd: torch.Tensor, weight: torch.Tensor | None,
+                        has_bias: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, name="layer_norm_backward")
+    check_grad(dy, x, mean, rstd, name="layer_norm_backward")
+    launcher = _launcher("ln_bwd", x.shape[-1], x, weight, bias=has_bias)
+    args = [rows(dy), rows(x), aligned(mean).view(-1), aligned(rstd).view(-1)]
+    if weight is not None:
+        args.append(aligned(weight))
+    outs = list(launcher(None, *args))
+    dx = outs.pop(0).view(x.shape)
+    dw = outs.pop(0) if weight is not None else x.new_empty(0)
+    db = outs.pop(0) if has_bias else x.new_empty(0)
+    return dx, dw, db
+
+
+@torch.library.custom_op("norm_mlir::layer_norm_inference", mutates_args=())
+def layer_norm_inference(x: torch.Tensor, weight: torch.Tensor | None,
+                         bias: torch.Tensor | None, eps: float) -> torch.Tensor:
+    check_cuda(x, weight, bias, name="layer_norm_inference")
+    check_bias(weight, bias, "layer_norm_inference")
+    return _gpu_forward("ln_fwd", x, weight, [weight, bias],
+                        dict(eps=eps, bias=bias is not None), 0)[0]
+
+
+# ---- autograd (Autograd.cpp in the extension) --------------------------------
+
+def _rms_setup(ctx, inputs, output):
+    x, weight, eps, offset = inputs
+    ctx.save_for_backward(x, weight, output[1])
+    ctx.offset = offset
+
+
+def _rms_backward(ctx, dy, drstd):
+    x, weight, rstd = ctx.saved_tensors
+    dx, dw = rms_norm_backward(dy.contiguous(), x, rstd, weight, ctx.offset)
+    return dx, (dw if weight is not None else None), None, None
+
+
+rms_norm.register_autograd(_rms_backward, setup_context=_rms_setup)
+
+
+def _ln_setup(ctx, inputs, output):
+    x, weight, bias, eps = inputs
+    ctx.save_for_backward(x, weight, output[1], output[2])
+    ctx.has_bias = bias is not None
+
+
+def _ln_backward(ctx, dy, dmean, drstd):
+    x, weight, mean, rstd = ctx.saved_tensors
+    dx, dw, db = layer_norm_backward(dy.contiguous(), x, mean, rstd, weight, ctx.has_bias)
+    return (dx, dw if weight is not None else None, db if ctx.has_bias else None, None)
+
+
+layer_norm.register_autograd(_ln_backward, setup_context=_ln_setup)
+
+
+def _no_backward(name, training_op):
+    """An autograd formula that refuses: the inference ops save nothing a
+    backward could use, so a gradient through them is a clear error (and
+    not a tensor without grad_fn found later)."""
+    def backward(ctx, *grads):
+        raise RuntimeError(f"norm_mlir::{name} has no backward (it saves no statistics); "
+                           f"use norm_mlir::{training_op} where gradients are needed")
+    return backward
+
+
+rms_norm_inference.register_autograd(_no_backward("rms_norm_inference", "rms_norm"))
+layer_norm_inference.register_autograd(_no_backward("layer_norm_inference", "layer_norm"))
