@@ -61,15 +61,16 @@ def _extension():
     import torch
     from torch.utils.cpp_extension import BuildExtension, CppExtension
     runtime = os.path.join(ROOT, "runtime")
-    # Absolute paths: setuptools places objects by the source's path, and
-    # a relative ../runtime would put them outside the build directory.
-    sources = [os.path.join(HERE, "csrc", f) for f in ("Ops.cpp", "Autograd.cpp", "Programs.cpp")]
-    sources += [os.path.join(runtime, "lib", f) for f in ("Json.cpp", "Bundle.cpp", "Launcher.cpp")]
+    # Paths relative to setup.py, as setuptools requires. The runtime's
+    # objects land beside the temporary build directory (../ of it).
+    sources = [os.path.join("csrc", f) for f in ("Ops.cpp", "Autograd.cpp", "Programs.cpp")]
+    sources += [os.path.join("..", "runtime", "lib", f)
+                for f in ("Json.cpp", "Bundle.cpp", "Launcher.cpp")]
     ext = CppExtension(
         "norm_mlir._ops", sources,
         include_dirs=[os.path.join(runtime, "include"), _cuda_include()],
         libraries=["c10_cuda"],
-        extra_compile_args=["-O2"],
+        extra_compile_args=["-O2", "-g0"],
         py_limited_api=True)
     release = ".".join(torch.__version__.split("+")[0].split(".")[:2])
     return ext, BuildExtension, f"torch=={release}.*"

@@ -23,7 +23,7 @@ fi
 # Python tests that expect it, rather than leaving them on the Python ops.
 if [ -d "$build/pydeps/torch" ]; then
   (cd "$root/python" && PYTHONPATH="$build/pydeps" NORM_BUILD_DIR="$build" /usr/bin/python3 \
-     setup.py -q build_ext --build-lib "$build/python" --build-temp "$build/python-temp" \
+     setup.py -q build_ext --build-lib "$build/python" --build-temp "$build/python-temp/extension" \
      >"$build/python-extension.log" 2>&1) \
     || { echo "test: the native extension did not build (see $build/python-extension.log)"; \
          tail -20 "$build/python-extension.log"; }

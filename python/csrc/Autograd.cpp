@@ -29,6 +29,37 @@ c10::TypedOperatorHandle<Signature> op(const char *name) {
       .template typed<Signature>();
 }
 
+// The ops below autograd, looked up once.
+using RmsNormSignature = std::tuple<Tensor, Tensor>(const Tensor &,
+                                                    const OptionalTensor &,
+                                                    double, double);
+using LayerNormSignature = std::tuple<Tensor, Tensor, Tensor>(
+    const Tensor &, const OptionalTensor &, const OptionalTensor &, double);
+using RmsInferenceSignature = Tensor(const Tensor &, const OptionalTensor &,
+                                     double, double);
+using LayerInferenceSignature = Tensor(const Tensor &, const OptionalTensor &,
+                                       const OptionalTensor &, double);
+
+const c10::TypedOperatorHandle<RmsNormSignature> &rmsNormOp() {
+  static auto handle = op<RmsNormSignature>("norm_mlir::rms_norm");
+  return handle;
+}
+const c10::TypedOperatorHandle<LayerNormSignature> &layerNormOp() {
+  static auto handle = op<LayerNormSignature>("norm_mlir::layer_norm");
+  return handle;
+}
+const c10::TypedOperatorHandle<RmsInferenceSignature> &rmsNormInferenceOp() {
+  static auto handle =
+      op<RmsInferenceSignature>("norm_mlir::rms_norm_inference");
+  return handle;
+}
+const c10::TypedOperatorHandle<LayerInferenceSignature> &
+layerNormInferenceOp() {
+  static auto handle =
+      op<LayerInferenceSignature>("norm_mlir::layer_norm_inference");
+  return handle;
+}
+
 OptionalTensor optional(const Tensor &t) {
   return t.defined() ? OptionalTensor(t) : std::nullopt;
 }
@@ -38,14 +69,14 @@ public:
   static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                const OptionalTensor &weight, double eps,
                                double offset) {
-    static auto rmsNorm =
-        op<std::tuple<Tensor, Tensor>(const Tensor &, const OptionalTensor &,
-                                      double, double)>("norm_mlir::rms_norm");
     at::AutoDispatchBelowADInplaceOrView below;
-    auto [y, rstd] = rmsNorm.call(x, weight, eps, offset);
+    auto [y, rstd] = rmsNormOp().call(x, weight, eps, offset);
     ctx->save_for_backward({x, weight.value_or(Tensor()), rstd});
     ctx->saved_data["offset"] = offset;
     ctx->mark_non_differentiable({rstd});
+    // A loss that does not use y gives no gradient for it: left undefined
+    // rather than a tensor of zeros (an allocation and a kernel per call).
+    ctx->set_materialize_grads(false);
     return {y, rstd};
   }
 
@@ -57,9 +88,8 @@ public:
     OptionalTensor weight = optional(saved[1]);
     if (!grads[0].defined())
       return {Tensor(), Tensor(), Tensor(), Tensor()};
-    auto [dx, dw] =
-        rmsNormBackward.call(grads[0].contiguous(), saved[0], saved[2], weight,
-                             ctx->saved_data["offset"].toDouble());
+    auto [dx, dw] = rmsNormBackward.call(grads[0], saved[0], saved[2], weight,
+                                         ctx->saved_data["offset"].toDouble());
     return {dx, weight ? dw : Tensor(), Tensor(), Tensor()};
   }
 };
@@ -69,14 +99,12 @@ public:
   static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                const OptionalTensor &weight,
                                const OptionalTensor &bias, double eps) {
-    static auto layerNorm = op<std::tuple<Tensor, Tensor, Tensor>(
-        const Tensor &, const OptionalTensor &, const OptionalTensor &,
-        double)>("norm_mlir::layer_norm");
     at::AutoDispatchBelowADInplaceOrView below;
-    auto [y, mean, rstd] = layerNorm.call(x, weight, bias, eps);
+    auto [y, mean, rstd] = layerNormOp().call(x, weight, bias, eps);
     ctx->save_for_backward({x, weight.value_or(Tensor()), mean, rstd});
     ctx->saved_data["has_bias"] = bias.has_value();
     ctx->mark_non_differentiable({mean, rstd});
+    ctx->set_materialize_grads(false);
     return {y, mean, rstd};
   }
 
@@ -89,8 +117,8 @@ public:
     bool hasBias = ctx->saved_data["has_bias"].toBool();
     if (!grads[0].defined())
       return {Tensor(), Tensor(), Tensor(), Tensor()};
-    auto [dx, dw, db] = layerNormBackward.call(
-        grads[0].contiguous(), saved[0], saved[2], saved[3], weight, hasBias);
+    auto [dx, dw, db] = layerNormBackward.call(grads[0], saved[0], saved[2],
+                                               saved[3], weight, hasBias);
     return {dx, weight ? dw : Tensor(), hasBias ? db : Tensor(), Tensor()};
   }
 };
@@ -111,11 +139,8 @@ public:
   static Tensor forward(AutogradContext *ctx, const Tensor &x,
                         const OptionalTensor &weight, double eps,
                         double offset) {
-    static auto inference =
-        op<Tensor(const Tensor &, const OptionalTensor &, double, double)>(
-            "norm_mlir::rms_norm_inference");
     at::AutoDispatchBelowADInplaceOrView below;
-    return inference.call(x, weight, eps, offset);
+    return rmsNormInferenceOp().call(x, weight, eps, offset);
   }
   static variable_list backward(AutogradContext *, variable_list) {
     refuseBackward<RmsNormInferenceFunction>();
@@ -130,20 +155,31 @@ public:
   static Tensor forward(AutogradContext *ctx, const Tensor &x,
                         const OptionalTensor &weight,
                         const OptionalTensor &bias, double eps) {
-    static auto inference = op<Tensor(const Tensor &, const OptionalTensor &,
-                                      const OptionalTensor &, double)>(
-        "norm_mlir::layer_norm_inference");
     at::AutoDispatchBelowADInplaceOrView below;
-    return inference.call(x, weight, bias, eps);
+    return layerNormInferenceOp().call(x, weight, bias, eps);
   }
   static variable_list backward(AutogradContext *, variable_list) {
     refuseBackward<LayerNormInferenceFunction>();
   }
 };
 
+/// Whether autograd needs this call's backward. Where it does not (no_grad,
+/// inference, inputs without requires_grad) the op runs below autograd
+/// directly: no node, no saved tensors, no Python.
+bool needsGrad(const Tensor &x, const OptionalTensor &a,
+               const OptionalTensor &b = std::nullopt) {
+  return at::GradMode::is_enabled() &&
+         (x.requires_grad() || (a && a->requires_grad()) ||
+          (b && b->requires_grad()));
+}
+
 std::tuple<Tensor, Tensor> rmsNorm(const Tensor &x,
                                    const OptionalTensor &weight, double eps,
                                    double offset) {
+  if (!needsGrad(x, weight)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return rmsNormOp().call(x, weight, eps, offset);
+  }
   auto outs = RmsNormFunction::apply(x, weight, eps, offset);
   return {outs[0], outs[1]};
 }
@@ -152,17 +188,29 @@ std::tuple<Tensor, Tensor, Tensor> layerNorm(const Tensor &x,
                                              const OptionalTensor &weight,
                                              const OptionalTensor &bias,
                                              double eps) {
+  if (!needsGrad(x, weight, bias)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return layerNormOp().call(x, weight, bias, eps);
+  }
   auto outs = LayerNormFunction::apply(x, weight, bias, eps);
   return {outs[0], outs[1], outs[2]};
 }
 
 Tensor rmsNormInference(const Tensor &x, const OptionalTensor &weight,
                         double eps, double offset) {
+  if (!needsGrad(x, weight)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return rmsNormInferenceOp().call(x, weight, eps, offset);
+  }
   return RmsNormInferenceFunction::apply(x, weight, eps, offset);
 }
 
 Tensor layerNormInference(const Tensor &x, const OptionalTensor &weight,
                           const OptionalTensor &bias, double eps) {
+  if (!needsGrad(x, weight, bias)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return layerNormInferenceOp().call(x, weight, bias, eps);
+  }
   return LayerNormInferenceFunction::apply(x, weight, bias, eps);
 }
 

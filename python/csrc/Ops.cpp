@@ -21,6 +21,19 @@ namespace {
 using at::Tensor;
 using OptionalTensor = std::optional<Tensor>;
 
+/// A shape as Python prints a tuple ("(4, 256)"). Numbers are formatted
+/// here, not streamed into the error message: an extension built with
+/// another C++ library than PyTorch's crashed streaming integers into
+/// c10's message stream.
+std::string shapeText(c10::IntArrayRef shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+std::string deviceText(const c10::Device &device) { return device.str(); }
+
 bool isFloat(c10::ScalarType t) {
   return t == c10::ScalarType::BFloat16 || t == c10::ScalarType::Half ||
          t == c10::ScalarType::Float;
@@ -36,46 +49,49 @@ void checkInput(const Tensor &x,
                    x.scalar_type());
   TORCH_CHECK_VALUE(x.dim() >= 1 && x.size(-1) != 0, name,
                     ": x must have a non-empty last dimension, got shape ",
-                    x.sizes());
+                    shapeText(x.sizes()));
   for (const OptionalTensor *p : params) {
     if (!p->has_value())
       continue;
     const Tensor &t = **p;
     TORCH_CHECK_VALUE(t.dim() == 1 && t.size(0) == x.size(-1), name,
-                      ": weight/bias must have shape (", x.size(-1), ",), got ",
-                      t.sizes());
+                      ": weight/bias must have shape (",
+                      std::to_string(x.size(-1)), ",), got ",
+                      shapeText(t.sizes()));
     TORCH_CHECK_VALUE(t.device() == x.device(), name,
-                      ": weight/bias must be on ", x.device(), ", got ",
-                      t.device());
+                      ": weight/bias must be on ", deviceText(x.device()),
+                      ", got ", deviceText(t.device()));
     TORCH_CHECK_TYPE(isFloat(t.scalar_type()), name,
                      ": weight/bias must be bfloat16, float16 or float32, got ",
                      t.scalar_type());
   }
   TORCH_CHECK_VALUE(x.is_cuda(), name, ": x must be a CUDA or CPU tensor, got ",
-                    x.device());
+                    deviceText(x.device()));
 }
 
 /// A backward's dy (x's shape and dtype) and statistics (float32, one per
 /// row of x), on x's device.
 void checkGrad(const Tensor &dy, const Tensor &x,
                std::initializer_list<const Tensor *> stats, const char *name) {
-  TORCH_CHECK_VALUE(
-      dy.sizes() == x.sizes() && dy.scalar_type() == x.scalar_type(), name,
-      ": dy must have the shape and dtype of x (", x.sizes(), ", ",
-      x.scalar_type(), "), got (", dy.sizes(), ", ", dy.scalar_type(), ")");
+  TORCH_CHECK_VALUE(dy.sizes() == x.sizes() &&
+                        dy.scalar_type() == x.scalar_type(),
+                    name, ": dy must have the shape and dtype of x (",
+                    shapeText(x.sizes()), ", ", x.scalar_type(), "), got (",
+                    shapeText(dy.sizes()), ", ", dy.scalar_type(), ")");
   int64_t rows = x.numel() / x.size(-1);
   TORCH_CHECK_VALUE(dy.device() == x.device(), name,
-                    ": dy and the statistics must be on ", x.device(), ", got ",
-                    dy.device());
+                    ": dy and the statistics must be on ",
+                    deviceText(x.device()), ", got ", deviceText(dy.device()));
   for (const Tensor *t : stats) {
-    TORCH_CHECK_VALUE(t->device() == x.device(), name,
-                      ": dy and the statistics must be on ", x.device(),
-                      ", got ", t->device());
+    TORCH_CHECK_VALUE(
+        t->device() == x.device(), name, ": dy and the statistics must be on ",
+        deviceText(x.device()), ", got ", deviceText(t->device()));
     TORCH_CHECK_VALUE(
         t->scalar_type() == c10::ScalarType::Float && t->numel() == rows, name,
         ": mean/rstd must be float32 with one value per row of "
         "x (",
-        rows, "), got ", t->scalar_type(), " with ", t->numel());
+        std::to_string(rows), "), got ", t->scalar_type(), " with ",
+        std::to_string(t->numel()));
   }
 }
 
@@ -93,10 +109,20 @@ void checkBias(const OptionalTensor &weight, const OptionalTensor &bias,
 /// boundary (their 16-byte vector accesses need it). Strided views and
 /// views at odd offsets are copied, as norm_mlir.ops._aligned does.
 Tensor aligned(const Tensor &t) {
+  // The common case (a fresh or contiguous aligned tensor) makes no call.
+  if (t.is_contiguous() &&
+      reinterpret_cast<uintptr_t>(t.const_data_ptr()) % 16 == 0)
+    return t;
   Tensor c = t.contiguous();
   if (reinterpret_cast<uintptr_t>(c.const_data_ptr()) % 16)
     c = c.clone();
   return c;
+}
+
+/// `t` (a result of the program's shape) viewed as `shape`; itself where
+/// the shapes agree (2-D x), which saves a view per result.
+Tensor shaped(const Tensor &t, c10::IntArrayRef shape) {
+  return t.sizes() == shape ? t : t.view(shape);
 }
 
 ProgramKey keyFor(Kind kind, const Tensor &x, const OptionalTensor &weight) {
@@ -128,10 +154,10 @@ forward(ProgramKey key, const Tensor &x,
     if (p->has_value())
       inputs.push_back(aligned(**p));
   std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
-  outs[0] = outs[0].view(x.sizes());
+  outs[0] = shaped(outs[0], x.sizes());
   std::vector<int64_t> rows = rowShape(x);
   for (size_t i = 1; i < outs.size(); ++i)
-    outs[i] = outs[i].view(rows);
+    outs[i] = shaped(outs[i], rows);
   return outs;
 }
 
@@ -168,7 +194,7 @@ std::tuple<Tensor, Tensor> rmsNormBackward(const Tensor &dy, const Tensor &x,
     inputs.push_back(aligned(*weight));
   auto outs = runProgram(key, inputs, rowsOf(x));
   Tensor dw = weight ? outs[1] : x.new_empty({0});
-  return {outs[0].view(x.sizes()), dw};
+  return {shaped(outs[0], x.sizes()), dw};
 }
 
 std::tuple<Tensor, Tensor, Tensor> layerNorm(const Tensor &x,
@@ -210,7 +236,7 @@ layerNormBackward(const Tensor &dy, const Tensor &x, const Tensor &mean,
   size_t next = 1;
   Tensor dw = weight ? outs[next++] : x.new_empty({0});
   Tensor db = hasBias ? outs[next++] : x.new_empty({0});
-  return {outs[0].view(x.sizes()), dw, db};
+  return {shaped(outs[0], x.sizes()), dw, db};
 }
 
 } // namespace

@@ -80,7 +80,8 @@ std::string bundleDirectory(const ProgramKey &key) {
                    c10::Device(c10::DeviceType::CUDA, key.device));
   } catch (const c10::Error &e) {
     TORCH_CHECK(false, "norm_mlir: no bundle for ", kindName(key.kind),
-                " at N = ", key.n, " (", e.what_without_backtrace(),
+                " at N = ", std::to_string(key.n), " (",
+                e.what_without_backtrace(),
                 "); the Python package norm_mlir registers the compiler: "
                 "import it before calling the ops");
   }
@@ -101,7 +102,8 @@ public:
                               int64_t rows, c10::Device device) {
     size_t arguments = function->arguments.size();
     TORCH_CHECK(inputs.size() == arguments, "norm_mlir: ", function->name,
-                " takes ", arguments, " tensors, got ", inputs.size());
+                " takes ", std::to_string(arguments), " tensors, got ",
+                std::to_string(inputs.size()));
     c10::DeviceGuard guard(device);
     std::lock_guard<std::mutex> lock(mutex);
     const CallPlan &plan = planFor(rows);

@@ -35,29 +35,54 @@ def _cpu_compiler():
     return _cpu_compiler_found
 
 
-def _runs_here(x, *params):
-    """Whether the custom ops take `x` and its parameters: CUDA tensors
-    (bundles), or CPU tensors when the compiler is there for the CPU
-    lowering, in the dtypes the kernels have."""
-    if not (x.is_cuda or (x.device.type == "cpu" and _cpu_compiler())):
+def _kernel_dtypes(x, params):
+    """Whether the kernels have x's and the parameters' dtypes."""
+    if x.dtype not in _DTYPES:
         return False
-    return x.dtype in _DTYPES and all(p is None or p.dtype in _DTYPES for p in params)
+    for p in params:
+        if p is not None and p.dtype not in _DTYPES:
+            return False
+    return True
+
+
+def _runs_here(x):
+    """Whether the ops take `x`'s device: CUDA (bundles), or the CPU when
+    the compiler is there for the CPU lowering."""
+    return x.is_cuda or (x.device.type == "cpu" and _cpu_compiler())
 
 
 def _needs_grad(*tensors):
     """Whether autograd will need this call's backward: only then does the
     forward save its statistics (mean, rstd) for it."""
-    return torch.is_grad_enabled() and any(
-        t is not None and t.requires_grad for t in tensors)
+    if not torch.is_grad_enabled():
+        return False
+    for t in tensors:
+        if t is not None and t.requires_grad:
+            return True
+    return False
 
 
 def _flat(x, normalized_shape, params, name):
-    """N (the product of the normalized dimensions) when the custom ops run
-    this call, else None (torch.nn.functional does, and reports any bad
-    shape itself)."""
-    shape = tuple(normalized_shape)
+    """How the ops take this call: (N, whether x and the parameters must be
+    reshaped to rows of N), or None where torch.nn.functional does (which
+    reports any bad shape itself).
+
+    The common case (one normalized dimension) costs a few attribute reads:
+    the ops take x of any rank with the parameters as given and check their
+    shapes themselves, so nothing is reshaped. This is the per-call host
+    cost the functional API adds to the op's."""
+    if type(normalized_shape) is int or len(normalized_shape) == 1:
+        n = normalized_shape if type(normalized_shape) is int else normalized_shape[0]
+        if x.dim() == 0 or x.shape[-1] != n or n == 0:
+            return None
+        if not (_runs_here(x) and _kernel_dtypes(x, params)):
+            return None
+        return n, False
+    shape = normalized_shape_tuple(normalized_shape)
     k = len(shape)
-    if k == 0 or x.dim() < k or tuple(x.shape[-k:]) != shape or not _runs_here(x, *params):
+    if k == 0 or x.dim() < k or tuple(x.shape[-k:]) != shape:
+        return None
+    if not (_runs_here(x) and _kernel_dtypes(x, params)):
         return None
     # Empty rows have nothing to normalize; torch returns them as they are.
     if math.prod(shape) == 0:
@@ -66,13 +91,13 @@ def _flat(x, normalized_shape, params, name):
         if p is not None and tuple(p.shape) != shape:
             raise ValueError(f"{name}: weight/bias must have shape {shape}, "
                              f"got {tuple(p.shape)}")
-    return math.prod(shape)
+    return math.prod(shape), True
 
 
 def _kernel_epsilon(eps):
     """Whether the kernels take `eps`: a positive finite number (the dialect
     refuses others). torch accepts 0 or less; those calls go to it."""
-    return eps > 0 and math.isfinite(eps)
+    return 0 < eps < math.inf
 
 
 def normalized_shape_tuple(normalized_shape):
@@ -82,39 +107,45 @@ def normalized_shape_tuple(normalized_shape):
     return tuple(int(d) for d in normalized_shape)
 
 
+# torch.finfo(dtype).eps, rms_norm's default epsilon, looked up once.
+_DEFAULT_EPS = {t: torch.finfo(t).eps for t in _DTYPES}
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm: eps None means torch.finfo(input.dtype).eps."""
-    shape = normalized_shape_tuple(normalized_shape)
-    n = _flat(input, shape, (weight,), "rms_norm")
-    # None's default resolved only where the kernels may run (torch.finfo
-    # takes floating dtypes only).
-    value = None if n is None else float(
-        eps if eps is not None else torch.finfo(input.dtype).eps)
-    if value is None or not _kernel_epsilon(value):
-        return F.rms_norm(input, shape, weight, eps)
-    x = input.reshape(-1, n)
-    w = weight.reshape(n) if weight is not None else None
+    how = _flat(input, normalized_shape, (weight,), "rms_norm")
+    if how is not None:
+        value = _DEFAULT_EPS[input.dtype] if eps is None else float(eps)
+        if not _kernel_epsilon(value):
+            how = None
+    if how is None:
+        return F.rms_norm(input, normalized_shape_tuple(normalized_shape), weight, eps)
+    n, reshape = how
+    x, w = (input.reshape(-1, n), weight.reshape(n) if weight is not None else None) \
+        if reshape else (input, weight)
     if _needs_grad(input, weight):
-        y, _ = ops.rms_norm(x, w, value, 0.0)
+        y = ops.rms_norm(x, w, value, 0.0)[0]
     else:
         y = ops.rms_norm_inference(x, w, value, 0.0)
-    return y.reshape(input.shape)
+    return y.reshape(input.shape) if reshape else y
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """torch.nn.functional.layer_norm."""
-    shape = normalized_shape_tuple(normalized_shape)
     # A bias without a weight, or of another dtype than the weight: no
     # kernel has that form; torch's does.
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
-    n = _flat(input, shape, (weight, bias), "layer_norm") if plain else None
-    if n is None or not _kernel_epsilon(float(eps)):
-        return F.layer_norm(input, shape, weight, bias, eps)
-    x = input.reshape(-1, n)
-    w = weight.reshape(n) if weight is not None else None
-    b = bias.reshape(n) if bias is not None else None
+    how = _flat(input, normalized_shape, (weight, bias), "layer_norm") if plain else None
+    if how is None or not _kernel_epsilon(float(eps)):
+        return F.layer_norm(input, normalized_shape_tuple(normalized_shape), weight, bias, eps)
+    n, reshape = how
+    x, w, b = input, weight, bias
+    if reshape:
+        x = input.reshape(-1, n)
+        w = weight.reshape(n) if weight is not None else None
+        b = bias.reshape(n) if bias is not None else None
     if _needs_grad(input, weight, bias):
-        y, _, _ = ops.layer_norm(x, w, b, float(eps))
+        y = ops.layer_norm(x, w, b, float(eps))[0]
     else:
         y = ops.layer_norm_inference(x, w, b, float(eps))
-    return y.reshape(input.shape)
+    return y.reshape(input.shape) if reshape else y

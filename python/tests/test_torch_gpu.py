@@ -298,3 +298,87 @@ def test_autocast_gives_torchs_dtypes():
         assert y.dtype == torch.nn.functional.layer_norm(xf, (n,), w, b, 1e-5).dtype
     y.float().sum().backward()
     assert xf.grad.dtype == torch.float32
+
+
+def test_native_extension_runs_the_cuda_ops():
+    # Where the extension is built (a wheel, or the build tree), the CUDA
+    # kernels and autograd are the C++ ones.
+    from norm_mlir import native
+    if native.library_path() is None:
+        pytest.skip("the native extension is not built")
+    assert native.loaded, native.reason
+    x = torch.randn(64, 512, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    y, _ = ops.rms_norm(x, None, 1e-6, 0.0)
+    assert type(y.grad_fn).__name__ == "CppFunction"
+    # Different row counts, each with its own launch plan, and back.
+    for m in (1, 3, 4096, 1, 300):
+        xm = torch.randn(m, 512, device="cuda")
+        ref = torch.nn.functional.rms_norm(xm.double(), (512,), eps=1e-6)
+        assert rel(ops.rms_norm(xm, None, 1e-6, 0.0)[0], ref) < 1e-5
+
+
+def test_ops_run_on_a_side_stream():
+    # The kernels go to the current stream: work queued before them on it is
+    # ordered, and the caller's later work sees their results.
+    torch.manual_seed(5)
+    x = torch.randn(4096, 1024, device="cuda")
+    w = torch.randn(1024, device="cuda")
+    ref = ops.rms_norm(x, w, 1e-6, 0.0)[0]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        xs = x * 1.0  # queued on the side stream before the norm
+        ys = ops.rms_norm(xs, w, 1e-6, 0.0)[0]
+    torch.cuda.current_stream().wait_stream(side)
+    assert torch.equal(ys, ref)
+
+
+@pytest.mark.parametrize("norm", ["rms", "layer"])
+def test_cuda_graph_capture_and_replay(norm):
+    # Manual torch.cuda.graph capture of a training step (forward and
+    # backward, workspaces included); replays on new inputs give the
+    # eager results.
+    torch.manual_seed(6)
+    n, m = 1024, 2048
+    w = torch.randn(n, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    b = torch.randn(n, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+
+    def step(x):
+        if norm == "rms":
+            y, _ = ops.rms_norm(x, w, 1e-6, 0.0)
+        else:
+            y, _, _ = ops.layer_norm(x, w, b, 1e-5)
+        return torch.autograd.grad((y.float() ** 2).sum(), (x, w))
+
+    static_x = torch.randn(m, n, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up: compile, load and plan outside capture
+        for _ in range(2):
+            step(static_x)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_dx, static_dw = step(static_x)
+    for seed in (7, 8):
+        torch.manual_seed(seed)
+        fresh = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+        static_x.data.copy_(fresh)
+        graph.replay()
+        dx, dw = step(fresh.clone().requires_grad_())
+        torch.cuda.synchronize()
+        assert torch.equal(static_dx, dx) and torch.equal(static_dw, dw)
+
+
+def test_torch_compile_reduce_overhead():
+    # torch.compile's CUDA graphs (mode="reduce-overhead") capture the ops.
+    torch.manual_seed(9)
+    model = make_model((norm_mlir.RMSNorm, norm_mlir.LayerNorm), n=512)
+    ref = make_model((torch.nn.RMSNorm, torch.nn.LayerNorm), n=512)
+    ref.load_state_dict(model.state_dict())
+    compiled = torch.compile(model, mode="reduce-overhead", fullgraph=True)
+    for _ in range(4):
+        x = torch.randn(256, 512, device="cuda")
+        with torch.no_grad():
+            out = compiled(x).clone()
+            assert rel(out, ref(x)) < 1e-4

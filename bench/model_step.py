@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Training step of a Llama-style decoder stack with three RMSNorms, eager
+and under torch.compile, in one run.
+
+The stack: --layers pre-norm decoder layers (RMSNorm, GQA attention through
+scaled_dot_product_attention with causal masking, RMSNorm, SwiGLU MLP,
+residual adds) and a final RMSNorm, bf16, --tokens tokens (batch x seq),
+hidden --hidden (4096: 32 heads of 128, 8 KV heads, MLP 14336; 2048: 16
+heads, 4 KV heads, MLP 5632). The step is forward, a loss (mean square of
+the output against a fixed target) and backward; parameters' gradients are
+cleared between steps. The norms:
+- upcast: the RMSNorm most model code carries (to float32, mean of
+  squares, rsqrt, multiply, back to the input dtype, times the weight);
+- torch: torch.nn.RMSNorm;
+- norm: norm_mlir.RMSNorm (the native extension where it is loaded).
+Each runs eager and compiled (torch.compile of the whole stack), the same
+weights and inputs; step time is the median of --steps steps after
+--warmup, each timed from a synchronized start to a synchronized end (host
+and device together, as a training loop sees it). --profile adds, per
+variant, the device time per step of the kernels that compute the norms
+(kernels named *norm* or *rsqrt*, which is how Inductor names the fused
+ones) and of everything else (torch.profiler over 3 steps).
+
+Usage (on the GPU): python3 bench/model_step.py --hidden 4096 [--profile]
+"""
+
+import argparse
+import json
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+SHAPES = {4096: dict(heads=32, kv_heads=8, mlp=14336),
+          2048: dict(heads=16, kv_heads=4, mlp=5632)}
+
+
+class UpcastRMSNorm(torch.nn.Module):
+    """The RMSNorm of Llama's reference code and Hugging Face's models."""
+
+    def __init__(self, hidden, eps=1e-6, device=None, dtype=None):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(hidden, device=device, dtype=dtype))
+        self.eps = eps
+
+    def forward(self, x):
+        dtype = x.dtype
+        h = x.to(torch.float32)
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * h.to(dtype)
+
+
+def norm_class(name):
+    if name == "upcast":
+        return UpcastRMSNorm
+    if name == "torch":
+        return lambda hidden, eps, **kw: torch.nn.RMSNorm(hidden, eps=eps, **kw)
+    import norm_mlir
+    return lambda hidden, eps, **kw: norm_mlir.RMSNorm(hidden, eps=eps, **kw)
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, hidden, heads, kv_heads, mlp, norm, **kw):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, hidden // heads
+        self.attn_norm = norm(hidden, 1e-6, **kw)
+        self.q = torch.nn.Linear(hidden, hidden, bias=False, **kw)
+        self.kv = torch.nn.Linear(hidden, 2 * kv_heads * self.head_dim, bias=False, **kw)
+        self.o = torch.nn.Linear(hidden, hidden, bias=False, **kw)
+        self.mlp_norm = norm(hidden, 1e-6, **kw)
+        self.gate_up = torch.nn.Linear(hidden, 2 * mlp, bias=False, **kw)
+        self.down = torch.nn.Linear(mlp, hidden, bias=False, **kw)
+
+    def forward(self, x):
+        b, s, h = x.shape
+        a = self.attn_norm(x)
+        q = self.q(a).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        k, v = self.kv(a).view(b, s, 2, self.kv_heads, self.head_dim).unbind(2)
+        k, v = k.transpose(1, 2), v.transpose(1, 2)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        x = x + self.o(o.transpose(1, 2).reshape(b, s, h))
+        gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
+        return x + self.down(F.silu(gate) * up)
+
+
+class Stack(torch.nn.Module):
+    def __init__(self, hidden, layers, norm, **kw):
+        super().__init__()
+        shape = SHAPES[hidden]
+        self.layers = torch.nn.ModuleList(Layer(hidden, norm=norm, **shape, **kw)
+                                          for _ in range(layers))
+        self.norm = norm(hidden, 1e-6, **kw)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x)
+
+
+def is_norm_kernel(name):
+    lowered = name.lower()
+    return "norm" in lowered or "rsqrt" in lowered
+
+
+def profile_step(step):
+    """Device microseconds per step in norm kernels and in the others."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(3):
+            step()
+        torch.cuda.synchronize()
+    norm = other = 0.0
+    for e in prof.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        us = e.device_time if hasattr(e, "device_time") else e.cuda_time
+        if is_norm_kernel(e.name):
+            norm += us
+        else:
+            other += us
+    return norm / 3, other / 3
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hidden", type=int, default=4096, choices=sorted(SHAPES))
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--tokens", type=int, default=8192)
+    parser.add_argument("--seq", type=int, default=2048)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--norms", default="upcast,torch,norm")
+    parser.add_argument("--modes", default="eager,compile")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+
+    from norm_mlir import native
+    kw = dict(device="cuda", dtype=torch.bfloat16)
+    batch = args.tokens // args.seq
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
+    target = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
+    torch.manual_seed(0)
+    reference = Stack(args.hidden, args.layers, norm_class("torch"), **kw)
+    state = reference.state_dict()
+    del reference
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  hidden "
+          f"{args.hidden}, {args.layers} layers, {batch}x{args.seq} tokens, bf16  norm: native "
+          f"extension {'loaded' if native.loaded else 'NOT loaded'}", flush=True)
+    results = {}
+    for mode in args.modes.split(","):
+        for name in args.norms.split(","):
+            model = Stack(args.hidden, args.layers, norm_class(name), **kw)
+            model.load_state_dict(state)
+            run = torch.compile(model) if mode == "compile" else model
+
+            def step():
+                loss = F.mse_loss(run(x).float(), target.float())
+                loss.backward()
+                for p in model.parameters():
+                    p.grad = None
+                return loss
+
+            losses = [step().item() for _ in range(args.warmup)]
+            times = []
+            for _ in range(args.steps):
+                torch.cuda.synchronize()
+                start = time.perf_counter()
+                step()
+                torch.cuda.synchronize()
+                times.append(time.perf_counter() - start)
+            row = {"step_ms": statistics.median(times) * 1e3, "first_loss": losses[0]}
+            if args.profile:
+                row["norm_kernels_ms"], row["other_kernels_ms"] = (
+                    v / 1e3 for v in profile_step(step))
+            results.setdefault(mode, {})[name] = row
+            extra = (f"  norm kernels {row['norm_kernels_ms']:.3f} ms, others "
+                     f"{row['other_kernels_ms']:.3f} ms" if args.profile else "")
+            print(f"{mode:>8} {name:>7}: step {row['step_ms']:8.3f} ms  loss "
+                  f"{losses[0]:.5f}{extra}", flush=True)
+            del model, run
+            torch.cuda.empty_cache()
+    for mode, rows in results.items():
+        if "norm" in rows and "torch" in rows:
+            print(f"{mode:>8}: norm / torch.nn.RMSNorm step = "
+                  f"{rows['norm']['step_ms'] / rows['torch']['step_ms']:.3f}"
+                  + (f", norm / upcast = {rows['norm']['step_ms'] / rows['upcast']['step_ms']:.3f}"
+                     if "upcast" in rows else ""))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                       "args": vars(args), "results": results}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
