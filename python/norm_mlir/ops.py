@@ -132,14 +132,21 @@ for _forward, _aten in (("rms_norm", "aten::rms_norm"), ("rms_norm_inference", "
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 
 
+_NUMPY_TYPES = {torch.bfloat16: "uint16", torch.float16: "float16", torch.float32: "float32"}
+
+
 def _numpy(t):
-    """A numpy view of a contiguous CPU tensor (bf16 as its uint16 bits).
-    Detached: the kernels run below autograd, which may hand them tensors
-    that require grad."""
-    t = t.detach()
-    if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view("uint16")
-    return t.numpy()
+    """A numpy view of a contiguous CPU tensor's memory (bf16 as its uint16
+    bits), made over its address: Tensor.numpy() would mark the storage as
+    not resizable for good, which breaks FSDP2, whose unsharded parameters
+    are freed by resizing their storage after each use."""
+    import ctypes
+    import numpy as np
+    dtype = np.dtype(_NUMPY_TYPES[t.dtype])
+    if t.numel() == 0:
+        return np.empty(tuple(t.shape), dtype)
+    memory = (ctypes.c_byte * (t.numel() * t.element_size())).from_address(t.data_ptr())
+    return np.frombuffer(memory, dtype).reshape(tuple(t.shape))
 
 
 def _cpu_run(kind, x, weight, flags, inputs, outputs):
@@ -214,3 +221,5 @@ def _(dy, x, mean, rstd, weight, has_bias):
              [rows(dy), matrix, mean.reshape(-1), rstd.reshape(-1)]
              + ([weight] if weight is not None else []), outputs)
     return dx.view(x.shape), dw, db
+
+from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)
