@@ -6,7 +6,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${NORM_BUILD_DIR:-$root/build}"
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libmlir-22
-          ninja-build cmake g++ libgtest-dev python3-numpy python3-pytest)
+          ninja-build cmake g++ libgtest-dev python3-numpy python3-pytest
+          python3-venv python3-dev lld)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
