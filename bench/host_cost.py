@@ -14,7 +14,9 @@ of y = rms_norm(x, (N,), w, eps):
 it prints the host microseconds per forward call and per forward +
 backward (y.backward(dy), weight gradient included): the median over
 --calls calls of the time the call takes to return, with the stream
-synchronized every 50 calls so a full launch queue never blocks it. Then
+synchronized every 50 calls so a full launch queue never blocks it, the
+implementations measured in ten interleaved rounds so that the host's own
+noise weighs on all alike. Then
 the device time per call of the forward captured in a CUDA graph (replays
 timed with events, L2 flushed: bench/timing.py) and the floor the copy
 ceiling puts under it (minimum bytes / ceiling). The ratio column is
@@ -35,11 +37,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 
-def host_us(fn, calls, sync_every=50, warmup=20):
-    """Median host microseconds `fn` takes to return."""
+def host_samples(fn, calls, sync_every=50):
+    """Host seconds `fn` takes to return, one sample per call."""
     import torch
-    for _ in range(warmup):
-        fn()
     torch.cuda.synchronize()
     times = []
     for i in range(calls):
@@ -49,7 +49,22 @@ def host_us(fn, calls, sync_every=50, warmup=20):
         if i % sync_every == sync_every - 1:
             torch.cuda.synchronize()
     torch.cuda.synchronize()
-    return statistics.median(times) * 1e6
+    return times
+
+
+def host_us(fns, calls, rounds=10, warmup=20):
+    """Median host microseconds per call of each of `fns` (name -> callable),
+    measured in `rounds` interleaved rounds (the order rotating), so that
+    whatever else the host does at the time weighs on all of them alike."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    samples = {name: [] for name in fns}
+    names = list(fns)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            samples[name] += host_samples(fns[name], max(1, calls // rounds))
+    return {name: statistics.median(times) * 1e6 for name, times in samples.items()}
 
 
 def implementations(python_only):
@@ -74,6 +89,7 @@ def measure(ms, n, calls, python_only, graph_times):
         xg = x.clone().requires_grad_()
         wg = w.clone().requires_grad_()
         dy = torch.randn_like(x)
+        forwards, trainings = {}, {}
         for name, f in implementations(python_only).items():
             def forward(f=f):
                 with torch.no_grad():
@@ -82,9 +98,12 @@ def measure(ms, n, calls, python_only, graph_times):
             def training(f=f):
                 f(xg, (n,), wg, 1e-6).backward(dy)
 
-            row = {"fwd_us": host_us(forward, calls), "fwd_bwd_us": host_us(training, calls)}
+            forwards[name], trainings[name] = forward, training
+        fwd, fwd_bwd = host_us(forwards, calls), host_us(trainings, calls)
+        for name in forwards:
+            row = {"fwd_us": fwd[name], "fwd_bwd_us": fwd_bwd[name]}
             if graph_times:
-                row["graph_us"] = time_graph(forward) * 1e6
+                row["graph_us"] = time_graph(forwards[name]) * 1e6
             results.setdefault(str(m), {})[name] = row
     return results
 

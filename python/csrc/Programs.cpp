@@ -129,6 +129,8 @@ public:
     }
     void *stream = c10::cuda::getCurrentCUDAStream(device.index()).stream();
     std::string error;
+    TORCH_CHECK(norm::runtime::device::ensureContext(device.index(), error),
+                "norm_mlir: ", function->name, ": ", error);
     TORCH_CHECK(launcher.launch(plan, addresses.data(), stream, error),
                 "norm_mlir: ", function->name, ": ", error);
     std::vector<at::Tensor> results;

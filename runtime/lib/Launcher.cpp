@@ -422,6 +422,37 @@ bool norm::runtime::device::useDevice(int ordinal, std::string &error) {
          d->check(d->ctxSetCurrent(context), "cuCtxSetCurrent", error);
 }
 
+bool norm::runtime::device::ensureContext(int ordinal, std::string &error) {
+  Driver *d = loadedDriver(error);
+  if (!d)
+    return false;
+  CUcontext current = nullptr;
+  if (!d->check(d->ctxGetCurrent(&current), "cuCtxGetCurrent", error))
+    return false;
+  if (current)
+    return true;
+  // The primary contexts retained so far, by ordinal: each is retained once
+  // and kept (PyTorch holds the same contexts for the process's life).
+  static std::mutex mutex;
+  static std::map<int, CUcontext> primary;
+  CUcontext context = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = primary.find(ordinal);
+    if (found != primary.end()) {
+      context = found->second;
+    } else {
+      CUdevice device;
+      if (!d->check(d->deviceGet(&device, ordinal), "cuDeviceGet", error) ||
+          !d->check(d->primaryCtxRetain(&context, device),
+                    "cuDevicePrimaryCtxRetain", error))
+        return false;
+      primary[ordinal] = context;
+    }
+  }
+  return d->check(d->ctxSetCurrent(context), "cuCtxSetCurrent", error);
+}
+
 bool norm::runtime::device::allocate(void **ptr, int64_t bytes,
                                      std::string &error) {
   Driver *d = loadedDriver(error);

@@ -81,6 +81,12 @@ bool cudaAvailable();
 namespace device {
 /// Makes device `ordinal`'s primary context current on this thread.
 bool useDevice(int ordinal, std::string &error);
+/// Makes device `ordinal`'s primary context current on this thread where
+/// no context is current: a thread the CUDA runtime API selected the device
+/// on without using it yet (PyTorch's autograd threads) has none until its
+/// first runtime call, and the driver API launches need one. A context
+/// already current is left as it is. Cheap after the first call.
+bool ensureContext(int ordinal, std::string &error);
 bool allocate(void **ptr, int64_t bytes, std::string &error);
 bool release(void *ptr, std::string &error);
 bool copyToDevice(void *dst, const void *src, int64_t bytes,
