@@ -19,7 +19,8 @@ weights and inputs; step time is the median of --steps steps after
 and device together, as a training loop sees it). --profile adds, per
 variant, the device time per step of the kernels that compute the norms
 (kernels named *norm* or *rsqrt*, which is how Inductor names the fused
-ones) and of everything else (torch.profiler over 3 steps).
+ones) and of everything else (torch.profiler over 3 steps); --top K the K
+kernels whose time per step differs most between torch.nn.RMSNorm and norm.
 
 Usage (on the GPU): python3 bench/model_step.py --hidden 4096 [--profile]
 """
@@ -111,15 +112,17 @@ def profile_step(step):
             step()
         torch.cuda.synchronize()
     norm = other = 0.0
+    per_kernel = {}
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
         us = e.device_time if hasattr(e, "device_time") else e.cuda_time
+        per_kernel[e.name] = per_kernel.get(e.name, 0.0) + us / 3
         if is_norm_kernel(e.name):
             norm += us
         else:
             other += us
-    return norm / 3, other / 3
+    return norm / 3, other / 3, per_kernel
 
 
 def main():
@@ -133,6 +136,9 @@ def main():
     parser.add_argument("--norms", default="upcast,torch,norm")
     parser.add_argument("--modes", default="eager,compile")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--top", type=int, default=0,
+                        help="with --profile: print the K kernels whose time differs most "
+                             "between torch.nn.RMSNorm and norm")
     parser.add_argument("--json")
     args = parser.parse_args()
 
@@ -173,8 +179,9 @@ def main():
                 times.append(time.perf_counter() - start)
             row = {"step_ms": statistics.median(times) * 1e3, "first_loss": losses[0]}
             if args.profile:
-                row["norm_kernels_ms"], row["other_kernels_ms"] = (
-                    v / 1e3 for v in profile_step(step))
+                norm_us, other_us, per_kernel = profile_step(step)
+                row["norm_kernels_ms"], row["other_kernels_ms"] = norm_us / 1e3, other_us / 1e3
+                row["kernels_us"] = per_kernel
             results.setdefault(mode, {})[name] = row
             extra = (f"  norm kernels {row['norm_kernels_ms']:.3f} ms, others "
                      f"{row['other_kernels_ms']:.3f} ms" if args.profile else "")
@@ -183,6 +190,13 @@ def main():
             del model, run
             torch.cuda.empty_cache()
     for mode, rows in results.items():
+        if args.top and "norm" in rows and "torch" in rows and "kernels_us" in rows["norm"]:
+            # The kernels whose time per step differs most between the two.
+            a, b = rows["torch"]["kernels_us"], rows["norm"]["kernels_us"]
+            diffs = sorted(set(a) | set(b), key=lambda k: -abs(b.get(k, 0) - a.get(k, 0)))
+            print(f"{mode}: kernels whose device us per step differ most (torch.nn.RMSNorm -> norm)")
+            for k in diffs[:args.top]:
+                print(f"  {a.get(k, 0):9.1f} -> {b.get(k, 0):9.1f}  {k[:110]}")
         if "norm" in rows and "torch" in rows:
             print(f"{mode:>8}: norm / torch.nn.RMSNorm step = "
                   f"{rows['norm']['step_ms'] / rows['torch']['step_ms']:.3f}"
