@@ -72,7 +72,7 @@ FUSED_ATTRIBUTES = ["norm.rows_per_block", "norm.min_blocks_per_sm", "norm.rows_
                     "norm.preload_columns", "norm.split_size", "rows_per_partial",
                     "min_partials", "max_partials", "min_rows_per_partial"]
 OPT_PIPELINES = ["norm-to-gpu", "norm-to-ptx", "norm-to-cpu"]
-OPT_PASSES = ["norm-decompose", "norm-fuse-mixed-order", "norm-short-rows",
+OPT_PASSES = ["norm-set-target", "norm-decompose", "norm-fuse-mixed-order", "norm-short-rows",
               "norm-split-rows", "norm-split-reduction", "convert-norm-to-loops",
               "convert-norm-to-gpu", "norm-pipeline", "norm-compact-kernel-args",
               "norm-attach-target", "norm-serialize-kernels"]

@@ -53,7 +53,8 @@ TEST(Tuning, ValidateRegisterBudget) {
   EXPECT_NE(validateRegisterBudget(kMaxRegisterBudget + 1), "");
   EXPECT_NE(validateRegisterBudget(int64_t{1} << 46).find("70368744177664"),
             std::string::npos);
-  EXPECT_NE(validateTargetOptions(1000, 16, -1), "");
+  EXPECT_NE(validateClusterSize(3), "");
+  EXPECT_TRUE(validateClusterSize(16).empty());
 }
 
 TEST(Tuning, RowLayoutAvoidsIdleThreads) {

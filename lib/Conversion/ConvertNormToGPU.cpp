@@ -24,6 +24,7 @@
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/Utils/PassOptions.h"
+#include "NormDialect/Utils/TargetDevice.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -506,42 +507,40 @@ struct ConvertNormToGPUPass
   /// (reportOptionError); the tuning table is read here too.
   LogicalResult initialize(MLIRContext *context) override {
     std::string error;
-    if (numSMs <= 0)
-      error = "num-sms must be positive, got " +
-              std::to_string(static_cast<int64_t>(numSMs));
-    else if (maxThreads < 32 || maxThreads % 32 != 0)
+    if (maxThreads < 32 || maxThreads % 32 != 0)
       error = "max-threads must be a positive multiple of 32, got " +
               std::to_string(static_cast<int64_t>(maxThreads));
     else if (minBlocksPerSM < 0 || minBlocksPerSM > 32)
       error = "min-blocks-per-sm must be 0 (no limit) to 32, got " +
               std::to_string(static_cast<int64_t>(minBlocksPerSM));
     else
-      error =
-          validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
+      error = validateSharedStages(sharedStages);
     if (error.empty())
       error = validateL2PrefetchRows(l2PrefetchRows);
     if (error.empty())
       error = validateBulkStores(bulkStores);
     if (error.empty())
-      error = validateCombineLayout(combineLanes, combineThreads, deviceInfo());
+      error = validateCombineLayout(combineLanes, combineThreads,
+                                    deviceInfo(DeviceInfo()));
     if (error.empty() && !tuningTable.empty())
       table.load(tuningTable, error);
     return reportOptionError(context, getArgument(), error);
   }
 
-  /// The target as the options describe it.
-  DeviceInfo deviceInfo() const {
-    DeviceInfo device;
-    device.numSMs = numSMs;
-    device.maxThreadsPerBlock = maxThreads;
-    device.registerBudget = registerBudget;
-    device.maxClusterSize = maxClusterSize;
-    return device;
+  /// The module's target (`target`, from its norm.target) with the largest
+  /// block this pass is asked to launch.
+  DeviceInfo deviceInfo(DeviceInfo target) const {
+    target.maxThreadsPerBlock = maxThreads;
+    return target;
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DeviceInfo device = deviceInfo();
+    DeviceInfo device = deviceInfo(targetDevice(module));
+    // The last reader of the target: the lowered module must parse without
+    // the norm dialect.
+    if (auto *norm = getContext().getLoadedDialect<NormDialect>())
+      module->removeAttr(norm->getTargetAttrHelper().getName());
     kernelModules.clear();
     leadsSideBySide.clear();
     runsSideBySide.clear();

@@ -261,6 +261,11 @@ static void lowerCombine(IRRewriter &rewriter, CombineOp op) {
 struct ConvertNormToLoopsPass
     : public mlir::norm::impl::ConvertNormToLoopsBase<ConvertNormToLoopsPass> {
   void runOnOperation() override {
+    // Run on a module, the conversion drops its norm.target (nothing reads
+    // it after the splits; the lowered module must parse without norm).
+    auto *norm = getContext().getLoadedDialect<NormDialect>();
+    if (norm && isa<ModuleOp>(getOperation()))
+      getOperation()->removeAttr(norm->getTargetAttrHelper().getName());
     SmallVector<FusedOp> fused;
     SmallVector<CombineOp> combines;
     WalkResult walk = getOperation()->walk([&](Operation *op) {

@@ -32,17 +32,21 @@ using namespace mlir::norm;
 static void buildNormKernelPipeline(OpPassManager &pm,
                                     const NormToPTXOptions &options,
                                     bool splitLongRows) {
+  // The device, declared once for every pass that plans kernels. The CPU
+  // loops (no long-row split) plan their column splits without clusters.
+  NormSetTargetOptions target;
+  target.numSMs = options.numSMs;
+  target.registerBudget = options.registerBudget;
+  target.maxClusterSize = splitLongRows ? options.maxClusterSize.getValue() : 1;
+  pm.addPass(createNormSetTarget(target));
   pm.addPass(createNormDecompose());
   pm.addPass(createNormFuseMixedOrder());
   NormShortRowsOptions shortRows;
   shortRows.shortRows = options.shortRows;
-  shortRows.numSMs = options.numSMs;
   shortRows.warpRows = options.warpRows;
   pm.addPass(createNormShortRows(shortRows));
   if (splitLongRows) {
     NormSplitRowsOptions rows;
-    rows.registerBudget = options.registerBudget;
-    rows.maxClusterSize = options.maxClusterSize;
     rows.sharedStages = options.sharedStages;
     pm.addPass(createNormSplitRows(rows));
   }
@@ -53,9 +57,6 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   split.maxPartials = options.maxPartials;
   split.tuningTable = options.tuningTable;
   split.sharedStages = options.sharedStages;
-  split.numSMs = options.numSMs;
-  split.registerBudget = options.registerBudget;
-  split.maxClusterSize = splitLongRows ? options.maxClusterSize.getValue() : 1;
   pm.addPass(createNormSplitReduction(split));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -70,11 +71,8 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
                                         const NormToPTXOptions &options) {
   buildNormKernelPipeline(pm, options, /*splitLongRows=*/true);
   ConvertNormToGPUOptions gpu;
-  gpu.numSMs = options.numSMs;
-  gpu.registerBudget = options.registerBudget;
   gpu.rowsPerBlock = options.rowsPerBlock;
   gpu.tuningTable = options.tuningTable;
-  gpu.maxClusterSize = options.maxClusterSize;
   gpu.minBlocksPerSM = options.minBlocksPerSM;
   gpu.combineLanes = options.combineLanes;
   gpu.combineThreads = options.combineThreads;

@@ -23,6 +23,7 @@
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/Utils/PassOptions.h"
+#include "NormDialect/Utils/TargetDevice.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -470,8 +471,7 @@ struct NormShortRowsPass
 
   LogicalResult version(IRRewriter &rewriter, FusedOp op) {
     SmallVector<unsigned> rowOutputs, columnOutputs;
-    DeviceInfo device;
-    device.numSMs = numSMs;
+    DeviceInfo device = targetDevice(op);
     KernelShape shape = describeKernel(op);
     // The rule applies to the kernels that have a short version: mixed
     // orders that split, and forwards that stream (no column outputs, not
@@ -521,9 +521,6 @@ struct NormShortRowsPass
     std::string error = validateShortRowsLimit(shortRows);
     if (error.empty())
       error = validateWarpRows(warpRows);
-    if (error.empty() && numSMs <= 0)
-      error = "num-sms must be positive, got " +
-              std::to_string(static_cast<int64_t>(numSMs));
     return reportOptionError(context, getArgument(), error);
   }
 

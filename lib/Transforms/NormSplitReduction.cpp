@@ -13,6 +13,7 @@
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/Utils/PassOptions.h"
+#include "NormDialect/Utils/TargetDevice.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,13 +36,10 @@ struct NormSplitReductionPass
   /// The measured table convert-norm-to-gpu consults (tuning-table).
   TuningTable table;
 
-  DeviceInfo device() {
-    DeviceInfo device;
-    device.numSMs = numSMs;
-    device.registerBudget = registerBudget;
-    device.maxClusterSize = maxClusterSize;
-    return device;
-  }
+  /// The module's target (norm.target), read when the pass runs.
+  DeviceInfo target;
+
+  DeviceInfo device() const { return target; }
 
   /// The GPU lowering's plan for a kernel of `shape` (as convert-norm-to-gpu
   /// makes it with the same table), if N is static.
@@ -202,18 +200,15 @@ struct NormSplitReductionPass
       error = validateMinRowsPerPartial(minRowsPerPartial);
     if (error.empty())
       error = validateMaxPartials(maxPartials);
-    if (error.empty() && numSMs <= 0)
-      error = "num-sms must be positive, got " +
-              std::to_string(static_cast<int64_t>(numSMs));
     if (error.empty())
-      error =
-          validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
+      error = validateSharedStages(sharedStages);
     if (error.empty() && !tuningTable.empty())
       table.load(tuningTable, error);
     return reportOptionError(context, getArgument(), error);
   }
 
   void runOnOperation() override {
+    target = targetDevice(getOperation());
     SmallVector<FusedOp> candidates;
     getOperation()->walk([&](FusedOp op) {
       // Kernels summing whole columns (norm-short-rows) stay unsplit.

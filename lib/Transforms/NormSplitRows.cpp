@@ -12,6 +12,7 @@
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
 #include "NormDialect/Utils/PassOptions.h"
+#include "NormDialect/Utils/TargetDevice.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -38,10 +39,7 @@ struct NormSplitRowsPass
     KernelShape traits = describeKernel(op);
     if (ShapedType::isDynamic(traits.n))
       return false;
-    DeviceInfo device;
-    device.registerBudget = registerBudget;
-    device.maxClusterSize = maxClusterSize;
-    return !rowsFitOnChip(traits, device, sharedStages);
+    return !rowsFitOnChip(traits, targetDevice(op), sharedStages);
   }
 
   void split(IRRewriter &rewriter, FusedOp op) {
@@ -137,9 +135,8 @@ struct NormSplitRowsPass
   /// Options are checked once, before the pass sees any IR
   /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
-    std::string error =
-        validateTargetOptions(registerBudget, maxClusterSize, sharedStages);
-    return reportOptionError(context, getArgument(), error);
+    return reportOptionError(context, getArgument(),
+                             validateSharedStages(sharedStages));
   }
 
   void runOnOperation() override {

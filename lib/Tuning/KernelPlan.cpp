@@ -355,17 +355,6 @@ std::string mlir::norm::validateSharedStages(int64_t stages) {
   return {};
 }
 
-std::string mlir::norm::validateTargetOptions(int64_t registerBudget,
-                                              int64_t maxClusterSize,
-                                              int64_t sharedStages) {
-  if (std::string error = validateRegisterBudget(registerBudget);
-      !error.empty())
-    return error;
-  if (std::string error = validateClusterSize(maxClusterSize); !error.empty())
-    return error;
-  return validateSharedStages(sharedStages);
-}
-
 std::string mlir::norm::validateSplitSize(int64_t split) {
   if (split <= 0)
     return "split size must be a positive number of rows, got " +

@@ -15,10 +15,6 @@
 // DEEP: error: convert-norm-to-gpu: {{.*}}deep.json: arrays and objects nested more than 16 deep
 // RUN: not norm-compile %s -o %t.bundle --tuning-table=%t.deep.json 2>&1 | FileCheck %s --check-prefix=DEEP-COMPILE
 // DEEP-COMPILE: deep.json: arrays and objects nested more than 16 deep
-// RUN: not norm-opt %s --convert-norm-to-gpu="register-budget=256" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
-// BADBUDGET: error: convert-norm-to-gpu: register-budget must be 1 to 255 elements a thread, got 256
-// RUN: not norm-opt %s --convert-norm-to-gpu="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
-// BADSMS: error: convert-norm-to-gpu: num-sms must be positive, got 0
 // RUN: not norm-opt %s --convert-norm-to-gpu="max-threads=100" 2>&1 | FileCheck %s --check-prefix=BADTHREADS
 // BADTHREADS: error: convert-norm-to-gpu: max-threads must be a positive multiple of 32, got 100
 

@@ -7,13 +7,11 @@
 // RUN: norm-opt %s --convert-norm-to-gpu="stream-rows=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STREAM
 // RUN: not norm-opt %s --convert-norm-to-gpu="l2-prefetch-rows=-2" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADL2
 // RUN: norm-opt %s --convert-norm-to-gpu="fp-contract=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCONTRACT
-// RUN: not norm-opt %s --convert-norm-to-gpu="max-cluster-size=32" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 // RUN: not norm-opt %s --convert-norm-to-gpu="combine-lanes=24" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADLANES
 // RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0 combine-lanes=8 combine-threads=256" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=LANES
 // BADLANES: error: convert-norm-to-gpu: combine-lanes must be 0 (the rule) or a power of two up to 1024, got 24
 // BADSTAGES: error: convert-norm-to-gpu: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
-// BADCLUSTER: error: convert-norm-to-gpu: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 32
 
 // The mixed-order kernel: 16-byte vector loads of the row (predicated
 // ld.global from the inputs' global addresses, taken once), a block

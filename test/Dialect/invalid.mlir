@@ -778,3 +778,19 @@ func.func @reduce_i32_input(%x: tensor<?x64xi32>) {
   }
   return
 }
+
+// -----
+
+// The target attribute's parameters are the tuning rules' own bounds.
+// expected-error @+1 {{invalid #norm.target: num_sms must be positive, got 0}}
+module attributes {norm.target = #norm.target<num_sms = 0, register_budget = 32, max_cluster_size = 16>} {}
+
+// -----
+
+// expected-error @+1 {{invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 256}}
+module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 256, max_cluster_size = 16>} {}
+
+// -----
+
+// expected-error @+1 {{invalid #norm.target: max-cluster-size must be 1, 2, 4, 8 or 16}}
+module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 32>} {}

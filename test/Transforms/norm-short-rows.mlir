@@ -3,13 +3,11 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=SPLIT
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-short-rows --split-input-file | FileCheck %s --check-prefix=TWICE
 // RUN: not norm-opt %s --norm-short-rows="short-rows=-2" 2>&1 | FileCheck %s --check-prefix=BADROWS
-// RUN: not norm-opt %s --norm-short-rows="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="warp-rows=0" --split-input-file | FileCheck %s --check-prefix=NOWARP
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="warp-rows=1" --split-input-file | FileCheck %s --check-prefix=ALLWARP
 // RUN: not norm-opt %s --norm-short-rows="warp-rows=2" 2>&1 | FileCheck %s --check-prefix=BADWARP
 
 // BADROWS: error: norm-short-rows: short-rows must be -1 (the tuning rule), 0 (off) or a positive row count, got -2
-// BADSMS: error: norm-short-rows: num-sms must be positive, got 0
 // BADWARP: error: norm-short-rows: warp-rows must be -1 (the tuning rule), 0 or 1, got 2
 
 // Dynamic M (LayerNorm backward, N = 4096): below 384 rows (three rounds

@@ -1,18 +1,11 @@
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=4" --split-input-file | FileCheck %s
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=8 shared-stages=0" --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-set-target="max-cluster-size=4" --norm-decompose --norm-fuse-mixed-order --norm-split-rows --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-set-target="max-cluster-size=8" --norm-decompose --norm-fuse-mixed-order --norm-split-rows="shared-stages=0" --split-input-file | FileCheck %s
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows --split-input-file | FileCheck %s --check-prefix=CLUSTER
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="max-cluster-size=8" --split-input-file | FileCheck %s --check-prefix=CLUSTER
+// RUN: norm-opt %s --norm-set-target="max-cluster-size=8" --norm-decompose --norm-fuse-mixed-order --norm-split-rows --split-input-file | FileCheck %s --check-prefix=CLUSTER
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-rows="always=true" --split-input-file | FileCheck %s --check-prefix=ALWAYS
-// RUN: not norm-opt %s --norm-split-rows="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BAD
-// An out-of-range budget is an error, not hours of layout search.
-// RUN: not norm-opt %s --norm-split-rows="register-budget=99999999999999" 2>&1 | FileCheck %s --check-prefix=HUGE
 
-// RUN: not norm-opt %s --norm-split-rows="max-cluster-size=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --norm-split-rows="shared-stages=9" 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 
-// BAD: error: norm-split-rows: register-budget must be 1 to 255 elements a thread, got 0
-// HUGE: error: norm-split-rows: register-budget must be 1 to 255 elements a thread, got 99999999999999
-// BADCLUSTER: error: norm-split-rows: max-cluster-size must be 1, 2, 4, 8 or 16
 // BADSTAGES: error: norm-split-rows: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 9
 // An option error is checked before the pass sees the IR: no dump of the module.
 // BADSTAGES-NOT: see current operation

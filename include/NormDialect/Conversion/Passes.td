@@ -57,12 +57,8 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     measured faster there (forwards keep their stores).
   }];
   let options = [
-    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
-           "Multiprocessor count of the target">,
     Option<"maxThreads", "max-threads", "int64_t", /*default=*/"1024",
            "Largest thread block the target launches">,
-    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
-           "Elements of all full operands a thread keeps in registers">,
     Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
            "Measured tuning table (tuning/<device>.json) consulted before the "
            "analytic rules">,
@@ -97,9 +93,6 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
            "Blocks per SM the register allocation of row kernels must allow "
            "(PTX .minnctapersm; 0: the kernel's norm.min_blocks_per_sm, else "
            "the tuning table's or rule's, else ptxas chooses)">,
-    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
-           "Most blocks of a thread block cluster sharing a long row (1: no "
-           "clusters; 1, 2, 4, 8 or 16)">,
     Option<"rowsPerBlock", "rows-per-block", "int64_t", /*default=*/"0",
            "Rows a block walks in kernels without column outputs, or holds "
            "in a streamed kernel that keeps its rows in registers (0: tuning "

@@ -58,4 +58,30 @@ def Norm_RoleAttr : EnumAttr<Norm_Dialect, Norm_Role, "role"> {
 
 def Norm_RoleArrayAttr : TypedArrayAttrBase<Norm_RoleAttr, "array of roles">;
 
+def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "The GPU a module's kernels are planned for";
+  let description = [{
+    What the tuning rules take of the device: streaming multiprocessors,
+    the register budget (elements of all full operands one thread keeps in
+    registers) and the largest thread block cluster a row may use. Set once
+    per module, as the discardable attribute `norm.target`, by
+    `--norm-set-target` (whose options are the only place these are
+    declared), and read by every pass that plans kernels
+    (`--norm-short-rows`, `--norm-split-reduction`, `--convert-norm-to-gpu`).
+    A module without one is planned for an H100/H200 (132 SMs, a budget of
+    32, clusters of up to 16).
+
+    ```mlir
+    module attributes {norm.target = #norm.target<num_sms = 114,
+                                                  register_budget = 32,
+                                                  max_cluster_size = 16>} {...}
+    ```
+  }];
+  let parameters = (ins "int64_t":$num_sms, "int64_t":$register_budget,
+                        "int64_t":$max_cluster_size);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // NORM_ATTRS_TD

@@ -11,6 +11,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dialect.h"
 
+// The dialect's discardable attributes (norm.target) are of its own
+// attribute classes.
+#include "NormDialect/IR/NormAttrs.h"
+
 #include "NormDialect/IR/NormDialect.h.inc"
 
 #endif // NORMDIALECT_IR_NORMDIALECT_H

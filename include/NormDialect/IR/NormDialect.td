@@ -26,6 +26,8 @@ def Norm_Dialect : Dialect {
     reductions into deterministic partial sums (`norm.combine`).
   }];
   let useDefaultAttributePrinterParser = 1;
+  // The target device on a module (TargetAttr): `norm.target`.
+  let discardableAttrs = (ins "::mlir::norm::TargetAttr":$target);
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
 }

@@ -41,6 +41,29 @@ def NormFuseMixedOrder : Pass<"norm-fuse-mixed-order"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def NormSetTarget : Pass<"norm-set-target", "::mlir::ModuleOp"> {
+  let summary = "Declare the GPU the module's kernels are planned for";
+  let description = [{
+    Sets the module's `norm.target` (`#norm.target<num_sms, register_budget,
+    max_cluster_size>`), which every pass that plans kernels reads
+    (`norm-short-rows`, `norm-split-rows`, `norm-split-reduction`,
+    `convert-norm-to-gpu`): the device is declared here once, by these
+    options, instead of by each pass. A target the module already has is
+    replaced. Values the tuning rules do not take are refused before the
+    pass sees any IR.
+  }];
+  let options = [
+    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
+           "Streaming multiprocessors of the target">,
+    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
+           "Elements of all full operands a thread keeps in registers">,
+    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
+           "Most blocks of a thread block cluster sharing a long row (1: no "
+           "clusters; 1, 2, 4, 8 or 16)">,
+  ];
+  let dependentDialects = ["::mlir::norm::NormDialect"];
+}
+
 def NormShortRows : Pass<"norm-short-rows"> {
   let summary = "Version kernels on M: few rows run a short-rows version";
   let description = [{
@@ -118,8 +141,6 @@ def NormShortRows : Pass<"norm-short-rows"> {
            "Where a streamed forward's blocks hold several rows, whether "
            "each warp owns its rows (norm.warp_rows): -1 the tuning rule, "
            "0 never, 1 wherever the rows divide among the warps">,
-    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
-           "Streaming multiprocessors of the target (tuning)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
@@ -162,12 +183,6 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     Option<"maxPartials", "max-partials", "int64_t", /*default=*/"-1",
            "Most partial rows where min_partials spreads M (-1: the tuning "
            "rule, 0: off)">,
-    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
-           "Multiprocessor count the heuristic targets">,
-    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
-           "Elements of all full operands a thread keeps in registers">,
-    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
-           "Most blocks of a cluster the GPU lowering may spread a row over">,
     Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
            "Measured tuning table convert-norm-to-gpu uses (its kernel "
            "layouts decide how many blocks fit an SM)">,
@@ -197,11 +212,6 @@ def NormSplitRows : Pass<"norm-split-rows"> {
   let options = [
     Option<"always", "always", "bool", /*default=*/"false",
            "Split every kernel with row reductions, whatever N is">,
-    Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
-           "Elements of all full operands a thread may keep in registers">,
-    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
-           "Most blocks of a cluster the GPU lowering may spread a row over "
-           "(1: no clusters)">,
     Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
            "Staging depth convert-norm-to-gpu is asked for (-1: the rule, "
            "0: off); a backward's rows staged and re-read over a cluster "

@@ -28,12 +28,6 @@ std::string validateSplitSize(int64_t split);
 /// (-1: the tuning table, else the rule; 0: off; 1 to 4), else why not.
 std::string validateSharedStages(int64_t stages);
 
-/// Returns an empty string when the target options every kernel-planning
-/// pass takes (register budget, largest cluster, staging depth) are usable,
-/// else why the first one is not.
-std::string validateTargetOptions(int64_t registerBudget,
-                                  int64_t maxClusterSize, int64_t sharedStages);
-
 /// How a kernel is generated and launched.
 struct KernelPlan {
   enum class Kind {

@@ -1,0 +1,45 @@
+// RUN: norm-opt %s --norm-set-target="num-sms=114 register-budget=48 max-cluster-size=8" --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-set-target --split-input-file | FileCheck %s --check-prefix=DEFAULT
+// The planning passes read the module's target: 114 SMs give the RMSNorm
+// backward's split fewer partial rows (min_partials two a SM) than 132.
+// RUN: norm-opt %s --norm-set-target="num-sms=114" --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN114
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN132
+// RUN: not norm-opt %s --norm-set-target="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
+// RUN: not norm-opt %s --norm-set-target="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
+// An out-of-range budget is an error, not hours of layout search.
+// RUN: not norm-opt %s --norm-set-target="register-budget=99999999999999" 2>&1 | FileCheck %s --check-prefix=HUGEBUDGET
+// RUN: not norm-opt %s --norm-set-target="max-cluster-size=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+
+// BADSMS: error: norm-set-target: invalid #norm.target: num_sms must be positive, got 0
+// BADBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 0
+// HUGEBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 99999999999999
+// BADCLUSTER: error: norm-set-target: invalid #norm.target: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 3
+// An option error is checked before the pass sees the IR: no dump of the module.
+// BADCLUSTER-NOT: see current operation
+
+// CHECK: module attributes {norm.target = #norm.target<num_sms = 114, register_budget = 48, max_cluster_size = 8>}
+// DEFAULT: module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 16>}
+// PLAN114: min_partials = 228
+// PLAN132: min_partials = 264
+func.func @rms_bwd(%dy: tensor<?x4096xbf16>, %x: tensor<?x4096xbf16>, %rstd: tensor<?xf32>,
+                   %w: tensor<4096xbf16>) -> (tensor<?x4096xbf16>, tensor<4096xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<4096xbf16>)
+      : tensor<?x4096xbf16>, tensor<?x4096xbf16>, tensor<?xf32> -> tensor<?x4096xbf16>, tensor<4096xbf16>
+  return %dx, %dw : tensor<?x4096xbf16>, tensor<4096xbf16>
+}
+
+// -----
+
+// A target already on the module is replaced; one written in the IR is
+// read as it is (PLAN114's second case: no option, the IR's 114).
+// CHECK: module attributes {norm.target = #norm.target<num_sms = 114, register_budget = 48, max_cluster_size = 8>}
+// DEFAULT: module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 16>}
+// PLAN132: min_partials = 228
+module attributes {norm.target = #norm.target<num_sms = 114, register_budget = 32, max_cluster_size = 16>} {
+  func.func @rms_bwd(%dy: tensor<?x4096xbf16>, %x: tensor<?x4096xbf16>, %rstd: tensor<?xf32>,
+                     %w: tensor<4096xbf16>) -> (tensor<?x4096xbf16>, tensor<4096xbf16>) {
+    %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<4096xbf16>)
+        : tensor<?x4096xbf16>, tensor<?x4096xbf16>, tensor<?xf32> -> tensor<?x4096xbf16>, tensor<4096xbf16>
+    return %dx, %dw : tensor<?x4096xbf16>, tensor<4096xbf16>
+  }
+}
