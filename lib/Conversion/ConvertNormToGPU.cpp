@@ -94,7 +94,8 @@ struct ConvertNormToGPUPass
     func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
     func.setKnownBlockSizeAttr(
         b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
-    func->setAttr("norm.block_size", b.getI64IntegerAttr(blockSize));
+    func->setAttr(NormDialect::BlockSizeAttrHelper::getNameStr(),
+                  b.getI64IntegerAttr(blockSize));
     return func;
   }
 
@@ -219,7 +220,7 @@ struct ConvertNormToGPUPass
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func =
         createKernel(module, op, "norm_columns", operands, layout.threads);
-    func->setAttr("norm.cols_per_block",
+    func->setAttr(NormDialect::ColsPerBlockAttrHelper::getNameStr(),
                   OpBuilder(op).getI64IntegerAttr(layout.blockColumns()));
     bool beside = runsSideBySide.contains(op);
     if (beside)
@@ -305,8 +306,9 @@ struct ConvertNormToGPUPass
     if (vectorWidth &&
         (!streaming || layout.vectorWidth != vectorWidth.getInt()))
       return op.emitOpError("norm.vector_width needs a streamed forward");
-    if (plan.numStages > 0 && !op->hasAttr("norm.num_stages"))
-      op->setAttr("norm.num_stages",
+    if (plan.numStages > 0 &&
+        !op->hasAttr(NormDialect::NumStagesAttrHelper::getNameStr()))
+      op->setAttr(NormDialect::NumStagesAttrHelper::getNameStr(),
                   OpBuilder(op).getI64IntegerAttr(plan.numStages));
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
@@ -319,7 +321,8 @@ struct ConvertNormToGPUPass
     // or the option): a short M spreads them over plan.minBlocks blocks.
     bool tunedSplit = false;
     if (plan.persistent)
-      func->setAttr("norm.persistent", OpBuilder(op).getUnitAttr());
+      func->setAttr(NormDialect::PersistentAttrHelper::getNameStr(),
+                    OpBuilder(op).getUnitAttr());
     else if (std::optional<int64_t> partial = op.getRowsPerPartial())
       split = *partial;
     else if (rowsPerBlockAttr)
@@ -341,33 +344,35 @@ struct ConvertNormToGPUPass
                << " warps that share a warp-rows block, got " << split;
       split /= layout.rowGroups;
     }
-    func->setAttr("norm.rows_per_block",
+    func->setAttr(NormDialect::RowsPerBlockAttrHelper::getNameStr(),
                   OpBuilder(op).getI64IntegerAttr(split));
-    func->setAttr("norm.vector_width",
+    func->setAttr(NormDialect::VectorWidthAttrHelper::getNameStr(),
                   OpBuilder(op).getI64IntegerAttr(layout.vectorWidth));
     if (failed(importBody(op)))
       return failure();
     if (layout.rowGroups > 1)
-      func->setAttr("norm.rows_in_parallel",
+      func->setAttr(NormDialect::RowsInParallelAttrHelper::getNameStr(),
                     OpBuilder(op).getI64IntegerAttr(layout.rowGroups));
     if (layout.columnSlices > 1)
-      func->setAttr("norm.column_slices",
+      func->setAttr(NormDialect::ColumnSlicesAttrHelper::getNameStr(),
                     OpBuilder(op).getI64IntegerAttr(layout.columnSlices));
     if (layout.clusterSize > 1) {
       // Grid y = the cluster's blocks: one cluster per row block, block y
       // owning column slice y (PTX .reqnctapercluster 1, C, 1).
       func.setKnownClusterSizeAttr(OpBuilder(op).getDenseI32ArrayAttr(
           {1, static_cast<int32_t>(layout.clusterSize), 1}));
-      func->setAttr("norm.cluster_size",
+      func->setAttr(NormDialect::ClusterSizeAttrHelper::getNameStr(),
                     OpBuilder(op).getI64IntegerAttr(layout.clusterSize));
     }
     if (streaming)
-      func->setAttr("norm.streaming", OpBuilder(op).getUnitAttr());
+      func->setAttr(NormDialect::StreamingAttrHelper::getNameStr(),
+                    OpBuilder(op).getUnitAttr());
     if (layout.sharedStages > 0)
-      func->setAttr("norm.shared_stages",
+      func->setAttr(NormDialect::SharedStagesAttrHelper::getNameStr(),
                     OpBuilder(op).getI64IntegerAttr(layout.sharedStages));
     if (layout.bulkStores)
-      func->setAttr("norm.bulk_stores", OpBuilder(op).getUnitAttr());
+      func->setAttr(NormDialect::BulkStoresAttrHelper::getNameStr(),
+                    OpBuilder(op).getUnitAttr());
     // Blocks per SM the registers must allow: the option, else the
     // kernel's norm.min_blocks_per_sm, else the table.
     int64_t minBlocks = plan.minBlocksPerSM;
@@ -468,7 +473,7 @@ struct ConvertNormToGPUPass
     auto func = createKernel(module, ops.front(), "norm_combine", operands,
                              layout.threads);
     func->setAttr(
-        "norm.cols_per_block",
+        NormDialect::ColsPerBlockAttrHelper::getNameStr(),
         OpBuilder(ops.front()).getI64IntegerAttr(layout.blockColumns()));
     // Launched as a programmatic dependent of the kernel before it (the
     // split kernel writing its partials; CombineKernelBuilder.cpp).

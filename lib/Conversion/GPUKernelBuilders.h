@@ -24,22 +24,26 @@ namespace mlir::norm {
 
 /// Marks the loads of a row that --norm-pipeline may issue stages early, and
 /// the row loop it pipelines (names shared with NormPipeline.cpp).
-constexpr llvm::StringLiteral kPrefetchAttr = "norm.prefetch";
-constexpr llvm::StringLiteral kRowLoopAttr = "norm.row_loop";
+constexpr llvm::StringLiteral kPrefetchAttr =
+    NormDialect::PrefetchAttrHelper::getNameStr();
+constexpr llvm::StringLiteral kRowLoopAttr =
+    NormDialect::RowLoopAttrHelper::getNameStr();
 /// On an op one of whose operands is an i1 saying whether it takes effect
 /// (this attribute's value is that operand's number; emitGlobalLoad):
 /// --norm-pipeline folds an iteration's existence into that operand instead
 /// of wrapping the op in scf.if.
-constexpr llvm::StringLiteral kPredicateOperandAttr = "norm.predicate_operand";
+constexpr llvm::StringLiteral kPredicateOperandAttr =
+    NormDialect::PredicateOperandAttrHelper::getNameStr();
 /// On a row loop whose rows are staged in shared memory: --norm-pipeline
 /// predicates the last iterations' early loads instead of peeling an
 /// epilogue (a second copy of the row body).
 constexpr llvm::StringLiteral kPredicateEpilogueAttr =
-    "norm.predicate_epilogue";
+    NormDialect::PredicateEpilogueAttrHelper::getNameStr();
 /// On a gpu.func launched as a programmatic dependent of the launch before
 /// it (PDL; the bundle's launch field `programmatic`): it may start before
 /// that launch completes and waits for it with griddepcontrol.wait.
-constexpr llvm::StringLiteral kProgrammaticAttr = "norm.programmatic";
+constexpr llvm::StringLiteral kProgrammaticAttr =
+    NormDialect::ProgrammaticAttrHelper::getNameStr();
 /// Most rows per block whose row inputs (mean, rstd) a staged kernel copies
 /// to shared memory: the largest split (chooseSplitSize), 1 KB an input,
 /// within the static shared memory stagedBlockBytes allows for.
@@ -47,7 +51,7 @@ constexpr int64_t kMaxStagedRowInputRows = 256;
 /// Dynamic shared memory a kernel needs (set by RowStaging, read when the
 /// launch is created).
 constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
-    "norm.dynamic_shared_bytes";
+    NormDialect::DynamicSharedBytesAttrHelper::getNameStr();
 
 /// LLVM takes a global over kLargeWorkgroupBufferBytes without an explicit
 /// alignment to be kLargeWorkgroupBufferAlign-aligned (DataLayout's

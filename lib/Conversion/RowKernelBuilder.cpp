@@ -290,8 +290,9 @@ private:
     loop->setAttr(kRowLoopAttr, b.getUnitAttr());
     if (staging)
       loop->setAttr(kPredicateEpilogueAttr, b.getUnitAttr());
-    if (Attribute stages = op->getAttr("norm.num_stages"))
-      loop->setAttr("norm.num_stages", stages);
+    if (Attribute stages =
+            op->getAttr(NormDialect::NumStagesAttrHelper::getNameStr()))
+      loop->setAttr(NormDialect::NumStagesAttrHelper::getNameStr(), stages);
 
     // One partial row per (virtual) block for every column output; a row
     // group past the last row has no partial row to write. A block over all

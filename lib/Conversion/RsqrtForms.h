@@ -13,6 +13,8 @@
 #ifndef LIB_CONVERSION_RSQRTFORMS_H
 #define LIB_CONVERSION_RSQRTFORMS_H
 
+#include "NormDialect/IR/NormDialect.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
@@ -24,7 +26,8 @@ class FusedOp;
 /// operand is never a denormal float (isNeverDenormal), so that the
 /// flush-to-zero PTX form computes the same value. Kernel builders copy it
 /// with the op when they clone the body.
-constexpr llvm::StringLiteral kFlushExactAttr = "norm.ftz_exact";
+constexpr llvm::StringLiteral kFlushExactAttr =
+    NormDialect::FtzExactAttrHelper::getNameStr();
 
 /// Whether f32 `value` is never a denormal float: a normal constant, or the
 /// sum of a value that is never negative (isNeverNegative) and a constant

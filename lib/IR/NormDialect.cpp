@@ -32,6 +32,59 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult NormDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  auto expect = [&](bool matches, StringRef kind) -> LogicalResult {
+    if (matches)
+      return success();
+    return op->emitError() << "'" << name << "' must be " << kind << ", got "
+                           << value;
+  };
+  if (name == TargetAttrHelper::getNameStr())
+    return expect(isa<TargetAttr>(value), "a #norm.target");
+  for (StringRef unit : {
+           WholeColumnsAttrHelper::getNameStr(),
+           StreamRowsAttrHelper::getNameStr(),
+           PreloadColumnsAttrHelper::getNameStr(),
+           WarpRowsAttrHelper::getNameStr(),
+           WholeBlocksBranchAttrHelper::getNameStr(),
+           ShortRowsAttrHelper::getNameStr(),
+           PersistentAttrHelper::getNameStr(),
+           StreamingAttrHelper::getNameStr(),
+           BulkStoresAttrHelper::getNameStr(),
+           ProgrammaticAttrHelper::getNameStr(),
+           RowLoopAttrHelper::getNameStr(),
+           PrefetchAttrHelper::getNameStr(),
+           PredicateEpilogueAttrHelper::getNameStr(),
+           FtzExactAttrHelper::getNameStr(),
+       })
+    if (name == unit)
+      return expect(isa<UnitAttr>(value), "a unit attribute");
+  for (StringRef integer : {
+           SplitSizeAttrHelper::getNameStr(),
+           NumStagesAttrHelper::getNameStr(),
+           RowsPerBlockAttrHelper::getNameStr(),
+           MinBlocksPerSmAttrHelper::getNameStr(),
+           RowsBelowAttrHelper::getNameStr(),
+           RowsMultipleAttrHelper::getNameStr(),
+           VectorWidthAttrHelper::getNameStr(),
+           BlockSizeAttrHelper::getNameStr(),
+           ColsPerBlockAttrHelper::getNameStr(),
+           RowsInParallelAttrHelper::getNameStr(),
+           ColumnSlicesAttrHelper::getNameStr(),
+           ClusterSizeAttrHelper::getNameStr(),
+           SharedStagesAttrHelper::getNameStr(),
+           DynamicSharedBytesAttrHelper::getNameStr(),
+           PredicateOperandAttrHelper::getNameStr(),
+       })
+    if (name == integer)
+      return expect(isa<IntegerAttr>(value), "an integer");
+  return op->emitError() << "'" << name
+                         << "' is not an attribute of the norm dialect";
+}
+
 void NormDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST

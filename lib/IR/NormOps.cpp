@@ -529,58 +529,55 @@ LogicalResult FusedOp::verify() {
   if (getOutputs().size() != getOutputRoles().size())
     return emitOpError() << "has " << getOutputs().size() << " outputs but "
                          << getOutputRoles().size() << " output roles";
-  if (Attribute rows = (*this)->getAttr(getRowsPerBlockAttrName())) {
-    auto count = dyn_cast<IntegerAttr>(rows);
-    if (!count || count.getInt() <= 0)
+  // The dialect verifies these attributes' kinds (integer or unit,
+  // NormDialect::verifyOperationAttribute); their values are checked here.
+  if (auto count =
+          (*this)->getAttrOfType<IntegerAttr>(getRowsPerBlockAttrName())) {
+    if (count.getInt() <= 0)
       return emitOpError("'") << getRowsPerBlockAttrName()
-                              << "' must be a positive integer, got " << rows;
+                              << "' must be a positive integer, got " << count;
     if (split)
       return emitOpError("'") << getRowsPerBlockAttrName()
                               << "' and rows_per_partial both set the rows "
                                  "of a block: give one";
   }
-  if (Attribute blocks = (*this)->getAttr(getMinBlocksPerSMAttrName())) {
+  if (auto count =
+          (*this)->getAttrOfType<IntegerAttr>(getMinBlocksPerSMAttrName())) {
     // Hopper's limit of resident blocks an SM; .minnctapersm takes no more.
-    auto count = dyn_cast<IntegerAttr>(blocks);
-    if (!count || count.getInt() < 1 || count.getInt() > 32)
+    if (count.getInt() < 1 || count.getInt() > 32)
       return emitOpError("'")
              << getMinBlocksPerSMAttrName()
-             << "' must be an integer from 1 to 32, got " << blocks;
+             << "' must be an integer from 1 to 32, got " << count;
   }
-  if (Attribute below = (*this)->getAttr(getRowsBelowAttrName())) {
-    auto bound = dyn_cast<IntegerAttr>(below);
-    if (!bound || bound.getInt() <= 0)
+  if (auto bound =
+          (*this)->getAttrOfType<IntegerAttr>(getRowsBelowAttrName())) {
+    if (bound.getInt() <= 0)
       return emitOpError("'") << getRowsBelowAttrName()
-                              << "' must be a positive integer, got " << below;
+                              << "' must be a positive integer, got " << bound;
     int64_t m = cast<ShapedType>(getShapeSource().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(m) && m >= bound.getInt())
       return emitOpError("has ")
              << m << " rows, not below its '" << getRowsBelowAttrName()
              << "' of " << bound.getInt();
   }
-  if (Attribute multiple = (*this)->getAttr(getRowsMultipleAttrName())) {
-    auto factor = dyn_cast<IntegerAttr>(multiple);
-    if (!factor || factor.getInt() <= 0)
-      return emitOpError("'")
-             << getRowsMultipleAttrName()
-             << "' must be a positive integer, got " << multiple;
+  if (auto factor =
+          (*this)->getAttrOfType<IntegerAttr>(getRowsMultipleAttrName())) {
+    if (factor.getInt() <= 0)
+      return emitOpError("'") << getRowsMultipleAttrName()
+                              << "' must be a positive integer, got " << factor;
     int64_t m = cast<ShapedType>(getShapeSource().getType()).getDimSize(0);
     if (!ShapedType::isDynamic(m) && m % factor.getInt() != 0)
       return emitOpError("has ")
              << m << " rows, not a multiple of its '"
              << getRowsMultipleAttrName() << "' " << factor.getInt();
   }
-  if (Attribute branch = (*this)->getAttr(getWholeBlocksBranchAttrName());
-      branch && !isa<UnitAttr>(branch))
-    return emitOpError("'") << getWholeBlocksBranchAttrName()
-                            << "' must be a unit attribute, got " << branch;
-  if (Attribute width = (*this)->getAttr(getVectorWidthAttrName())) {
-    auto count = dyn_cast<IntegerAttr>(width);
+  if (auto count =
+          (*this)->getAttrOfType<IntegerAttr>(getVectorWidthAttrName())) {
     auto space = cast<ShapedType>(getShapeSource().getType());
-    int64_t w = count ? count.getInt() : 0;
-    if (!count || w <= 0 || (w & (w - 1)) != 0)
+    int64_t w = count.getInt();
+    if (w <= 0 || (w & (w - 1)) != 0)
       return emitOpError("'") << getVectorWidthAttrName()
-                              << "' must be a power of two, got " << width;
+                              << "' must be a power of two, got " << count;
     // 16 bytes: the widest vector load a thread issues.
     unsigned bits = space.getElementTypeBitWidth();
     if (w * bits > 128)
@@ -592,10 +589,7 @@ LogicalResult FusedOp::verify() {
       return emitOpError("'") << getVectorWidthAttrName() << "' of " << w
                               << " needs a static row width it divides";
   }
-  if (Attribute preload = (*this)->getAttr(getPreloadColumnsAttrName())) {
-    if (!isa<UnitAttr>(preload))
-      return emitOpError("'") << getPreloadColumnsAttrName()
-                              << "' is a unit attribute, got " << preload;
+  if ((*this)->hasAttr(getPreloadColumnsAttrName())) {
     if (!(*this)->hasAttr(getStreamRowsAttrName()))
       return emitOpError("'") << getPreloadColumnsAttrName() << "' needs '"
                               << getStreamRowsAttrName()

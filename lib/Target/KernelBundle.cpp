@@ -1,6 +1,7 @@
 //===- KernelBundle.cpp - PTX + manifest for MLIR-free launch -------------===//
 
 #include "NormDialect/Target/KernelBundle.h"
+#include "NormDialect/IR/NormDialect.h"
 #include "NormDialect/Target/PtxLinker.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -312,14 +313,16 @@ private:
       params.push_back(std::move(*param));
     }
     int64_t block = 0;
-    if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.block_size"))
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>(
+            mlir::norm::NormDialect::BlockSizeAttrHelper::getNameStr()))
       block = attr.getInt();
     else
       return launch.emitError("bundle: kernel has no norm.block_size");
     // Blocks per thread block cluster (PTX .reqnctapercluster); above 8 the
     // runtime must allow a non-portable cluster size before launching.
     int64_t cluster = 1;
-    if (auto attr = kernel->getAttrOfType<IntegerAttr>("norm.cluster_size"))
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>(
+            mlir::norm::NormDialect::ClusterSizeAttrHelper::getNameStr()))
       cluster = attr.getInt();
     // Dynamic shared memory (rows staged by bulk copies): a constant.
     int64_t sharedBytes = 0;
@@ -332,10 +335,12 @@ private:
     }
     // A persistent kernel walks rows strided by its grid: the runtime may
     // launch fewer blocks than the grid says (KernelPlan::persistent).
-    bool persistent = kernel->hasAttr("norm.persistent");
+    bool persistent = kernel->hasAttr(
+        mlir::norm::NormDialect::PersistentAttrHelper::getNameStr());
     // A programmatic dependent launch (PDL) of the launch before it: the
     // kernel waits for that one itself (griddepcontrol.wait).
-    bool programmatic = kernel->hasAttr("norm.programmatic");
+    bool programmatic = kernel->hasAttr(
+        mlir::norm::NormDialect::ProgrammaticAttrHelper::getNameStr());
     return json::Object{{"kernel", kernel.getName().str()},
                         {"block", block},
                         {"cluster", cluster},

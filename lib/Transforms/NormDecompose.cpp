@@ -136,7 +136,7 @@ public:
                                CombinerAttr::get(b.getContext(), Combiner::add),
                                values, roles);
     if (order == Order::col && splitHint)
-      op->setAttr("norm.split_size", splitHint);
+      op->setAttr(NormDialect::SplitSizeAttrHelper::getNameStr(), splitHint);
     fillBody(op.getBody(), values, body);
     return op.getResult();
   }
@@ -328,7 +328,7 @@ struct DecomposeRMSNormGrad : OpRewritePattern<RMSNormGradOp> {
   LogicalResult matchAndRewrite(RMSNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    d.splitHint = op->getAttr("norm.split_size");
+    d.splitHint = op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr());
     Type elem = d.xType.getElementType();
     double offset = op.getWeightOffset().convertToDouble();
     Value dy = d.toRows(op.getDy());
@@ -392,7 +392,7 @@ struct DecomposeLayerNormGrad : OpRewritePattern<LayerNormGradOp> {
   LogicalResult matchAndRewrite(LayerNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    d.splitHint = op->getAttr("norm.split_size");
+    d.splitHint = op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr());
     Type elem = d.xType.getElementType();
     Value dy = d.toRows(op.getDy());
     Value mean = d.statsToRows(op.getMean());

@@ -145,8 +145,9 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
       /*min_rows_per_partial=*/nullptr,
       /*max_partials=*/nullptr);
   for (Member &m : members)
-    if (Attribute split = m.op->getAttr("norm.split_size"))
-      fused->setAttr("norm.split_size", split);
+    if (Attribute split =
+            m.op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr()))
+      fused->setAttr(NormDialect::SplitSizeAttrHelper::getNameStr(), split);
 
   // Body: per-element evaluation of every member.
   SmallVector<Type> argTypes;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NormDialect/IR/NormDialect.h"
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Utils/PassOptions.h"
 
@@ -25,6 +26,7 @@ namespace mlir::norm {
 } // namespace mlir::norm
 
 using namespace mlir;
+using namespace mlir::norm;
 
 namespace {
 
@@ -43,7 +45,8 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   // An op that carries its own predicate (norm.predicate_operand: the
   // number of an i1 operand; the row kernels' predicated loads) takes the
   // iteration's too, and stays in the basic block of the loads around it.
-  if (auto number = op->getAttrOfType<IntegerAttr>("norm.predicate_operand")) {
+  if (auto number = op->getAttrOfType<IntegerAttr>(
+          NormDialect::PredicateOperandAttrHelper::getNameStr())) {
     OpOperand &operand = op->getOpOperand(number.getInt());
     rewriter.modifyOpInPlace(op, [&] {
       operand.set(arith::AndIOp::create(rewriter, loc, pred, operand.get()));
@@ -68,7 +71,8 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
 
 /// An op's norm.predicate_operand must name one of its operands, an i1.
 LogicalResult verifyPredicateOperand(Operation *op) {
-  Attribute attr = op->getAttr("norm.predicate_operand");
+  Attribute attr =
+      op->getAttr(NormDialect::PredicateOperandAttrHelper::getNameStr());
   if (!attr)
     return success();
   auto number = dyn_cast<IntegerAttr>(attr);
@@ -96,7 +100,7 @@ struct NormPipelinePass
     // also through the regions of a guarded load (scf.if).
     llvm::SmallPtrSet<Operation *, 16> early;
     for (Operation &op : body->without_terminator())
-      if (op.hasAttr("norm.prefetch"))
+      if (op.hasAttr(NormDialect::PrefetchAttrHelper::getNameStr()))
         early.insert(&op);
     bool grew = true;
     while (grew) {
@@ -133,7 +137,8 @@ struct NormPipelinePass
     // loops marked norm.predicate_epilogue (rows staged in shared memory,
     // whose early ops are a few scalar loads) keep one copy of the body and
     // guard the early loads of iterations past the end instead.
-    options.peelEpilogue = !loop->hasAttr("norm.predicate_epilogue");
+    options.peelEpilogue =
+        !loop->hasAttr(NormDialect::PredicateEpilogueAttrHelper::getNameStr());
     options.predicateFn = predicate;
     bool modified = false;
     // The pipeliner builds the prologue at the rewriter's insertion point.
@@ -162,7 +167,7 @@ struct NormPipelinePass
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("norm.row_loop"))
+      if (loop->hasAttr(NormDialect::RowLoopAttrHelper::getNameStr()))
         loops.push_back(loop);
     });
     IRRewriter rewriter(&getContext());
@@ -174,7 +179,8 @@ struct NormPipelinePass
       if (checked.wasInterrupted())
         return signalPassFailure();
       int64_t stages = numStages;
-      if (auto attr = loop->getAttrOfType<IntegerAttr>("norm.num_stages")) {
+      if (auto attr = loop->getAttrOfType<IntegerAttr>(
+              NormDialect::NumStagesAttrHelper::getNameStr())) {
         if (attr.getInt() < 1 || attr.getInt() > 4) {
           loop.emitError("norm.num_stages must be 1 to 4, got ")
               << attr.getInt();

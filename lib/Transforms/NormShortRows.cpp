@@ -45,7 +45,8 @@ using namespace mlir::norm;
 
 /// Marks the scf.if this pass creates, so that running it again leaves the
 /// versions alone.
-static constexpr llvm::StringLiteral kShortRowsIfAttr = "norm.short_rows";
+static constexpr llvm::StringLiteral kShortRowsIfAttr =
+    NormDialect::ShortRowsAttrHelper::getNameStr();
 
 namespace {
 

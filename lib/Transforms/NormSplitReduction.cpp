@@ -101,7 +101,8 @@ struct NormSplitReductionPass
                                   const std::optional<KernelPlan> &plan,
                                   int64_t m, int64_t n, int64_t fill,
                                   int64_t cap) {
-    if (Attribute attr = op->getAttr("norm.split_size")) {
+    if (Attribute attr =
+            op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr())) {
       auto integer = dyn_cast<IntegerAttr>(attr);
       if (!integer)
         return op.emitOpError("'norm.split_size' must be an integer");

@@ -525,7 +525,7 @@ func.func @rows_per_block_zero(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
 // -----
 
 func.func @rows_per_block_not_integer(%x: tensor<?x64xbf16>, %y: tensor<?x64xbf16>) {
-  // expected-error @+1 {{'norm.rows_per_block' must be a positive integer, got "four"}}
+  // expected-error @+1 {{'norm.rows_per_block' must be an integer, got "four"}}
   %r = norm.fused ins(%x : full tensor<?x64xbf16>) outs(%y : full tensor<?x64xbf16>) -> tensor<?x64xbf16> attributes {norm.rows_per_block = "four"} {
   ^bb0(%a: bf16):
     norm.yield %a : bf16
@@ -670,7 +670,7 @@ func.func @preload_columns_not_streamed(%x: tensor<10x64xbf16>, %w: tensor<64xbf
 // -----
 
 func.func @preload_columns_not_unit(%x: tensor<10x64xbf16>, %w: tensor<64xbf16>, %y: tensor<10x64xbf16>) {
-  // expected-error @+1 {{'norm.preload_columns' is a unit attribute, got 1 : i64}}
+  // expected-error @+1 {{'norm.preload_columns' must be a unit attribute, got 1 : i64}}
   %r = norm.fused ins(%x : full tensor<10x64xbf16>, %w : col tensor<64xbf16>) outs(%y : full tensor<10x64xbf16>) -> tensor<10x64xbf16> attributes {norm.preload_columns = 1 : i64, norm.stream_rows} {
   ^bb0(%a: bf16, %b: bf16):
     %m = arith.mulf %a, %b : bf16
@@ -794,3 +794,11 @@ module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 2
 
 // expected-error @+1 {{invalid #norm.target: max-cluster-size must be 1, 2, 4, 8 or 16}}
 module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 32>} {}
+
+// -----
+
+// Every norm.* attribute is declared by the dialect; any other is refused.
+// expected-error @+1 {{'norm.row_per_block' is not an attribute of the norm dialect}}
+func.func @misspelled() attributes {norm.row_per_block = 4 : i64} {
+  return
+}

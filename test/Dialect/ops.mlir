@@ -151,8 +151,8 @@ func.func @kernels_on_memrefs(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>, %p: 
 }
 
 // CHECK-LABEL: func @attributes
-// CHECK-SAME: norm.order = #norm.order<col>
-// CHECK-SAME: norm.role = #norm.role<row>
-func.func @attributes() attributes {norm.order = #norm.order<col>, norm.role = #norm.role<row>, norm.combiner = #norm.combiner<max>} {
+// CHECK-SAME: order = #norm.order<col>
+// CHECK-SAME: role = #norm.role<row>
+func.func @attributes() attributes {order = #norm.order<col>, role = #norm.role<row>, combiner = #norm.combiner<max>} {
   return
 }

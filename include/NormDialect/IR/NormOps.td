@@ -293,26 +293,26 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// unsplit. With column outputs only it lowers to a column kernel (blocks
     /// across the columns), with row work too to one block over all rows.
     static constexpr ::llvm::StringLiteral getWholeColumnsAttrName() {
-      return "norm.whole_columns";
+      return ::mlir::norm::NormDialect::WholeColumnsAttrHelper::getNameStr();
     }
     /// The unit attribute asking the GPU lowering to stream this kernel's
     /// rows through L2 (as convert-norm-to-gpu's stream-rows option does for
     /// every forward): norm-short-rows sets it on forwards of few rows.
     static constexpr ::llvm::StringLiteral getStreamRowsAttrName() {
-      return "norm.stream_rows";
+      return ::mlir::norm::NormDialect::StreamRowsAttrHelper::getNameStr();
     }
     /// The unit attribute asking a streamed kernel (norm.stream_rows) that
     /// holds its row in registers to load its column inputs with the row;
     /// norm-short-rows sets it on the version of a few rows
     /// (choosePreloadedColumnsRows).
     static constexpr ::llvm::StringLiteral getPreloadColumnsAttrName() {
-      return "norm.preload_columns";
+      return ::mlir::norm::NormDialect::PreloadColumnsAttrHelper::getNameStr();
     }
     /// The integer attribute fixing the rows each block of the GPU kernel
     /// takes (a kernel without a split); norm-short-rows sets it on streamed
     /// forwards whose blocks hold several rows at once.
     static constexpr ::llvm::StringLiteral getRowsPerBlockAttrName() {
-      return "norm.rows_per_block";
+      return ::mlir::norm::NormDialect::RowsPerBlockAttrHelper::getNameStr();
     }
     /// The unit attribute asking a streamed forward that holds its rows in
     /// registers to give each warp rows of its own (its rows_per_block rows,
@@ -320,38 +320,38 @@ def Norm_FusedOp : Norm_Op<"fused", [
     /// instead of sharing each row among all its threads; norm-short-rows
     /// sets it with rows_per_block (HeldRows::warpRows).
     static constexpr ::llvm::StringLiteral getWarpRowsAttrName() {
-      return "norm.warp_rows";
+      return ::mlir::norm::NormDialect::WarpRowsAttrHelper::getNameStr();
     }
     /// The integer attribute (1 to 32) asking that the GPU kernel's
     /// registers allow that many blocks on each multiprocessor (PTX
     /// .minnctapersm); norm-short-rows sets it with rows_per_block
     /// (HeldRows::minBlocksPerSM).
     static constexpr ::llvm::StringLiteral getMinBlocksPerSMAttrName() {
-      return "norm.min_blocks_per_sm";
+      return ::mlir::norm::NormDialect::MinBlocksPerSmAttrHelper::getNameStr();
     }
     /// The integer attribute saying the kernel runs only where M is below
     /// it; norm-short-rows sets it on the versions its branches on M bound
     /// from above.
     static constexpr ::llvm::StringLiteral getRowsBelowAttrName() {
-      return "norm.rows_below";
+      return ::mlir::norm::NormDialect::RowsBelowAttrHelper::getNameStr();
     }
     /// The integer attribute saying the kernel runs only where M is a
     /// multiple of it; norm-short-rows sets it on the versions of held rows
     /// without row bounds (HeldRows::wholeBlocksVersion).
     static constexpr ::llvm::StringLiteral getRowsMultipleAttrName() {
-      return "norm.rows_multiple";
+      return ::mlir::norm::NormDialect::RowsMultipleAttrHelper::getNameStr();
     }
     /// The unit attribute asking a streamed kernel that holds several rows
     /// a block to branch on whether the block's rows all exist
     /// (HeldRows::wholeBlocksBranch).
     static constexpr ::llvm::StringLiteral getWholeBlocksBranchAttrName() {
-      return "norm.whole_blocks_branch";
+      return ::mlir::norm::NormDialect::WholeBlocksBranchAttrHelper::getNameStr();
     }
     /// The integer attribute setting the elements of each vector access of
     /// a streamed forward (in place of chooseVectorWidth's widest);
     /// norm-short-rows sets it with rows_per_block (HeldRows::vectorWidth).
     static constexpr ::llvm::StringLiteral getVectorWidthAttrName() {
-      return "norm.vector_width";
+      return ::mlir::norm::NormDialect::VectorWidthAttrHelper::getNameStr();
     }
     /// The operand whose shape defines M and N (the first full input or output).
     ::mlir::Value getShapeSource();
