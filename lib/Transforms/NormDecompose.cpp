@@ -64,6 +64,32 @@ public:
     return tensor::CollapseShapeOp::create(b, loc, activation, reassoc);
   }
 
+  /// What a backward's decomposition starts from: the rows of dy, the
+  /// statistics as rows (mean and rstd, or rstd) and the inputs its row
+  /// reductions and dx read: dy, x, the statistics, then the weight if
+  /// any. The op's norm.split_size travels to the kernels it becomes.
+  struct GradInputs {
+    Value dy;
+    SmallVector<Value> stats;
+    Value weight;
+    SmallVector<Input> common;
+  };
+  GradInputs gradInputs(Operation *op, Value dy, ValueRange stats,
+                        Value weight) {
+    splitHint = op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr());
+    GradInputs g;
+    g.dy = toRows(dy);
+    g.weight = weight;
+    g.common = {{g.dy, Role::full}, {x2d, Role::full}};
+    for (Value stat : stats) {
+      g.stats.push_back(statsToRows(stat));
+      g.common.push_back({g.stats.back(), Role::row});
+    }
+    if (weight)
+      g.common.push_back({weight, Role::col});
+    return g;
+  }
+
   /// The M view of per-row statistics.
   Value statsToRows(Value stats) {
     auto type = cast<RankedTensorType>(stats.getType());
@@ -328,17 +354,13 @@ struct DecomposeRMSNormGrad : OpRewritePattern<RMSNormGradOp> {
   LogicalResult matchAndRewrite(RMSNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    d.splitHint = op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr());
     Type elem = d.xType.getElementType();
     double offset = op.getWeightOffset().convertToDouble();
-    Value dy = d.toRows(op.getDy());
-    Value rstd = d.statsToRows(op.getRstd());
-    Value weight = op.getWeight();
     // Inputs shared by the row reduction and dx: dy, x, rstd[, w].
-    SmallVector<Input> common = {
-        {dy, Role::full}, {d.x2d, Role::full}, {rstd, Role::row}};
-    if (weight)
-      common.push_back({weight, Role::col});
+    Decomposer::GradInputs in =
+        d.gradInputs(op, op.getDy(), {op.getRstd()}, op.getWeight());
+    Value dy = in.dy, rstd = in.stats[0], weight = in.weight;
+    SmallVector<Input> common = in.common;
     // g = dy * (w + o), xhat = x * rstd (in f32).
     auto gAndXhat = [&](OpBuilder &b, Location l, ValueRange e) {
       Value g = Decomposer::toF32(b, l, e[0]);
@@ -392,18 +414,11 @@ struct DecomposeLayerNormGrad : OpRewritePattern<LayerNormGradOp> {
   LogicalResult matchAndRewrite(LayerNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    d.splitHint = op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr());
     Type elem = d.xType.getElementType();
-    Value dy = d.toRows(op.getDy());
-    Value mean = d.statsToRows(op.getMean());
-    Value rstd = d.statsToRows(op.getRstd());
-    Value weight = op.getWeight();
-    SmallVector<Input> common = {{dy, Role::full},
-                                 {d.x2d, Role::full},
-                                 {mean, Role::row},
-                                 {rstd, Role::row}};
-    if (weight)
-      common.push_back({weight, Role::col});
+    Decomposer::GradInputs in = d.gradInputs(
+        op, op.getDy(), {op.getMean(), op.getRstd()}, op.getWeight());
+    Value dy = in.dy, weight = in.weight;
+    SmallVector<Input> common = in.common;
     auto g = [&](OpBuilder &b, Location l, ValueRange e) -> Value {
       Value v = Decomposer::toF32(b, l, e[0]);
       if (weight)
