@@ -440,9 +440,13 @@ def case_manifest(rng, tools, corpus, work):
     rows = [str(rng.choice([m for m in INTERESTING_INTS if 0 <= m < 2**40]))
             for _ in range(3)]
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    # Both loaders must give the same verdict (load, or refuse with an
+    # error): a manifest one accepts and the other refuses exits 3.
     argv = ["/bin/sh", "-c",
-            '"$1" "$2" $3 $4 $5; rc=$?; [ $rc -gt 1 ] && exit $rc; '
-            '"$6" "$7" --manifest-child "$2" $3 $4 $5',
+            '"$1" "$2" $3 $4 $5; c=$?; [ $c -gt 1 ] && exit $c; '
+            '"$6" "$7" --manifest-child "$2" $3 $4 $5; p=$?; [ $p -gt 1 ] && exit $p; '
+            '[ $c -ne $p ] && { echo "the loaders disagree: C++ $c, Python $p"; exit 3; }; '
+            'exit $c',
             "sh", tools.bundle_check, bundle, *rows, sys.executable,
             os.path.abspath(__file__)]
     return argv, env

@@ -530,6 +530,14 @@ TEST(Bundle, RefusesMalformedSizesAndShapes) {
   EXPECT_FALSE(load("[]", "1", R"(, {"function": "f", "arguments": [],
       "buffers": [], "results": [], "launches": []})"));
   EXPECT_NE(error.find("two functions named f"), std::string::npos) << error;
+  // An argument's sizes are integers or M, as the Python loader requires:
+  // an expression there is refused when the bundle loads.
+  EXPECT_FALSE(load("[]", "1", R"(, {"function": "g", "arguments": [{"name":
+      "a", "dtype": "f32", "shape": [{"ceildiv": ["M", 0]}, 4]}],
+      "buffers": [], "results": [], "launches": []})"));
+  EXPECT_NE(error.find("argument a has a size that is neither an integer"),
+            std::string::npos)
+      << error;
 
   // Tensors of negative or uncountable shapes are refused before any
   // size is worked out from them.

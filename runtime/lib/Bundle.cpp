@@ -177,6 +177,16 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
     f.arguments.emplace_back();
     if (!parseBuffer(a, f.arguments.back(), error))
       return false;
+    // An argument's sizes are what a caller's tensor is checked against:
+    // a number of elements or M, never an expression (as the Python
+    // loader requires too).
+    for (const JsonValue &size : f.arguments.back().shape)
+      if (!(size.isInteger() && size.integer >= 0) &&
+          !(size.isString() && size.string == "M")) {
+        error = "manifest: argument " + f.arguments.back().name +
+                " has a size that is neither an integer from 0 nor \"M\"";
+        return false;
+      }
     known[f.arguments.back().name] = true;
   }
   for (const JsonValue &b : buffers->array) {
@@ -275,6 +285,13 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
         return false;
       }
       param.buffer = buffer->string;
+      // The Python loader's schema (norm_mlir/manifest.py): a rank, where
+      // given, is an integer from 0, with or without a field.
+      if (rank && (!rank->isInteger() || rank->integer < 0)) {
+        error = "manifest: launch of " + launch.kernel + " passes " +
+                buffer->string + " with a rank that is no integer from 0";
+        return false;
+      }
       if (field) {
         if (!field->isString() || field->string != "aligned") {
           error = "manifest: launch of " + launch.kernel + " passes a field " +
@@ -282,7 +299,7 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
           return false;
         }
         param.kind = LaunchParam::Kind::AlignedPointer;
-      } else if (!rank || !rank->isInteger()) {
+      } else if (!rank) {
         error = "manifest: launch of " + launch.kernel + " passes " +
                 buffer->string + " without a rank or field";
         return false;
@@ -316,9 +333,17 @@ std::unique_ptr<Bundle> Bundle::load(const std::string &directory,
     error = "unsupported bundle version";
     return nullptr;
   }
+  // The optional top-level fields are strings where present (as the
+  // Python loader's schema says).
+  for (const char *key : {"ptx", "target", "compiler"})
+    if (const JsonValue *value = manifest.get(key);
+        value && !value->isString()) {
+      error = std::string("manifest: ") + key + " must be a string";
+      return nullptr;
+    }
   auto bundle = std::make_unique<Bundle>();
   const JsonValue *ptx = manifest.get("ptx");
-  std::string ptxName = ptx && ptx->isString() ? ptx->string : "kernels.ptx";
+  std::string ptxName = ptx ? ptx->string : "kernels.ptx";
   if (!readFile(directory + "/" + ptxName, bundle->ptxText)) {
     error = "bundle PTX " + directory + "/" + ptxName + " is missing";
     return nullptr;
