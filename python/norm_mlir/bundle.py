@@ -157,7 +157,16 @@ class Function:
                 if "when" not in launch or evaluate(launch["when"], m)]
 
     def buffer_shape(self, name, m):
-        return [evaluate(e, m) for e in self.buffers[name]["shape"]]
+        """The shape of buffer `name` for M = m. Raises BundleError where a
+        size is undefined at that M or the buffer's bytes do not fit 64
+        bits (as the C++ runtime's Function::bufferBytes refuses them)."""
+        shape = [evaluate(e, m) for e in self.buffers[name]["shape"]]
+        nbytes = DTYPE_BYTES[self.buffers[name]["dtype"]]
+        for size in shape:
+            nbytes *= max(size, 0)
+        if any(size < 0 for size in shape) or nbytes >= 1 << 63:
+            raise BundleError(f"buffer {name} has no valid size at M = {m}")
+        return shape
 
     def grid(self, launch, m):
         """(x, y) grid size of a launch for M = m."""
