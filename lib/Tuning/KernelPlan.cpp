@@ -66,11 +66,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   if (table && !table->empty() && !longRows) {
     // The nearest entry whose register budget still holds this row: one
     // measured at a shorter N can leave a longer row over its budget, whose
-    // layout then spills. RMSNorm's backward at N = 8448-10240 took the
-    // N = 8192 entry (1024 threads of two vectors, 284 bytes spilled) and ran
-    // at 1.2-1.5 TB/s on the H200; with the N = 16384 entry's (640 threads,
-    // rows staged 3 deep) 3.4-3.9 (bf16, kernel time, 3 rounds;
-    // bench/results/h200-2026-12-04-s52-rms-bwd-8448-10240.log).
+    // layout then spills (docs/tuning.md, "Table entries").
     auto holdsRow = [&](const TuningChoice &choice) {
       if (choice.registerBudget <= 0)
         return true;
@@ -193,12 +189,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.l2PrefetchMinRows = chooseL2PrefetchMinRows(plan);
     // A version below those rows (norm.rows_below) would only test M
     // against them, and its dead prefetch code would still cost each block
-    // some 40 instructions before its loads (SASS of the RMSNorm forward's
-    // four-row blocks at N = 256). Measured on the H200 together with the
-    // ftz rsqrt (v78 against v76, ab-2026-12-04-s45-v78-forwards.log, 5
-    // rounds): +1-3% for RMSNorm's forwards at 1000-16384 x 256, +2-7% for
-    // LayerNorm's at 2048-4096 x 256; each alone was within the noise
-    // (ab-2026-12-04-s45-held-row-overhead.log).
+    // some 40 instructions before its loads (docs/tuning.md,
+    // "chooseL2PrefetchMinRows").
     if (request.rowsBelow > 0 && plan.layout.l2PrefetchMinRows > 0 &&
         request.rowsBelow <= plan.layout.l2PrefetchMinRows)
       plan.layout.l2PrefetchRows = plan.layout.l2PrefetchMinRows = 0;
@@ -231,13 +223,10 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
 int64_t mlir::norm::chooseStreamingMinBlocksPerSM(const KernelShape &shape,
                                                   const RowLayout &layout,
                                                   const DeviceInfo &device) {
-  // A held row of two vectors a thread with its weight preloaded (RMSNorm
-  // N = 8192 bf16: 512 threads) got 38 registers from ptxas, three blocks
-  // an SM where the threads allow four: 0.82x at 512 x 8192, whose 512
-  // blocks took a second wave (H200, bench/results/ab-2026-12-03-held-long-
-  // rows.log). Bounded to four it fits 32 registers without spills; four
-  // vectors a thread (N = 16384) spill 132-324 bytes at 32 and keep what
-  // ptxas chooses (52-61 registers, two blocks an SM).
+  // A held row of two vectors a thread with its weight preloaded gets the
+  // blocks its threads allow an SM, which ptxas would cut by one for a few
+  // registers more and so take a second wave; four vectors a thread would
+  // spill at that bound and keep what ptxas chooses (docs/tuning.md).
   if (layout.chunksPerThread != 2 || layout.rowGroups != 1 ||
       layout.threads <= 0 || !preloadsColumns(shape, layout, 1))
     return 0;
@@ -248,31 +237,17 @@ int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
                                     const KernelPlan &plan,
                                     const DeviceInfo &device,
                                     const KernelShape *besideColumns) {
-  // Measured on the H200 (bf16 forwards that save the statistics, kernel
-  // time, bench/results/ab-2026-12-01-small-m-rows-per-block.log): a block
-  // per row against the rule's 2-3 rows gains 4-24% wherever M is at most 8
-  // rows per SM (16-512 rows at N = 1024-4096, 256-1024 at N = 8192), and
-  // 1-5% at N = 4096 up to 32 rows per SM, but loses 4-10% at N = 1000-1024
-  // from 16 rows per SM (LayerNorm 2048 x 1024: 0.92x): there a block's
-  // second staged row is worth more than more blocks. This rule against
-  // the rule's rows on the inference forwards: +3-26% at M = 16-1024, the
-  // public shapes unchanged (same log).
+  // Up to 8 rows per SM a block per row beats the rule's few rows a block
+  // (more blocks hide more latency); past that a block's second staged row
+  // is worth more (docs/tuning.md, "chooseMinBlocks").
   constexpr int64_t kRowsPerSM = 8;
   if (shape.columnOutputs > 0 || shape.onlyRowOutputs || plan.persistent ||
       plan.layout.rowGroups != 1 || plan.rowsPerBlock <= 1 ||
       plan.kind != KernelPlan::Kind::RowResident)
     return 0;
-  // Beside a column kernel, a row block that fills its SM (N = 12288 bf16:
-  // 768 threads of 78 registers) shuts the column blocks out of it: at 127
-  // rows a block each, the 48 column blocks found 5 free SMs. A block for
-  // each SM they leave (two rows a block from 85 rows, three from 169, four
-  // from 253; kShutOutRowsPerBlock), two rows a block measured on the H200
-  // (bf16 backwards, kernel time, 3 rounds, two rows a block against one;
-  // bench/results/ab-2026-12-03-s37-beside-columns.log): RMSNorm 1.02x /
-  // 1.06x / 1.17x / 1.61x at 96 / 112 / 120 / 127 x 12288, LayerNorm
-  // 1.06x-1.50x; 1.01x at 64 rows, where both fit. Bounding the row
-  // kernel's registers to leave a column block room instead (.maxnreg 72)
-  // gained nothing.
+  // Beside a column kernel, a row block that fills its SM shuts the column
+  // blocks out of it: the row kernel then takes a block for each SM the
+  // column blocks leave (docs/tuning.md, "chooseMinBlocks").
   if (besideColumns &&
       shutsOutColumnBlocks(shape, plan, *besideColumns, device))
     return std::max<int64_t>(1, device.numSMs -
@@ -283,15 +258,10 @@ int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
 int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
                                          const KernelPlan &plan,
                                          const DeviceInfo &device) {
-  // Measured on the H200 (bench/results/ab-2026-12-01-l2-prefetch*.log):
-  // forwards, whose blocks walk 1-4 rows (or stream one), gain 1-2% (up to
-  // 5% at N = 32768) when each block asks L2 for the rows about 4 MB of
-  // inputs ahead: a block that starts later finds its first rows there
-  // instead of waiting on HBM. 8 MB or more ahead lost 2-23% (presumably
-  // evicted again before their block reads them). Split kernels (one
-  // wave of blocks walking 64-256 rows of their own) lost 1-13% with their
-  // own rows 2-8 ahead of the stages, so they get none; statistics-only
-  // kernels were not measured.
+  // Forwards ask L2 for the rows about 4 MB of inputs ahead, so that a
+  // block that starts later finds its first rows there; farther ahead they
+  // are evicted again, and split kernels, whose stages already keep
+  // several MB in flight, get none (docs/tuning.md, "L2 prefetch").
   constexpr int64_t kAheadBytes = 4 << 20;
   if (shape.columnOutputs > 0 || shape.onlyRowOutputs)
     return 0;
@@ -299,12 +269,8 @@ int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
   if (plan.persistent) {
     // A persistent forward over clusters walks its rows strided by the
     // grid (G clusters, one row each per step) and holds the next row of
-    // its walk in registers: its prefetch counts steps. One step past the
-    // register prefetch is G rows, about 4 MB at N = 64K-128K on the H200
-    // (30 clusters of 4 x 128 KB, 15 of 8 x 256 KB): measured +4-6%
-    // (RMSNorm) and +5-10% (LayerNorm) on every long-row forward, one more
-    // step (8 MB) 0-3%, two (12 MB) -4 to -13%
-    // (ab-2026-12-01-l2-prefetch-clusters.log).
+    // its walk in registers: its prefetch counts steps, one past the
+    // register prefetch (G rows, about 4 MB at N = 64K-128K).
     int64_t stepBytes =
         device.residentClusters(plan.layout.clusterSize) * rowBytes;
     return 1 +
@@ -316,14 +282,9 @@ int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
 }
 
 int64_t mlir::norm::chooseL2PrefetchMinRows(const KernelPlan &plan) {
-  // Measured on the H200 (bf16 inference forwards, kernel time, 3 rounds,
-  // bench/results/ab-2026-12-02-streamed-prefetch-min-rows.log, pfmin3):
-  // skipping the prefetch below 3 distances gains 5-16% at 4096 x
-  // 1000-1024, 11% (RMSNorm) at 6144 x 1000 and 8% at 512 x 4096, and
-  // leaves 16384 rows and more level; without a prefetch at every M the
-  // streamed forwards lost 3-10% from 16384 rows
-  // (ab-2026-12-02-v43-no-l2-prefetch.log). Issuing the prefetch after
-  // the row's own loads instead (pfafter) was mixed (0.98-1.07x).
+  // Below three prefetch distances of rows the blocks that would find
+  // their rows in L2 are few and the prefetch only delays the first rows'
+  // own loads (docs/tuning.md, "chooseL2PrefetchMinRows").
   constexpr int64_t kDistances = 3;
   if (plan.kind != KernelPlan::Kind::Streaming ||
       plan.layout.l2PrefetchRows <= 0)
