@@ -73,8 +73,8 @@ protected:
     // the LayerNorm backward's column kernel). It changed the PTX of 47 of
     // the 194 default bundles (mostly backwards from N = 3072 and long
     // rows): on the H200 all passed gpu_check and ran level or faster
-    // (kernel time, 5 rounds, bench/results/ab-2026-12-05-s58-codegen-o2.log:
-    // 0.99-1.01x, the LayerNorm backward at 2048 x 32771 1.08x).
+    // (kernel time, 5 rounds: 0.99-1.01x, the LayerNorm backward at
+    // 2048 x 32771 1.08x).
     (*machine)->setOptLevel(
         static_cast<llvm::CodeGenOptLevel>(std::min(optLevel, 2)));
 
@@ -94,7 +94,7 @@ protected:
     // without it. In between, GVN (once in this pipeline, twice in NVPTX
     // code generation) worked on eight times the loads: the long-row
     // LayerNorm backward's cluster kernel took 127 ms of LLVM, 57 ms
-    // without (session 57). The pass is optional, so the instrumentation
+    // without. The pass is optional, so the instrumentation
     // skips it, for this pipeline only.
     llvm::PassInstrumentationCallbacks instrumentation;
     instrumentation.registerShouldRunOptionalPassCallback(

@@ -105,8 +105,7 @@ public:
     int64_t reductionsPerRow = llvm::range_size(body.getOps<RowReduceOp>());
     // The row kernels' reductions: one barrier each where gpu.all_reduce
     // takes two, and a third before its buffer is used again. Measured on
-    // the H200 (bf16, kernel time, inference forwards,
-    // bench/results/ab-2026-12-02-streamed-row-reductions.log): RMSNorm
+    // the H200 (bf16, kernel time, inference forwards): RMSNorm
     // 1.03-1.18x at M = 16-5120 (N = 1000-4096), LayerNorm 1.11-1.22x at
     // 512-3072 x 1024; the long streamed rows (N = 7168-32768) level.
     // Reduction `index` of held row k takes slot index * rowsHeld + k.
@@ -437,8 +436,7 @@ private:
   /// evict_last although nothing reads the row again: with evict_first
   /// these loads, which miss L2, made the short forwards 15-22% slower than
   /// re-reading the row (H200, bf16, kernel time, M = 128-2048; with
-  /// evict_last 1.01-1.06x faster;
-  /// bench/results/ab-2026-12-02-rows-in-registers.log, inreg2 / inreg3).
+  /// evict_last 1.01-1.06x faster).
   void preloadRows(OpBuilder &b, Location loc, ArrayRef<Value> inputs,
                    Value tid) {
     SmallVector<BlockArgument> rows, columns;

@@ -135,7 +135,7 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
 ///    llvm.mlir.constant, which it would fold into the PTX text as
 ///    immediates (a predicate `true` prints as `@-1`, which ptxas rejects).
 /// The PTX of all 194 default bundles is byte-identical to upstream's
-/// arrangement (session 57).
+/// arrangement.
 void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,
                                        const NormToPTXOptions &options) {
   NormAttachTargetOptions target;
@@ -155,7 +155,7 @@ void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,
   // No canonicalize / CSE here: the kernels get theirs after the NVVM
   // conversion below, and the host's after serialization. Without them the
   // PTX of all 194 default bundles was byte-identical and the LayerNorm
-  // backward compiled ~5 ms sooner (session 45).
+  // backward compiled ~5 ms sooner.
 
   // The kernels, one gpu.module each, in parallel.
   ConvertGpuOpsToNVVMOpsOptions toNVVM;

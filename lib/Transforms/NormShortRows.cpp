@@ -269,7 +269,7 @@ struct NormShortRowsPass
   /// roles) are cast to one row, so that the lowering sees M = 1 and emits
   /// one block without the row loop or its bounds (a kernel compiled for a
   /// static M = 1 ran 1.03x of the looped single block at 1 x 4096 on the
-  /// H200, bench/results/ab-2026-12-03-m1-backward-static-row.log).
+  /// H200).
   static SmallVector<Value> oneRow(OpBuilder &b, FusedOp op, StringRef name,
                                    ArrayRef<NamedAttribute> more = {}) {
     Location loc = op.getLoc();

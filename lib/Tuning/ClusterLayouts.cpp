@@ -129,8 +129,7 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
   // registers spare: at N = 20736-24576 f32, 2 x 512 threads of 24 floats
   // each, estimated at exactly the 128 of 512 threads, spilled 84-112 bytes;
   // with the slack, 4 x 512 (RMSNorm) or 4 x 256 (LayerNorm) and no spills,
-  // 1.00-1.22x at 16-180 rows (H200, kernel time, 3 rounds;
-  // bench/results/h200-2026-12-04-s53-call1.log).
+  // 1.00-1.22x at 16-180 rows (H200, kernel time, 3 rounds).
   int64_t slack = elementBytes == 4 && fullOperands >= 2 ? 16 : 0;
   return registerResidentCluster(n, elementBytes, fullOperands, columnOutputs,
                                  device, /*budgetFactor=*/2, slack);
@@ -145,8 +144,8 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
     // One row reduction per row (RMSNorm) exchanges totals across the
     // cluster once per row, so the fewest threads per element buy less than
     // the warps they cost: where the same cluster holds the row with half
-    // the elements a thread, it takes twice the threads. A/B on the H200
-    // (2026-11-30, ab-2026-11-30-long-rows-512-threads.log): RMSNorm
+    // the elements a thread, it takes twice the threads. A/B on the H200:
+    // RMSNorm
     // backward +2-5% at N = 32K-128K (e.g. 1024x65536 3.19 -> 3.33 TB/s
     // with 8 blocks of 512 threads instead of 256), forward +1%; the
     // LayerNorm kernels (two reductions a row) lost 0-2%, so keep theirs.
@@ -158,9 +157,8 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
     // clusters took 255 registers and spilled 88-224 bytes (N = 32K-128K),
     // where bf16's absorb them. At the budget (N = 32768: 4 x 256 threads
     // of 32 floats instead of 2 x 256 of 64) ptxas gives 183-218 and no
-    // spills; measured on the H200 (2026-12-04, kernel time, 1024-4096 x
-    // 32768 h200-2026-12-04-s49-first-call.log, 256-2048 x 65536-131072
-    // -long-streams.log) +6-8% at N = 32768, +10-14% at 65536-131072.
+    // spills; measured on the H200 (kernel time, 1024-4096 x 32768 and
+    // 256-2048 x 65536-131072) +6-8% at N = 32768, +10-14% at 65536-131072.
     // (Forwards only, one full input: a backward's dx kernel was not
     // measured.)
     bool fourByteLayerNormForward =

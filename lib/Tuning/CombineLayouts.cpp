@@ -29,9 +29,8 @@ CombineLayout mlir::norm::chooseCombineLayout(int64_t n, int64_t vectorWidth,
     // Wide rows (N >= 16K in all, partials from one wave of clusters: 7 to
     // 90 rows): 16-byte loads, 256 threads, and the most lanes (up to 256)
     // that still give every SM a block, so each block has few groups.
-    // Measured on the H200 (2026-12-01, bf16, the whole backward against 32
-    // lanes of scalars, ab-2026-12-01-combine-layouts.log and
-    // -combine-pdl.log): LayerNorm 512x131072 +5%, 300x131072 +11%,
+    // Measured on the H200 (bf16, the whole backward against 32 lanes of
+    // scalars): LayerNorm 512x131072 +5%, 300x131072 +11%,
     // 1024x65536 +2%, RMSNorm 512x131072 +3%, 300x131072 +5%, within 1% at
     // N = 16K-32K.
     layout.vectorWidth = 4;
@@ -52,8 +51,8 @@ CombineLayout mlir::norm::chooseCombineLayout(int64_t n, int64_t vectorWidth,
     // across the combined outputs on 132 SMs) halve the lanes, down to 8
     // (32-byte runs of a partial row, one L2 sector), for the largest grid
     // that still stays within half the SMs: more blocks load at once and
-    // each group walks fewer rows. Measured on the H200 (2026-12-04, bf16,
-    // whole backwards, ab-2026-12-04-s46-combine-lanes.log): N = 256 with
+    // each group walks fewer rows. Measured on the H200 (bf16, whole
+    // backwards): N = 256 with
     // its 4096 partial rows at 65536 x 256 spent 9 us in 8 combine blocks
     // beside 29 us of split kernel; 8 lanes (32 blocks, 4.4 us) made RMSNorm
     // +12-25% at 4096-65536 rows and +4% at 262144, LayerNorm (64 blocks)

@@ -119,8 +119,7 @@ bool mlir::norm::chooseBulkStores(const KernelShape &shape,
     return false;
   if (requested > 0)
     return true;
-  // Measured on the H200 (bf16, kernel time,
-  // bench/results/ab-2026-12-01-bulk-stores.log): LayerNorm backwards gain
+  // Measured on the H200 (bf16, kernel time): LayerNorm backwards gain
   // 0-3% at every N staged (1000-7168) in three runs, RMSNorm backwards
   // 1-2% at N = 2048-7168 but lose 0-2% at N = 1000-1024; forwards (those
   // that save the statistics) lose 1-5% (why is not known; the whole-line

@@ -62,7 +62,7 @@ inline int64_t allocatedRegisters(int64_t registers) {
 /// and 192 threads six blocks of six warps, not the seven 64K registers
 /// over 48 x 192 would give (LayerNorm's statistics forward at N = 1536
 /// measured its two-row band's end there: 1.23x at 1584 rows, 0.93x at
-/// 1650; bench/results/h200-2026-12-04-s51-stats-wide-rows-end.log).
+/// 1650).
 inline int64_t blocksPerSMAtRegisters(int64_t threads, int64_t registers,
                                       const DeviceInfo &device) {
   constexpr int64_t kSubPartitions = 4, kWarpSize = 32;

@@ -81,7 +81,7 @@ struct PlanRequest {
   /// column outputs (a forward): each reduction, then the outputs, stream
   /// the row in vector chunks, so the second and later passes read it from
   /// L2; few registers and many warps instead of a row held on chip.
-  /// Experimental (bench/NOTES.md).
+  /// Experimental.
   bool streamRows = false;
   /// Persistent grids (KernelPlan::persistent) where the kernel can have
   /// one.

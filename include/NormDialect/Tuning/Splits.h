@@ -55,8 +55,8 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 /// SMs). Enough for one wave of up to two blocks per SM
 /// (estimateBlocksPerSM), or as many as make 16 warps per SM where blocks
 /// are smaller (128-thread blocks at N = 1024: four; one-warp blocks at
-/// N = 256: 16, session 44: 2.0x at 65536 x 256). Measured on
-/// the H200 (2026-11-29, bf16 backward): +14-27% at 4097x7168 and 4096x8192,
+/// N = 256: 16: 2.0x at 65536 x 256). Measured on
+/// the H200 (bf16 backward): +14-27% at 4097x7168 and 4096x8192,
 /// +21% RMSNorm 8192x4096, 1.8-2.9x at M = 1000-2048; two waves of a kernel
 /// that fits one block per SM were 4-7% slower (8192x8192, hence the estimate).
 /// Rows cut into column slices get none: their grids are slices x partial rows,
@@ -68,11 +68,11 @@ bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 /// resident clusters (DeviceInfo::residentClusters) times its blocks per SM
 /// (estimated, or rereadClusterBlocksPerSM; at most 3), with an uncapped
 /// split (kUncappedSplit), so each cluster walks ceil(M / F) rows.
-/// Measured on the H200 (2026-11-29): split
+/// Measured on the H200: split
 /// 32 ran 16 clusters of 16 on 7 resident at RMS bwd 512x131072 (three
 /// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one
 /// wave: RMS bwd +16% to +22% at N = 32K-128K, LN bwd +9% to +11%, up to
-/// +70% at small M (bench/results/ab-2026-11-29-split-waves.log).
+/// +70% at small M.
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
@@ -126,13 +126,11 @@ std::string validateMinRowsPerPartial(int64_t rows);
 /// 4224 partial rows). With split 16 (chooseSplitSize) the rows per partial
 /// row are chooseMinPartials' up to F x 16 rows (33792 at N = 256) and
 /// ceil(M / P) past them, where one wave of all resident blocks beat the
-/// waves of F: measured on the H200 (session 44, bf16 backwards, kernel
-/// time, bench/results/ab-2026-12-04-s44-one-warp-partials-large-m.log)
+/// waves of F: measured on the H200 (bf16 backwards, kernel time)
 /// +4-5% at 49152 x 256, +5-7% at 65536, +8-15% at 98304-262144; waves of
 /// F partial rows of at most 16 rows instead lost 6-13% past two waves,
 /// and one wave of P at every M (with a floor of 8) lost 3-5% at 32768
-/// and 14% at 1000 (RMSNorm). As built (session 45,
-/// ab-2026-12-04-s45-max-partials.log): level up to 33792 rows, +4-6% at
+/// and 14% at 1000 (RMSNorm). As built: level up to 33792 rows, +4-6% at
 /// 49152-65536 x 256, +10-11% at 131072 and +15% at 262144, RMSNorm and
 /// LayerNorm alike. Every other kernel: 0.
 int64_t chooseMaxPartials(const KernelShape &shape, const KernelPlan &plan,
