@@ -683,7 +683,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // ragged ones), each warp holding rows of its own: LayerNorm's inference
   // forward takes the whole-block versions (and branches, below) there too.
   // Measured on the H200 (bf16, kernel time, 5 rounds, versions and branches in
-  // every band against main): its warp
+  // every band against none): its warp
   // bands 1.01x / 1.05x / 1.11x at 996 / 1500 / 3000 x 512, where Inductor's
   // one-warp blocks ran ours at 0.96x (1500 x 512, 11% fewer instructions
   // a warp under ncu); its bands of four rows shared by both warps lost
@@ -698,7 +698,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // from more than the bounds: LayerNorm's, whose whole blocks fence their
   // weight and bias loads (two column inputs, fencesColumnLoads), runs all
   // blocks but the last that way. Measured on the H200 (bf16, kernel time,
-  // 7 rounds, against main at M not a multiple of four): LayerNorm's
+  // 7 rounds, against no branch at M not a multiple of four): LayerNorm's
   // inference forward 1.12x at 8191 x 256, 1.18x at 16385, 1.03-1.05x at
   // 32767-65537, 0.96-1.02x at 1001-4098; RMSNorm's forwards level
   // (0.98-1.02x), so not theirs. LayerNorm's two-warp bands above (N =
