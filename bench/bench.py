@@ -69,8 +69,8 @@ SHAPE_SETS = {
             (2048, 12288), (1, 3072), (64, 3072), (512, 3072), (256, 6144),
             (32, 12288)],
     # The shortest rows the forwards stream (scripts/build-bundles.py's
-    # SHORT_STREAMED_N), where session 43 found the backwards and some
-    # forwards behind torch.compile.
+    # SHORT_STREAMED_N), where the backwards and some forwards were behind
+    # torch.compile.
     "short-n": [(1, 256), (4096, 256), (16384, 256), (65536, 256), (4096, 640),
                 (16384, 640), (65536, 640)],
 }
@@ -292,7 +292,7 @@ def timing_order(names, rounds, reverse=False):
     Williams design, so that over a full set of rounds (len(names) when
     even, twice that when odd) each implementation is timed once in every
     position and once just after each other one. What a timing leaves
-    behind can reach the next (session 33: Inductor's RMS forward at
+    behind can reach the next (Inductor's RMS forward at
     8448x1024 took 9.5 us after ours and 10.3 us after eager, through L2
     lines the flush did not evict until it reset them), so a fixed
     predecessor, which rotating one order keeps, would charge one

@@ -79,7 +79,7 @@ def reset_persisting_l2():
     read that way stays in L2 across every later flush, for whichever
     implementation reads it next (rms_fwd 8448x1024: Inductor's kernel
     9.6 us with the overwrite alone, 10.8 us with the reset first; ours
-    9.6 and 9.8; bench/results/h200-2026-12-03-persisting-probe.log). The
+    9.6 and 9.8). The
     reset is not stream-ordered, so the device is synchronized first."""
     global _driver
     if _driver is None:

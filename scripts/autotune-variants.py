@@ -142,7 +142,7 @@ def knobs(kind, n, family):
         # the other knobs come from the committed table.
         return [dict(split_size=s) for s in (32, 64, 128, 256)] if kind.endswith("bwd") else []
     # min_blocks_per_sm = 2 caps registers so two blocks fit an SM (a few
-    # spills for twice the warps; see bench/NOTES.md).
+    # spills for twice the warps).
     if kind.endswith("fwd"):
         return [dict(register_budget=b, num_stages=s, rows_per_block=r, min_blocks_per_sm=m)
                 for b, s, r, m in itertools.product((8, 16, 32), (2, 3), (2, 4, 8), (0, 2))]

@@ -43,7 +43,7 @@ PUBLIC_N = [1024, 2048, 4096, 5120, 7168, 8192, 16384, 32768, 65536, 131072]
 # the tuning table holds none of them, so they take its nearest class or
 # the rule (bench.py's "llm" shapes).
 MODEL_N = [768, 1536, 2560, 3072, 6144, 12288]
-# Rows shorter than any model's above that the forwards stream since v72.
+# Rows shorter than any model's above that the forwards stream.
 SHORT_STREAMED_N = [256, 640]
 KINDS = ["rms_fwd", "rms_bwd", "ln_fwd", "ln_bwd"]
 

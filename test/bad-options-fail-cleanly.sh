@@ -5,8 +5,7 @@
 # once did: register-budget=99999999999999 searched layouts for over 15
 # minutes, rows-per-block=4096 unrolled its held rows into 18 GB and a
 # minute, chip=0 aborted in LLVM's instruction selection, an empty chip
-# crashed it and sm_100 with the default +ptx81 was a fatal LLVM error
-# (before session 54's commits this script reports 8 such values).
+# crashed it and sm_100 with the default +ptx81 was a fatal LLVM error.
 set -uo pipefail
 build="$1"
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -4,10 +4,7 @@
 # N = 24, 1000, 4097, 32771, 40000; the four kinds and the inference
 # forwards) compiles in ptxas without spills: a tuning change that
 # overshoots the register file shows up here, not only on the GPU. Exit 77
-# (skipped) where CUDA's ptxas is missing. (Until 2026-12-02 only the public
-# N were checked, and the forwards at N = 32771, whose 2-byte vectors the
-# register estimate counted at half a register an element, spilled 200-340
-# bytes: 0.57x of torch.compile at 4096 x 32771.)
+# (skipped) where CUDA's ptxas is missing.
 # The one exception: the inference forwards' version at 4225-4752 x 1024
 # asks ptxas for nine blocks an SM (.minnctapersm 9, chooseHeldRows), which
 # caps its registers at 56 and spills 4 (RMSNorm) or 16 (LayerNorm) bytes
@@ -17,8 +14,7 @@
 # buys); up to 15 bytes pass. LayerNorm's statistics forward at N = 640
 # (four rows a block of 96 threads, 16 of them without a vector) gets 64
 # registers from ptxas unbounded and spills 8 bytes; measured with the
-# spill, 1.02-1.23x over the staged row kernel
-# (bench/results/ab-2026-12-04-s43-streamed-short-rows.log); up to 15 pass.
+# spill, 1.02-1.23x over the staged row kernel; up to 15 pass.
 set -euo pipefail
 build="$1"
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
 # f32 bundles over the widths of the bf16 check (the public N, the models'
 # N, the short streamed and ragged N, 384) compile in ptxas without spills
-# beyond the ones listed here: the f32 tuning-table classes (session 48) and
+# beyond the ones listed here: the f32 tuning-table classes and
 # the rules' four-byte layouts are checked before a GPU sees them. Exit 77
 # (skipped) where CUDA's ptxas is missing.
-# Known spills, each a limit a change may not exceed (LayerNorm's forwards
-# over clusters at N = 32768-131072 spilled 88-224 bytes until session 49
-# gave four-byte LayerNorm clusters the register budget once, not twice, and
-# the backwards' short-M dx clusters at N = 20736-24576 spilled 84-112 until
-# session 53 gave four-byte clusters of x and dy 16 registers of slack):
+# Known spills, each a limit a change may not exceed (four-byte LayerNorm
+# clusters get the register budget once, not twice, and four-byte clusters
+# of x and dy 16 registers of slack, so that neither spills):
 # - RMSNorm's inference forward at N = 384, the held-rows band whose blocks
 #   ask ptxas for a bound on registers (.minnctapersm), as the bf16 N = 1024
 #   one in bf16-bundles-no-spills.sh: 8 bytes, up to 15 pass.

@@ -75,7 +75,7 @@ int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
   if (rereads(shape, layout))
     return chooseSharedStages(shape, layout, device, kRereadStages);
   constexpr int64_t stages = 2;
-  // Measured on the H200 (2026-11-29, bf16, 2 stages vs the register
+  // Measured on the H200 (bf16, 2 stages vs the register
   // prefetch): rows of 32 KB and more per input lost 2-11% (RMSNorm forward
   // N = 16384 3.43 vs 3.61 TB/s; every cluster kernel of the RMSNorm
   // forward and backward and the LayerNorm forward at N = 32K-128K), so the

@@ -9,7 +9,7 @@ kernel_stats = load_script("kernel_stats", "scripts/kernel-stats.py")
 
 
 def test_blocks_per_sm_matches_ncu():
-    # ncu on the H200 (bench/results/ncu-2026-11-30): the LayerNorm forward
+    # ncu on the H200: the LayerNorm forward
     # at N = 1024, 128 threads of 40 registers, "Block Limit Registers 12";
     # Inductor's warp-per-row kernel, 32 threads of 64 registers, 50%
     # theoretical occupancy (32 warps of 64).

@@ -25,7 +25,7 @@
 // TWOROWDIMS: error: bundle: argument #0 has dynamic dimension 1 of 'memref<?x?x64xf16>'; a bundle's one dynamic size is the row count M, dimension 0: collapse the leading dimensions into one
 // An inference forward (mean and rstd unused) gets one buffer and a kernel
 // that stores y alone: no 4-byte statistics stores, which cost 1-5% at
-// N = 1024 (bench/results/ab-2026-12-01-inference-forward.log).
+// N = 1024.
 // RUN: rm -rf %t4 && norm-compile %S/Inputs/inference-forward.mlir -o %t4 --quiet
 // RUN: FileCheck %s --check-prefix=INFER < %t4/manifest.json
 // RUN: FileCheck %s --check-prefix=INFER-PTX < %t4/kernels.ptx

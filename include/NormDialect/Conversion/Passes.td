@@ -138,7 +138,7 @@ def NormCompactKernelArgs
     for the RMSNorm backward, 264 bytes), and each constant-cache line the
     kernel touches first costs its warps a miss: ncu measured 90-140
     cycles a warp stalled on them against Triton's 45 in kernels of one
-    row (bench/results/ncu-2026-12-03-s39-one-row-backwards.txt).
+    row.
     Arguments of other memref types keep their descriptors.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",

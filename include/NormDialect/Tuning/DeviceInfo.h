@@ -41,7 +41,7 @@ struct DeviceInfo {
   /// Clusters of `clusterSize` blocks, one block per SM, that the GPU holds
   /// at once (what cuOccupancyMaxActiveClusters reports). The GPCs decide,
   /// not only the SM count: on the H200 (132 SMs) 66, 30, 15 and 7 for
-  /// clusters of 2, 4, 8 and 16 (measured 2026-11-29), which is what a
+  /// clusters of 2, 4, 8 and 16 (as measured), which is what a
   /// 132-SM target gets; other SM counts get 85% of numSMs / clusterSize,
   /// since a grid one cluster over the real count runs a second wave.
   int64_t residentClusters(int64_t clusterSize) const;
