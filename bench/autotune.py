@@ -11,7 +11,6 @@ that a choice depending on M shows up, and the table records the winner's.
 
 import argparse
 import collections
-import datetime
 import hashlib
 import json
 import math
@@ -56,15 +55,13 @@ def write_table(args, entries, merged):
     """Writes `entries` (the classes measured so far) as a tuning table to
     args.out, with the entries of `merged`'s other classes (the table of
     --merge, or None)."""
-    note = ("written by bench/autotune.py; knobs of the fastest candidate per class "
-            f"({args.timing} timing)")
+    # The note says what the table is; which runs wrote which entries is
+    # for the commit that lands them, not for the table.
+    note = ("written by bench/autotune.py (scripts/autotune-variants.py candidates): "
+            "per shape class, the knobs of the fastest candidate, each entry with the "
+            "TB/s it measured; scripts/check-tuning-table.py checks that the table "
+            "plans the kernels its candidates were")
     if merged:
-        # The merged table's note keeps its history; this run adds a line.
-        classes = sorted({f"{e['kind']} N = {e['n']} ({e['element_bytes']} B)" for e in entries})
-        note = (merged.get("note", "") + f"; {datetime.date.today()}: merged from "
-                f"bench/autotune.py --candidates "
-                f"{','.join(os.path.basename(d) for d in args.candidates.split(','))} "
-                f"({args.timing} timing): " + ", ".join(classes))
         measured = {(e["kind"], e["n"], e["element_bytes"]) for e in entries}
         entries = [e for e in merged["entries"]
                    if (e.get("kind"), e["n"], e["element_bytes"]) not in measured] + entries
