@@ -32,8 +32,6 @@ std::string shapeText(c10::IntArrayRef shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
-std::string deviceText(const c10::Device &device) { return device.str(); }
-
 bool isFloat(c10::ScalarType t) {
   return t == c10::ScalarType::BFloat16 || t == c10::ScalarType::Half ||
          t == c10::ScalarType::Float;
@@ -59,14 +57,14 @@ void checkInput(const Tensor &x,
                       std::to_string(x.size(-1)), ",), got ",
                       shapeText(t.sizes()));
     TORCH_CHECK_VALUE(t.device() == x.device(), name,
-                      ": weight/bias must be on ", deviceText(x.device()),
-                      ", got ", deviceText(t.device()));
+                      ": weight/bias must be on ", x.device().str(), ", got ",
+                      t.device().str());
     TORCH_CHECK_TYPE(isFloat(t.scalar_type()), name,
                      ": weight/bias must be bfloat16, float16 or float32, got ",
                      t.scalar_type());
   }
   TORCH_CHECK_VALUE(x.is_cuda(), name, ": x must be a CUDA or CPU tensor, got ",
-                    deviceText(x.device()));
+                    x.device().str());
 }
 
 /// A backward's dy (x's shape and dtype) and statistics (float32, one per
@@ -80,12 +78,12 @@ void checkGrad(const Tensor &dy, const Tensor &x,
                     shapeText(dy.sizes()), ", ", dy.scalar_type(), ")");
   int64_t rows = x.numel() / x.size(-1);
   TORCH_CHECK_VALUE(dy.device() == x.device(), name,
-                    ": dy and the statistics must be on ",
-                    deviceText(x.device()), ", got ", deviceText(dy.device()));
+                    ": dy and the statistics must be on ", x.device().str(),
+                    ", got ", dy.device().str());
   for (const Tensor *t : stats) {
-    TORCH_CHECK_VALUE(
-        t->device() == x.device(), name, ": dy and the statistics must be on ",
-        deviceText(x.device()), ", got ", deviceText(t->device()));
+    TORCH_CHECK_VALUE(t->device() == x.device(), name,
+                      ": dy and the statistics must be on ", x.device().str(),
+                      ", got ", t->device().str());
     TORCH_CHECK_VALUE(
         t->scalar_type() == c10::ScalarType::Float && t->numel() == rows, name,
         ": mean/rstd must be float32 with one value per row of "

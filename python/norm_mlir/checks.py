@@ -1,10 +1,17 @@
-"""The argument checks every norm_mlir kernel makes (CPU, CUDA, with or
-without the native extension, whose C++ kernels give the same errors), and
-the copy into the layout the kernels read."""
+"""What every norm_mlir kernel shares on the tensor side: the argument
+checks (CPU, CUDA, with or without the native extension, whose C++ kernels
+give the same errors), the copy into the layout the kernels read, and the
+chip a device's bundles are compiled for."""
 
 import torch
 
 FLOATS = (torch.bfloat16, torch.float16, torch.float32)
+
+
+def device_chip(device):
+    """The chip name ("sm_90", ...) bundles are compiled for on `device`."""
+    major, minor = torch.cuda.get_device_capability(device)
+    return f"sm_{major}{minor}"
 
 
 def check_params(x, *params, name):

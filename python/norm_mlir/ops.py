@@ -26,7 +26,7 @@ extension asks for programs it has not loaded (norm_mlir::_bundle_directory).
 import torch
 
 from . import native
-from .checks import check_bias, check_grad, check_input, rows
+from .checks import check_bias, check_grad, check_input, device_chip, rows
 from .compiler import bundle_directory
 from .programs import op_program
 
@@ -46,11 +46,6 @@ else:
 
 # ---- programs for the extension -----------------------------------------------
 
-def _chip(device):
-    major, minor = torch.cuda.get_device_capability(device)
-    return f"sm_{major}{minor}"
-
-
 # The flags each program takes (norm_mlir.python_ops passes the same, so
 # both paths share cache entries).
 _PROGRAM_FLAGS = {"rms_fwd": ("eps", "offset"), "ln_fwd": ("eps", "bias"),
@@ -63,7 +58,7 @@ def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, de
     if not stats:
         flags["stats"] = False
     program = op_program(kind, n, dtype, weight_dtype, **flags)
-    return bundle_directory(program, chip=_chip(device))
+    return bundle_directory(program, chip=device_chip(device))
 
 
 if native.loaded:

@@ -7,7 +7,7 @@ norm_mlir.ops adds the fake, CPU and autocast kernels to either.
 
 import torch
 
-from .checks import aligned, check_bias, check_cuda, check_grad, rows
+from .checks import aligned, check_bias, check_cuda, check_grad, device_chip, rows
 from .compiler import compile_program
 from .launcher import Launcher
 from .programs import op_program
@@ -15,15 +15,11 @@ from .programs import op_program
 _launchers = {}
 
 
-def _chip(device):
-    major, minor = torch.cuda.get_device_capability(device)
-    return f"sm_{major}{minor}"
-
 
 def _launcher(kind, n, x, weight, **flags):
     # One Launcher per device: its kernels are loaded in that device's context.
     key = (kind, n, x.dtype, weight.dtype if weight is not None else None,
-           tuple(sorted(flags.items())), x.device.index, _chip(x.device))
+           tuple(sorted(flags.items())), x.device.index, device_chip(x.device))
     if key not in _launchers:
         program = op_program(kind, n, x.dtype,
                              weight.dtype if weight is not None else None, **flags)
