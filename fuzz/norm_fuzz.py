@@ -73,7 +73,7 @@ FUSED_ATTRIBUTES = ["norm.rows_per_block", "norm.min_blocks_per_sm", "norm.rows_
                     "min_partials", "max_partials", "min_rows_per_partial"]
 OPT_PIPELINES = ["norm-to-gpu", "norm-to-ptx", "norm-to-cpu"]
 OPT_PASSES = ["norm-set-target", "norm-decompose", "norm-fuse-mixed-order", "norm-short-rows",
-              "norm-split-rows", "norm-split-reduction", "convert-norm-to-loops",
+              "norm-split-rows", "norm-plan-kernels", "norm-split-reduction", "convert-norm-to-loops",
               "convert-norm-to-gpu", "norm-pipeline", "norm-compact-kernel-args",
               "norm-attach-target", "norm-serialize-kernels"]
 UPSTREAM_STEPS = ["--one-shot-bufferize=bufferize-function-boundaries "
@@ -153,8 +153,10 @@ def mutate_lines(rng, text):
 
 def mutate_attribute(rng, text):
     """Adds a norm.fused attribute, or sets an existing integer attribute."""
-    name = rng.choice(FUSED_ATTRIBUTES)
+    name = rng.choice(FUSED_ATTRIBUTES + ["norm.plan"])
     value = rng.choice([f"{interesting_int(rng)} : i64", "unit", "true", '"x"', "1.5 : f32"])
+    if name == "norm.plan" and rng.random() < 0.8:
+        value = random_plan(rng)
     entry = name if value == "unit" else f"{name} = {value}"
     if "attributes {" in text:
         return text.replace("attributes {", "attributes {" + entry + ", ", 1)
@@ -162,6 +164,26 @@ def mutate_attribute(rng, text):
     if m:
         return text[:m.end(1)] + " attributes {" + entry + "}" + text[m.end(1):]
     return text
+
+
+def random_plan(rng):
+    """A #norm.plan, mostly well formed, whose fields need not suit the kernel:
+    the lowering must refuse what it cannot generate, not trust the plan."""
+    small = lambda: str(rng.choice([0, 1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 1024, -1,
+                                    interesting_int(rng)]))
+    fields = [f"kind = {rng.choice(['row_resident', 'cluster', 'streaming', 'sliced', 'off_chip'])}",
+              f"threads = {rng.choice(['32', '64', '128', '256', '512', '1024', small()])}"]
+    for name in ["vector_width", "chunks_per_thread", "column_slices", "row_groups",
+                 "cluster_size", "shared_stages", "l2_prefetch_rows", "l2_prefetch_min_rows",
+                 "sweeps_per_step", "rows_per_block", "num_stages", "min_blocks_per_sm",
+                 "min_blocks"]:
+        if rng.random() < 0.3:
+            fields.append(f"{name} = {small()}")
+    for name in ["warp_rows", "reread_staged", "bulk_stores", "holds_row",
+                 "latency_bound_reductions", "persistent"]:
+        if rng.random() < 0.2:
+            fields.append(f"{name} = {rng.choice(['true', 'false'])}")
+    return "#norm.plan<" + ", ".join(fields) + ">"
 
 
 def mutate_epsilon(rng, text):

@@ -2685,3 +2685,78 @@ TEST(Tuning, StreamedForwardsVersionTheirOneRow) {
   f32.elementBytes = 4;
   EXPECT_EQ(oneRow(f32), Rows(0, 0));
 }
+
+/// Every plan planKernel makes is one the kernel generators lower
+/// (validatePlan), over rows of 32 to 262144 elements, bf16 and f32, the
+/// kernel forms the decomposition produces, the requests the passes make,
+/// three devices and the measured table: the invariant convert-norm-to-gpu
+/// relies on, stated over the whole space rather than at sampled shapes.
+TEST(Tuning, EveryPlanLowers) {
+  TuningTable table;
+  std::string error;
+  table.load(NORM_SOURCE_DIR "/tuning/h200.json", error);
+  ASSERT_EQ(error, "");
+  DeviceInfo h200, pcie, noClusters;
+  pcie.numSMs = 114;
+  noClusters.maxClusterSize = 1;
+  // Forwards (RMS, Layer, statistics only), backwards (RMS, Layer, no
+  // weight), a kernel without row reductions.
+  std::vector<KernelShape> forms = {
+      {0, 2, 1, 0, 1, false}, {0, 2, 1, 0, 2, false}, {0, 2, 1, 0, 2, true},
+      {0, 2, 2, 1, 1, false}, {0, 2, 2, 2, 2, false}, {0, 2, 2, 0, 1, false},
+      {0, 2, 2, 1, 0, false}};
+  std::vector<PlanRequest> requests = {PlanRequest(),
+                                       PlanRequest().setStreamRows(true),
+                                       PlanRequest().setOneRow(true),
+                                       PlanRequest().setSingleBlock(true),
+                                       PlanRequest().setSharedStages(0),
+                                       PlanRequest().setBulkStores(1)};
+  int64_t planned = 0;
+  for (int64_t n = 32; n <= 262144; n += n < 4096 ? 32 : n / 8)
+    for (int64_t bytes : {2, 4})
+      for (KernelShape shape : forms)
+        for (const DeviceInfo *device : {&h200, &pcie, &noClusters})
+          for (const TuningTable *measured : {&table, (TuningTable *)nullptr})
+            for (const PlanRequest &request : requests) {
+              shape.n = n;
+              shape.elementBytes = bytes;
+              KernelPlan plan = planKernel(shape, *device, measured, request);
+              if (plan.kind == KernelPlan::Kind::OffChip)
+                continue;
+              ++planned;
+              EXPECT_EQ(validatePlan(shape, plan, *device), "")
+                  << "N = " << n << ", " << bytes << " bytes, "
+                  << shape.fullOperands << " full operands, "
+                  << shape.columnOutputs << " column outputs, "
+                  << shape.rowReductions << " row reductions, "
+                  << device->numSMs << " SMs";
+            }
+  EXPECT_GT(planned, 10000);
+}
+
+/// validatePlan refuses plans the generators cannot lower.
+TEST(Tuning, ValidatePlanRefusesWhatCannotLower) {
+  DeviceInfo h200;
+  KernelShape rmsFwd{2048, 2, 1, 0, 1, false};
+  KernelPlan plan = planKernel(rmsFwd, h200, nullptr);
+  ASSERT_EQ(validatePlan(rmsFwd, plan, h200), "");
+  KernelPlan narrow = plan;
+  narrow.layout.threads = 64;
+  narrow.layout.chunksPerThread = 1;
+  EXPECT_NE(validatePlan(rmsFwd, narrow, h200).find("cover"),
+            std::string::npos);
+  KernelPlan wide = plan;
+  wide.layout.vectorWidth = 16;
+  EXPECT_NE(validatePlan(rmsFwd, wide, h200).find("16 bytes"),
+            std::string::npos);
+  KernelPlan odd = plan;
+  odd.layout.threads = 100;
+  EXPECT_NE(validatePlan(rmsFwd, odd, h200), "");
+  KernelPlan cluster = plan;
+  cluster.layout.clusterSize = 4;
+  EXPECT_NE(validatePlan(rmsFwd, cluster, h200).find("cluster"),
+            std::string::npos);
+  KernelPlan offChip;
+  offChip.kind = KernelPlan::Kind::OffChip;
+  EXPECT_NE(validatePlan(rmsFwd, offChip, h200), "");
+}

@@ -1,9 +1,9 @@
 //===- ConvertNormToGPU.cpp - norm kernels to gpu.func --------------------===//
 //
 // Outlines bufferized norm.fused / norm.combine ops into gpu.func kernels and
-// replaces them with gpu.launch_func. For each norm.fused op it picks a
-// layout (NormDialect/Tuning/Tuning.h, overridden by a measured tuning table)
-// and one of two code generators (GPUKernelBuilders.h): rows kept in
+// replaces them with gpu.launch_func. Each norm.fused op is lowered as its
+// #norm.plan (from --norm-plan-kernels) says, by one of two code generators
+// (GPUKernelBuilders.h): rows kept in
 // registers (RowKernelBuilder.cpp) or, for statistics kernels over long rows,
 // streamed (StreamingKernelBuilder.cpp). A norm.combine kernel sums the
 // partial rows of a block's columns in a fixed order with one warp per row
@@ -23,6 +23,7 @@
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
+#include "NormDialect/Utils/KernelPlanAttr.h"
 #include "NormDialect/Utils/PassOptions.h"
 #include "NormDialect/Utils/TargetDevice.h"
 
@@ -68,8 +69,6 @@ namespace {
 struct ConvertNormToGPUPass
     : public mlir::norm::impl::ConvertNormToGPUBase<ConvertNormToGPUPass> {
   using Base::Base;
-
-  TuningTable table;
 
   /// The gpu.modules this pass created, one per kernel.
   SmallVector<gpu::GPUModuleOp> kernelModules;
@@ -240,7 +239,8 @@ struct ConvertNormToGPUPass
     return success();
   }
 
-  LogicalResult convertFused(ModuleOp module, FusedOp op, DeviceInfo device) {
+  LogicalResult convertFused(ModuleOp module, FusedOp op,
+                             const DeviceInfo &device) {
     if (op.getNumResults() != 0)
       return op.emitOpError("must be bufferized before convert-norm-to-gpu");
     // Whole columns: a column kernel, or with row work one block.
@@ -258,54 +258,26 @@ struct ConvertNormToGPUPass
     auto space = cast<MemRefType>(op.getShapeSource().getType());
     int64_t n = space.getDimSize(1);
     KernelShape shape = describeKernel(op);
-    bool warpRows = op->hasAttr(FusedOp::getWarpRowsAttrName());
-    auto rowsPerBlockAttr =
-        op->getAttrOfType<IntegerAttr>(FusedOp::getRowsPerBlockAttrName());
-    // A warp-rows block of fewer rows than the layout's warps has a warp
-    // per row (one warp for one row): the plan needs its rows.
-    int64_t warpRowsPerBlock = rowsPerBlockAttr   ? rowsPerBlockAttr.getInt()
-                               : rowsPerBlock > 0 ? rowsPerBlock.getValue()
-                                                  : 0;
-    // The whole-column kernel launched beside this one, whose blocks the
-    // plan leaves SMs for (it follows this kernel, so it is not converted
-    // yet).
-    std::optional<KernelShape> besideColumns;
-    if (auto beside = leadsSideBySide.find(op); beside != leadsSideBySide.end())
-      besideColumns = describeKernel(beside->second);
-    auto rowsBelow =
-        op->getAttrOfType<IntegerAttr>(FusedOp::getRowsBelowAttrName());
-    auto vectorWidth =
-        op->getAttrOfType<IntegerAttr>(FusedOp::getVectorWidthAttrName());
-    // The decision itself is IR-free (NormDialect/Tuning/Tuning.h).
-    KernelPlan plan = planKernel(
-        shape, device, &table,
-        PlanRequest()
-            .setSharedStages(sharedStages)
-            .setStreamRows(streamRows ||
-                           op->hasAttr(FusedOp::getStreamRowsAttrName()))
-            .setPersistent(persistent && !wholeColumns)
-            .setSingleBlock(wholeColumns)
-            .setOneRow(space.getDimSize(0) == 1)
-            .setL2PrefetchRows(l2PrefetchRows)
-            .setBulkStores(bulkStores)
-            .setWarpRows(warpRows, warpRowsPerBlock)
-            .setBesideColumns(besideColumns)
-            .setRowsBelow(rowsBelow ? rowsBelow.getInt() : 0)
-            .setVectorWidth(vectorWidth ? vectorWidth.getInt() : 0));
+    // The decision was made by norm-plan-kernels; it is lowered as written.
+    std::optional<KernelPlan> planned = planOf(op);
+    if (!planned)
+      return op.emitOpError("has no norm.plan: run --norm-plan-kernels "
+                            "before convert-norm-to-gpu (the norm-to-gpu "
+                            "pipeline does)");
+    const KernelPlan &plan = *planned;
     if (plan.kind == KernelPlan::Kind::OffChip)
       return op.emitOpError("rows of ")
              << n << " elements fit neither a block's registers nor a "
              << "thread block cluster: run --norm-split-rows before "
                 "convert-norm-to-gpu (the norm-to-gpu pipeline does)";
+    // A plan written by hand (or for another shape) is checked against
+    // what the generators lower rather than trusted.
+    if (std::string problem = validatePlan(shape, plan, device);
+        !problem.empty())
+      return op.emitOpError("cannot be lowered as its norm.plan says: ")
+             << problem;
     const RowLayout &layout = plan.layout;
     bool streaming = plan.kind == KernelPlan::Kind::Streaming;
-    if (warpRows && (!streaming || !layout.warpRows))
-      return op.emitOpError(
-          "norm.warp_rows needs a streamed forward whose block holds its row "
-          "in registers, one vector a thread");
-    if (vectorWidth &&
-        (!streaming || layout.vectorWidth != vectorWidth.getInt()))
-      return op.emitOpError("norm.vector_width needs a streamed forward");
     if (plan.numStages > 0 &&
         !op->hasAttr(NormDialect::NumStagesAttrHelper::getNameStr()))
       op->setAttr(NormDialect::NumStagesAttrHelper::getNameStr(),
@@ -314,36 +286,22 @@ struct ConvertNormToGPUPass
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     auto func =
         createKernel(module, op, "norm_fused", operands, layout.threads);
-    // Rows per block: the split of column partials; else the kernel's
-    // norm.rows_per_block, the pass option, or the tuning rule.
+    // Rows per block: the split of column partials, else the plan's.
     int64_t split = 1;
-    // Rows per block from the tuning (not a split, the kernel's attribute
-    // or the option): a short M spreads them over plan.minBlocks blocks.
-    bool tunedSplit = false;
+    // The plan's rows per block, which a short M spreads over
+    // plan.minBlocks blocks.
+    bool plannedSplit = false;
     if (plan.persistent)
       func->setAttr(NormDialect::PersistentAttrHelper::getNameStr(),
                     OpBuilder(op).getUnitAttr());
     else if (std::optional<int64_t> partial = op.getRowsPerPartial())
       split = *partial;
-    else if (rowsPerBlockAttr)
-      split = rowsPerBlockAttr.getInt();
-    else if (!streaming || layout.holdsRow) {
-      // A streamed kernel takes several rows only where it holds them in
-      // registers; one that re-reads its row from L2 takes one.
-      tunedSplit = rowsPerBlock <= 0;
-      split = tunedSplit ? plan.rowsPerBlock : rowsPerBlock.getValue();
-    }
-    if (split <= 0)
-      return op.emitOpError("rows per block must be positive, got ") << split;
+    else
+      split = plan.rowsPerBlock, plannedSplit = true;
     // A warp-rows block's rows are shared out among its warps: from here on
     // the split counts a warp's rows, as for the row kernels' row groups.
-    if (warpRows) {
-      if (split % layout.rowGroups != 0)
-        return op.emitOpError("norm.rows_per_block must be a multiple of the ")
-               << layout.rowGroups
-               << " warps that share a warp-rows block, got " << split;
+    if (layout.warpRows)
       split /= layout.rowGroups;
-    }
     func->setAttr(NormDialect::RowsPerBlockAttrHelper::getNameStr(),
                   OpBuilder(op).getI64IntegerAttr(split));
     func->setAttr(NormDialect::VectorWidthAttrHelper::getNameStr(),
@@ -373,23 +331,17 @@ struct ConvertNormToGPUPass
     if (layout.bulkStores)
       func->setAttr(NormDialect::BulkStoresAttrHelper::getNameStr(),
                     OpBuilder(op).getUnitAttr());
-    // Blocks per SM the registers must allow: the option, else the
-    // kernel's norm.min_blocks_per_sm, else the table.
-    int64_t minBlocks = plan.minBlocksPerSM;
-    if (minBlocksPerSM > 0)
-      minBlocks = minBlocksPerSM.getValue();
-    else if (auto attr = op->getAttrOfType<IntegerAttr>(
-                 FusedOp::getMinBlocksPerSMAttrName()))
-      minBlocks = attr.getInt();
-    if (minBlocks > 0)
-      func->setAttr("nvvm.minctasm", OpBuilder(op).getI32IntegerAttr(
-                                         static_cast<int32_t>(minBlocks)));
+    // Blocks per SM the registers must allow.
+    if (plan.minBlocksPerSM > 0)
+      func->setAttr("nvvm.minctasm",
+                    OpBuilder(op).getI32IntegerAttr(
+                        static_cast<int32_t>(plan.minBlocksPerSM)));
     RowSplit rowSplit;
     rowSplit.rowsPerBlock = split;
     rowSplit.minPartials = op.getMinPartials().value_or(0);
     rowSplit.minRowsPerPartial = op.getMinRowsPerPartial().value_or(0);
     rowSplit.maxPartials = op.getMaxPartials().value_or(0);
-    if (tunedSplit && rowSplit.minPartials == 0)
+    if (plannedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
     // Whole blocks: every M the kernel runs at is a multiple of a block's
     // several rows (only a fixed split: minBlocks spreads them by M). Only
@@ -509,39 +461,16 @@ struct ConvertNormToGPUPass
   }
 
   /// Options are checked once, before the pass sees any IR
-  /// (reportOptionError); the tuning table is read here too.
+  /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
-    std::string error;
-    if (maxThreads < 32 || maxThreads % 32 != 0)
-      error = "max-threads must be a positive multiple of 32, got " +
-              std::to_string(static_cast<int64_t>(maxThreads));
-    else if (minBlocksPerSM < 0 || minBlocksPerSM > 32)
-      error = "min-blocks-per-sm must be 0 (no limit) to 32, got " +
-              std::to_string(static_cast<int64_t>(minBlocksPerSM));
-    else
-      error = validateSharedStages(sharedStages);
-    if (error.empty())
-      error = validateL2PrefetchRows(l2PrefetchRows);
-    if (error.empty())
-      error = validateBulkStores(bulkStores);
-    if (error.empty())
-      error = validateCombineLayout(combineLanes, combineThreads,
-                                    deviceInfo(DeviceInfo()));
-    if (error.empty() && !tuningTable.empty())
-      table.load(tuningTable, error);
-    return reportOptionError(context, getArgument(), error);
-  }
-
-  /// The module's target (`target`, from its norm.target) with the largest
-  /// block this pass is asked to launch.
-  DeviceInfo deviceInfo(DeviceInfo target) const {
-    target.maxThreadsPerBlock = maxThreads;
-    return target;
+    return reportOptionError(
+        context, getArgument(),
+        validateCombineLayout(combineLanes, combineThreads, DeviceInfo()));
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DeviceInfo device = deviceInfo(targetDevice(module));
+    DeviceInfo device = targetDevice(module);
     // The last reader of the target: the lowered module must parse without
     // the norm dialect.
     if (auto *norm = getContext().getLoadedDialect<NormDialect>())

@@ -20,15 +20,62 @@ using namespace mlir::norm;
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t numSms, int64_t registerBudget,
-                                 int64_t maxClusterSize) {
+                                 int64_t maxClusterSize,
+                                 int64_t maxThreadsPerBlock) {
   // The tuning library says which values its rules take.
   std::string problem =
       numSms > 0 ? validateRegisterBudget(registerBudget)
                  : "num_sms must be positive, got " + std::to_string(numSms);
   if (problem.empty())
     problem = validateClusterSize(maxClusterSize);
+  if (problem.empty() && (maxThreadsPerBlock < 32 || maxThreadsPerBlock % 32))
+    problem = "max_threads_per_block must be a positive multiple of 32, got " +
+              std::to_string(maxThreadsPerBlock);
   if (!problem.empty())
     return emitError() << "invalid #norm.target: " << problem;
+  return success();
+}
+
+LogicalResult
+PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError, KernelKind kind,
+                 int64_t threads, int64_t vectorWidth, int64_t chunksPerThread,
+                 int64_t columnSlices, int64_t rowGroups, bool warpRows,
+                 int64_t clusterSize, int64_t sharedStages, bool rereadStaged,
+                 int64_t l2PrefetchRows, int64_t l2PrefetchMinRows,
+                 bool bulkStores, bool holdsRow, int64_t sweepsPerStep,
+                 bool latencyBoundReductions, int64_t rowsPerBlock,
+                 int64_t numStages, int64_t minBlocksPerSM, int64_t minBlocks,
+                 bool persistent) {
+  auto fail = [&](const std::string &problem) {
+    return emitError() << "invalid #norm.plan: " << problem;
+  };
+  // No kernel exists: nothing else is read.
+  if (kind == KernelKind::off_chip)
+    return success();
+  if (threads < 1 || threads > 1024)
+    return fail("threads must be 1 to 1024, got " + std::to_string(threads));
+  if (vectorWidth < 1 || vectorWidth > 32 || !llvm::isPowerOf2_64(vectorWidth))
+    return fail("vector_width must be a power of two up to 32, got " +
+                std::to_string(vectorWidth));
+  if (chunksPerThread < 1 || columnSlices < 1 || sweepsPerStep < 1 ||
+      rowsPerBlock < 1)
+    return fail("chunks_per_thread, column_slices, sweeps_per_step and "
+                "rows_per_block must be positive");
+  if (rowGroups < 1 || threads % rowGroups != 0)
+    return fail("row_groups must divide the " + std::to_string(threads) +
+                " threads, got " + std::to_string(rowGroups));
+  if (std::string problem = validateClusterSize(clusterSize); !problem.empty())
+    return fail(problem);
+  if (sharedStages < 0 || sharedStages > 4)
+    return fail("shared_stages must be 0 to 4, got " +
+                std::to_string(sharedStages));
+  if (l2PrefetchRows < 0 || l2PrefetchMinRows < 0 || numStages < 0 ||
+      minBlocks < 0)
+    return fail("l2_prefetch_rows, l2_prefetch_min_rows, num_stages and "
+                "min_blocks must not be negative");
+  if (minBlocksPerSM < 0 || minBlocksPerSM > 32)
+    return fail("min_blocks_per_sm must be 0 (no limit) to 32, got " +
+                std::to_string(minBlocksPerSM));
   return success();
 }
 
@@ -44,6 +91,9 @@ LogicalResult NormDialect::verifyOperationAttribute(Operation *op,
   };
   if (name == TargetAttrHelper::getNameStr())
     return expect(isa<TargetAttr>(value), "a #norm.target");
+  if (name == PlanAttrHelper::getNameStr())
+    return expect(isa<PlanAttr>(value) && isa<FusedOp>(op),
+                  "a #norm.plan on a norm.fused op");
   for (StringRef unit : {
            WholeColumnsAttrHelper::getNameStr(),
            StreamRowsAttrHelper::getNameStr(),

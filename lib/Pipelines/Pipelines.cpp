@@ -34,10 +34,13 @@ static void buildNormKernelPipeline(OpPassManager &pm,
                                     bool splitLongRows) {
   // The device, declared once for every pass that plans kernels. The CPU
   // loops (no long-row split) plan their column splits without clusters.
+  // Every kernel's plan is decided once, by norm-plan-kernels, before the
+  // split reduction sizes its split from it.
   NormSetTargetOptions target;
   target.numSMs = options.numSMs;
   target.registerBudget = options.registerBudget;
   target.maxClusterSize = splitLongRows ? options.maxClusterSize.getValue() : 1;
+  target.maxThreads = options.maxThreads;
   pm.addPass(createNormSetTarget(target));
   pm.addPass(createNormDecompose());
   pm.addPass(createNormFuseMixedOrder());
@@ -50,13 +53,21 @@ static void buildNormKernelPipeline(OpPassManager &pm,
     rows.sharedStages = options.sharedStages;
     pm.addPass(createNormSplitRows(rows));
   }
+  NormPlanKernelsOptions plan;
+  plan.tuningTable = options.tuningTable;
+  plan.sharedStages = options.sharedStages;
+  plan.streamRows = options.streamRows;
+  plan.persistent = options.persistent;
+  plan.l2PrefetchRows = options.l2PrefetchRows;
+  plan.bulkStores = options.bulkStores;
+  plan.minBlocksPerSM = options.minBlocksPerSM;
+  plan.rowsPerBlock = options.rowsPerBlock;
+  pm.addPass(createNormPlanKernels(plan));
   NormSplitReductionOptions split;
   split.splitSize = options.splitSize;
   split.minPartials = options.minPartials;
   split.minRowsPerPartial = options.minRowsPerPartial;
   split.maxPartials = options.maxPartials;
-  split.tuningTable = options.tuningTable;
-  split.sharedStages = options.sharedStages;
   pm.addPass(createNormSplitReduction(split));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -71,16 +82,8 @@ void mlir::norm::buildNormToGPUPipeline(OpPassManager &pm,
                                         const NormToPTXOptions &options) {
   buildNormKernelPipeline(pm, options, /*splitLongRows=*/true);
   ConvertNormToGPUOptions gpu;
-  gpu.rowsPerBlock = options.rowsPerBlock;
-  gpu.tuningTable = options.tuningTable;
-  gpu.minBlocksPerSM = options.minBlocksPerSM;
   gpu.combineLanes = options.combineLanes;
   gpu.combineThreads = options.combineThreads;
-  gpu.sharedStages = options.sharedStages;
-  gpu.streamRows = options.streamRows;
-  gpu.persistent = options.persistent;
-  gpu.l2PrefetchRows = options.l2PrefetchRows;
-  gpu.bulkStores = options.bulkStores;
   gpu.fpContract = options.fpContract;
   pm.addPass(createConvertNormToGPU(gpu));
   // The cleanups and the pipelining run nested on each kernel's gpu.module

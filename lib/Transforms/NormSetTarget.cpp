@@ -40,9 +40,9 @@ struct NormSetTargetPass
       });
       if (succeeded(TargetAttr::verify(
               [&] { return emitError(UnknownLoc::get(context)); }, numSMs,
-              registerBudget, maxClusterSize)))
-        target =
-            TargetAttr::get(context, numSMs, registerBudget, maxClusterSize);
+              registerBudget, maxClusterSize, maxThreads)))
+        target = TargetAttr::get(context, numSMs, registerBudget,
+                                 maxClusterSize, maxThreads);
     }
     return reportOptionError(context, getArgument(), error);
   }

@@ -12,6 +12,7 @@
 #include "NormDialect/Transforms/Passes.h"
 #include "NormDialect/Tuning/Tuning.h"
 #include "NormDialect/Utils/KernelBody.h"
+#include "NormDialect/Utils/KernelPlanAttr.h"
 #include "NormDialect/Utils/PassOptions.h"
 #include "NormDialect/Utils/TargetDevice.h"
 
@@ -33,23 +34,22 @@ struct NormSplitReductionPass
     : public mlir::norm::impl::NormSplitReductionBase<NormSplitReductionPass> {
   using Base::Base;
 
-  /// The measured table convert-norm-to-gpu consults (tuning-table).
-  TuningTable table;
-
   /// The module's target (norm.target), read when the pass runs.
   DeviceInfo target;
 
   DeviceInfo device() const { return target; }
 
-  /// The GPU lowering's plan for a kernel of `shape` (as convert-norm-to-gpu
-  /// makes it with the same table), if N is static.
-  std::optional<KernelPlan> planFor(const KernelShape &shape) {
-    if (ShapedType::isDynamic(shape.n))
-      return std::nullopt;
-    KernelPlan plan = planKernel(shape, device(), &table,
-                                 PlanRequest().setSharedStages(sharedStages));
-    if (plan.kind == KernelPlan::Kind::OffChip)
-      return std::nullopt;
+  /// The kernel's plan (norm-plan-kernels), if it has one with a kernel;
+  /// failure where a plan written in the IR does not suit the kernel.
+  FailureOr<std::optional<KernelPlan>> planFor(FusedOp op,
+                                               const KernelShape &shape) {
+    std::optional<KernelPlan> plan = planOf(op);
+    if (!plan || plan->kind == KernelPlan::Kind::OffChip)
+      return std::optional<KernelPlan>();
+    if (std::string problem = validatePlan(shape, *plan, device());
+        !problem.empty())
+      return op.emitOpError("cannot be split as its norm.plan says: ")
+             << problem;
     return plan;
   }
 
@@ -127,7 +127,10 @@ struct NormSplitReductionPass
     auto source = cast<RankedTensorType>(op.getShapeSource().getType());
     int64_t m = source.getDimSize(0), n = source.getDimSize(1);
     KernelShape shape = describeKernel(op);
-    std::optional<KernelPlan> plan = planFor(shape);
+    FailureOr<std::optional<KernelPlan>> planned = planFor(op, shape);
+    if (failed(planned))
+      return failure();
+    std::optional<KernelPlan> plan = *planned;
     int64_t fill = minPartialsFor(shape, plan);
     int64_t cap = maxPartialsFor(shape, plan, fill);
     if (cap > 0 && cap < fill)
@@ -173,6 +176,9 @@ struct NormSplitReductionPass
         fill > 0 ? rewriter.getI64IntegerAttr(fill) : IntegerAttr(),
         floor > 0 ? rewriter.getI64IntegerAttr(floor) : IntegerAttr(),
         cap > 0 ? rewriter.getI64IntegerAttr(cap) : IntegerAttr());
+    // The split kernel is the kernel that was planned.
+    if (PlanAttr planned = planAttrOf(op))
+      splitOp->setAttr(NormDialect::PlanAttrHelper::getNameStr(), planned);
     rewriter.inlineRegionBefore(op.getBody(), splitOp.getBody(),
                                 splitOp.getBody().end());
     SmallVector<Value> replacements;
@@ -192,7 +198,7 @@ struct NormSplitReductionPass
   }
 
   /// Options are checked once, before the pass sees any IR
-  /// (reportOptionError); the tuning table is read here too.
+  /// (reportOptionError).
   LogicalResult initialize(MLIRContext *context) override {
     std::string error = validateMinPartials(minPartials);
     if (error.empty() && splitSize < 0)
@@ -201,10 +207,6 @@ struct NormSplitReductionPass
       error = validateMinRowsPerPartial(minRowsPerPartial);
     if (error.empty())
       error = validateMaxPartials(maxPartials);
-    if (error.empty())
-      error = validateSharedStages(sharedStages);
-    if (error.empty() && !tuningTable.empty())
-      table.load(tuningTable, error);
     return reportOptionError(context, getArgument(), error);
   }
 

@@ -322,3 +322,45 @@ std::string mlir::norm::validateSplitSize(int64_t split) {
            std::to_string(split);
   return {};
 }
+
+std::string mlir::norm::validatePlan(const KernelShape &shape,
+                                     const KernelPlan &plan,
+                                     const DeviceInfo &device) {
+  using Kind = KernelPlan::Kind;
+  const RowLayout &layout = plan.layout;
+  auto str = [](int64_t v) { return std::to_string(v); };
+  if (plan.kind == Kind::OffChip)
+    return "rows of " + str(shape.n) + " elements fit no kernel";
+  if (layout.threads < 32 || layout.threads % 32 != 0 ||
+      layout.threads > device.maxThreadsPerBlock)
+    return "a block of " + str(layout.threads) +
+           " threads is not whole warps up to the target's " +
+           str(device.maxThreadsPerBlock);
+  if (layout.vectorWidth < 1 || shape.n % layout.vectorWidth != 0 ||
+      layout.vectorWidth * shape.elementBytes > 16)
+    return "vectors of " + str(layout.vectorWidth) +
+           " elements must divide the row of " + str(shape.n) +
+           " and hold at most 16 bytes";
+  if (layout.clusterSize > device.maxClusterSize ||
+      (layout.clusterSize > 1) != (plan.kind == Kind::Cluster))
+    return "a cluster of " + str(layout.clusterSize) +
+           " blocks needs a plan of kind cluster within the target's " +
+           str(device.maxClusterSize);
+  if (layout.warpRows && (plan.kind != Kind::Streaming || !layout.holdsRow))
+    return "warp rows need a streamed kernel that holds its row";
+  int64_t covered =
+      layout.sliceWidth() * std::max(layout.columnSlices, layout.clusterSize);
+  if (plan.kind == Kind::Streaming) {
+    int64_t sweeps = ceilDiv(shape.n, layout.sliceWidth());
+    if (layout.sweepsPerStep < 1 || sweeps % layout.sweepsPerStep != 0)
+      return str(layout.sweepsPerStep) + " sweeps a step must divide the " +
+             str(sweeps) + " sweeps of the row";
+  } else if (covered < shape.n) {
+    return str(layout.threadsPerRow()) + " threads of " +
+           str(layout.elementsPerThread()) + " elements in " +
+           str(std::max(layout.columnSlices, layout.clusterSize)) +
+           " slices cover " + str(covered) + " of the row's " + str(shape.n) +
+           " elements";
+  }
+  return "";
+}

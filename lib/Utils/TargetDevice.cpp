@@ -16,6 +16,7 @@ DeviceInfo mlir::norm::deviceOf(TargetAttr target) {
   device.numSMs = target.getNumSms();
   device.registerBudget = target.getRegisterBudget();
   device.maxClusterSize = target.getMaxClusterSize();
+  device.maxThreadsPerBlock = target.getMaxThreadsPerBlock();
   return device;
 }
 

@@ -1,17 +1,15 @@
 // Register prefetch (shared-stages=0) and rows staged in shared memory.
-// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0" --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2 bulk-stores=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
-// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2 bulk-stores=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=BULK
-// RUN: not norm-opt %s --convert-norm-to-gpu="bulk-stores=2" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADBULK
-// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=2 l2-prefetch-rows=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOL2
-// RUN: norm-opt %s --convert-norm-to-gpu="stream-rows=true" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STREAM
-// RUN: not norm-opt %s --convert-norm-to-gpu="l2-prefetch-rows=-2" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADL2
-// RUN: norm-opt %s --convert-norm-to-gpu="fp-contract=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCONTRACT
-// RUN: not norm-opt %s --convert-norm-to-gpu="shared-stages=5" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTAGES
-// RUN: not norm-opt %s --convert-norm-to-gpu="combine-lanes=24" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADLANES
-// RUN: norm-opt %s --convert-norm-to-gpu="shared-stages=0 combine-lanes=8 combine-threads=256" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=LANES
+// RUN: norm-opt %s --norm-plan-kernels="shared-stages=0" --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: norm-opt %s --norm-plan-kernels="shared-stages=2 bulk-stores=0" --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STAGED
+// RUN: norm-opt %s --norm-plan-kernels="shared-stages=2 bulk-stores=1" --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=BULK
+// RUN: norm-opt %s --norm-plan-kernels="shared-stages=2 l2-prefetch-rows=0" --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOL2
+// RUN: norm-opt %s --norm-plan-kernels="stream-rows=true" --convert-norm-to-gpu --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=STREAM
+// RUN: norm-opt %s --norm-plan-kernels --convert-norm-to-gpu="fp-contract=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCONTRACT
+// RUN: not norm-opt %s --norm-plan-kernels --convert-norm-to-gpu="combine-lanes=24" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADLANES
+// RUN: norm-opt %s --norm-plan-kernels="shared-stages=0" --convert-norm-to-gpu="combine-lanes=8 combine-threads=256" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=LANES
+// Every kernel needs its plan (norm-plan-kernels or written in the IR).
+// RUN: not norm-opt %s --convert-norm-to-gpu --split-input-file 2>&1 | FileCheck %s --check-prefix=NOPLAN
 // BADLANES: error: convert-norm-to-gpu: combine-lanes must be 0 (the rule) or a power of two up to 1024, got 24
-// BADSTAGES: error: convert-norm-to-gpu: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
 
 // The mixed-order kernel: 16-byte vector loads of the row (predicated
 // ld.global from the inputs' global addresses, taken once), a block
@@ -1884,6 +1882,49 @@ func.func @captured_constant_only(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>) 
     %s = norm.row_reduce <add> %r : f32
     %m = arith.mulf %af, %s : f32
     %t = arith.truncf %m : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A plan written in the IR is lowered as written, whatever the tuning rules
+// would choose: 64 threads of 4 vectors of 8, 2 rows a block, registers for
+// 3 blocks an SM, no staging.
+// CHECK-LABEL: func @explicit_plan
+// CHECK: gpu.launch_func @norm_fused{{.*}}::@norm_fused blocks in (%{{.+}}, %c1{{.*}}) threads in (%c64{{.*}}, %c1{{.*}}, %c1{{.*}})
+// CHECK: gpu.func @norm_fused(
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK-SAME: norm.rows_per_block = 2
+// CHECK-SAME: nvvm.minctasm = 3 : i32
+// CHECK-NOT: cp.async.bulk
+// CHECK: gpu.return
+// NOPLAN: error: 'norm.fused' op has no norm.plan: run --norm-plan-kernels before convert-norm-to-gpu
+func.func @explicit_plan(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
+  norm.fused ins(%x : full memref<?x2048xbf16>) outs(%y : full memref<?x2048xbf16>) attributes {norm.plan = #norm.plan<kind = row_resident, threads = 64, vector_width = 8, chunks_per_thread = 4, rows_per_block = 2, min_blocks_per_sm = 3>} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A plan whose threads do not cover the row is refused, not lowered into a
+// kernel that skips columns.
+func.func @plan_short_of_the_row(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
+  // expected-error @+1 {{cannot be lowered as its norm.plan says: 64 threads of 4 elements in 1 slices cover 256 of the row's 2048 elements}}
+  norm.fused ins(%x : full memref<?x2048xbf16>) outs(%y : full memref<?x2048xbf16>) attributes {norm.plan = #norm.plan<kind = row_resident, threads = 64, vector_width = 4>} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
     norm.yield %t : bf16
   }
   return

@@ -802,3 +802,50 @@ module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 3
 func.func @misspelled() attributes {norm.row_per_block = 4 : i64} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{invalid #norm.target: max_threads_per_block must be a positive multiple of 32, got 100}}
+module attributes {norm.target = #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 16, max_threads_per_block = 100>} {}
+
+// -----
+
+// A plan belongs on a norm.fused op.
+// expected-error @+1 {{'norm.plan' must be a #norm.plan on a norm.fused op}}
+func.func @plan_elsewhere() attributes {norm.plan = #norm.plan<kind = row_resident, threads = 128>} {
+  return
+}
+
+// -----
+
+func.func @plan_bad_threads(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #norm.plan: threads must be 1 to 1024, got 2048}}
+  %y = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = row_resident, threads = 2048>} {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @plan_bad_row_groups(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #norm.plan: row_groups must divide the 96 threads, got 5}}
+  %y = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = row_resident, threads = 96, row_groups = 5>} {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @plan_bad_kind(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+2 {{expected ::mlir::norm::KernelKind to be one of: row_resident, cluster, streaming, sliced, off_chip}}
+  // expected-error @+1 {{failed to parse Norm_PlanAttr parameter 'kind'}}
+  %y = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = warp, threads = 64>} {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  return %y : tensor<?x64xf32>
+}

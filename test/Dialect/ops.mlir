@@ -156,3 +156,19 @@ func.func @kernels_on_memrefs(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>, %p: 
 func.func @attributes() attributes {order = #norm.order<col>, role = #norm.role<row>, combiner = #norm.combiner<max>} {
   return
 }
+
+// A plan round-trips with every parameter; defaults are not printed.
+// CHECK-LABEL: func @plan_round_trip
+// CHECK: norm.plan = #norm.plan<kind = streaming, threads = 256, vector_width = 8, chunks_per_thread = 2, column_slices = 3, row_groups = 4, warp_rows = true, shared_stages = 2, reread_staged = true, l2_prefetch_rows = 7, l2_prefetch_min_rows = 9, bulk_stores = true, holds_row = true, sweeps_per_step = 2, latency_bound_reductions = true, rows_per_block = 8, num_stages = 3, min_blocks_per_sm = 2, min_blocks = 100, persistent = true>
+// CHECK: norm.plan = #norm.plan<kind = cluster, threads = 512, cluster_size = 8>
+func.func @plan_round_trip(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?x64xf32>) {
+  %y = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = streaming, threads = 256, vector_width = 8, chunks_per_thread = 2, column_slices = 3, row_groups = 4, warp_rows = true, cluster_size = 1, shared_stages = 2, reread_staged = true, l2_prefetch_rows = 7, l2_prefetch_min_rows = 9, bulk_stores = true, holds_row = true, sweeps_per_step = 2, latency_bound_reductions = true, rows_per_block = 8, num_stages = 3, min_blocks_per_sm = 2, min_blocks = 100, persistent = true>} {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  %z = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = cluster, threads = 512, cluster_size = 8>} {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  return %y, %z : tensor<?x64xf32>, tensor<?x64xf32>
+}

@@ -2,18 +2,22 @@
 // RUN: norm-opt %s --norm-set-target --split-input-file | FileCheck %s --check-prefix=DEFAULT
 // The planning passes read the module's target: 114 SMs give the RMSNorm
 // backward's split fewer partial rows (min_partials two a SM) than 132.
-// RUN: norm-opt %s --norm-set-target="num-sms=114" --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN114
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN132
+// RUN: norm-opt %s --norm-set-target="num-sms=114" --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN114
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN132
 // RUN: not norm-opt %s --norm-set-target="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
 // RUN: not norm-opt %s --norm-set-target="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // An out-of-range budget is an error, not hours of layout search.
 // RUN: not norm-opt %s --norm-set-target="register-budget=99999999999999" 2>&1 | FileCheck %s --check-prefix=HUGEBUDGET
 // RUN: not norm-opt %s --norm-set-target="max-cluster-size=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
+// RUN: not norm-opt %s --norm-set-target="max-threads=100" 2>&1 | FileCheck %s --check-prefix=BADTHREADS
+// RUN: norm-opt %s --norm-set-target="max-threads=512" --split-input-file | FileCheck %s --check-prefix=THREADS
 
 // BADSMS: error: norm-set-target: invalid #norm.target: num_sms must be positive, got 0
 // BADBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 0
 // HUGEBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 99999999999999
 // BADCLUSTER: error: norm-set-target: invalid #norm.target: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 3
+// BADTHREADS: error: norm-set-target: invalid #norm.target: max_threads_per_block must be a positive multiple of 32, got 100
+// THREADS: #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 16, max_threads_per_block = 512>
 // An option error is checked before the pass sees the IR: no dump of the module.
 // BADCLUSTER-NOT: see current operation
 

@@ -1,6 +1,6 @@
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --split-input-file | FileCheck %s
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="short-rows=0" --split-input-file | FileCheck %s --check-prefix=OFF
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=SPLIT
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=SPLIT
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows --norm-short-rows --split-input-file | FileCheck %s --check-prefix=TWICE
 // RUN: not norm-opt %s --norm-short-rows="short-rows=-2" 2>&1 | FileCheck %s --check-prefix=BADROWS
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-short-rows="warp-rows=0" --split-input-file | FileCheck %s --check-prefix=NOWARP

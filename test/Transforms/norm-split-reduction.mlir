@@ -1,25 +1,18 @@
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16" --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=HEUR
-// RUN: norm-opt %s --norm-set-target="max-cluster-size=1" --norm-decompose --norm-fuse-mixed-order --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCLUSTER
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="split-size=16 min-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOFILL
-// RUN: not norm-opt %s --norm-split-reduction="min-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADFILL
-// A tuning table nested 100,000 deep is refused before llvm::json's
-// parser, which overflowed its stack on it.
-// RUN: python3 -c "print('[' * 100000 + ']' * 100000)" > %t.deep.json
-// RUN: not norm-opt %s --norm-split-reduction="tuning-table=%t.deep.json" 2>&1 | FileCheck %s --check-prefix=DEEP
-// DEEP: error: norm-split-reduction: {{.*}}deep.json: arrays and objects nested more than 16 deep
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="min-rows-per-partial=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FLOOROFF
-// RUN: not norm-opt %s --norm-split-reduction="min-rows-per-partial=-2" 2>&1 | FileCheck %s --check-prefix=BADFLOOR
-// RUN: not norm-opt %s --norm-split-reduction="max-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADCAP
-// RUN: not norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-partials=100" --split-input-file 2>&1 | FileCheck %s --check-prefix=SMALLCAP
-// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-split-reduction="max-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=CAPOFF
-// RUN: not norm-opt %s --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
-// RUN: not norm-opt %s --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction="split-size=16" --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=HEUR
+// RUN: norm-opt %s --norm-set-target="max-cluster-size=1" --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCLUSTER
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction="split-size=16 min-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOFILL
+// RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="min-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADFILL
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction="min-rows-per-partial=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FLOOROFF
+// RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="min-rows-per-partial=-2" 2>&1 | FileCheck %s --check-prefix=BADFLOOR
+// RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="max-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADCAP
+// RUN: not norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction="max-partials=100" --split-input-file 2>&1 | FileCheck %s --check-prefix=SMALLCAP
+// RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction="max-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=CAPOFF
+// RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="split-size=-4" 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="split-size=abc" 2>&1 | FileCheck %s --check-prefix=BADOPT
 
-// RUN: not norm-opt %s --norm-split-reduction="shared-stages=7" 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 
 // NEG: error: norm-split-reduction: split size must be a positive number of rows, got -4
-// BADSTAGES: error: norm-split-reduction: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 7
 // BADOPT: for the --split-size option: 'abc' value invalid for long argument
 // BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
 // BADFLOOR: error: norm-split-reduction: min-rows-per-partial must be -1 (the tuning rule), 0 (off) or positive, got -2
@@ -45,7 +38,7 @@
 // CHECK: %[[R:.+]] = arith.maxui %[[FLOOR]], %[[SPREAD]]
 // CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
 // CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
-// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16 : i64}
+// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 16 : i64}
 // CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
 // With the rule's split too (16 with max_partials), waves of 2112 partial
@@ -75,10 +68,10 @@ func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf
 // partial row of the split's 16.
 // CHECK-LABEL: func @small_m
 // CHECK: tensor.empty() : tensor<5x64xf32>
-// CHECK: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 16
+// CHECK: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 16
 // HEUR-LABEL: func @small_m
 // HEUR: tensor.empty() : tensor<5x64xf32>
-// HEUR: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, rows_per_partial = 5
+// HEUR: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 5
 // NOFILL-LABEL: func @small_m
 // NOFILL: tensor.empty() : tensor<1x64xf32>
 // NOFILL-NOT: min_partials
@@ -96,7 +89,7 @@ func.func @small_m(%dy: tensor<5x64xf32>, %x: tensor<5x64xf32>, %r: tensor<5xf32
 // forward has no column output and is left alone.
 // CHECK-LABEL: func @attribute_wins
 // CHECK: tensor.empty() : tensor<10x32xf32>
-// CHECK: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 3 : i64, rows_per_partial = 3
+// CHECK: max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 3 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 3
 // NOFILL-LABEL: func @attribute_wins
 // NOFILL: tensor.empty() : tensor<4x32xf32>
 // NOFILL: rows_per_partial = 3
@@ -145,7 +138,7 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 // HEUR: %[[W:.+]] = arith.ceildivui %[[M2]], %c15728640
 // HEUR: %[[WAVES:.+]] = arith.maxui %c1{{.*}}, %[[W]]
 // HEUR: arith.ceildivui %[[PER]], %[[WAVES]]
-// HEUR: min_partials = 15 : i64, rows_per_partial = 1048576 : i64
+// HEUR: min_partials = 15 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 1048576 : i64
 // NOCLUSTER-LABEL: func @cluster_rows
 // NOCLUSTER-NOT: min_partials
 // NOCLUSTER: rows_per_partial = 64 : i64
@@ -163,7 +156,7 @@ func.func @cluster_rows(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %r:
 // clusters (15 clusters of 8 fit an H200 at one block per SM).
 // HEUR-LABEL: func @reread_cluster_wave
 // HEUR: arith.ceildivui %{{.+}}, %c45
-// HEUR: min_partials = 45 : i64, rows_per_partial = 1048576 : i64
+// HEUR: min_partials = 45 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 1048576 : i64
 func.func @reread_cluster_wave(%dy: tensor<?x32768xbf16>, %x: tensor<?x32768xbf16>, %mean: tensor<?xf32>, %rstd: tensor<?xf32>, %w: tensor<32768xbf16>) -> (tensor<?x32768xbf16>, tensor<32768xbf16>, tensor<32768xbf16>) {
   %dx, %dw, %db = norm.layer_norm_grad %dy, %x, %mean, %rstd weight(%w : tensor<32768xbf16>) {has_bias} : tensor<?x32768xbf16>, tensor<?x32768xbf16>, tensor<?xf32>, tensor<?xf32> -> tensor<?x32768xbf16> dw tensor<32768xbf16> db tensor<32768xbf16>
   return %dx, %dw, %db : tensor<?x32768xbf16>, tensor<32768xbf16>, tensor<32768xbf16>
@@ -187,11 +180,11 @@ func.func @reread_cluster_wave(%dy: tensor<?x32768xbf16>, %x: tensor<?x32768xbf1
 // HEUR: %[[ROWS:.+]] = arith.maxui %[[FLOOR]], %[[R]]
 // HEUR: %[[P:.+]] = arith.ceildivui %[[M]], %[[ROWS]]
 // HEUR: tensor.empty(%[[P]]) : tensor<?x16384xf32>
-// HEUR: min_partials = 90 : i64, min_rows_per_partial = 7 : i64, rows_per_partial = 1048576 : i64
+// HEUR: min_partials = 90 : i64, min_rows_per_partial = 7 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 1048576 : i64
 // HEUR-LABEL: func @floor_static_rows
 // HEUR: col tensor<28x16384xf32>, {{.+}} : col tensor<28x16384xf32>)
 // FLOOROFF-LABEL: func @floor_three_blocks_wave
-// FLOOROFF: min_partials = 90 : i64, rows_per_partial = 1048576 : i64
+// FLOOROFF: min_partials = 90 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 1048576 : i64
 // FLOOROFF-LABEL: func @floor_static_rows
 // FLOOROFF: col tensor<64x16384xf32>, {{.+}} : col tensor<64x16384xf32>)
 func.func @floor_three_blocks_wave(%dy: tensor<?x16384xbf16>, %x: tensor<?x16384xbf16>, %mean: tensor<?xf32>, %rstd: tensor<?xf32>, %w: tensor<16384xbf16>) -> (tensor<?x16384xbf16>, tensor<16384xbf16>, tensor<16384xbf16>) {
@@ -211,7 +204,7 @@ func.func @floor_static_rows(%dy: tensor<192x16384xbf16>, %x: tensor<192x16384xb
 // block an SM: one wave is the 66 cluster slots (132 counted one row).
 // HEUR-LABEL: func @held_rows_cluster_wave
 // HEUR: arith.ceildivui %{{.+}}, %c66
-// HEUR: min_partials = 66 : i64, rows_per_partial = 1048576 : i64
+// HEUR: min_partials = 66 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 1048576 : i64
 func.func @held_rows_cluster_wave(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288xbf16>, %r: tensor<?xf32>, %w: tensor<12288xbf16>) -> (tensor<?x12288xbf16>, tensor<12288xbf16>) {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<12288xbf16>)
       : tensor<?x12288xbf16>, tensor<?x12288xbf16>, tensor<?xf32> -> tensor<?x12288xbf16>, tensor<12288xbf16>

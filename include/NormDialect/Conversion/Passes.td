@@ -24,7 +24,11 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
   let description = [{
     Outlines every bufferized `norm.fused` and `norm.combine` op into a
     `gpu.func` in a `gpu.module` of its own (both named after the kernel) and
-    replaces it with `gpu.launch_func`. One module per kernel lets the GPU
+    replaces it with `gpu.launch_func`. Each `norm.fused` kernel is lowered
+    as its `#norm.plan` says (`--norm-plan-kernels` decides it; a plan
+    written by hand is lowered the same way); the pass decides no layout of
+    its own but the column and combine kernels' (`chooseColumnKernelLayout`,
+    `chooseCombineLayout`). One module per kernel lets the GPU
     lowering and `norm-serialize-kernels` work on the kernels in parallel.
     Kernels spread one row over a thread block: 16-byte vector loads and
     stores, row reductions through warp shuffles and one exchange of warp
@@ -34,7 +38,7 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     size, rows per block, grid rule, cluster size) for the kernel bundle.
 
     Rows too long for one block's registers are spread over a thread block
-    cluster of up to `max-cluster-size` blocks (`chooseClusterLayout`): each
+    cluster (a plan of kind `cluster`): each
     block keeps one column slice in registers, and the block totals of each
     row reduction are exchanged through distributed shared memory, so the
     row is still read once (the upstream `gpu.all_reduce` has no cluster
@@ -44,59 +48,20 @@ def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
     dW and dB of one split kernel) become one kernel and one launch, each
     owning its own range of blocks.
 
-    Forwards also ask the bulk copy engine to prefetch rows into L2
-    (`cp.async.bulk.prefetch.L2`, `l2-prefetch-rows`): about 4 MB of rows
-    past what the kernel already loads (`chooseL2PrefetchRows`), so blocks
-    that start later, or the next steps of a persistent walk, find their
-    rows in L2. A streamed forward skips it below three such distances of
-    rows (`chooseL2PrefetchMinRows`, a bound on M in the kernel).
-
-    Staged backwards write their dx rows into shared memory and store each
-    with one bulk copy (`cp.async.bulk.global.shared::cta`, `bulk-stores`,
-    `chooseBulkStores`) instead of every thread's vector stores, which
-    measured faster there (forwards keep their stores).
+    Plans with `l2_prefetch_rows` ask the bulk copy engine to prefetch rows
+    that far ahead into L2 (`cp.async.bulk.prefetch.L2`), so blocks that
+    start later, or the next steps of a persistent walk, find their rows in
+    L2; a streamed forward skips it below `l2_prefetch_min_rows` rows (a
+    bound on M in the kernel). Plans with `bulk_stores` write the full
+    outputs' rows into shared memory and store each with one bulk copy
+    (`cp.async.bulk.global.shared::cta`) instead of every thread's vector
+    stores.
   }];
   let options = [
-    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"1024",
-           "Largest thread block the target launches">,
-    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
-           "Measured tuning table (tuning/<device>.json) consulted before the "
-           "analytic rules">,
-    Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
-           "Rows of the full inputs staged ahead in shared memory by bulk "
-           "copies (cp.async.bulk + mbarrier) where the kernel allows it; "
-           "0: prefetch the next row into registers (--norm-pipeline); -1: "
-           "the tuning table's depth, else the analytic rule">,
-    Option<"streamRows", "stream-rows", "bool", /*default=*/"false",
-           "Stream the rows of forward kernels in vector chunks, one pass per "
-           "row reduction and one for the outputs (later passes read the row "
-           "from L2) instead of holding it on chip (experimental)">,
-    Option<"persistent", "persistent", "bool", /*default=*/"true",
-           "Give forwards over clusters a persistent grid (rows strided by "
-           "the grid, which the launch may cap at the clusters that fit)">,
-    Option<"l2PrefetchRows", "l2-prefetch-rows", "int64_t",
-           /*default=*/"-1",
-           "Forwards also prefetch their full inputs this many rows ahead "
-           "into L2 (cp.async.bulk.prefetch; walk steps for a persistent "
-           "grid; 0: off; -1: the tuning rule)">,
-    Option<"bulkStores", "bulk-stores", "int64_t", /*default=*/"-1",
-           "Kernels that stage their rows write their full outputs' rows to "
-           "shared memory and store each with one bulk copy "
-           "(cp.async.bulk shared to global) where the kernel allows it (1: "
-           "on; 0: off, every thread stores its vectors; -1: the tuning "
-           "rule)">,
     Option<"fpContract", "fp-contract", "bool", /*default=*/"true",
            "Let the kernels' float multiplies and adds fuse into FMAs (arith "
            "fastmath `contract`), as nvcc (--fmad=true) and Triton do; false "
            "keeps every product rounded on its own">,
-    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
-           "Blocks per SM the register allocation of row kernels must allow "
-           "(PTX .minnctapersm; 0: the kernel's norm.min_blocks_per_sm, else "
-           "the tuning table's or rule's, else ptxas chooses)">,
-    Option<"rowsPerBlock", "rows-per-block", "int64_t", /*default=*/"0",
-           "Rows a block walks in kernels without column outputs, or holds "
-           "in a streamed kernel that keeps its rows in registers (0: tuning "
-           "rule; a kernel's norm.rows_per_block attribute wins)">,
     Option<"combineLanes", "combine-lanes", "int64_t", /*default=*/"0",
            "Threads across the columns of a norm.combine block (0: the "
            "tuning rule; else a power of two)">,

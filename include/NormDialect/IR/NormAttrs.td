@@ -68,9 +68,10 @@ def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
     per module, as the discardable attribute `norm.target`, by
     `--norm-set-target` (whose options are the only place these are
     declared), and read by every pass that plans kernels
-    (`--norm-short-rows`, `--norm-split-reduction`, `--convert-norm-to-gpu`).
-    A module without one is planned for an H100/H200 (132 SMs, a budget of
-    32, clusters of up to 16).
+    (`--norm-short-rows`, `--norm-split-rows`, `--norm-plan-kernels`,
+    `--convert-norm-to-gpu`). A module without one is planned for an
+    H100/H200 (132 SMs, a budget of 32, clusters of up to 16, blocks of up
+    to 1024 threads).
 
     ```mlir
     module attributes {norm.target = #norm.target<num_sms = 114,
@@ -79,7 +80,74 @@ def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
     ```
   }];
   let parameters = (ins "int64_t":$num_sms, "int64_t":$register_budget,
-                        "int64_t":$max_cluster_size);
+                        "int64_t":$max_cluster_size,
+                        DefaultValuedParameter<"int64_t", "1024">:
+                          $max_threads_per_block);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Norm_KindRowResident : I32EnumAttrCase<"row_resident", 0>;
+def Norm_KindCluster : I32EnumAttrCase<"cluster", 1>;
+def Norm_KindStreaming : I32EnumAttrCase<"streaming", 2>;
+def Norm_KindSliced : I32EnumAttrCase<"sliced", 3>;
+def Norm_KindOffChip : I32EnumAttrCase<"off_chip", 4>;
+def Norm_KernelKind : I32EnumAttr<"KernelKind",
+    "how a norm.fused kernel is generated",
+    [Norm_KindRowResident, Norm_KindCluster, Norm_KindStreaming,
+     Norm_KindSliced, Norm_KindOffChip]> {
+  let cppNamespace = "::mlir::norm";
+  let genSpecializedAttr = 0;
+}
+
+def Norm_PlanAttr : AttrDef<Norm_Dialect, "Plan"> {
+  let mnemonic = "plan";
+  let summary = "How one norm.fused kernel is generated and launched";
+  let description = [{
+    The decision of `--norm-plan-kernels` for one `norm.fused` op, attached
+    as the discardable attribute `norm.plan`: the kernel kind, its thread
+    layout (threads, vector width, chunks a thread holds, column slices, row
+    groups, cluster size), its staging (shared stages, bulk stores, L2
+    prefetch) and its grid (rows a block walks, blocks per SM the registers
+    must allow, the fewest blocks a short M spreads over, a persistent grid).
+    `--norm-split-reduction` sizes its split from it and
+    `--convert-norm-to-gpu` lowers it as written; neither decides again. A
+    plan written by hand (as the conversion tests do) is lowered the same
+    way, so the lowering can be tested apart from the tuning rules.
+    Parameters at their default value are not printed.
+
+    `off_chip` says that no kernel holds the rows (the GPU lowering refuses
+    the op; `--norm-split-rows` takes such rows apart first).
+
+    ```mlir
+    norm.fused ... {norm.plan = #norm.plan<kind = row_resident, threads = 128,
+                                           vector_width = 8,
+                                           rows_per_block = 4>}
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Norm_KernelKind>:$kind,
+    "int64_t":$threads,
+    DefaultValuedParameter<"int64_t", "1">:$vector_width,
+    DefaultValuedParameter<"int64_t", "1">:$chunks_per_thread,
+    DefaultValuedParameter<"int64_t", "1">:$column_slices,
+    DefaultValuedParameter<"int64_t", "1">:$row_groups,
+    DefaultValuedParameter<"bool", "false">:$warp_rows,
+    DefaultValuedParameter<"int64_t", "1">:$cluster_size,
+    DefaultValuedParameter<"int64_t", "0">:$shared_stages,
+    DefaultValuedParameter<"bool", "false">:$reread_staged,
+    DefaultValuedParameter<"int64_t", "0">:$l2_prefetch_rows,
+    DefaultValuedParameter<"int64_t", "0">:$l2_prefetch_min_rows,
+    DefaultValuedParameter<"bool", "false">:$bulk_stores,
+    DefaultValuedParameter<"bool", "false">:$holds_row,
+    DefaultValuedParameter<"int64_t", "1">:$sweeps_per_step,
+    DefaultValuedParameter<"bool", "false">:$latency_bound_reductions,
+    DefaultValuedParameter<"int64_t", "1">:$rows_per_block,
+    DefaultValuedParameter<"int64_t", "0">:$num_stages,
+    DefaultValuedParameter<"int64_t", "0">:$min_blocks_per_sm,
+    DefaultValuedParameter<"int64_t", "0">:$min_blocks,
+    DefaultValuedParameter<"bool", "false">:$persistent
+  );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -46,6 +46,8 @@ def Norm_Dialect : Dialect {
     "::mlir::IntegerAttr":$rows_multiple,
     "::mlir::UnitAttr":$whole_blocks_branch,
     "::mlir::IntegerAttr":$vector_width,
+    // On norm.fused, set by --norm-plan-kernels (or by hand).
+    "::mlir::norm::PlanAttr":$plan,
     // On the scf.if of norm-short-rows' versions.
     "::mlir::UnitAttr":$short_rows,
     // On the kernels (gpu.func) convert-norm-to-gpu builds, for the bundle

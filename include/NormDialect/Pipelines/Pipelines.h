@@ -127,12 +127,16 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
   Option<int64_t> numSMs{*this, "num-sms",
                          llvm::cl::desc("Multiprocessors of the target"),
                          llvm::cl::init(132)};
+  Option<int64_t> maxThreads{
+      *this, "max-threads",
+      llvm::cl::desc("Largest thread block the target launches"),
+      llvm::cl::init(1024)};
 };
 
 /// User-level norm IR on tensors -> gpu.module kernels launched from a host
-/// function on memrefs: decompose, mixed-order fusion, row split of long
-/// rows, split reduction,
-/// one-shot bufferization (contiguous memrefs at function boundaries),
+/// function on memrefs: the target, decompose, mixed-order fusion, short
+/// rows, row split of long rows, kernel plans, split reduction, one-shot
+/// bufferization (contiguous memrefs at function boundaries),
 /// convert-norm-to-gpu, cleanup.
 void buildNormToGPUPipeline(OpPassManager &pm, const NormToPTXOptions &options);
 

@@ -45,9 +45,9 @@ def NormSetTarget : Pass<"norm-set-target", "::mlir::ModuleOp"> {
   let summary = "Declare the GPU the module's kernels are planned for";
   let description = [{
     Sets the module's `norm.target` (`#norm.target<num_sms, register_budget,
-    max_cluster_size>`), which every pass that plans kernels reads
-    (`norm-short-rows`, `norm-split-rows`, `norm-split-reduction`,
-    `convert-norm-to-gpu`): the device is declared here once, by these
+    max_cluster_size, max_threads_per_block>`), which every pass that plans
+    or lowers kernels reads (`norm-short-rows`, `norm-split-rows`,
+    `norm-plan-kernels`, `convert-norm-to-gpu`): the device is declared here once, by these
     options, instead of by each pass. A target the module already has is
     replaced. Values the tuning rules do not take are refused before the
     pass sees any IR.
@@ -60,6 +60,71 @@ def NormSetTarget : Pass<"norm-set-target", "::mlir::ModuleOp"> {
     Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
            "Most blocks of a thread block cluster sharing a long row (1: no "
            "clusters; 1, 2, 4, 8 or 16)">,
+    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"1024",
+           "Largest thread block the target launches (a multiple of 32)">,
+  ];
+  let dependentDialects = ["::mlir::norm::NormDialect"];
+}
+
+def NormPlanKernels : Pass<"norm-plan-kernels", "::mlir::ModuleOp"> {
+  let summary = "Decide how each norm.fused kernel is generated and launched";
+  let description = [{
+    The one caller of the tuning library's kernel plan (`planKernel`,
+    NormDialect/Tuning/KernelPlan.h): for each `norm.fused` op with a static
+    N it writes a `#norm.plan` (kernel kind, thread layout, staging, rows a
+    block walks, blocks per SM, persistent grid) from the kernel's shape,
+    the module's `norm.target`, the measured tuning table and these options;
+    `norm-split-reduction` and `convert-norm-to-gpu` read it and decide
+    nothing again. A plan already on an op (written by hand) is kept.
+
+    The per-kernel attributes `norm-short-rows` sets (`norm.stream_rows`,
+    `norm.warp_rows`, `norm.rows_per_block`, `norm.rows_below`,
+    `norm.vector_width`, `norm.min_blocks_per_sm`, `norm.whole_columns`)
+    are requests to this pass, as are the options below, which an op's own
+    attribute overrides. A whole-column kernel (`norm.whole_columns`, only
+    column outputs) gets no plan: its layout is the column kernel's rule.
+    A kernel directly followed by a whole-column kernel that does not read
+    its results (`norm-short-rows`' pair, which `convert-norm-to-gpu` runs
+    side by side) leaves SMs for the column blocks.
+
+    Runs before `norm-split-reduction` on tensors, or on bufferized kernels
+    before `convert-norm-to-gpu`.
+  }];
+  let options = [
+    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
+           "Measured tuning table (tuning/<device>.json) consulted before the "
+           "analytic rules">,
+    Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
+           "Rows of the full inputs staged ahead in shared memory by bulk "
+           "copies (cp.async.bulk + mbarrier) where the kernel allows it; "
+           "0: prefetch the next row into registers (--norm-pipeline); -1: "
+           "the tuning table's depth, else the analytic rule">,
+    Option<"streamRows", "stream-rows", "bool", /*default=*/"false",
+           "Stream the rows of forward kernels in vector chunks, one pass per "
+           "row reduction and one for the outputs (later passes read the row "
+           "from L2) instead of holding it on chip (experimental)">,
+    Option<"persistent", "persistent", "bool", /*default=*/"true",
+           "Give forwards over clusters a persistent grid (rows strided by "
+           "the grid, which the launch may cap at the clusters that fit)">,
+    Option<"l2PrefetchRows", "l2-prefetch-rows", "int64_t",
+           /*default=*/"-1",
+           "Forwards also prefetch their full inputs this many rows ahead "
+           "into L2 (cp.async.bulk.prefetch; walk steps for a persistent "
+           "grid; 0: off; -1: the tuning rule)">,
+    Option<"bulkStores", "bulk-stores", "int64_t", /*default=*/"-1",
+           "Kernels that stage their rows write their full outputs' rows to "
+           "shared memory and store each with one bulk copy "
+           "(cp.async.bulk shared to global) where the kernel allows it (1: "
+           "on; 0: off, every thread stores its vectors; -1: the tuning "
+           "rule)">,
+    Option<"minBlocksPerSM", "min-blocks-per-sm", "int64_t", /*default=*/"0",
+           "Blocks per SM the register allocation of row kernels must allow "
+           "(PTX .minnctapersm; 0: the kernel's norm.min_blocks_per_sm, else "
+           "the tuning table's or rule's, else ptxas chooses)">,
+    Option<"rowsPerBlock", "rows-per-block", "int64_t", /*default=*/"0",
+           "Rows a block walks in kernels without column outputs, or holds "
+           "in a streamed kernel that keeps its rows in registers (0: tuning "
+           "rule; a kernel's norm.rows_per_block attribute wins)">,
   ];
   let dependentDialects = ["::mlir::norm::NormDialect"];
 }
@@ -157,10 +222,9 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     present, else from the `split-size` option, else from
     `chooseSplitSize` (NormDialect/Tuning/Splits.h), which also needs to
     know whether the GPU lowering will spread the kernel's rows over a
-    thread block cluster (hence the register budget and cluster options).
-    The split also gets `min_partials` F (the option, else
-    `chooseMinPartials` from the GPU lowering's plan of the kernel, hence
-    the tuning table option): a small M then takes fewer rows per partial
+    thread block cluster (the kernel's `norm.plan`, from
+    `norm-plan-kernels`). The split also gets `min_partials` F (the option,
+    else `chooseMinPartials` from the kernel's plan): a small M then takes fewer rows per partial
     so that the GPU still gets enough blocks, and a large M spreads its rows
     over whole waves of F partial rows of at most `S` rows each. With the
     rule's F, a partial row sums at least `min_rows_per_partial` K rows
@@ -183,13 +247,6 @@ def NormSplitReduction : Pass<"norm-split-reduction"> {
     Option<"maxPartials", "max-partials", "int64_t", /*default=*/"-1",
            "Most partial rows where min_partials spreads M (-1: the tuning "
            "rule, 0: off)">,
-    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
-           "Measured tuning table convert-norm-to-gpu uses (its kernel "
-           "layouts decide how many blocks fit an SM)">,
-    Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
-           "Staging depth convert-norm-to-gpu is asked for (its shared "
-           "memory decides how many blocks fit an SM; -1: the table, else "
-           "the rule)">,
   ];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];

@@ -179,6 +179,17 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
                       const TuningTable *table,
                       const PlanRequest &request = {});
 
+/// Empty when the kernel generators can lower a kernel of `shape` with
+/// `plan` on `device`, else why not: a kernel exists (not off chip), its
+/// block is whole warps within the device's limit, its vectors divide the
+/// row and are at most 16 bytes, its threads (with the cluster's blocks or
+/// the column slices) cover the row, a streamed kernel's steps divide its
+/// sweeps, and warp rows are a streamed kernel's. Every plan planKernel
+/// makes passes; convert-norm-to-gpu checks the plan it is given (written
+/// by hand or by an older pass) with it.
+std::string validatePlan(const KernelShape &shape, const KernelPlan &plan,
+                         const DeviceInfo &device);
+
 /// How far ahead a forward prefetches its full inputs into L2
 /// (RowLayout::l2PrefetchRows), 0 for none (backwards: measured slower):
 /// about 4 MB of rows past what the kernel already loads. A staged or
