@@ -666,7 +666,7 @@ def seed_corpus():
         with open(os.path.join(out, name + ".mlir"), "w") as f:
             f.write(text)
         count += 1
-    for folder in ("examples", "test/Target/Inputs", "test/Conversion/Inputs"):
+    for folder in ("examples", "test/Target/Inputs"):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             if name.endswith(".mlir"):
                 with open(os.path.join(ROOT, folder, name)) as f:

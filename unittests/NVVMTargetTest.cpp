@@ -1,6 +1,6 @@
 //===- NVVMTargetTest.cpp - the GPU targets norm kernels compile for ------===//
 
-#include "NormDialect/Conversion/NVVMTarget.h"
+#include "NormDialect/Target/NVVMTarget.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "gtest/gtest.h"

@@ -3,6 +3,7 @@
 #include "NormDialect/Pipelines/Pipelines.h"
 
 #include "NormDialect/Conversion/Passes.h"
+#include "NormDialect/Target/Passes.h"
 #include "NormDialect/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"

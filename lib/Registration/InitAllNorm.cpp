@@ -5,6 +5,7 @@
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormDialect.h"
 #include "NormDialect/Pipelines/Pipelines.h"
+#include "NormDialect/Target/Passes.h"
 #include "NormDialect/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -71,5 +72,6 @@ void mlir::norm::registerNormPipelineDependencies(DialectRegistry &registry) {
 void mlir::norm::registerAllNormPasses() {
   registerNormPasses();
   registerNormConversionPasses();
+  registerNormTargetPasses();
   registerNormPipelines();
 }

@@ -4,8 +4,8 @@
 
 #include "ProgramSource.h"
 
-#include "NormDialect/Conversion/NVVMTarget.h"
 #include "NormDialect/Target/KernelBundle.h"
+#include "NormDialect/Target/NVVMTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -1,12 +1,12 @@
 // RUN: norm-opt %s --norm-plan-kernels --split-input-file | FileCheck %s --check-prefix=RULE
-// RUN: norm-opt %s --norm-plan-kernels="tuning-table=%S/../Conversion/Inputs/tuning.json" --split-input-file | FileCheck %s
-// RUN: norm-opt %s --norm-plan-kernels="tuning-table=%S/../Conversion/Inputs/tuning.json min-blocks-per-sm=4" --split-input-file | FileCheck %s --check-prefix=OPTBLOCKS
+// RUN: norm-opt %s --norm-plan-kernels="tuning-table=%S/Inputs/tuning.json" --split-input-file | FileCheck %s
+// RUN: norm-opt %s --norm-plan-kernels="tuning-table=%S/Inputs/tuning.json min-blocks-per-sm=4" --split-input-file | FileCheck %s --check-prefix=OPTBLOCKS
 // RUN: norm-opt %s --norm-plan-kernels="rows-per-block=5 shared-stages=0 l2-prefetch-rows=0" --split-input-file | FileCheck %s --check-prefix=OPTIONS
 // RUN: norm-opt %s --norm-set-target="max-threads=256" --norm-plan-kernels --split-input-file | FileCheck %s --check-prefix=THREADS256
 // The lowering takes the plan as written: the table's rows, stages and
 // blocks per SM reach the kernel.
-// RUN: norm-opt %s --norm-plan-kernels="tuning-table=%S/../Conversion/Inputs/tuning.json" --convert-norm-to-gpu --split-input-file | FileCheck %s --check-prefix=LOWERED
-// RUN: not norm-opt %s --norm-plan-kernels="tuning-table=%S/../Conversion/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: norm-opt %s --norm-plan-kernels="tuning-table=%S/Inputs/tuning.json" --convert-norm-to-gpu --split-input-file | FileCheck %s --check-prefix=LOWERED
+// RUN: not norm-opt %s --norm-plan-kernels="tuning-table=%S/Inputs/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: norm-plan-kernels: cannot read tuning table {{.*}}missing.json
 // RUN: not norm-opt %s --norm-plan-kernels="min-blocks-per-sm=-1" 2>&1 | FileCheck %s --check-prefix=BADBLOCKS
 // BADBLOCKS: error: norm-plan-kernels: min-blocks-per-sm must be 0 (no limit) to 32, got -1
@@ -18,9 +18,9 @@
 // BADL2: error: norm-plan-kernels: l2-prefetch-rows
 // RUN: not norm-opt %s --norm-plan-kernels="bulk-stores=2" 2>&1 | FileCheck %s --check-prefix=BADBULK
 // BADBULK: error: norm-plan-kernels: bulk-stores
-// RUN: not norm-opt %s --norm-plan-kernels="tuning-table=%S/../Conversion/Inputs/bad-stream-rows.json" 2>&1 | FileCheck %s --check-prefix=BADSTREAM
+// RUN: not norm-opt %s --norm-plan-kernels="tuning-table=%S/Inputs/bad-stream-rows.json" 2>&1 | FileCheck %s --check-prefix=BADSTREAM
 // BADSTREAM: error: norm-plan-kernels: {{.*}}bad-stream-rows.json: stream_rows must be true or false
-// RUN: not norm-opt %s --norm-plan-kernels="tuning-table=%S/../Conversion/Inputs/bad-register-budget.json" 2>&1 | FileCheck %s --check-prefix=BADTABLEBUDGET
+// RUN: not norm-opt %s --norm-plan-kernels="tuning-table=%S/Inputs/bad-register-budget.json" 2>&1 | FileCheck %s --check-prefix=BADTABLEBUDGET
 // BADTABLEBUDGET: error: norm-plan-kernels: {{.*}}bad-register-budget.json: register_budget: register-budget must be 1 to 255 elements a thread, got 100000
 // A table nested 100,000 deep overflowed the stack of llvm::json's parser;
 // past 16 levels it is refused before parsing.

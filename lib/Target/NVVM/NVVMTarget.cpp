@@ -1,6 +1,6 @@
 //===- NVVMTarget.cpp - the GPU targets norm kernels compile for ----------===//
 
-#include "NormDialect/Conversion/NVVMTarget.h"
+#include "NormDialect/Target/NVVMTarget.h"
 
 #include "mlir/Target/LLVM/NVVM/Utils.h"
 #include "llvm/ADT/STLExtras.h"

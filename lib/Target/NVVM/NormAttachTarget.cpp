@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormDialect/Conversion/NVVMTarget.h"
-#include "NormDialect/Conversion/Passes.h"
+#include "NormDialect/Target/NVVMTarget.h"
+#include "NormDialect/Target/Passes.h"
 #include "NormDialect/Utils/PassOptions.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,7 +18,7 @@
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_NORMATTACHTARGET
-#include "NormDialect/Conversion/Passes.h.inc"
+#include "NormDialect/Target/Passes.h.inc"
 } // namespace mlir::norm
 
 using namespace mlir;
