@@ -1,6 +1,6 @@
 //===- FusionPlanTest.cpp - the mixed-order fusion decision ---------------===//
 
-#include "NormDialect/Transforms/FusionPlan.h"
+#include "NormDialect/Tuning/FusionPlan.h"
 
 #include "gtest/gtest.h"
 

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "NormDialect/IR/NormOps.h"
-#include "NormDialect/Transforms/FusionPlan.h"
 #include "NormDialect/Transforms/Passes.h"
+#include "NormDialect/Tuning/FusionPlan.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -27,7 +27,7 @@ def NormFuseMixedOrder : Pass<"norm-fuse-mixed-order"> {
     reductions and its dW/dB column reductions) share one kernel, so every
     input is read once. An op that needs a finished column result stays out
     of the kernel producing it. The decision is `planMixedOrderFusion` in
-    `NormDialect/Transforms/FusionPlan.h`; with `report=true` each decision
+    `NormDialect/Tuning/FusionPlan.h`; with `report=true` each decision
     not to fuse is reported as a remark at the op.
   }];
   let options = [

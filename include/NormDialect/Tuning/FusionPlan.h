@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NORMDIALECT_TRANSFORMS_FUSIONPLAN_H
-#define NORMDIALECT_TRANSFORMS_FUSIONPLAN_H
+#ifndef NORMDIALECT_TUNING_FUSIONPLAN_H
+#define NORMDIALECT_TUNING_FUSIONPLAN_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -59,4 +59,4 @@ FusionPlan planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
 
 } // namespace mlir::norm
 
-#endif // NORMDIALECT_TRANSFORMS_FUSIONPLAN_H
+#endif // NORMDIALECT_TUNING_FUSIONPLAN_H

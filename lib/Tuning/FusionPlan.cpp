@@ -1,6 +1,6 @@
 //===- FusionPlan.cpp - the mixed-order fusion decision -------------------===//
 
-#include "NormDialect/Transforms/FusionPlan.h"
+#include "NormDialect/Tuning/FusionPlan.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -30,9 +30,8 @@ FusionPlan mlir::norm::planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
       bool sharesInput = llvm::any_of(node.fullInputs, [&](int64_t id) {
         return kernels[k].fullInputs.contains(id);
       });
-      bool readsKernel = llvm::any_of(node.producers, [&](unsigned p) {
-        return plan.kernelOf[p] == k;
-      });
+      bool readsKernel = llvm::any_of(
+          node.producers, [&](unsigned p) { return plan.kernelOf[p] == k; });
       if (!sharesInput && !readsKernel)
         continue;
       if (node.kind == NodeKind::ColMap) {
