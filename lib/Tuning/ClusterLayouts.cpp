@@ -78,11 +78,9 @@ searchClusterLayouts(int64_t n, int64_t elementBytes, int64_t maxChunks,
 }
 
 /// Vectors a thread of a cluster kernel may hold: `budgetFactor` times the
-/// register budget. A cluster kernel runs one block per SM, so registers up
-/// to the file's share per thread cost no occupancy, and fewer threads with
-/// more elements each reduce faster. Measured on the H200 (long-row
-/// sweep): LayerNorm backward at N = 131072 2.53 TB/s with 2x the
-/// budget vs < 2.0 with 1x; LayerNorm forward +1-6%; RMSNorm within 3%.
+/// register budget. A cluster kernel runs one block per SM, so registers up to
+/// the file's share per thread cost no occupancy, and fewer threads with more
+/// elements each reduce faster. Evidence: docs/tuning.md, clusterChunks.
 static int64_t clusterChunks(int64_t n, int64_t elementBytes,
                              int64_t fullOperands, const DeviceInfo &device,
                              int64_t budgetFactor) {
@@ -141,26 +139,15 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
   if (std::optional<RowLayout> layout =
           chooseClusterLayout(shape.n, shape.elementBytes, shape.fullOperands,
                               shape.columnOutputs, device)) {
-    // One row reduction per row (RMSNorm) exchanges totals across the
-    // cluster once per row, so the fewest threads per element buy less than
-    // the warps they cost: where the same cluster holds the row with half
-    // the elements a thread, it takes twice the threads. A/B on the H200:
-    // RMSNorm
-    // backward +2-5% at N = 32K-128K (e.g. 1024x65536 3.19 -> 3.33 TB/s
-    // with 8 blocks of 512 threads instead of 256), forward +1%; the
-    // LayerNorm kernels (two reductions a row) lost 0-2%, so keep theirs.
-    // 16 registers spare: at 512 threads (128 registers a thread) the f32
-    // RMSNorm backward at N = 32768, estimated at exactly 128, spilled 76
-    // bytes; the bf16 kernels (estimates 112) use 104-128.
-    // A four-byte LayerNorm forward holds its weight and bias beside the row
-    // (registers estimateRegisters does not count): at twice the budget its
-    // clusters took 255 registers and spilled 88-224 bytes (N = 32K-128K),
-    // where bf16's absorb them. At the budget (N = 32768: 4 x 256 threads
-    // of 32 floats instead of 2 x 256 of 64) ptxas gives 183-218 and no
-    // spills; measured on the H200 (kernel time, 1024-4096 x 32768 and
-    // 256-2048 x 65536-131072) +6-8% at N = 32768, +10-14% at 65536-131072.
-    // (Forwards only, one full input: a backward's dx kernel was not
-    // measured.)
+    // One row reduction per row (RMSNorm) exchanges totals across the cluster
+    // once per row, so the fewest threads per element buy less than the warps
+    // they cost: where the same cluster holds the row with half the elements a
+    // thread, it takes twice the threads. A four-byte LayerNorm forward holds
+    // its weight and bias beside the row (registers estimateRegisters does not
+    // count): at twice the budget its clusters took 255 registers and spilled
+    // 88-224 bytes (N = 32K-128K), where bf16's absorb them. (Forwards only,
+    // one full input: a backward's dx kernel was not measured.) Evidence:
+    // docs/tuning.md, clusterChunks.
     bool fourByteLayerNormForward =
         shape.elementBytes == 4 && shape.rowReductions == 2 &&
         shape.columnOutputs == 0 && shape.fullOperands == 1;

@@ -39,8 +39,7 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   int64_t warpsOfWork = ceilDiv(vectors, 32) * 32;
   // Short rows: a warp per row when a warp can hold it within the budget
   // (block-wide reductions and barriers per short row cost more than warp
-  // shuffles). Measured on the H200: with twice the budget (N = 2048 bf16)
-  // the forward fell from 3.7 to 1.8 TB/s.
+  // shuffles). Evidence: docs/tuning.md, chooseRowLayout.
   if (allowRowGroups && ceilDiv(vectors, 32) <= maxChunks) {
     layout.rowGroups = 4;
     layout.threads = 128;
@@ -106,10 +105,9 @@ int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
     return 4;
   if (rowBytes <= 32768)
     return 2;
-  // Rows spread over clusters (one block per SM): the row walk is what
-  // overlaps the next row's loads with the cluster exchange. Measured on
-  // the H200 (long-row sweep): 16 rows at N = 32768 bf16 (3.49
-  // TB/s vs 3.37 at 8 and 2.4 at 2), 8 at N = 65536 and 131072.
+  // Rows spread over clusters (one block per SM): the row walk is what overlaps
+  // the next row's loads with the cluster exchange. Evidence: docs/tuning.md,
+  // chooseRowsPerBlock.
   return rowBytes <= 65536 ? 16 : 8;
 }
 
@@ -140,34 +138,24 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
       vectorWidth > 0 ? vectorWidth : chooseVectorWidth(n, elementBytes);
   int64_t vectors = ceilDiv(n, layout.vectorWidth);
   int64_t limit = blockThreadLimit(device);
-  // Rows of 64 KB and more: the largest block with one vector per thread
-  // per iteration (the shape of Inductor's looped reductions: 1024 threads,
-  // 32 registers, two blocks per SM). Measured on the H200 (bf16 streamed
-  // forwards):
-  // RMSNorm N = 32768 3.81 TB/s vs 3.37 with 512 threads x 4 vectors, 65536
-  // 3.23 vs 2.66, 131072 2.64 vs 2.54; at N = 7168-8192 the big blocks lost
-  // (3.05 vs 3.89), so shorter rows keep 512 x 4.
+  // Rows of 64 KB and more: the largest block with one vector per thread per
+  // iteration (the shape of Inductor's looped reductions: 1024 threads, 32
+  // registers, two blocks per SM). Evidence: docs/tuning.md,
+  // chooseStreamingLayout.
   if (n * elementBytes >= kLongStreamedRowBytes) {
     layout.threads = std::max<int64_t>(32, limit - limit % 32);
     layout.chunksPerThread = 1;
     return layout;
   }
-  // Up to 512 threads with four vectors each per iteration (64 bytes in
-  // flight per thread), fewer where a row has fewer vectors.
-  //
-  // Rows of more vectors than that, short of the long rows above (32-64 KB:
-  // N = 16392-32760 bf16), take up to the block's thread limit with up to
-  // four vectors each, so that the block still holds its row instead of
-  // re-reading it from L2. Measured on the H200 (bf16 inference forwards,
-  // kernel time, 3 rounds, 512 threads x 4 re-reading against up to 1024
-  // holding the row):
-  // RMSNorm 1.09-1.23x at 512-8192 x 18432-28672, LayerNorm 1.08-1.84x
-  // (1.47-1.84x at N = 18432-20000); 1024 threads of one vector streamed (as
-  // from 64 KB) did as well for RMSNorm but 0.88-1.35x for LayerNorm.
-  // Four-byte rows of that size (N = 8193-16383 f32) were not measured and
-  // keep 512 threads, as do kernels holding two full operands (a backward's
-  // dx kernel at short M, x and dy: at 1024 threads ptxas spilled 52-124
-  // bytes at N = 24832-32760).
+  // Up to 512 threads with four vectors each per iteration (64 bytes in flight
+  // per thread), fewer where a row has fewer vectors. Rows of more vectors than
+  // that, short of the long rows above (32-64 KB: N = 16392-32760 bf16), take
+  // up to the block's thread limit with up to four vectors each, so that the
+  // block still holds its row instead of re-reading it from L2. Four-byte rows
+  // of that size (N = 8193-16383 f32) were not measured and keep 512 threads,
+  // as do kernels holding two full operands (a backward's dx kernel at short M,
+  // x and dy: at 1024 threads ptxas spilled 52-124 bytes at N = 24832-32760).
+  // Evidence: docs/tuning.md, chooseStreamingLayout.
   constexpr int64_t kMaxChunks = 4;
   int64_t maxThreads = std::min<int64_t>(512, device.maxThreadsPerBlock);
   maxThreads = std::max<int64_t>(32, maxThreads - maxThreads % 32);
@@ -179,26 +167,17 @@ RowLayout mlir::norm::chooseStreamingLayout(int64_t n, int64_t elementBytes,
     layout.threads = maxThreads;
     layout.chunksPerThread = kMaxChunks;
   } else {
-    // A row of up to four sweeps is spread evenly over fewer threads, so
-    // that the block holds it: N = 7168 bf16 is 448 threads of two vectors,
-    // not 512 threads of one re-reading the last 384 vectors from L2.
-    // Measured on the H200 (bf16 RMSNorm inference forwards, kernel time, 3
-    // rounds): 4097 x 7168
-    // 1.04x, 9362 x 7168 1.01x, 1024 x 7168 1.07x, 4096 x 6144 1.06x, 256
-    // x 6144 1.15x (384 threads of two).
+    // A row of up to four sweeps is spread evenly over fewer threads, so that
+    // the block holds it: N = 7168 bf16 is 448 threads of two vectors, not 512
+    // threads of one re-reading the last 384 vectors from L2. Evidence:
+    // docs/tuning.md, chooseStreamingLayout.
     layout.chunksPerThread = sweeps;
     layout.threads =
         std::max<int64_t>(32, ceilDiv(ceilDiv(vectors, sweeps), 32) * 32);
   }
-  // A row the block's vectors cover (up to 512 threads of 4 vectors: N <=
-  // 16384 bf16) stays in registers instead of being re-read from L2 after
-  // each reduction. Measured on the H200 (bf16, kernel time, inference
-  // forwards): one vector a thread RMSNorm 4096 x 1000-1024 1.09-1.12x,
-  // 512x4096 1.04x, LayerNorm 2048x1024 1.08x. Two to four vectors a thread
-  // (the table's streamed N = 8192-16384, 4 rounds) alone: RMSNorm level
-  // (0.99-1.03x), LayerNorm 16384 1.02-1.08x; with the weight preloaded
-  // (preloadsColumns) RMSNorm 1.08-1.18x at 64-256 x 8192, 1.03-1.16x at
-  // 128-4096 x 16384.
+  // A row the block's vectors cover (up to 512 threads of 4 vectors: N <= 16384
+  // bf16) stays in registers instead of being re-read from L2 after each
+  // reduction. Evidence: docs/tuning.md, chooseStreamingLayout.
   layout.holdsRow = layout.threads * layout.chunksPerThread >= vectors;
   return layout;
 }
@@ -220,10 +199,9 @@ RowLayout mlir::norm::chooseOneRowLayout(const RowLayout &layout, int64_t n,
   // the wider layout): 250 threads of 4 elements against 125 of 8 at N = 1000
   // (256 / 128 at 1024): LayerNorm forward 1.06-1.10x, RMSNorm forward
   // 1.02-1.20x, LayerNorm backward 1.04x, RMSNorm backward 1.00-1.04x; 512
-  // threads of 2 won less (0.96-1.08x), and from 8 rows on the wider layout
-  // is level or behind (4096 x 1000-1024 0.78-0.98x), hence one row only.
-  // The one-row versions against the previous rule (7 rounds):
-  // LayerNorm forward 1.10-1.11x at 1 x 768-1000, backwards 1.02-1.09x.
+  // threads of 2 won less (0.96-1.08x), and from 8 rows on the wider layout is
+  // level or behind (4096 x 1000-1024 0.78-0.98x), hence one row only.
+  // Evidence: docs/tuning.md, chooseOneRowLayout.
   int64_t limit = std::min(kOneRowThreads, blockThreadLimit(device));
   RowLayout one = layout;
   while (one.vectorWidth > 1) {
@@ -236,28 +214,15 @@ RowLayout mlir::norm::chooseOneRowLayout(const RowLayout &layout, int64_t n,
     one.threads = threads;
   }
   // A single block has nothing to overlap its reductions with, so they are
-  // built for latency. Measured on the H200 (bf16, one row, kernel time, 5-7
-  // rounds, against the shuffled exchange): RMSNorm forward 1.16-1.21x at
-  // N = 768-1024, LayerNorm forward 0.98-1.20x, backwards 0.98-1.07x
-  // (1.01x geomean each).
+  // built for latency. Evidence: docs/tuning.md, chooseOneRowLayout.
   one.latencyBoundReductions = readsEveryWarpTotal(one);
   return one;
 }
 
 bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
-  // Measured on the H200 (bf16, streamed with 1024 threads vs
-  // the persistent cluster kernel):
-  // N = 32768 RMSNorm 3.81 vs 3.56 TB/s, LayerNorm 3.50 vs 3.40; N = 65536
-  // and 131072 the clusters win (RMSNorm 3.47 vs 3.23, 3.45 vs 2.64).
-  // Four-byte RMSNorm rows of twice that (N = 32768) stream too, with all
-  // of a row's sweeps loaded before the output pass stores
-  // (chooseStreamSweeps): measured on the H200 (kernel time) 3.91 / 4.14 /
-  // 4.22 TB/s at
-  // 1024 / 2048 / 4096 x 32768 against the cluster's 3.70 / 3.85 / 3.87
-  // (2 x 256 threads at 255 registers); one sweep a step lost 9-12%. Past
-  // that (f32 N = 65536-131072, bf16 N = 65536) the clusters won or tied,
-  // and LayerNorm's f32 clusters at
-  // the budget beat its streamed rows (chooseClusterLayout).
+  // Past that (f32 N = 65536-131072, bf16 N = 65536) the clusters won or tied,
+  // and LayerNorm's f32 clusters at the budget beat its streamed rows
+  // (chooseClusterLayout). Evidence: docs/tuning.md, streamsLongForwardRows.
   if (shape.columnOutputs != 0 || shape.rowReductions == 0)
     return false;
   int64_t rowBytes = shape.n * shape.elementBytes;
@@ -268,15 +233,10 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
 
 int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
                                        const RowLayout &layout) {
-  // Measured on the H200 (inference forwards, kernel time, all loads of U
-  // sweeps before their stores): RMSNorm f32 N = 32768 streamed +4% at U = 2,
-  // +6% at 4, +7% at 8 (the whole row); bf16 N = 32768 +1% at U = 2 and 4.
-  // LayerNorm, whose output pass also loads the bias, lost: bf16 -3% at U
-  // = 2 and -7% at 4, f32 -6% at 2; and at f32 N = 16384 (four sweeps)
-  // RMSNorm was level (+0-1%) and LayerNorm -4%. Rows
-  // under 64 KB have up to four vectors a thread in each sweep already, and
-  // rows the block holds in registers have no loop. Only the forwards (one
+  // Rows under 64 KB have up to four vectors a thread in each sweep already,
+  // and rows the block holds in registers have no loop. Only the forwards (one
   // full input) were measured; a backward's dx kernel (x and dy) keeps one.
+  // Evidence: docs/tuning.md, chooseStreamSweeps.
   if (layout.holdsRow || shape.onlyRowOutputs || shape.columnOutputs != 0 ||
       shape.rowReductions != 1 || shape.fullOperands != 1 ||
       shape.n * shape.elementBytes < kLongStreamedRowBytes ||
@@ -297,19 +257,14 @@ bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,
       !llvm::isPowerOf2_64(threads / 32) || layout.sliceWidth() <= 0 ||
       n % layout.sliceWidth() != 0)
     return false;
-  // Measured on the H200 (bf16 LayerNorm forwards, kernel time, 3 rounds,
-  // 9 for one row; the rule as landed):
-  // streamed rows 1.02-1.03x at 1024-4096 x 32768 (one read of the row from
-  // L2 less); held rows of one vector a thread 1.01-1.04x at 512-2048 x
-  // 4096, level at 4096 x 256-1024, and the one-row kernels (a grid of one
-  // block) 1.02-1.14x at 1 x 256-4096; but rows held as four vectors a
-  // thread (N = 16384: 512 threads) 0.99x at 1024-8192 rows, where a
-  // second exchange costs less than the merges' shuffles and arithmetic.
-  // The f32 forwards with the same layouts (5-9 rounds): held N =
-  // 1024 1.01-1.04x at 4096- 32768 rows, but streamed N = 16384 0.98x at 1024
-  // rows (both runs) and level at 2048-8192: a streamed thread merges its
-  // moments a vector at a time, and four-byte vectors hold half as many
-  // elements a merge.
+  // Measured on the H200 (bf16 LayerNorm forwards, kernel time, 3 rounds, 9 for
+  // one row; the rule as landed): streamed rows 1.02-1.03x at 1024-4096 x 32768
+  // (one read of the row from L2 less); held rows of one vector a thread
+  // 1.01-1.04x at 512-2048 x 4096, level at 4096 x 256-1024, and the one-row
+  // kernels (a grid of one block) 1.02-1.14x at 1 x 256-4096; but rows held as
+  // four vectors a thread (N = 16384: 512 threads) 0.99x at 1024-8192 rows,
+  // where a second exchange costs less than the merges' shuffles and
+  // arithmetic. Evidence: docs/tuning.md, fusesRowMoments.
   bool heldAsSeveralVectors = layout.holdsRow && layout.chunksPerThread > 1;
   bool streamedFourByte = !layout.holdsRow && elementBytes >= 4;
   return !heldAsSeveralVectors && !streamedFourByte;
@@ -322,21 +277,14 @@ bool mlir::norm::preloadsColumns(const KernelShape &shape,
     return false;
   // Measured on the H200 (bf16 inference forwards, kernel time, 3-4 rounds):
   // four rows a block: RMSNorm 4096 x 1000 1.17x, 4096 x 1024 1.02x, LayerNorm
-  // 4096 x 1024 1.07x, 8192-100000 rows level. Warp rows too, a block of one
-  // warp included: LayerNorm's one-warp blocks at N = 768 with the weight and
-  // bias preloaded, 1.06-1.09x at 6144-8192 rows, 1.09-1.28x at 1000-4096,
-  // 0.98-1.08x at 12288-65536, both forwards (63-64 registers either
-  // way).
+  // 4096 x 1024 1.07x, 8192-100000 rows level. Evidence: docs/tuning.md,
+  // preloadsColumns.
   if (rowsPerBlock > 1 || layout.warpRows)
     return true;
-  // A row a block: RMSNorm 1.02-1.05x at 32-131 x 1024, 1.00-1.03x
-  // at N = 2048-4096, 1.06-1.18x at 64-1024 x 8192 and 128-4096 x 16384
-  // (there with its row of two to four vectors a thread held). LayerNorm's
-  // weight and bias lost: 0.95x at 1024 x 2048, and at N = 16384 their 32
-  // registers took it from two blocks an SM to one (0.84-0.90x). An
-  // earlier A/B had RMSNorm's row a block lose at 2048
-  // x 1024 (0.93x; four-row blocks there since) and 512 x 2048
-  // (0.94-0.96x; 0.99-1.03x at 256-1024 x 2048 in the runs above).
+  // A row a block: RMSNorm 1.02-1.05x at 32-131 x 1024, 1.00-1.03x at N =
+  // 2048-4096, 1.06-1.18x at 64-1024 x 8192 and 128-4096 x 16384 (there with
+  // its row of two to four vectors a thread held). Evidence: docs/tuning.md,
+  // preloadsColumns.
   return shape.columnInputs <= 1;
 }
 
@@ -364,33 +312,18 @@ bool mlir::norm::prefetchesColumnsToL1(const KernelShape &shape, bool oneRow) {
 }
 
 bool mlir::norm::fencesColumnLoads(const KernelShape &shape, bool wholeBlocks) {
-  // The SASS of LayerNorm's inference forward at N = 256 bf16 (every held
-  // row version, with or without row bounds) has the weight and bias loads
-  // after the first reduction's shuffles; with `membar.cta` after them they
-  // issue with the rows' loads (MEMBAR.SC.CTA before the first shuffle).
-  // Measured on the H200 (bf16, kernel time, 9 rounds, against no fence):
-  // LayerNorm's
-  // whole-block versions with the fence 1.01-1.07x at 2048-65536 x 256
-  // (16384 1.07x, 32768 1.05x), without it 1.00-1.04x; the fence in every
-  // kernel that preloads its columns, bounds or not, 0.96-1.05x at N = 256
-  // and 0.94-1.06x at N = 512-2048 (LayerNorm 4096 x 1024 0.94x), and
-  // `fence.acq_rel.cta` (MEMBAR.ALL.CTA) 0.86-1.02x.
+  // The SASS of LayerNorm's inference forward at N = 256 bf16 (every held row
+  // version, with or without row bounds) has the weight and bias loads after
+  // the first reduction's shuffles; with `membar.cta` after them they issue
+  // with the rows' loads (MEMBAR.SC.CTA before the first shuffle). Evidence:
+  // docs/tuning.md, fencesColumnLoads.
   return wholeBlocks && shape.columnInputs >= 2;
 }
 
 bool mlir::norm::predicatesRowStores(int64_t n, const RowLayout &layout,
                                      int64_t elementBytes) {
-  // Measured on the H200 (bf16 forwards at N = 256 and 512, kernel time, 5
-  // rounds, every bounded store of the streamed forwards predicated,
-  // against the branch): LayerNorm's inference forward 1.05x at 4096 x
-  // 256, 1.06x at 16384 x 256, 1.03x at 4096 x 512 (geomean 1.02x), its
-  // statistics forward geomean 1.01x, RMSNorm level (0.98-1.02x). This rule as
-  // landed:
-  // LayerNorm 1.05x at 4096 x 256 in both forwards, geomean 1.00x (infer) /
-  // 1.05x (stats), RMSNorm level; against torch.compile LayerNorm's
-  // inference forward went from 0.97x / 0.98x to 1.00x / 1.01x at 4096 /
-  // 16384 x 256. Longer rows were not measured; at N = 1536-4096 ptxas
-  // spilled 4 bytes with them.
+  // Longer rows were not measured; at N = 1536-4096 ptxas spilled 4 bytes with
+  // them. Evidence: docs/tuning.md, predicatesRowStores.
   return n * elementBytes <= kPredicatedStoreRowBytes &&
          layout.vectorWidth * elementBytes == 16;
 }

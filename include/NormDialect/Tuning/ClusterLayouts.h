@@ -57,18 +57,10 @@ std::optional<RowLayout> chooseWideRereadLayout(const KernelShape &shape,
 
 /// The cluster a backward kernel (column outputs) takes instead of `layout`
 /// when that one has more than 8 blocks: an H200 holds 7 clusters of 16 at
-/// once, which leaves 20 of its 132 SMs idle (clusters of 4 and 8: 12).
-/// Returns chooseWideRereadLayout's; nullopt where `layout` has 8 blocks or
-/// fewer, for forwards, or where none fits.
-/// Measured on the H200 (bf16): LayerNorm backward at N = 65536 on 4 blocks of 512 threads instead of 16
-/// of 256 (three per SM) +8-11% at M = 1024-4096, N = 131072 on 8 instead
-/// of 16 +3-7% at M = 300-1024; RMSNorm backward at N = 131072 on 8
-/// re-reading blocks instead of 16 register-resident ones +4-7% at M =
-/// 512-1024. At N <= 32768, whose clusters have 8 blocks or fewer already,
-/// the same wider slices lost 0-8%.
-/// ptxas gives the LayerNorm kernels 128 registers; the 4-8 bytes it
-/// spilled outside the row loop went when their row inputs started loading
-/// a row ahead (test/Target/ptx-examples.mlir).
+/// once, which leaves 20 of its 132 SMs idle (clusters of 4 and 8: 12). Returns
+/// chooseWideRereadLayout's; nullopt where `layout` has 8 blocks or fewer, for
+/// forwards, or where none fits. Evidence: docs/tuning.md,
+/// chooseWideRereadCluster.
 std::optional<RowLayout> chooseWideRereadCluster(const KernelShape &shape,
                                                  const RowLayout &layout,
                                                  const DeviceInfo &device);

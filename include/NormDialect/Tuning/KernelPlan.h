@@ -61,11 +61,10 @@ struct KernelPlan {
   int64_t minBlocks = 0;
   /// A persistent grid: block (cluster) b walks rows b, b + G, b + 2G, ...
   /// where G is the grid, so a launch may cap G at the clusters that fit the
-  /// GPU at once (bundle launch "persistent"); any G is correct. For
-  /// forwards over clusters (no column partials, rows not staged): a grid of
-  /// ceil(M / rows per block) clusters leaves a partial last wave (ncu, RMS
-  /// fwd 512x131072: 64 clusters of 8 on 15 that fit, SMs active 76% of
-  /// the time).
+  /// GPU at once (bundle launch "persistent"); any G is correct. For forwards
+  /// over clusters (no column partials, rows not staged), where a grid of
+  /// ceil(M / rows per block) clusters leaves a partial last wave. Evidence:
+  /// docs/tuning.md, KernelPlan::persistent.
   bool persistent = false;
 };
 

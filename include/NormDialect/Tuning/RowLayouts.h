@@ -109,13 +109,9 @@ int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
 /// reductions): the most vector chunks per thread within the register budget
 /// shared by `fullOperands` operands whose thread count (a multiple of 32)
 /// still reaches 128. May exceed the budget at the 1024-thread limit;
-/// rowsFitInRegisters() says when. With `allowRowGroups`, rows a warp can
-/// hold within the budget get a warp each (rowGroups = 4 warps). Kernels
-/// with split column outputs do not allow it: measured on the H200, warps
-/// of such kernels that each held a row (N = 1024 bf16 backward, twice the
-/// budget, partials summed in shared memory) ran at 2.49 TB/s (RMSNorm)
-/// and 1.86 (LayerNorm) against 2.91 and 2.32 for a block per row: the
-/// registers cost more occupancy than the barriers they save.
+/// rowsFitInRegisters() says when. With `allowRowGroups`, rows a warp can hold
+/// within the budget get a warp each (rowGroups = 4 warps). Evidence:
+/// docs/tuning.md, chooseRowLayout.
 RowLayout chooseRowLayout(int64_t n, int64_t elementBytes, int64_t fullOperands,
                           const DeviceInfo &device,
                           bool allowRowGroups = false);
@@ -200,14 +196,11 @@ constexpr int64_t kOneRowThreads = 256;
 /// registers than the shuffles they save.
 constexpr int64_t kMaxWarpTotalsReadByEveryThread = 8;
 
-/// The layout `layout` (a row-resident or streamed block of one vector a
-/// thread covering a whole row) for a kernel whose grid is a single block
-/// over one row (M = 1): narrower vectors over more threads, halving the
-/// vector width while the doubled threads stay within kOneRowThreads. With
-/// nothing else on the GPU the kernel is a chain of latencies, and more
-/// threads each loading less put more loads in flight at once; with blocks
-/// to hide them the wider vectors win (4096 x 1024: 0.78-0.98x). Returns
-/// `layout` unchanged for any other layout.
+/// The layout `layout` (a row-resident or streamed block of one vector a thread
+/// covering a whole row) for a kernel whose grid is a single block over one row
+/// (M = 1): narrower vectors over more threads, halving the vector width while
+/// the doubled threads stay within kOneRowThreads. Returns `layout` unchanged
+/// for any other layout. Evidence: docs/tuning.md, chooseOneRowLayout.
 RowLayout chooseOneRowLayout(const RowLayout &layout, int64_t n,
                              const DeviceInfo &device);
 

@@ -48,31 +48,15 @@ int64_t estimateBlocksPerSM(const KernelShape &shape, const RowLayout &layout,
 /// with column outputs.
 bool splitsIntoOneWave(const KernelShape &shape, const KernelPlan &plan);
 
-/// The fewest partial rows a split column reduction should have when M
-/// allows (norm.fused min_partials; 0: none): the GPU runs one block per
-/// partial row, and with the split of chooseSplitSize alone a small M
-/// leaves SMs idle (M = 4097 at 64 rows per partial: 65 blocks for 132
-/// SMs). Enough for one wave of up to two blocks per SM
-/// (estimateBlocksPerSM), or as many as make 16 warps per SM where blocks
-/// are smaller (128-thread blocks at N = 1024: four; one-warp blocks at
-/// N = 256: 16: 2.0x at 65536 x 256). Measured on
-/// the H200 (bf16 backward): +14-27% at 4097x7168 and 4096x8192,
-/// +21% RMSNorm 8192x4096, 1.8-2.9x at M = 1000-2048; two waves of a kernel
-/// that fits one block per SM were 4-7% slower (8192x8192, hence the estimate).
-/// Rows cut into column slices get none: their grids are slices x partial rows,
-/// and at M = 512-1024 more partial rows measured 5-17% slower. `plan` is the
-/// kernel's plan (planKernel): its layout, and the blocks per SM its registers
-/// are capped for (min_blocks_per_sm), if more.
-///
-/// A split kernel over clusters instead gets one wave: min_partials = the
-/// resident clusters (DeviceInfo::residentClusters) times its blocks per SM
-/// (estimated, or rereadClusterBlocksPerSM; at most 3), with an uncapped
-/// split (kUncappedSplit), so each cluster walks ceil(M / F) rows.
-/// Measured on the H200: split
-/// 32 ran 16 clusters of 16 on 7 resident at RMS bwd 512x131072 (three
-/// waves, the last of 2) and 64 clusters of 4 on 30 at 2048x32768; one
-/// wave: RMS bwd +16% to +22% at N = 32K-128K, LN bwd +9% to +11%, up to
-/// +70% at small M.
+/// The fewest partial rows a split column reduction should have when M allows
+/// (norm.fused min_partials; 0: none): the GPU runs one block per partial row,
+/// and with the split of chooseSplitSize alone a small M leaves SMs idle (M =
+/// 4097 at 64 rows per partial: 65 blocks for 132 SMs). A split kernel over
+/// clusters instead gets one wave: min_partials = the resident clusters
+/// (DeviceInfo::residentClusters) times its blocks per SM (estimated, or
+/// rereadClusterBlocksPerSM; at most 3), with an uncapped split
+/// (kUncappedSplit), so each cluster walks ceil(M / F) rows. Evidence:
+/// docs/tuning.md, chooseMinPartials.
 int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
@@ -121,18 +105,10 @@ int64_t chooseMinRowsPerPartial(const KernelShape &shape,
 std::string validateMinRowsPerPartial(int64_t rows);
 
 /// The most partial rows a split kernel with `plan` should have (norm.fused
-/// max_partials; 0: none): one wave of the blocks the GPU holds at once,
-/// for split kernels of one-warp blocks (N = 256 bf16: 32 blocks an SM,
-/// 4224 partial rows). With split 16 (chooseSplitSize) the rows per partial
-/// row are chooseMinPartials' up to F x 16 rows (33792 at N = 256) and
-/// ceil(M / P) past them, where one wave of all resident blocks beat the
-/// waves of F: measured on the H200 (bf16 backwards, kernel time)
-/// +4-5% at 49152 x 256, +5-7% at 65536, +8-15% at 98304-262144; waves of
-/// F partial rows of at most 16 rows instead lost 6-13% past two waves,
-/// and one wave of P at every M (with a floor of 8) lost 3-5% at 32768
-/// and 14% at 1000 (RMSNorm). As built: level up to 33792 rows, +4-6% at
-/// 49152-65536 x 256, +10-11% at 131072 and +15% at 262144, RMSNorm and
-/// LayerNorm alike. Every other kernel: 0.
+/// max_partials; 0: none): one wave of the blocks the GPU holds at once, for
+/// split kernels of one-warp blocks (N = 256 bf16: 32 blocks an SM, 4224
+/// partial rows). Every other kernel: 0. Evidence: docs/tuning.md,
+/// chooseMaxPartials.
 int64_t chooseMaxPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 

@@ -32,17 +32,12 @@ bool chooseBulkStores(const KernelShape &shape, const KernelPlan &plan,
 /// on), else the error.
 std::string validateBulkStores(int64_t mode);
 
-/// Whether a kernel with staged rows reads them from shared memory again
-/// after each row reduction (with its column inputs copied to shared
-/// memory once) rather than keeping them in registers: for the kernels
-/// over clusters with two column outputs (LayerNorm backward), whose xhat
-/// and dy * w otherwise stay live across both reductions (158-188
-/// registers, one block per SM; 73-105 re-read). Measured on the H200
-/// (bf16, 3 staged rows re-read vs the register prefetch): +24
-/// to +26% at N = 16K-64K (4096x16384 2.16 -> 2.71 TB/s); elsewhere the
-/// extra shared-memory reads cost more than the registers save (RMSNorm
-/// backward over clusters -13% to +1%, staged rows a block keeps whole
-/// -3% to -17%, most in the LayerNorm forward).
+/// Whether a kernel with staged rows reads them from shared memory again after
+/// each row reduction (with its column inputs copied to shared memory once)
+/// rather than keeping them in registers: for the kernels over clusters with
+/// two column outputs (LayerNorm backward), whose xhat and dy * w otherwise
+/// stay live across both reductions (158-188 registers, one block per SM;
+/// 73-105 re-read). Evidence: docs/tuning.md, rereadsStagedRows.
 bool rereadsStagedRows(const KernelShape &shape, const RowLayout &layout);
 
 /// Shared memory (bytes) that `stages` staged rows of a kernel's full inputs
@@ -61,16 +56,11 @@ int64_t stagedBytes(const KernelShape &shape, const RowLayout &layout,
 int64_t chooseSharedStages(const KernelShape &shape, const RowLayout &layout,
                            const DeviceInfo &device, int64_t requested);
 
-/// The analytic staging depth where the table has none: two stages (the
-/// next row lands while this one is reduced; the bulk copy engine keeps the
-/// whole row in flight with no registers) for rows a block keeps whole of
-/// at most 16 KB per input, when chooseSharedStages allows them and they
-/// leave room for two blocks per SM. Measured on the H200
-/// (bf16, 2 vs 0 stages): +6-28% for LayerNorm forward at N = 2048-8192,
-/// +14% for RMSNorm forward and +11-24% for both backwards at N = 5120,
-/// within 2% elsewhere at N <= 8192; -2 to -11% for longer rows and for
-/// rows over clusters; those with two column outputs stage three rows and
-/// re-read them (rereadsStagedRows).
+/// The analytic staging depth where the table has none: two stages (the next
+/// row lands while this one is reduced; the bulk copy engine keeps the whole
+/// row in flight with no registers) for rows a block keeps whole of at most 16
+/// KB per input, when chooseSharedStages allows them and they leave room for
+/// two blocks per SM. Evidence: docs/tuning.md, defaultSharedStages.
 int64_t defaultSharedStages(const KernelShape &shape, const RowLayout &layout,
                             const DeviceInfo &device);
 
