@@ -2687,10 +2687,13 @@ TEST(Tuning, StreamedForwardsVersionTheirOneRow) {
 }
 
 /// Every plan planKernel makes is one the kernel generators lower
-/// (validatePlan), over rows of 32 to 262144 elements, bf16 and f32, the
+/// (validatePlan) and whose block fits an SM, and a split kernel's partial
+/// rows fill at most one wave of the blocks the GPU holds, below its
+/// max_partials: over rows of 32 to 262144 elements, bf16 and f32, the
 /// kernel forms the decomposition produces, the requests the passes make,
-/// three devices and the measured table: the invariant convert-norm-to-gpu
-/// relies on, stated over the whole space rather than at sampled shapes.
+/// three devices and the measured table. These are the invariants the
+/// lowering and the split rely on, stated over the whole space rather than
+/// at sampled shapes.
 TEST(Tuning, EveryPlanLowers) {
   TuningTable table;
   std::string error;
@@ -2724,12 +2727,31 @@ TEST(Tuning, EveryPlanLowers) {
               if (plan.kind == KernelPlan::Kind::OffChip)
                 continue;
               ++planned;
-              EXPECT_EQ(validatePlan(shape, plan, *device), "")
-                  << "N = " << n << ", " << bytes << " bytes, "
-                  << shape.fullOperands << " full operands, "
-                  << shape.columnOutputs << " column outputs, "
-                  << shape.rowReductions << " row reductions, "
-                  << device->numSMs << " SMs";
+              std::string where =
+                  "N = " + std::to_string(n) + ", " + std::to_string(bytes) +
+                  " bytes, " + std::to_string(shape.fullOperands) +
+                  " full operands, " + std::to_string(shape.columnOutputs) +
+                  " column outputs, " + std::to_string(shape.rowReductions) +
+                  " row reductions, " + std::to_string(device->numSMs) +
+                  " SMs, cluster " + std::to_string(device->maxClusterSize);
+              EXPECT_EQ(validatePlan(shape, plan, *device), "") << where;
+              // A block fits an SM.
+              int64_t blocks = estimateBlocksPerSM(shape, plan.layout, *device);
+              EXPECT_GE(blocks, 1) << where;
+              if (shape.columnOutputs == 0 || request.oneRow ||
+                  request.singleBlock)
+                continue;
+              // A split kernel's fewest partial rows are one wave of the
+              // blocks (clusters) the GPU holds at once, and its most
+              // partial rows bound them from above.
+              int64_t fill = chooseMinPartials(shape, plan, *device);
+              int64_t perSM =
+                  std::max<int64_t>({blocks, plan.minBlocksPerSM, 3});
+              EXPECT_LE(fill * plan.layout.clusterSize, device->numSMs * perSM)
+                  << where;
+              int64_t cap = chooseMaxPartials(shape, plan, *device);
+              if (cap > 0 && fill > 0)
+                EXPECT_GE(cap, fill) << where;
             }
   EXPECT_GT(planned, 10000);
 }
