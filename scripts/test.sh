@@ -17,6 +17,13 @@ if [ "${NORM_SKIP_TORCH:-0}" != 1 ] && [ ! -d "$build/pydeps/torch" ]; then
     || echo "test: PyTorch could not be installed; its tests will be skipped"
 fi
 
+# jsonschema, which the manifest schema's test (docs/manifest.schema.json
+# against both loaders) validates with; without it that test is skipped.
+if [ ! -d "$build/pydeps/jsonschema" ]; then
+  python3 -m pip install -q --disable-pip-version-check --target "$build/pydeps" jsonschema \
+    || echo "test: jsonschema could not be installed; the manifest schema test will be skipped"
+fi
+
 # The native PyTorch extension (python/csrc on runtime/: the ops' schemas,
 # CUDA and autograd kernels in C++), built against that PyTorch into
 # $build/python, where norm_mlir.native finds it. A failed build fails the
