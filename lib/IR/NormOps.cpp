@@ -224,8 +224,12 @@ static LogicalResult verifyGradActivations(Operation *op, RankedTensorType dy,
     return failure();
   if (dy != x)
     return op->emitOpError("dy must have the type of x, got ") << dy;
-  if (dx != x)
-    return op->emitOpError("result dx must have the type of x, got ") << dx;
+  // dx in f32 lets an elementwise consumer (a residual gradient added to
+  // it) round once, after the sum.
+  if (dx != x && dx != x.clone(Float32Type::get(op->getContext())))
+    return op->emitOpError("result dx must have the type of x or be its f32 "
+                           "counterpart, got ")
+           << dx;
   return success();
 }
 

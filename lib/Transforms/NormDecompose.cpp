@@ -354,7 +354,8 @@ struct DecomposeRMSNormGrad : OpRewritePattern<RMSNormGradOp> {
   LogicalResult matchAndRewrite(RMSNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    Type elem = d.xType.getElementType();
+    // x's element type, or f32 (verifyGradActivations).
+    Type elem = op.getDx().getType().getElementType();
     double offset = op.getWeightOffset().convertToDouble();
     // Inputs shared by the row reduction and dx: dy, x, rstd[, w].
     Decomposer::GradInputs in =
@@ -414,7 +415,8 @@ struct DecomposeLayerNormGrad : OpRewritePattern<LayerNormGradOp> {
   LogicalResult matchAndRewrite(LayerNormGradOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    Type elem = d.xType.getElementType();
+    // x's element type, or f32 (verifyGradActivations).
+    Type elem = op.getDx().getType().getElementType();
     Decomposer::GradInputs in = d.gradInputs(
         op, op.getDy(), {op.getMean(), op.getRstd()}, op.getWeight());
     Value dy = in.dy, weight = in.weight;

@@ -18,14 +18,45 @@ def mlir_type(dtype):
     return _TYPES[key]
 
 
+def _add(name, a, at, b, bt, out_t, elem):
+    """A norm.map that adds full tensors `a` (element type at) and `b` (bt)
+    in f32 and rounds once to `elem`: the residual add of a pre-norm block."""
+    ext = lambda v, t: (f"arith.extf %{v}e : {t} to f32" if t != "f32" else None)
+    lines = [f"  %{name} = norm.map <full> ins(%{a} : full {out_t.replace(elem, at)}, "
+             f"%{b} : full {out_t.replace(elem, bt)}) -> {out_t} {{",
+             f"  ^bb0(%{a}e: {at}, %{b}e: {bt}):"]
+    operands = []
+    for v, t in ((a, at), (b, bt)):
+        if t == "f32":
+            operands.append(f"%{v}e")
+        else:
+            lines.append(f"    %{v}f = {ext(v, t)}")
+            operands.append(f"%{v}f")
+    lines.append(f"    %{name}s = arith.addf {operands[0]}, {operands[1]} : f32")
+    if elem == "f32":
+        lines.append(f"    norm.yield %{name}s : f32")
+    else:
+        lines.append(f"    %{name}t = arith.truncf %{name}s : f32 to {elem}")
+        lines.append(f"    norm.yield %{name}t : {elem}")
+    lines.append("  }")
+    return "\n".join(lines) + "\n"
+
+
 def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
-                 eps=1e-6, offset=0.0, stats=True):
+                 eps=1e-6, offset=0.0, stats=True, residual=False):
     """MLIR for one op.
 
     kind: 'rms_fwd', 'rms_bwd', 'ln_fwd' or 'ln_bwd'. Arguments and results
     follow the op's operand order (see docs/bundle.md). stats=False makes a
     forward return only y (the inference forward): its kernel then stores no
     mean or rstd, which the backward is the only reader of.
+
+    residual=True makes the pre-norm block's fused residual add: a forward
+    takes (x, residual, ...) and normalizes h = x + residual, returning y, h
+    and its statistics; a backward takes (dy, dh, h, statistics, ...) and
+    returns dx = the norm's gradient at h plus dh (summed in f32, rounded
+    once: the gradient of both x and the residual). The add is a norm.map
+    that the mixed-order fusion puts into the norm's kernel.
     """
     if not isinstance(n, int) or n <= 0:
         raise ValueError(f"N must be a positive integer, got {n!r}")
@@ -45,6 +76,8 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
     # MLIR float literals need a mantissa with a decimal point.
     eps_attr = f"epsilon = {float(eps):.17e} : f64"
     off = f", weight_offset = {float(offset):.17e} : f64" if offset else ""
+    if residual:
+        return _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats)
     if kind == "rms_fwd":
         args = [f"%x: {x}"] + ([f"%w: {v}"] if weight else [])
         wc = f" weight(%w : {v})" if weight else ""
@@ -80,6 +113,51 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
         return (f"func.func @ln_bwd({', '.join(args)}) -> ({', '.join(res)}) {{\n"
                 f"  {', '.join(names)} = norm.layer_norm_grad %dy, %x, %mean, %rstd{wc}{attrs} : {x}, {x}, {s}, {s} -> {types}\n"
                 f"  return {', '.join(names)} : {', '.join(res)}\n}}\n")
+    raise ValueError(f"unknown op kind {kind!r}")
+
+
+def _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats):
+    """program_text's residual=True programs (see there)."""
+    x = f"tensor<?x{n}x{t}>"
+    xf = f"tensor<?x{n}xf32>"
+    v = f"tensor<{n}x{wt}>"
+    s = "tensor<?xf32>"
+    if kind in ("rms_fwd", "ln_fwd"):
+        rms = kind == "rms_fwd"
+        bias = bias and weight and not rms
+        args = ([f"%x: {x}", f"%r: {x}"] + ([f"%w: {v}"] if weight else [])
+                + ([f"%b: {v}"] if bias else []))
+        wc = (f" weight(%w : {v})" if weight else "") + (f" bias(%b : {v})" if bias else "")
+        stat_names = ["%rstd"] if rms else ["%mean", "%rstd"]
+        names = ["%y", "%h"] + (stat_names if stats else [])
+        types = [x, x] + ([s] * len(stat_names) if stats else [])
+        norm = (f"  %y, %rstd = norm.rms_norm %h{wc} {{{eps_attr}{off}}} : {x} -> {x}, {s}\n"
+                if rms else
+                f"  %y, %mean, %rstd = norm.layer_norm %h{wc} {{{eps_attr}}} : {x} -> {x}, {s}, {s}\n")
+        return (f"func.func @{kind}({', '.join(args)}) -> ({', '.join(types)}) {{\n"
+                + _add("h", "x", t, "r", t, x, t) + norm
+                + f"  return {', '.join(names)} : {', '.join(types)}\n}}\n")
+    if kind in ("rms_bwd", "ln_bwd"):
+        rms = kind == "rms_bwd"
+        bias = bias and not rms
+        stats_args = [f"%rstd: {s}"] if rms else [f"%mean: {s}", f"%rstd: {s}"]
+        args = [f"%dy: {x}", f"%dh: {x}", f"%h: {x}"] + stats_args + ([f"%w: {v}"] if weight else [])
+        wc = f" weight(%w : {v})" if weight else ""
+        res = [x] + ([v] if weight else []) + ([v] if bias else [])
+        names = ["%dx"] + (["%dw"] if weight else []) + (["%db"] if bias else [])
+        grad_names = ["%dn"] + names[1:]
+        if rms:
+            attrs = f" {{{off[2:]}}}" if off else ""
+            grad = (f"  {', '.join(grad_names)} = norm.rms_norm_grad %dy, %h, %rstd{wc}{attrs} : "
+                    f"{x}, {x}, {s} -> {', '.join([xf] + res[1:])}\n")
+        else:
+            types = xf + (f" dw {v}" if weight else "") + (f" db {v}" if bias else "")
+            attrs = " {has_bias}" if bias else ""
+            grad = (f"  {', '.join(grad_names)} = norm.layer_norm_grad %dy, %h, %mean, %rstd{wc}{attrs} : "
+                    f"{x}, {x}, {s}, {s} -> {types}\n")
+        return (f"func.func @{kind}({', '.join(args)}) -> ({', '.join(res)}) {{\n"
+                + grad + _add("dx", "dn", "f32", "dh", t, x, t)
+                + f"  return {', '.join(names)} : {', '.join(res)}\n}}\n")
     raise ValueError(f"unknown op kind {kind!r}")
 
 

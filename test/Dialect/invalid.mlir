@@ -97,8 +97,8 @@ func.func @dy_mismatch(%dy: tensor<4x32xbf16>, %x: tensor<4x64xbf16>, %r: tensor
 // -----
 
 func.func @dx_mismatch(%dy: tensor<4x64xbf16>, %x: tensor<4x64xbf16>, %r: tensor<4xf32>) {
-  // expected-error @+1 {{result dx must have the type of x}}
-  %dx = norm.rms_norm_grad %dy, %x, %r : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xf32>
+  // expected-error @+1 {{result dx must have the type of x or be its f32 counterpart}}
+  %dx = norm.rms_norm_grad %dy, %x, %r : tensor<4x64xbf16>, tensor<4x64xbf16>, tensor<4xf32> -> tensor<4x64xf16>
   return
 }
 

@@ -80,7 +80,10 @@ def Norm_RMSNormGradOp : Norm_Op<"rms_norm_grad", [Pure]> {
     Given `dy`, the forward input `x` and its saved `rstd`:
     `g = dy * (w + offset)`, `c = mean(g * xhat)` per row,
     `dx = rstd * (g - xhat * c)` and `dw = sum over rows of dy * xhat`, where
-    `xhat = x * rstd`. `dw` is present exactly when a weight is given.
+    `xhat = x * rstd`. `dw` is present exactly when a weight is given. `dx`
+    has x's type or is f32, so that an elementwise consumer (the residual
+    gradient of a pre-norm block added to it) rounds once, after the sum;
+    fused into the kernel, the f32 dx is never stored.
   }];
   let arguments = (ins Norm_FloatTensor:$dy, Norm_FloatTensor:$x,
                    Norm_FloatTensor:$rstd, Optional<Norm_FloatTensor>:$weight,
@@ -100,7 +103,8 @@ def Norm_LayerNormGradOp : Norm_Op<"layer_norm_grad",
     `g = dy * w`, per row `a = mean(g)` and `c = mean(g * xhat)`,
     `dx = rstd * (g - a - xhat * c)`; per column `dw = sum_i dy * xhat` and
     `db = sum_i dy`. `dw` is present exactly when a weight is given, `db`
-    exactly when `has_bias` is set.
+    exactly when `has_bias` is set. `dx` has x's type or is f32 (as for
+    `norm.rms_norm_grad`).
   }];
   let arguments = (ins Norm_FloatTensor:$dy, Norm_FloatTensor:$x,
                    Norm_FloatTensor:$mean, Norm_FloatTensor:$rstd,
