@@ -106,3 +106,46 @@ func.func @yields_captured_constant(%x: tensor<?x64xbf16>) -> tensor<?x64xbf16> 
   }
   return %y : tensor<?x64xbf16>
 }
+
+// -----
+
+// The pre-norm residual add (h = x + r, returned for the next block) is a
+// producer map of the RMSNorm: one kernel reads x, r and w once and writes
+// h, rstd and y.
+// CHECK-LABEL: func @residual_add_rms_forward
+// CHECK: %[[K:.+]]:3 = norm.fused ins (%arg0 : full tensor<?x256xbf16>, %arg1 : full tensor<?x256xbf16>, %arg2 : col tensor<256xbf16>) outs ({{.+}} : full tensor<?x256xbf16>, {{.+}} : row tensor<?xf32>, {{.+}} : full tensor<?x256xbf16>)
+// CHECK-NOT: norm.fused
+// CHECK: return %[[K]]#2, %[[K]]#0, %[[K]]#1
+func.func @residual_add_rms_forward(%x: tensor<?x256xbf16>, %r: tensor<?x256xbf16>, %w: tensor<256xbf16>) -> (tensor<?x256xbf16>, tensor<?x256xbf16>, tensor<?xf32>) {
+  %h = norm.map <full> ins(%x : full tensor<?x256xbf16>, %r : full tensor<?x256xbf16>) -> tensor<?x256xbf16> {
+  ^bb0(%xe: bf16, %re: bf16):
+    %xf = arith.extf %xe : bf16 to f32
+    %rf = arith.extf %re : bf16 to f32
+    %hs = arith.addf %xf, %rf : f32
+    %ht = arith.truncf %hs : f32 to bf16
+    norm.yield %ht : bf16
+  }
+  %y, %rstd = norm.rms_norm %h weight(%w : tensor<256xbf16>) {epsilon = 9.99999999999999955e-07 : f64} : tensor<?x256xbf16> -> tensor<?x256xbf16>, tensor<?xf32>
+  return %y, %h, %rstd : tensor<?x256xbf16>, tensor<?x256xbf16>, tensor<?xf32>
+}
+
+// -----
+
+// Its backward: the residual's gradient dh is a consumer map of the RMSNorm
+// gradient, added to the f32 dx inside the kernel and rounded once; the f32
+// dx is never stored.
+// CHECK-LABEL: func @residual_add_rms_backward
+// CHECK: norm.fused ins (%arg0 : full tensor<?x256xbf16>, %arg2 : full tensor<?x256xbf16>, %arg3 : row tensor<?xf32>, %arg4 : col tensor<256xbf16>, %arg1 : full tensor<?x256xbf16>) outs ({{.+}} : col tensor<256xbf16>, {{.+}} : full tensor<?x256xbf16>)
+// CHECK-NOT: tensor<?x256xf32>
+// CHECK-NOT: norm.fused
+func.func @residual_add_rms_backward(%dy: tensor<?x256xbf16>, %dh: tensor<?x256xbf16>, %h: tensor<?x256xbf16>, %rstd: tensor<?xf32>, %w: tensor<256xbf16>) -> (tensor<?x256xbf16>, tensor<256xbf16>) {
+  %dn, %dw = norm.rms_norm_grad %dy, %h, %rstd weight(%w : tensor<256xbf16>) : tensor<?x256xbf16>, tensor<?x256xbf16>, tensor<?xf32> -> tensor<?x256xf32>, tensor<256xbf16>
+  %dx = norm.map <full> ins(%dn : full tensor<?x256xf32>, %dh : full tensor<?x256xbf16>) -> tensor<?x256xbf16> {
+  ^bb0(%dne: f32, %dhe: bf16):
+    %dhf = arith.extf %dhe : bf16 to f32
+    %dxs = arith.addf %dne, %dhf : f32
+    %dxt = arith.truncf %dxs : f32 to bf16
+    norm.yield %dxt : bf16
+  }
+  return %dx, %dw : tensor<?x256xbf16>, tensor<256xbf16>
+}
