@@ -123,6 +123,106 @@ public:
   }
 };
 
+using AddRmsSignature = std::tuple<Tensor, Tensor, Tensor>(
+    const Tensor &, const Tensor &, const OptionalTensor &, double, double);
+using AddLayerSignature = std::tuple<Tensor, Tensor, Tensor, Tensor>(
+    const Tensor &, const Tensor &, const OptionalTensor &,
+    const OptionalTensor &, double);
+using AddRmsInferenceSignature = std::tuple<Tensor, Tensor>(
+    const Tensor &, const Tensor &, const OptionalTensor &, double, double);
+using AddLayerInferenceSignature = std::tuple<Tensor, Tensor>(
+    const Tensor &, const Tensor &, const OptionalTensor &,
+    const OptionalTensor &, double);
+
+/// The fused residual add and RMSNorm: y and h = x + residual are both
+/// differentiable; x and the residual get the same gradient, the norm's at
+/// h plus h's own (dh), summed inside the backward kernel.
+class FusedAddRmsNormFunction
+    : public torch::autograd::Function<FusedAddRmsNormFunction> {
+public:
+  static variable_list forward(AutogradContext *ctx, const Tensor &x,
+                               const Tensor &residual,
+                               const OptionalTensor &weight, double eps,
+                               double offset) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto fused = op<AddRmsSignature>("norm_mlir::fused_add_rms_norm");
+    auto [y, h, rstd] = fused.call(x, residual, weight, eps, offset);
+    ctx->save_for_backward({h, weight.value_or(Tensor()), rstd});
+    ctx->saved_data["offset"] = offset;
+    ctx->mark_non_differentiable({rstd});
+    ctx->set_materialize_grads(false);
+    return {y, h, rstd};
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    static auto plain = op<std::tuple<Tensor, Tensor>(
+        const Tensor &, const Tensor &, const Tensor &, const OptionalTensor &,
+        double)>("norm_mlir::rms_norm_backward");
+    static auto fused = op<std::tuple<Tensor, Tensor>(
+        const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+        const OptionalTensor &, double)>(
+        "norm_mlir::fused_add_rms_norm_backward");
+    auto saved = ctx->get_saved_variables();
+    OptionalTensor weight = optional(saved[1]);
+    double offset = ctx->saved_data["offset"].toDouble();
+    const Tensor &dy = grads[0], &dh = grads[1];
+    Tensor dx, dw;
+    if (dy.defined() && dh.defined())
+      std::tie(dx, dw) = fused.call(dy, dh, saved[0], saved[2], weight, offset);
+    else if (dy.defined())
+      std::tie(dx, dw) = plain.call(dy, saved[0], saved[2], weight, offset);
+    else
+      dx = dh;
+    return {dx, dx, weight && dw.defined() ? dw : Tensor(), Tensor(),
+            Tensor()};
+  }
+};
+
+/// The fused residual add and LayerNorm (as FusedAddRmsNormFunction).
+class FusedAddLayerNormFunction
+    : public torch::autograd::Function<FusedAddLayerNormFunction> {
+public:
+  static variable_list forward(AutogradContext *ctx, const Tensor &x,
+                               const Tensor &residual,
+                               const OptionalTensor &weight,
+                               const OptionalTensor &bias, double eps) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto fused =
+        op<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
+    auto [y, h, mean, rstd] = fused.call(x, residual, weight, bias, eps);
+    ctx->save_for_backward({h, weight.value_or(Tensor()), mean, rstd});
+    ctx->saved_data["has_bias"] = bias.has_value();
+    ctx->mark_non_differentiable({mean, rstd});
+    ctx->set_materialize_grads(false);
+    return {y, h, mean, rstd};
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    static auto plain = op<std::tuple<Tensor, Tensor, Tensor>(
+        const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+        const OptionalTensor &, bool)>("norm_mlir::layer_norm_backward");
+    static auto fused = op<std::tuple<Tensor, Tensor, Tensor>(
+        const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+        const Tensor &, const OptionalTensor &, bool)>(
+        "norm_mlir::fused_add_layer_norm_backward");
+    auto saved = ctx->get_saved_variables();
+    OptionalTensor weight = optional(saved[1]);
+    bool hasBias = ctx->saved_data["has_bias"].toBool();
+    const Tensor &dy = grads[0], &dh = grads[1];
+    Tensor dx, dw, db;
+    if (dy.defined() && dh.defined())
+      std::tie(dx, dw, db) =
+          fused.call(dy, dh, saved[0], saved[2], saved[3], weight, hasBias);
+    else if (dy.defined())
+      std::tie(dx, dw, db) =
+          plain.call(dy, saved[0], saved[2], saved[3], weight, hasBias);
+    else
+      dx = dh;
+    return {dx, dx, weight && dw.defined() ? dw : Tensor(),
+            hasBias && db.defined() ? db : Tensor(), Tensor()};
+  }
+};
+
 /// The inference forwards store no statistics, so a gradient through them
 /// is a clear error naming the op to use instead.
 template <typename Derived> [[noreturn]] void refuseBackward() {
@@ -160,6 +260,46 @@ public:
   }
   static variable_list backward(AutogradContext *, variable_list) {
     refuseBackward<LayerNormInferenceFunction>();
+  }
+};
+
+class FusedAddRmsNormInferenceFunction
+    : public torch::autograd::Function<FusedAddRmsNormInferenceFunction> {
+public:
+  static constexpr const char *kName = "fused_add_rms_norm_inference";
+  static constexpr const char *kTraining = "fused_add_rms_norm";
+  static variable_list forward(AutogradContext *ctx, const Tensor &x,
+                               const Tensor &residual,
+                               const OptionalTensor &weight, double eps,
+                               double offset) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto inference = op<AddRmsInferenceSignature>(
+        "norm_mlir::fused_add_rms_norm_inference");
+    auto [y, h] = inference.call(x, residual, weight, eps, offset);
+    return {y, h};
+  }
+  static variable_list backward(AutogradContext *, variable_list) {
+    refuseBackward<FusedAddRmsNormInferenceFunction>();
+  }
+};
+
+class FusedAddLayerNormInferenceFunction
+    : public torch::autograd::Function<FusedAddLayerNormInferenceFunction> {
+public:
+  static constexpr const char *kName = "fused_add_layer_norm_inference";
+  static constexpr const char *kTraining = "fused_add_layer_norm";
+  static variable_list forward(AutogradContext *ctx, const Tensor &x,
+                               const Tensor &residual,
+                               const OptionalTensor &weight,
+                               const OptionalTensor &bias, double eps) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto inference = op<AddLayerInferenceSignature>(
+        "norm_mlir::fused_add_layer_norm_inference");
+    auto [y, h] = inference.call(x, residual, weight, bias, eps);
+    return {y, h};
+  }
+  static variable_list backward(AutogradContext *, variable_list) {
+    refuseBackward<FusedAddLayerNormInferenceFunction>();
   }
 };
 
@@ -214,6 +354,69 @@ Tensor layerNormInference(const Tensor &x, const OptionalTensor &weight,
   return LayerNormInferenceFunction::apply(x, weight, bias, eps);
 }
 
+bool needsGrad(const Tensor &x, const Tensor &residual,
+               const OptionalTensor &a, const OptionalTensor &b) {
+  return needsGrad(x, a, b) ||
+         (at::GradMode::is_enabled() && residual.requires_grad());
+}
+
+std::tuple<Tensor, Tensor, Tensor>
+fusedAddRmsNorm(const Tensor &x, const Tensor &residual,
+                const OptionalTensor &weight, double eps, double offset) {
+  if (!needsGrad(x, residual, weight, std::nullopt)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto fused = op<AddRmsSignature>("norm_mlir::fused_add_rms_norm");
+    return fused.call(x, residual, weight, eps, offset);
+  }
+  auto outs = FusedAddRmsNormFunction::apply(x, residual, weight, eps, offset);
+  return {outs[0], outs[1], outs[2]};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor>
+fusedAddLayerNorm(const Tensor &x, const Tensor &residual,
+                  const OptionalTensor &weight, const OptionalTensor &bias,
+                  double eps) {
+  if (!needsGrad(x, residual, weight, bias)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto fused =
+        op<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
+    return fused.call(x, residual, weight, bias, eps);
+  }
+  auto outs =
+      FusedAddLayerNormFunction::apply(x, residual, weight, bias, eps);
+  return {outs[0], outs[1], outs[2], outs[3]};
+}
+
+std::tuple<Tensor, Tensor>
+fusedAddRmsNormInference(const Tensor &x, const Tensor &residual,
+                         const OptionalTensor &weight, double eps,
+                         double offset) {
+  if (!needsGrad(x, residual, weight, std::nullopt)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto inference = op<AddRmsInferenceSignature>(
+        "norm_mlir::fused_add_rms_norm_inference");
+    return inference.call(x, residual, weight, eps, offset);
+  }
+  auto outs = FusedAddRmsNormInferenceFunction::apply(x, residual, weight,
+                                                      eps, offset);
+  return {outs[0], outs[1]};
+}
+
+std::tuple<Tensor, Tensor>
+fusedAddLayerNormInference(const Tensor &x, const Tensor &residual,
+                           const OptionalTensor &weight,
+                           const OptionalTensor &bias, double eps) {
+  if (!needsGrad(x, residual, weight, bias)) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    static auto inference = op<AddLayerInferenceSignature>(
+        "norm_mlir::fused_add_layer_norm_inference");
+    return inference.call(x, residual, weight, bias, eps);
+  }
+  auto outs = FusedAddLayerNormInferenceFunction::apply(x, residual, weight,
+                                                        bias, eps);
+  return {outs[0], outs[1]};
+}
+
 } // namespace
 
 TORCH_LIBRARY_IMPL(norm_mlir, Autograd, m) {
@@ -225,6 +428,14 @@ TORCH_LIBRARY_IMPL(norm_mlir, Autograd, m) {
   m.impl("rms_norm_backward",
          torch::autograd::autogradNotImplementedFallback());
   m.impl("layer_norm_backward",
+         torch::autograd::autogradNotImplementedFallback());
+  m.impl("fused_add_rms_norm", &fusedAddRmsNorm);
+  m.impl("fused_add_layer_norm", &fusedAddLayerNorm);
+  m.impl("fused_add_rms_norm_inference", &fusedAddRmsNormInference);
+  m.impl("fused_add_layer_norm_inference", &fusedAddLayerNormInference);
+  m.impl("fused_add_rms_norm_backward",
+         torch::autograd::autogradNotImplementedFallback());
+  m.impl("fused_add_layer_norm_backward",
          torch::autograd::autogradNotImplementedFallback());
 }
 

@@ -237,6 +237,132 @@ layerNormBackward(const Tensor &dy, const Tensor &x, const Tensor &mean,
   return {shaped(outs[0], x.sizes()), dw, db};
 }
 
+/// The residual of a fused add: x's shape, dtype and device.
+void checkResidual(const Tensor &residual, const Tensor &x, const char *name) {
+  TORCH_CHECK_VALUE(residual.sizes() == x.sizes() &&
+                        residual.scalar_type() == x.scalar_type() &&
+                        residual.device() == x.device(),
+                    name, ": residual must have the shape, dtype and device of "
+                    "x (",
+                    shapeText(x.sizes()), ", ", x.scalar_type(), ", ",
+                    x.device().str(), "), got (", shapeText(residual.sizes()),
+                    ", ", residual.scalar_type(), ", ",
+                    residual.device().str(), ")");
+}
+
+/// A fused residual add and norm: y, h = x + residual, then `stats`
+/// statistics per row (none for the inference forward).
+std::vector<Tensor>
+addForward(ProgramKey key, const Tensor &x, const Tensor &residual,
+           std::initializer_list<const OptionalTensor *> params, int stats) {
+  key.stats = stats > 0;
+  key.residual = true;
+  std::vector<Tensor> inputs{aligned(x), aligned(residual)};
+  for (const OptionalTensor *p : params)
+    if (p->has_value())
+      inputs.push_back(aligned(**p));
+  std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
+  outs[0] = shaped(outs[0], x.sizes());
+  outs[1] = shaped(outs[1], x.sizes());
+  std::vector<int64_t> rows = rowShape(x);
+  for (size_t i = 2; i < outs.size(); ++i)
+    outs[i] = shaped(outs[i], rows);
+  return outs;
+}
+
+std::tuple<Tensor, Tensor, Tensor>
+fusedAddRmsNorm(const Tensor &x, const Tensor &residual,
+                const OptionalTensor &weight, double eps, double offset) {
+  checkInput(x, {&weight}, "fused_add_rms_norm");
+  checkResidual(residual, x, "fused_add_rms_norm");
+  ProgramKey key = keyFor(Kind::RmsForward, x, weight);
+  key.eps = eps;
+  key.offset = offset;
+  auto outs = addForward(key, x, residual, {&weight}, 1);
+  return {outs[0], outs[1], outs[2]};
+}
+
+std::tuple<Tensor, Tensor>
+fusedAddRmsNormInference(const Tensor &x, const Tensor &residual,
+                         const OptionalTensor &weight, double eps,
+                         double offset) {
+  checkInput(x, {&weight}, "fused_add_rms_norm_inference");
+  checkResidual(residual, x, "fused_add_rms_norm_inference");
+  ProgramKey key = keyFor(Kind::RmsForward, x, weight);
+  key.eps = eps;
+  key.offset = offset;
+  auto outs = addForward(key, x, residual, {&weight}, 0);
+  return {outs[0], outs[1]};
+}
+
+std::tuple<Tensor, Tensor>
+fusedAddRmsNormBackward(const Tensor &dy, const Tensor &dh, const Tensor &h,
+                        const Tensor &rstd, const OptionalTensor &weight,
+                        double offset) {
+  checkInput(h, {&weight}, "fused_add_rms_norm_backward");
+  checkGrad(dy, h, {&rstd}, "fused_add_rms_norm_backward");
+  checkResidual(dh, h, "fused_add_rms_norm_backward");
+  ProgramKey key = keyFor(Kind::RmsBackward, h, weight);
+  key.offset = offset;
+  key.residual = true;
+  std::vector<Tensor> inputs{aligned(dy), aligned(dh), aligned(h),
+                             aligned(rstd)};
+  if (weight)
+    inputs.push_back(aligned(*weight));
+  auto outs = runProgram(key, inputs, rowsOf(h));
+  Tensor dw = weight ? outs[1] : h.new_empty({0});
+  return {shaped(outs[0], h.sizes()), dw};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor>
+fusedAddLayerNorm(const Tensor &x, const Tensor &residual,
+                  const OptionalTensor &weight, const OptionalTensor &bias,
+                  double eps) {
+  checkInput(x, {&weight, &bias}, "fused_add_layer_norm");
+  checkBias(weight, bias, "fused_add_layer_norm");
+  checkResidual(residual, x, "fused_add_layer_norm");
+  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
+  key.eps = eps;
+  key.bias = bias.has_value();
+  auto outs = addForward(key, x, residual, {&weight, &bias}, 2);
+  return {outs[0], outs[1], outs[2], outs[3]};
+}
+
+std::tuple<Tensor, Tensor>
+fusedAddLayerNormInference(const Tensor &x, const Tensor &residual,
+                           const OptionalTensor &weight,
+                           const OptionalTensor &bias, double eps) {
+  checkInput(x, {&weight, &bias}, "fused_add_layer_norm_inference");
+  checkBias(weight, bias, "fused_add_layer_norm_inference");
+  checkResidual(residual, x, "fused_add_layer_norm_inference");
+  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
+  key.eps = eps;
+  key.bias = bias.has_value();
+  auto outs = addForward(key, x, residual, {&weight, &bias}, 0);
+  return {outs[0], outs[1]};
+}
+
+std::tuple<Tensor, Tensor, Tensor>
+fusedAddLayerNormBackward(const Tensor &dy, const Tensor &dh, const Tensor &h,
+                          const Tensor &mean, const Tensor &rstd,
+                          const OptionalTensor &weight, bool hasBias) {
+  checkInput(h, {&weight}, "fused_add_layer_norm_backward");
+  checkGrad(dy, h, {&mean, &rstd}, "fused_add_layer_norm_backward");
+  checkResidual(dh, h, "fused_add_layer_norm_backward");
+  ProgramKey key = keyFor(Kind::LayerBackward, h, weight);
+  key.bias = hasBias;
+  key.residual = true;
+  std::vector<Tensor> inputs{aligned(dy), aligned(dh), aligned(h),
+                             aligned(mean), aligned(rstd)};
+  if (weight)
+    inputs.push_back(aligned(*weight));
+  auto outs = runProgram(key, inputs, rowsOf(h));
+  size_t next = 1;
+  Tensor dw = weight ? outs[next++] : h.new_empty({0});
+  Tensor db = hasBias ? outs[next++] : h.new_empty({0});
+  return {shaped(outs[0], h.sizes()), dw, db};
+}
+
 } // namespace
 
 TORCH_LIBRARY(norm_mlir, m) {
@@ -261,12 +387,34 @@ TORCH_LIBRARY(norm_mlir, m) {
   m.def("layer_norm_inference(Tensor x, Tensor? weight, Tensor? bias, "
         "float eps) -> Tensor",
         compliant);
+  // The pre-norm residual add fused with the norm: h = x + residual is
+  // normalized and returned for the next block's residual; the backward
+  // takes h's own gradient dh and returns the gradient of x and residual.
+  m.def("fused_add_rms_norm(Tensor x, Tensor residual, Tensor? weight, "
+        "float eps, float offset) -> (Tensor, Tensor, Tensor)",
+        compliant);
+  m.def("fused_add_rms_norm_backward(Tensor dy, Tensor dh, Tensor h, "
+        "Tensor rstd, Tensor? weight, float offset) -> (Tensor, Tensor)",
+        compliant);
+  m.def("fused_add_rms_norm_inference(Tensor x, Tensor residual, "
+        "Tensor? weight, float eps, float offset) -> (Tensor, Tensor)",
+        compliant);
+  m.def("fused_add_layer_norm(Tensor x, Tensor residual, Tensor? weight, "
+        "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor, Tensor)",
+        compliant);
+  m.def("fused_add_layer_norm_backward(Tensor dy, Tensor dh, Tensor h, "
+        "Tensor mean, Tensor rstd, Tensor? weight, bool has_bias) -> "
+        "(Tensor, Tensor, Tensor)",
+        compliant);
+  m.def("fused_add_layer_norm_inference(Tensor x, Tensor residual, "
+        "Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor)",
+        compliant);
   // The bundle directory of a program, compiled (or found in the cache) by
   // norm_mlir.ops: the CUDA kernels above call it for a program they have
   // not loaded yet.
   m.def("_bundle_directory(str kind, int n, ScalarType dtype, "
         "ScalarType? weight_dtype, float eps, float offset, bool bias, "
-        "bool stats, Device device) -> str");
+        "bool stats, bool residual, Device device) -> str");
 }
 
 TORCH_LIBRARY_IMPL(norm_mlir, CUDA, m) {
@@ -276,6 +424,12 @@ TORCH_LIBRARY_IMPL(norm_mlir, CUDA, m) {
   m.impl("layer_norm", &layerNorm);
   m.impl("layer_norm_backward", &layerNormBackward);
   m.impl("layer_norm_inference", &layerNormInference);
+  m.impl("fused_add_rms_norm", &fusedAddRmsNorm);
+  m.impl("fused_add_rms_norm_backward", &fusedAddRmsNormBackward);
+  m.impl("fused_add_rms_norm_inference", &fusedAddRmsNormInference);
+  m.impl("fused_add_layer_norm", &fusedAddLayerNorm);
+  m.impl("fused_add_layer_norm_backward", &fusedAddLayerNormBackward);
+  m.impl("fused_add_layer_norm_inference", &fusedAddLayerNormInference);
 }
 
 } // namespace norm_mlir

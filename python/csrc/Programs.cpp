@@ -23,6 +23,7 @@ bool ProgramKey::operator==(const ProgramKey &other) const {
   return kind == other.kind && n == other.n && dtype == other.dtype &&
          weightDtype == other.weightDtype && eps == other.eps &&
          offset == other.offset && bias == other.bias && stats == other.stats &&
+         residual == other.residual &&
          device == other.device;
 }
 
@@ -33,7 +34,7 @@ struct KeyHash {
     return c10::get_hash(
         static_cast<int>(k.kind), k.n, static_cast<int>(k.dtype),
         k.weightDtype ? static_cast<int>(*k.weightDtype) : -1, k.eps, k.offset,
-        k.bias, k.stats, static_cast<int>(k.device));
+        k.bias, k.stats, k.residual, static_cast<int>(k.device));
   }
 };
 
@@ -73,10 +74,10 @@ std::string bundleDirectory(const ProgramKey &key) {
           .findSchemaOrThrow("norm_mlir::_bundle_directory", "")
           .typed<std::string(c10::string_view, int64_t, c10::ScalarType,
                              std::optional<c10::ScalarType>, double, double,
-                             bool, bool, c10::Device)>();
+                             bool, bool, bool, c10::Device)>();
   try {
     return op.call(kindName(key.kind), key.n, key.dtype, key.weightDtype,
-                   key.eps, key.offset, key.bias, key.stats,
+                   key.eps, key.offset, key.bias, key.stats, key.residual,
                    c10::Device(c10::DeviceType::CUDA, key.device));
   } catch (const c10::Error &e) {
     TORCH_CHECK(false, "norm_mlir: no bundle for ", kindName(key.kind),

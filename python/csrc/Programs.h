@@ -36,6 +36,10 @@ struct ProgramKey {
   bool bias = false;
   /// Forwards: whether mean/rstd are returned (false: inference forward).
   bool stats = true;
+  /// The pre-norm residual add (norm_mlir.programs' residual=True): a
+  /// forward normalizes x + residual and returns it, a backward adds the
+  /// residual's gradient to dx.
+  bool residual = false;
   c10::DeviceIndex device = 0;
 
   bool operator==(const ProgramKey &other) const;

@@ -16,6 +16,7 @@ try:  # The PyTorch integration needs torch; the bundle runtime does not.
 except ImportError:
     pass
 else:
-    from .modules import LayerNorm, RMSNorm  # noqa: F401
+    from .modules import FusedAddLayerNorm, FusedAddRMSNorm, LayerNorm, RMSNorm  # noqa: F401
     from . import functional, ops  # noqa: F401
-    __all__ += ["LayerNorm", "RMSNorm", "functional", "ops"]
+    __all__ += ["FusedAddLayerNorm", "FusedAddRMSNorm", "LayerNorm", "RMSNorm", "functional",
+                "ops"]

@@ -63,6 +63,17 @@ def check_grad(dy, x, *stats, name):
                              f"({rows}), got {t.dtype} with {t.numel()}")
 
 
+def check_residual(residual, x, name):
+    """A fused add's residual (or a backward's dh): x's shape, dtype and
+    device."""
+    if (not isinstance(residual, torch.Tensor) or residual.shape != x.shape
+            or residual.dtype != x.dtype or residual.device != x.device):
+        got = ((tuple(residual.shape), residual.dtype, residual.device)
+               if isinstance(residual, torch.Tensor) else residual)
+        raise ValueError(f"{name}: residual must have the shape, dtype and device of x "
+                         f"({tuple(x.shape)}, {x.dtype}, {x.device}), got {got}")
+
+
 def check_bias(weight, bias, name):
     if bias is not None and weight is None:
         raise ValueError(f"{name}: a bias needs a weight")

@@ -73,3 +73,36 @@ if register_sharding is not None:
                                (weight, "param")], 1,
                            ["row", "sum" if weight is not None else "empty",
                             "sum" if has_bias else "empty"])
+
+    @register_sharding(ops.fused_add_rms_norm.default)
+    def _(x, residual, weight, eps, offset):
+        return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param")], 2,
+                           ["row", "row", "row"])
+
+    @register_sharding(ops.fused_add_rms_norm_inference.default)
+    def _(x, residual, weight, eps, offset):
+        return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param")], 2,
+                           ["row", "row"])
+
+    @register_sharding(ops.fused_add_layer_norm.default)
+    def _(x, residual, weight, bias, eps):
+        return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param"),
+                               (bias, "param")], 1, ["row", "row", "row", "row"])
+
+    @register_sharding(ops.fused_add_layer_norm_inference.default)
+    def _(x, residual, weight, bias, eps):
+        return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param"),
+                               (bias, "param")], 1, ["row", "row"])
+
+    @register_sharding(ops.fused_add_rms_norm_backward.default)
+    def _(dy, dh, h, rstd, weight, offset):
+        return _strategies(h, [(dy, "row"), (dh, "row"), (h, "row"), (rstd, "row"),
+                               (weight, "param")], 1,
+                           ["row", "sum" if weight is not None else "empty"])
+
+    @register_sharding(ops.fused_add_layer_norm_backward.default)
+    def _(dy, dh, h, mean, rstd, weight, has_bias):
+        return _strategies(h, [(dy, "row"), (dh, "row"), (h, "row"), (mean, "row"),
+                               (rstd, "row"), (weight, "param")], 1,
+                           ["row", "sum" if weight is not None else "empty",
+                            "sum" if has_bias else "empty"])

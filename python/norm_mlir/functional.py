@@ -1,4 +1,6 @@
-"""torch.nn.functional.rms_norm and layer_norm on norm kernels.
+"""torch.nn.functional.rms_norm and layer_norm on norm kernels, and the
+pre-norm block's residual add fused with them (fused_add_rms_norm,
+fused_add_layer_norm).
 
 Same signatures and results as torch's. CUDA inputs run the norm GPU kernels
 and CPU inputs the CPU lowering, through the custom ops in ops.py: the
@@ -149,3 +151,58 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     else:
         y = ops.layer_norm_inference(x, w, b, float(eps))
     return y.reshape(input.shape) if reshape else y
+
+
+def _residual_fits(input, residual):
+    return (isinstance(residual, torch.Tensor) and residual.shape == input.shape
+            and residual.dtype == input.dtype and residual.device == input.device)
+
+
+def fused_add_rms_norm(input, residual, normalized_shape, weight=None, eps=None):
+    """(rms_norm(input + residual), input + residual) in one kernel: a
+    pre-norm block's residual add and norm, the sum returned as the next
+    block's residual (Liger's fused_add_rms_norm, vLLM's). Its backward adds
+    the gradient reaching the sum to the norm's in the same kernel. The sum
+    is rounded to input's dtype, as input + residual would be. Inputs the
+    kernels do not take (another dtype for the residual, other devices)
+    compute it with torch."""
+    how = _flat(input, normalized_shape, (weight,), "fused_add_rms_norm")
+    if how is not None:
+        value = _DEFAULT_EPS[input.dtype] if eps is None else float(eps)
+        if not _kernel_epsilon(value) or not _residual_fits(input, residual):
+            how = None
+    if how is None:
+        h = input + residual
+        return F.rms_norm(h, normalized_shape_tuple(normalized_shape), weight, eps), h
+    n, reshape = how
+    x, r, w = ((input.reshape(-1, n), residual.reshape(-1, n),
+                weight.reshape(n) if weight is not None else None)
+               if reshape else (input, residual, weight))
+    if _needs_grad(input, residual, weight):
+        y, h = ops.fused_add_rms_norm(x, r, w, value, 0.0)[:2]
+    else:
+        y, h = ops.fused_add_rms_norm_inference(x, r, w, value, 0.0)
+    return (y.reshape(input.shape), h.reshape(input.shape)) if reshape else (y, h)
+
+
+def fused_add_layer_norm(input, residual, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """(layer_norm(input + residual), input + residual) in one kernel (see
+    fused_add_rms_norm)."""
+    plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
+    how = (_flat(input, normalized_shape, (weight, bias), "fused_add_layer_norm")
+           if plain else None)
+    if how is None or not _kernel_epsilon(float(eps)) or not _residual_fits(input, residual):
+        h = input + residual
+        return (F.layer_norm(h, normalized_shape_tuple(normalized_shape), weight, bias, eps),
+                h)
+    n, reshape = how
+    x, r, w, b = input, residual, weight, bias
+    if reshape:
+        x, r = input.reshape(-1, n), residual.reshape(-1, n)
+        w = weight.reshape(n) if weight is not None else None
+        b = bias.reshape(n) if bias is not None else None
+    if _needs_grad(input, residual, weight, bias):
+        y, h = ops.fused_add_layer_norm(x, r, w, b, float(eps))[:2]
+    else:
+        y, h = ops.fused_add_layer_norm_inference(x, r, w, b, float(eps))
+    return (y.reshape(input.shape), h.reshape(input.shape)) if reshape else (y, h)

@@ -1,4 +1,6 @@
-"""Drop-in replacements for torch.nn.RMSNorm and torch.nn.LayerNorm.
+"""Drop-in replacements for torch.nn.RMSNorm and torch.nn.LayerNorm, and
+their pre-norm residual-add forms (FusedAddRMSNorm, FusedAddLayerNorm:
+forward(x, residual) -> (norm(x + residual), x + residual)).
 
 Same constructor arguments, parameters and state_dict keys. Their forward is
 norm_mlir.functional's: CUDA inputs run the norm GPU kernels and CPU inputs
@@ -76,3 +78,22 @@ class LayerNorm(torch.nn.Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class FusedAddRMSNorm(RMSNorm):
+    """RMSNorm of x + residual, returning (y, x + residual) from one kernel
+    (a pre-norm block's residual add and norm; Liger's LigerFusedAddRMSNorm,
+    vLLM's fused_add_rms_norm). Same parameters as RMSNorm."""
+
+    def forward(self, x, residual):
+        return functional.fused_add_rms_norm(x, residual, self.normalized_shape, self.weight,
+                                             self.eps)
+
+
+class FusedAddLayerNorm(LayerNorm):
+    """LayerNorm of x + residual, returning (y, x + residual) from one kernel.
+    Same parameters as LayerNorm."""
+
+    def forward(self, x, residual):
+        return functional.fused_add_layer_norm(x, residual, self.normalized_shape, self.weight,
+                                               self.bias, self.eps)

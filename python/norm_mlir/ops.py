@@ -11,7 +11,18 @@ Ops (all take the normalized size from the last dimension of x):
   norm_mlir::layer_norm_backward(dy, x, mean, rstd, weight?, has_bias) -> (dx, dw, db)
   norm_mlir::rms_norm_inference(x, weight?, eps, offset) -> y
   norm_mlir::layer_norm_inference(x, weight?, bias?, eps) -> y
-dw/db are empty tensors when there is no weight/bias. The inference ops are
+  norm_mlir::fused_add_rms_norm(x, residual, weight?, eps, offset) -> (y, h, rstd)
+  norm_mlir::fused_add_rms_norm_backward(dy, dh, h, rstd, weight?, offset) -> (dx, dw)
+  norm_mlir::fused_add_rms_norm_inference(x, residual, weight?, eps, offset) -> (y, h)
+  norm_mlir::fused_add_layer_norm(x, residual, weight?, bias?, eps) -> (y, h, mean, rstd)
+  norm_mlir::fused_add_layer_norm_backward(dy, dh, h, mean, rstd, weight?, has_bias)
+      -> (dx, dw, db)
+  norm_mlir::fused_add_layer_norm_inference(x, residual, weight?, bias?, eps) -> (y, h)
+dw/db are empty tensors when there is no weight/bias. The fused_add ops are
+a pre-norm block's residual add and norm in one kernel: h = x + residual is
+normalized and returned (the next block's residual); their backward takes
+h's own gradient dh beside dy and returns the gradient of x and residual
+(the norm's gradient at h plus dh, summed in f32 and rounded once). The inference ops are
 the forwards without the saved statistics (their kernels store no mean or
 rstd) and refuse a backward: norm_mlir.functional (and so the modules) calls
 them when nothing needs a gradient.
@@ -26,7 +37,7 @@ extension asks for programs it has not loaded (norm_mlir::_bundle_directory).
 import torch
 
 from . import native
-from .checks import check_bias, check_grad, check_input, device_chip, rows
+from .checks import check_bias, check_grad, check_input, check_residual, device_chip, rows
 from .compiler import bundle_directory
 from .programs import op_program
 
@@ -38,10 +49,18 @@ if native.loaded:
     layer_norm = _ops.layer_norm.default
     layer_norm_backward = _ops.layer_norm_backward.default
     layer_norm_inference = _ops.layer_norm_inference.default
+    fused_add_rms_norm = _ops.fused_add_rms_norm.default
+    fused_add_rms_norm_backward = _ops.fused_add_rms_norm_backward.default
+    fused_add_rms_norm_inference = _ops.fused_add_rms_norm_inference.default
+    fused_add_layer_norm = _ops.fused_add_layer_norm.default
+    fused_add_layer_norm_backward = _ops.fused_add_layer_norm_backward.default
+    fused_add_layer_norm_inference = _ops.fused_add_layer_norm_inference.default
 else:
-    from .python_ops import (layer_norm, layer_norm_backward,  # noqa: F401
-                             layer_norm_inference, rms_norm, rms_norm_backward,
-                             rms_norm_inference)
+    from .python_ops import (  # noqa: F401
+        fused_add_layer_norm, fused_add_layer_norm_backward, fused_add_layer_norm_inference,
+        fused_add_rms_norm, fused_add_rms_norm_backward, fused_add_rms_norm_inference,
+        layer_norm, layer_norm_backward, layer_norm_inference, rms_norm, rms_norm_backward,
+        rms_norm_inference)
 
 
 # ---- programs for the extension -----------------------------------------------
@@ -52,11 +71,14 @@ _PROGRAM_FLAGS = {"rms_fwd": ("eps", "offset"), "ln_fwd": ("eps", "bias"),
                   "rms_bwd": ("offset",), "ln_bwd": ("bias",)}
 
 
-def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, device):
+def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, residual,
+                      device):
     values = dict(eps=eps, offset=offset, bias=bias)
     flags = {name: values[name] for name in _PROGRAM_FLAGS[kind]}
     if not stats:
         flags["stats"] = False
+    if residual:
+        flags["residual"] = True
     program = op_program(kind, n, dtype, weight_dtype, **flags)
     return bundle_directory(program, chip=device_chip(device))
 
@@ -103,6 +125,42 @@ def _(x, weight, bias, eps):
     return torch.empty_like(x)
 
 
+@torch.library.register_fake("norm_mlir::fused_add_rms_norm")
+def _(x, residual, weight, eps, offset):
+    return (torch.empty_like(x), torch.empty_like(x),
+            x.new_empty(x.shape[:-1], dtype=torch.float32))
+
+
+@torch.library.register_fake("norm_mlir::fused_add_rms_norm_backward")
+def _(dy, dh, h, rstd, weight, offset):
+    return torch.empty_like(h), (torch.empty_like(weight) if weight is not None
+                                 else h.new_empty(0))
+
+
+@torch.library.register_fake("norm_mlir::fused_add_rms_norm_inference")
+def _(x, residual, weight, eps, offset):
+    return torch.empty_like(x), torch.empty_like(x)
+
+
+@torch.library.register_fake("norm_mlir::fused_add_layer_norm")
+def _(x, residual, weight, bias, eps):
+    stats = x.new_empty(x.shape[:-1], dtype=torch.float32)
+    return torch.empty_like(x), torch.empty_like(x), stats, torch.empty_like(stats)
+
+
+@torch.library.register_fake("norm_mlir::fused_add_layer_norm_backward")
+def _(dy, dh, h, mean, rstd, weight, has_bias):
+    dw = torch.empty_like(weight) if weight is not None else h.new_empty(0)
+    db = (torch.empty_like(weight) if (has_bias and weight is not None)
+          else h.new_empty(h.shape[-1]) if has_bias else h.new_empty(0))
+    return torch.empty_like(h), dw, db
+
+
+@torch.library.register_fake("norm_mlir::fused_add_layer_norm_inference")
+def _(x, residual, weight, bias, eps):
+    return torch.empty_like(x), torch.empty_like(x)
+
+
 # ---- torch.autocast ----------------------------------------------------------
 
 # Inside torch.autocast the forwards return what torch's own norm returns
@@ -116,7 +174,11 @@ def _(x, weight, bias, eps):
 # autocast, in the forward's dtypes, as torch's do.
 for _forward, _aten in (("rms_norm", "aten::rms_norm"), ("rms_norm_inference", "aten::rms_norm"),
                         ("layer_norm", "aten::layer_norm"),
-                        ("layer_norm_inference", "aten::layer_norm")):
+                        ("layer_norm_inference", "aten::layer_norm"),
+                        ("fused_add_rms_norm", "aten::rms_norm"),
+                        ("fused_add_rms_norm_inference", "aten::rms_norm"),
+                        ("fused_add_layer_norm", "aten::layer_norm"),
+                        ("fused_add_layer_norm_inference", "aten::layer_norm")):
     for _key, _device in (("AutocastCUDA", "cuda"), ("AutocastCPU", "cpu")):
         if torch._C._dispatch_has_kernel_for_dispatch_key(_aten, _key):
             torch.library.register_autocast(f"norm_mlir::{_forward}", _device, torch.float32)
@@ -216,5 +278,82 @@ def _(dy, x, mean, rstd, weight, has_bias):
              [rows(dy), matrix, mean.reshape(-1), rstd.reshape(-1)]
              + ([weight] if weight is not None else []), outputs)
     return dx.view(x.shape), dw, db
+
+def _cpu_add_forward(kind, x, residual, weight, params, flags, stats):
+    """A fused residual add and norm through the CPU lowering: y, h and
+    `stats` f32 statistics per row (0: the inference forward's program)."""
+    check_input(x, *params, name=kind)
+    check_residual(residual, x, kind)
+    matrix = rows(x)
+    outputs = ([torch.empty_like(matrix), torch.empty_like(matrix)]
+               + [x.new_empty(matrix.shape[0], dtype=torch.float32) for _ in range(stats)])
+    flags = dict(flags, residual=True)
+    if not stats:
+        flags["stats"] = False
+    _cpu_run(kind, x, weight, flags,
+             [matrix, rows(residual)] + [p for p in params if p is not None], outputs)
+    return ((outputs[0].view(x.shape), outputs[1].view(x.shape))
+            + tuple(t.view(x.shape[:-1]) for t in outputs[2:]))
+
+
+@torch.library.register_kernel("norm_mlir::fused_add_rms_norm", "cpu")
+def _(x, residual, weight, eps, offset):
+    return _cpu_add_forward("rms_fwd", x, residual, weight, [weight],
+                            dict(eps=eps, offset=offset), 1)
+
+
+@torch.library.register_kernel("norm_mlir::fused_add_rms_norm_inference", "cpu")
+def _(x, residual, weight, eps, offset):
+    return _cpu_add_forward("rms_fwd", x, residual, weight, [weight],
+                            dict(eps=eps, offset=offset), 0)
+
+
+@torch.library.register_kernel("norm_mlir::fused_add_rms_norm_backward", "cpu")
+def _(dy, dh, h, rstd, weight, offset):
+    name = "fused_add_rms_norm_backward"
+    check_input(h, weight, name=name)
+    check_grad(dy, h, rstd, name=name)
+    check_residual(dh, h, name)
+    matrix = rows(h)
+    dx = torch.empty_like(matrix)
+    dw = torch.empty_like(weight) if weight is not None else h.new_empty(0)
+    _cpu_run("rms_bwd", h, weight, dict(offset=offset, residual=True),
+             [rows(dy), rows(dh), matrix, rstd.reshape(-1)]
+             + ([weight] if weight is not None else []),
+             [dx] + ([dw] if weight is not None else []))
+    return dx.view(h.shape), dw
+
+
+@torch.library.register_kernel("norm_mlir::fused_add_layer_norm", "cpu")
+def _(x, residual, weight, bias, eps):
+    check_bias(weight, bias, "fused_add_layer_norm")
+    return _cpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
+                            dict(eps=eps, bias=bias is not None), 2)
+
+
+@torch.library.register_kernel("norm_mlir::fused_add_layer_norm_inference", "cpu")
+def _(x, residual, weight, bias, eps):
+    check_bias(weight, bias, "fused_add_layer_norm_inference")
+    return _cpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
+                            dict(eps=eps, bias=bias is not None), 0)
+
+
+@torch.library.register_kernel("norm_mlir::fused_add_layer_norm_backward", "cpu")
+def _(dy, dh, h, mean, rstd, weight, has_bias):
+    name = "fused_add_layer_norm_backward"
+    check_input(h, weight, name=name)
+    check_grad(dy, h, mean, rstd, name=name)
+    check_residual(dh, h, name)
+    matrix = rows(h)
+    dx = torch.empty_like(matrix)
+    dw = torch.empty_like(weight) if weight is not None else h.new_empty(0)
+    db = (torch.empty_like(weight) if weight is not None else h.new_empty(h.shape[-1])) \
+        if has_bias else h.new_empty(0)
+    outputs = [dx] + ([dw] if weight is not None else []) + ([db] if has_bias else [])
+    _cpu_run("ln_bwd", h, weight, dict(bias=has_bias, residual=True),
+             [rows(dy), rows(dh), matrix, mean.reshape(-1), rstd.reshape(-1)]
+             + ([weight] if weight is not None else []), outputs)
+    return dx.view(h.shape), dw, db
+
 
 from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)

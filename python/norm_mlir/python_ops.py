@@ -7,7 +7,8 @@ norm_mlir.ops adds the fake, CPU and autocast kernels to either.
 
 import torch
 
-from .checks import aligned, check_bias, check_cuda, check_grad, device_chip, rows
+from .checks import (aligned, check_bias, check_cuda, check_grad, check_residual, device_chip,
+                     rows)
 from .compiler import compile_program
 from .launcher import Launcher
 from .programs import op_program
@@ -101,6 +102,97 @@ def layer_norm_inference(x: torch.Tensor, weight: torch.Tensor | None,
                         dict(eps=eps, bias=bias is not None), 0)[0]
 
 
+def _gpu_add_forward(kind, x, residual, weight, params, flags, stats):
+    """A fused residual add and norm on the GPU: y, h and `stats` f32
+    statistics per row (0: the inference forward's program)."""
+    flags = dict(flags, residual=True)
+    if not stats:
+        flags["stats"] = False
+    launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
+    outs = launcher(None, rows(x), rows(residual), *[aligned(p) for p in params if p is not None])
+    return ((outs[0].view(x.shape), outs[1].view(x.shape))
+            + tuple(t.view(x.shape[:-1]) for t in outs[2:]))
+
+
+@torch.library.custom_op("norm_mlir::fused_add_rms_norm", mutates_args=())
+def fused_add_rms_norm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor | None,
+                       eps: float, offset: float
+                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, name="fused_add_rms_norm")
+    check_residual(residual, x, "fused_add_rms_norm")
+    return _gpu_add_forward("rms_fwd", x, residual, weight, [weight],
+                            dict(eps=eps, offset=offset), 1)
+
+
+@torch.library.custom_op("norm_mlir::fused_add_rms_norm_inference", mutates_args=())
+def fused_add_rms_norm_inference(x: torch.Tensor, residual: torch.Tensor,
+                                 weight: torch.Tensor | None, eps: float,
+                                 offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, name="fused_add_rms_norm_inference")
+    check_residual(residual, x, "fused_add_rms_norm_inference")
+    return _gpu_add_forward("rms_fwd", x, residual, weight, [weight],
+                            dict(eps=eps, offset=offset), 0)
+
+
+@torch.library.custom_op("norm_mlir::fused_add_rms_norm_backward", mutates_args=())
+def fused_add_rms_norm_backward(dy: torch.Tensor, dh: torch.Tensor, h: torch.Tensor,
+                                rstd: torch.Tensor, weight: torch.Tensor | None,
+                                offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    name = "fused_add_rms_norm_backward"
+    check_cuda(h, weight, name=name)
+    check_grad(dy, h, rstd, name=name)
+    check_residual(dh, h, name)
+    launcher = _launcher("rms_bwd", h.shape[-1], h, weight, offset=offset, residual=True)
+    args = [rows(dy), rows(dh), rows(h), aligned(rstd).view(-1)]
+    if weight is not None:
+        args.append(aligned(weight))
+    outs = launcher(None, *args)
+    dw = outs[1] if weight is not None else h.new_empty(0)
+    return outs[0].view(h.shape), dw
+
+
+@torch.library.custom_op("norm_mlir::fused_add_layer_norm", mutates_args=())
+def fused_add_layer_norm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor | None,
+                         bias: torch.Tensor | None, eps: float
+                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, bias, name="fused_add_layer_norm")
+    check_bias(weight, bias, "fused_add_layer_norm")
+    check_residual(residual, x, "fused_add_layer_norm")
+    return _gpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
+                            dict(eps=eps, bias=bias is not None), 2)
+
+
+@torch.library.custom_op("norm_mlir::fused_add_layer_norm_inference", mutates_args=())
+def fused_add_layer_norm_inference(x: torch.Tensor, residual: torch.Tensor,
+                                   weight: torch.Tensor | None, bias: torch.Tensor | None,
+                                   eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, bias, name="fused_add_layer_norm_inference")
+    check_bias(weight, bias, "fused_add_layer_norm_inference")
+    check_residual(residual, x, "fused_add_layer_norm_inference")
+    return _gpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
+                            dict(eps=eps, bias=bias is not None), 0)
+
+
+@torch.library.custom_op("norm_mlir::fused_add_layer_norm_backward", mutates_args=())
+def fused_add_layer_norm_backward(dy: torch.Tensor, dh: torch.Tensor, h: torch.Tensor,
+                                  mean: torch.Tensor, rstd: torch.Tensor,
+                                  weight: torch.Tensor | None, has_bias: bool
+                                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    name = "fused_add_layer_norm_backward"
+    check_cuda(h, weight, name=name)
+    check_grad(dy, h, mean, rstd, name=name)
+    check_residual(dh, h, name)
+    launcher = _launcher("ln_bwd", h.shape[-1], h, weight, bias=has_bias, residual=True)
+    args = [rows(dy), rows(dh), rows(h), aligned(mean).view(-1), aligned(rstd).view(-1)]
+    if weight is not None:
+        args.append(aligned(weight))
+    outs = list(launcher(None, *args))
+    dx = outs.pop(0).view(h.shape)
+    dw = outs.pop(0) if weight is not None else h.new_empty(0)
+    db = outs.pop(0) if has_bias else h.new_empty(0)
+    return dx, dw, db
+
+
 # ---- autograd (Autograd.cpp in the extension) --------------------------------
 
 def _rms_setup(ctx, inputs, output):
@@ -133,6 +225,50 @@ def _ln_backward(ctx, dy, dmean, drstd):
 layer_norm.register_autograd(_ln_backward, setup_context=_ln_setup)
 
 
+def _add_rms_setup(ctx, inputs, output):
+    x, residual, weight, eps, offset = inputs
+    ctx.save_for_backward(output[1], weight, output[2])
+    ctx.offset = offset
+
+
+def _add_rms_backward(ctx, dy, dh, drstd):
+    h, weight, rstd = ctx.saved_tensors
+    dw = None
+    if dy is not None and dh is not None:
+        dx, dw = fused_add_rms_norm_backward(dy.contiguous(), dh.contiguous(), h, rstd, weight,
+                                             ctx.offset)
+    elif dy is not None:
+        dx, dw = rms_norm_backward(dy.contiguous(), h, rstd, weight, ctx.offset)
+    else:
+        dx = dh
+    return dx, dx, (dw if weight is not None else None), None, None
+
+
+fused_add_rms_norm.register_autograd(_add_rms_backward, setup_context=_add_rms_setup)
+
+
+def _add_ln_setup(ctx, inputs, output):
+    x, residual, weight, bias, eps = inputs
+    ctx.save_for_backward(output[1], weight, output[2], output[3])
+    ctx.has_bias = bias is not None
+
+
+def _add_ln_backward(ctx, dy, dh, dmean, drstd):
+    h, weight, mean, rstd = ctx.saved_tensors
+    dw = db = None
+    if dy is not None and dh is not None:
+        dx, dw, db = fused_add_layer_norm_backward(dy.contiguous(), dh.contiguous(), h, mean,
+                                                   rstd, weight, ctx.has_bias)
+    elif dy is not None:
+        dx, dw, db = layer_norm_backward(dy.contiguous(), h, mean, rstd, weight, ctx.has_bias)
+    else:
+        dx = dh
+    return (dx, dx, dw if weight is not None else None, db if ctx.has_bias else None, None)
+
+
+fused_add_layer_norm.register_autograd(_add_ln_backward, setup_context=_add_ln_setup)
+
+
 def _no_backward(name, training_op):
     """An autograd formula that refuses: the inference ops save nothing a
     backward could use, so a gradient through them is a clear error (and
@@ -145,3 +281,7 @@ def _no_backward(name, training_op):
 
 rms_norm_inference.register_autograd(_no_backward("rms_norm_inference", "rms_norm"))
 layer_norm_inference.register_autograd(_no_backward("layer_norm_inference", "layer_norm"))
+fused_add_rms_norm_inference.register_autograd(
+    _no_backward("fused_add_rms_norm_inference", "fused_add_rms_norm"))
+fused_add_layer_norm_inference.register_autograd(
+    _no_backward("fused_add_layer_norm_inference", "fused_add_layer_norm"))

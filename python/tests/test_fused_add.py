@@ -1,0 +1,181 @@
+"""The fused residual add and norm (norm_mlir::fused_add_rms_norm,
+fused_add_layer_norm, their backwards and inference forms) on the CPU
+lowering of the same programs the GPU runs: numerics against float64 for
+every dtype combination, the gradients of both outputs, the functional and
+module forms, torch.compile and bad inputs. GPU correctness:
+tests/test_torch_gpu.py and bench/gpu_check.py."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from norm_mlir import compiler  # noqa: E402
+
+if compiler._library() is None:
+    pytest.skip("libNormCAPI.so is not built", allow_module_level=True)
+
+import norm_mlir  # noqa: E402
+from norm_mlir import functional as nf  # noqa: E402
+
+ops = torch.ops.norm_mlir
+DTYPES = [torch.bfloat16, torch.float16, torch.float32]
+# Relative tolerance of a result in each dtype against float64.
+TOL = {torch.bfloat16: 2e-2, torch.float16: 4e-3, torch.float32: 1e-5}
+
+
+def rel(a, b):
+    return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
+
+
+def reference(kind, x, r, w, b, eps, gy, gh):
+    """float64 results and gradients of norm(x + r) and x + r for the loss
+    sum(y * gy + h * gh)."""
+    leaves = [t.detach().double().requires_grad_() if t is not None else None
+              for t in (x, r, w, b)]
+    X, R, W, B = leaves
+    H = X + R
+    if kind == "rms":
+        Y = torch.nn.functional.rms_norm(H, (x.shape[-1],), W, eps)
+    else:
+        Y = torch.nn.functional.layer_norm(H, (x.shape[-1],), W, B, eps)
+    (Y * gy.double() + H * gh.double()).sum().backward()
+    return Y, H, [t.grad if t is not None else None for t in leaves]
+
+
+@pytest.mark.parametrize("kind", ["rms", "ln"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("weight_dtype", ["same", torch.float32, None])
+def test_fused_add_matches_float64(kind, dtype, weight_dtype):
+    torch.manual_seed(0)
+    n = 384
+    x = torch.randn(5, 3, n, dtype=dtype, requires_grad=True)
+    r = torch.randn(5, 3, n, dtype=dtype, requires_grad=True)
+    wt = dtype if weight_dtype == "same" else weight_dtype
+    w = (torch.rand(n, dtype=wt) + 0.5).requires_grad_() if wt is not None else None
+    b = torch.randn(n, dtype=wt).requires_grad_() if (wt is not None and kind == "ln") else None
+    eps = 1e-6 if kind == "rms" else 1e-5
+    if kind == "rms":
+        y, h = nf.fused_add_rms_norm(x, r, n, w, eps)
+    else:
+        y, h = nf.fused_add_layer_norm(x, r, n, w, b, eps)
+    assert y.dtype == dtype and h.dtype == dtype and h.shape == x.shape
+    gy, gh = torch.randn_like(y), torch.randn_like(h)
+    (y * gy + h * gh).sum().backward()
+    Y, H, grads = reference(kind, x, r, w, b, eps, gy, gh)
+    tol = TOL[dtype]
+    assert rel(y, Y) < tol and rel(h, H) < tol
+    assert rel(x.grad, grads[0]) < tol and rel(r.grad, grads[1]) < tol
+    if w is not None:
+        assert rel(w.grad, grads[2]) < 2 * TOL[wt] + tol
+    if b is not None:
+        assert rel(b.grad, grads[3]) < 2 * TOL[wt] + tol
+
+
+@pytest.mark.parametrize("kind", ["rms", "ln"])
+def test_gradient_of_one_output_only(kind):
+    """A loss that reads only y (h's gradient undefined: the plain norm
+    backward at h) or only h (y's undefined: dx = dh, no weight gradient)."""
+    torch.manual_seed(1)
+    x = torch.randn(8, 256, requires_grad=True)
+    r = torch.randn(8, 256, requires_grad=True)
+    w = torch.rand(256, requires_grad=True)
+    fused = (lambda: nf.fused_add_rms_norm(x, r, 256, w, 1e-6)) if kind == "rms" else \
+        (lambda: nf.fused_add_layer_norm(x, r, 256, w, None, 1e-5))
+    y, h = fused()
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    _, _, grads = reference(kind, x, r, w, None, 1e-6 if kind == "rms" else 1e-5, gy,
+                            torch.zeros_like(gy))
+    assert rel(x.grad, grads[0]) < 1e-5 and rel(w.grad, grads[2]) < 1e-5
+    x.grad = r.grad = w.grad = None
+    y, h = fused()
+    gh = torch.randn_like(h)
+    (h * gh).sum().backward()
+    assert torch.equal(x.grad, gh) and torch.equal(r.grad, gh)
+    # None from the extension, which skips the norm's backward; zeros from
+    # the Python ops, whose autograd materializes y's gradient.
+    assert w.grad is None or not w.grad.any()
+
+
+def test_inference_forms_match_training():
+    torch.manual_seed(2)
+    x, r, w = torch.randn(7, 512), torch.randn(7, 512), torch.rand(512)
+    y, h, rstd = ops.fused_add_rms_norm(x, r, w, 1e-6, 1.0)
+    yi, hi = ops.fused_add_rms_norm_inference(x, r, w, 1e-6, 1.0)
+    assert torch.equal(y, yi) and torch.equal(h, hi) and rstd.shape == (7,)
+    y, h, mean, rstd = ops.fused_add_layer_norm(x, r, w, w, 1e-5)
+    yi, hi = ops.fused_add_layer_norm_inference(x, r, w, w, 1e-5)
+    assert torch.equal(y, yi) and torch.equal(h, hi) and mean.shape == (7,)
+    with torch.no_grad():
+        assert torch.equal(nf.fused_add_rms_norm(x, r, 512, w, 1e-6)[0],
+                           ops.fused_add_rms_norm(x, r, w, 1e-6, 0.0)[0])
+    x.requires_grad_()
+    with pytest.raises(RuntimeError, match="fused_add_rms_norm_inference has no backward"):
+        ops.fused_add_rms_norm_inference(x, r, w, 1e-6, 0.0)[0].sum().backward()
+
+
+def test_modules_and_torch_compile():
+    torch.manual_seed(3)
+    norm, ref = norm_mlir.FusedAddRMSNorm(128), torch.nn.RMSNorm(128)
+    with torch.no_grad():
+        norm.weight.uniform_(0.5, 1.5)
+        ref.weight.copy_(norm.weight)
+
+    def block(norm_layer, x, r):
+        y, h = norm_layer(x, r)
+        return (y * 2).sum() + (h * h).sum()
+
+    x, r = torch.randn(16, 128), torch.randn(16, 128)
+    compiled = torch.compile(lambda x, r: block(norm, x, r), fullgraph=True)
+    loss = compiled(x, r)
+    loss.backward()
+    h = x + r
+    ref_loss = (ref(h) * 2).sum() + (h * h).sum()
+    ref_loss.backward()
+    assert rel(loss, ref_loss) < 1e-5
+    assert rel(norm.weight.grad, ref.weight.grad) < 1e-4
+    ln = norm_mlir.FusedAddLayerNorm(128)
+    y, h = ln(x, r)
+    assert rel(y, torch.nn.functional.layer_norm(x + r, (128,), ln.weight, ln.bias)) < 1e-5
+
+
+def test_opcheck():
+    x = torch.randn(4, 32, requires_grad=True)
+    r = torch.randn(4, 32, requires_grad=True)
+    w = torch.randn(32, requires_grad=True)
+    torch.library.opcheck(ops.fused_add_rms_norm.default, (x, r, w, 1e-6, 0.0))
+    torch.library.opcheck(ops.fused_add_layer_norm.default, (x, r, w, w, 1e-5))
+    x, r, w = x.detach(), r.detach(), w.detach()
+    torch.library.opcheck(ops.fused_add_rms_norm_inference.default, (x, r, w, 1e-6, 0.0))
+    torch.library.opcheck(ops.fused_add_layer_norm_inference.default, (x, r, w, w, 1e-5))
+
+
+def test_bad_inputs_are_clear_errors():
+    x, w = torch.randn(4, 64), torch.randn(64)
+    with pytest.raises(ValueError, match="residual must have the shape, dtype and device of x"):
+        ops.fused_add_rms_norm(x, torch.randn(4, 32), w, 1e-6, 0.0)
+    with pytest.raises(ValueError, match="residual must have the shape, dtype and device of x"):
+        ops.fused_add_layer_norm(x, torch.randn(4, 64, dtype=torch.float16), w, None, 1e-5)
+    y, h, rstd = ops.fused_add_rms_norm(x, x, w, 1e-6, 0.0)
+    with pytest.raises(ValueError, match="residual must have the shape"):
+        ops.fused_add_rms_norm_backward(y, torch.randn(3, 64), h, rstd, w, 0.0)
+    with pytest.raises(ValueError, match="mean/rstd must be float32"):
+        ops.fused_add_rms_norm_backward(y, y, h, rstd[:2], w, 0.0)
+    with pytest.raises(ValueError, match="a bias needs a weight"):
+        ops.fused_add_layer_norm(x, x, None, w, 1e-5)
+    # What the kernels do not take goes to torch through the functional form.
+    r64 = torch.randn(4, 64, dtype=torch.float64)
+    y, h = nf.fused_add_rms_norm(x, r64, 64, w, 1e-6)
+    assert h.dtype == torch.float64
+    assert rel(y, torch.nn.functional.rms_norm(x + r64, (64,), w, 1e-6)) < 1e-12
+
+
+def test_strided_and_offset_inputs():
+    torch.manual_seed(4)
+    base = torch.randn(8, 130)
+    x = base[:, 1:129]            # strided rows at an odd offset
+    r = torch.randn(128, 8).t()   # transposed
+    w = torch.rand(128)
+    y, h = nf.fused_add_rms_norm(x, r, 128, w, 1e-6)
+    assert rel(h, x + r) < 1e-7
+    assert rel(y, torch.nn.functional.rms_norm(x + r, (128,), w, 1e-6)) < 1e-5
