@@ -10,12 +10,13 @@ Each bundle is <kind>_<dtype>_<N>[_variant]/ with kernels.ptx + manifest.json.
 --dtype-matrix builds every op with activations x in {bf16, f16, f32} and
 weight/bias in {same, bf16, f16, f32, none}, at one N of each layout class
 (warp rows, block rows, staged rows, a ragged N, a cluster, a streamed row),
-each op's training and inference forwards, the offset (Gemma) RMSNorm and
-the bias-free LayerNorm: the combinations users run that the default set
-does not (test/dtype-matrix-ptxas.sh, and bench/gpu_check.py against
+each op's training and inference forwards, the residual add fused with each
+op, the offset (Gemma) RMSNorm and the bias-free LayerNorm: the combinations
+users run that the default set does not (test/dtype-matrix-ptxas.sh, and bench/gpu_check.py against
 float64 on the GPU). --chips assembles each bundle for every chip listed.
 --bench-only builds the plain bf16 bundles of the public N only (and the
-inference forwards, <kind>_bf16_<N>_infer, which the benchmark times),
+inference forwards, <kind>_bf16_<N>_infer, which the benchmark times, and
+the fused residual adds, <kind>_bf16_<N>_add[_infer], bench/fused_add.py's),
 --bf16-only those of every N (test/bf16-bundles-no-spills.sh), and
 --flags passes extra norm-compile options to every bundle: an A/B directory
 for bench/bench.py --bundles. Each bundle's PTX is assembled with ptxas
@@ -76,6 +77,17 @@ def variants():
             out.append((kind, "bf16", n, "infer", {"stats": False}))
         for n in (1024, 4096):
             out.append((kind, "f32", n, "infer", {"stats": False}))
+    # The pre-norm residual add fused with each norm (programs.py
+    # residual=True), forward and backward, and its inference forwards.
+    for kind in KINDS:
+        for n in PUBLIC_N + [256, 1000, 4097]:
+            out.append((kind, "bf16", n, "add", {"residual": True}))
+        for dtype in ("f16", "f32"):
+            for n in (1024, 4096):
+                out.append((kind, dtype, n, "add", {"residual": True}))
+    for kind in ("rms_fwd", "ln_fwd"):
+        for n in PUBLIC_N:
+            out.append((kind, "bf16", n, "add_infer", {"residual": True, "stats": False}))
     out.append(("rms_fwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_bwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_fwd", "bf16", 4096, "gemma", {"offset": 1.0}))
@@ -114,6 +126,10 @@ def matrix_variants():
                     out.append((kind, dtype, n, name, dict(flags)))
                 for kind in ("rms_fwd", "ln_fwd"):
                     out.append((kind, dtype, n, name + "_infer", dict(flags, stats=False)))
+            if weight in ("same", "f32"):
+                for n in MATRIX_N:
+                    for kind in KINDS:
+                        out.append((kind, dtype, n, name + "_add", dict(flags, residual=True)))
             if weight != "none":
                 for kind in ("rms_fwd", "rms_bwd"):
                     out.append((kind, dtype, 4096, name + "_offset",
@@ -202,7 +218,7 @@ def main():
         p.error(f"--dtype {args.dtype}: --bench-only and --bf16-only are bf16 bundles")
     if args.bench_only or args.bf16_only:
         wanted = [v for v in wanted
-                  if v[1] == "bf16" and v[3] in ("", "infer")
+                  if v[1] == "bf16" and v[3] in ("", "infer", "add", "add_infer")
                   and (args.bf16_only or v[2] in PUBLIC_N)]
     extra = args.flags.split()
     if extra:

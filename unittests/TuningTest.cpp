@@ -1798,6 +1798,37 @@ static std::pair<int64_t, int64_t> streamedRows(const KernelShape &shape) {
   return {rows.begin, rows.end};
 }
 
+/// A forward with a prologue (the residual add: x and the residual in, y
+/// and their sum h out) streams at every M where its block holds the row,
+/// RMSNorm and LayerNorm alike, with a row a block; where it does not, it
+/// keeps the row kernel, with the register prefetch below rows of 16 KB.
+/// A backward's row kernel (it reads rstd) with as many full operands is
+/// not a forward.
+TEST(Tuning, ForwardsWithAResidualAddStreamWhereTheyHoldTheRow) {
+  for (int64_t reductions : {1, 2}) {
+    KernelShape add = forwardShape(2048, reductions);
+    add.fullOperands = 2;
+    add.fullOutputs = 2;
+    EXPECT_TRUE(isForward(add));
+    EXPECT_TRUE(chooseStreamedRows(add, DeviceInfo()).coversAll());
+    EXPECT_TRUE(chooseHeldRows(add, DeviceInfo()).empty());
+    add.n = 4096;
+    EXPECT_TRUE(chooseStreamedRows(add, DeviceInfo()).coversAll());
+    add.n = 7168;
+    EXPECT_TRUE(chooseStreamedRows(add, DeviceInfo()).empty());
+    KernelPlan plan = planKernel(add, DeviceInfo(), nullptr);
+    EXPECT_EQ(plan.kind, KernelPlan::Kind::RowResident);
+    EXPECT_EQ(plan.layout.sharedStages, 0);
+    add.n = 8192;
+    EXPECT_GT(planKernel(add, DeviceInfo(), nullptr).layout.sharedStages, 0);
+  }
+  KernelShape dx = forwardShape(2048, 1);
+  dx.fullOperands = 2;
+  dx.rowInputs = 1;
+  EXPECT_FALSE(isForward(dx));
+  EXPECT_TRUE(chooseStreamedRows(dx, DeviceInfo()).empty());
+}
+
 TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   KernelShape rms = forwardShape(4096, 1);
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
@@ -1834,9 +1865,11 @@ TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).empty());
   KernelShape ln = forwardShape(384, 2);
   EXPECT_TRUE(chooseStreamedRows(ln, DeviceInfo()).coversAll());
+  // A backward's row kernel reads dy, x and the saved rstd.
   KernelShape backward = rms;
   backward.n = 4096;
   backward.fullOperands = 2;
+  backward.rowInputs = 1;
   EXPECT_TRUE(chooseStreamedRows(backward, DeviceInfo()).empty());
 }
 
@@ -2708,6 +2741,14 @@ TEST(Tuning, EveryPlanLowers) {
       {0, 2, 1, 0, 1, false}, {0, 2, 1, 0, 2, false}, {0, 2, 1, 0, 2, true},
       {0, 2, 2, 1, 1, false}, {0, 2, 2, 2, 2, false}, {0, 2, 2, 0, 1, false},
       {0, 2, 2, 1, 0, false}};
+  // The residual add's forwards (x and the residual in, y and h out) and
+  // backwards (dy, dh and h in).
+  for (int64_t reductions : {1, 2}) {
+    KernelShape forward{0, 2, 2, 0, reductions, false};
+    forward.fullOutputs = 2;
+    forms.push_back(forward);
+    forms.push_back({0, 2, 3, reductions, reductions, false});
+  }
   std::vector<PlanRequest> requests = {PlanRequest(),
                                        PlanRequest().setStreamRows(true),
                                        PlanRequest().setOneRow(true),

@@ -109,8 +109,11 @@ static RowLayout streamedLayoutOf(const KernelShape &shape,
 
 RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
                                         const DeviceInfo &device) {
-  bool forward = shape.fullOperands == 1 && shape.columnOutputs == 0 &&
-                 shape.fullOutputs > 0;
+  // A forward with a prologue (the residual add: its full inputs make x).
+  bool prologue = isForward(shape) && shape.fullOperands > 1;
+  bool forward = (shape.fullOperands == 1 && shape.columnOutputs == 0 &&
+                  shape.fullOutputs > 0) ||
+                 prologue;
   if (!forward || shape.n < kStreamedForwardMinN ||
       shape.n > kStreamedForwardMaxN)
     return {};
@@ -118,7 +121,13 @@ RowRange mlir::norm::chooseStreamedRows(const KernelShape &shape,
   // registers (bf16); blocks of longer rows (f32 at N > 2048), measured
   // re-reading their row, keep the earlier limit.
   RowLayout streamedLayout = streamedLayoutOf(shape, device);
-  if (!streamedLayout.holdsRow || streamedLayout.chunksPerThread != 1)
+  bool holds = streamedLayout.holdsRow && streamedLayout.chunksPerThread == 1;
+  // A forward with a prologue streams at every M where its block holds the
+  // row: its staged kernel would stage every input, and re-reading them
+  // was not measured. Evidence: docs/tuning.md, chooseStreamedRows.
+  if (prologue)
+    return holds ? RowRange::all() : RowRange{};
+  if (!holds)
     return shape.rowReductions == 1
                ? RowRange{0, kRereadForwardElements / shape.n}
                : RowRange{};
@@ -225,7 +234,9 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   constexpr int64_t kFromRowsPerSM = 24, kRaggedFromRowsPerSM = 16;
   RowRange streamed = chooseStreamedRows(shape, device);
   RowLayout layout = streamedLayoutOf(shape, device);
-  if (streamed.empty() || !layout.holdsRow)
+  // Bands of several rows a block were measured with one full input; a
+  // forward with a prologue holds a row a block.
+  if (streamed.empty() || !layout.holdsRow || shape.fullOperands > 1)
     return {};
   if (layout.threads > kMaxThreads)
     return wideHeldRows(shape, layout, streamed, device, warpRows);

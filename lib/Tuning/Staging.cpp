@@ -82,6 +82,13 @@ int64_t mlir::norm::defaultSharedStages(const KernelShape &shape,
   // rule stages only rows a block keeps whole, up to 16 KB per input.
   if (layout.clusterSize > 1 || shape.n * shape.elementBytes > 16 * 1024)
     return 0;
+  // A forward with a prologue (the residual add) keeps the register
+  // prefetch below rows of 16 KB: staging each of its inputs lost to it
+  // there, and won at 16 KB over a few rows an SM. Evidence:
+  // docs/tuning.md, defaultSharedStages.
+  if (isForward(shape) && shape.fullOperands > 1 &&
+      shape.n * shape.elementBytes < 16 * 1024)
+    return 0;
   if (chooseSharedStages(shape, layout, device, stages) != stages)
     return 0;
   return 2 * stagedBlockBytes(shape, layout, stages) <= device.sharedMemoryPerSM

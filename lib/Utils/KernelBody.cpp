@@ -106,6 +106,8 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
         narrowest > 0 ? std::min(narrowest, elementBytes) : elementBytes;
   };
   for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+    if (op.getInputRole(i) == Role::row)
+      ++traits.rowInputs;
     if (op.getInputRole(i) == Role::col) {
       ++traits.columnInputs;
       traits.columnInputBytes += bytes(v);

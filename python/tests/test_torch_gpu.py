@@ -383,3 +383,110 @@ def test_torch_compile_reduce_overhead():
         with torch.no_grad():
             out = compiled(x).clone()
             assert rel(out, ref(x)) < 1e-4
+
+
+# ---- the fused residual add (fused_add_rms_norm, fused_add_layer_norm) ------
+
+def _fused_add_reference(kind, x, r, w, b, eps, gy, gh):
+    """float64 y, h and the gradients of x, r, w, b for sum(y * gy + h * gh)."""
+    leaves = [t.detach().double().requires_grad_() if t is not None else None
+              for t in (x, r, w, b)]
+    X, R, W, B = leaves
+    H = X + R
+    n = x.shape[-1]
+    Y = (torch.nn.functional.rms_norm(H, (n,), W, eps) if kind == "rms"
+         else torch.nn.functional.layer_norm(H, (n,), W, B, eps))
+    (Y * gy.double() + H * gh.double()).sum().backward()
+    return Y, H, [t.grad if t is not None else None for t in leaves]
+
+
+@pytest.mark.parametrize("kind", ["rms", "ln"])
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("wt", ["same", "f32", None])
+@pytest.mark.parametrize("m,n", [(1, 4096), (3, 1000), (257, 256), (1025, 4096),
+                                 (4097, 8192), (64, 32768), (9, 65536)])
+def test_fused_add_matches_float64(kind, t, wt, m, n):
+    # Every layout class (warp rows, a row a block, staged rows, short-rows
+    # versions at small M, clusters, long rows) and dtype combination.
+    torch.manual_seed(m + n)
+    dt = DT[t]
+    wdt = dt if wt == "same" else (DT[wt] if wt else None)
+    x = torch.randn(m, n, device="cuda", dtype=dt, requires_grad=True)
+    r = torch.randn(m, n, device="cuda", dtype=dt, requires_grad=True)
+    w = ((torch.rand(n, device="cuda") + 0.5).to(wdt).requires_grad_()
+         if wdt is not None else None)
+    b = ((torch.randn(n, device="cuda") * 0.1).to(wdt).requires_grad_()
+         if (wdt is not None and kind == "ln") else None)
+    eps = 1e-6 if kind == "rms" else 1e-5
+    y, h = (norm_mlir.functional.fused_add_rms_norm(x, r, n, w, eps) if kind == "rms"
+            else norm_mlir.functional.fused_add_layer_norm(x, r, n, w, b, eps))
+    gy, gh = torch.randn_like(y), torch.randn_like(h)
+    (y * gy + h * gh).sum().backward()
+    Y, H, grads = _fused_add_reference(kind, x, r, w, b, eps, gy, gh)
+    tol = TOL[t]
+    assert rel(y, Y) < tol and rel(h, H) < tol
+    assert rel(x.grad, grads[0]) < tol and rel(r.grad, grads[1]) < tol
+    for p, g in ((w, grads[2]), (b, grads[3])):
+        if p is not None:
+            assert rel(p.grad, g) < 2 * tol + TOL["f32" if wt == "f32" else t]
+
+
+def test_fused_add_one_output_and_inference():
+    torch.manual_seed(11)
+    n = 2048
+    x = torch.randn(300, n, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    r = torch.randn_like(x, requires_grad=True)
+    w = torch.rand(n, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    y, h = norm_mlir.functional.fused_add_rms_norm(x, r, n, w, 1e-6)
+    gh = torch.randn_like(h)
+    gx, gr = torch.autograd.grad(h, (x, r), gh, retain_graph=True)
+    assert torch.equal(gx, gh) and torch.equal(gr, gh)
+    gy = torch.randn_like(y)
+    gx, gw = torch.autograd.grad(y, (x, w), gy)
+    Y, H, grads = _fused_add_reference("rms", x, r, w, None, 1e-6, gy, torch.zeros_like(gy))
+    assert rel(gx, grads[0]) < TOL["bf16"] and rel(gw, grads[2]) < 2 * TOL["bf16"]
+    with torch.no_grad():
+        yi, hi = norm_mlir.functional.fused_add_rms_norm(x, r, n, w, 1e-6)
+    assert torch.equal(yi, y) and torch.equal(hi, h)
+
+
+@pytest.mark.parametrize("layout", ["storage_offset_2", "transposed", "strided_rows"])
+def test_fused_add_misaligned_and_strided(layout):
+    torch.manual_seed(12)
+    n, m = 1024, 257
+    storage = torch.randn(m * n + 64, device="cuda", dtype=torch.bfloat16)
+    if layout == "storage_offset_2":
+        x = storage[2:2 + m * n].view(m, n)
+    elif layout == "transposed":
+        x = torch.randn(n, m, device="cuda", dtype=torch.bfloat16).t()
+    else:
+        x = torch.randn(2 * m, n, device="cuda", dtype=torch.bfloat16)[::2]
+    r = torch.randn(n, m, device="cuda", dtype=torch.bfloat16).t()
+    w = torch.rand(n, device="cuda", dtype=torch.bfloat16) + 0.5
+    y, h = norm_mlir.functional.fused_add_layer_norm(x, r, n, w, None, 1e-5)
+    H = x.double() + r.double()
+    assert rel(h, H) < TOL["bf16"]
+    assert rel(y, torch.nn.functional.layer_norm(H, (n,), w.double(), None, 1e-5)) < TOL["bf16"]
+
+
+def test_fused_add_under_torch_compile_and_bad_inputs():
+    torch.manual_seed(13)
+    norm = norm_mlir.FusedAddRMSNorm(4096, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(512, 4096, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    r = torch.randn_like(x, requires_grad=True)
+
+    def block(x, r):
+        y, h = norm(x, r)
+        return (y.float() * 2).sum() + (h.float() ** 2).sum()
+
+    loss = torch.compile(block, fullgraph=True)(x, r)
+    loss.backward()
+    xd, rd = x.detach().double(), r.detach().double()
+    H = xd + rd
+    ref = (torch.nn.functional.rms_norm(H, (4096,), norm.weight.double(),
+                                        torch.finfo(torch.bfloat16).eps) * 2).sum() + (H ** 2).sum()
+    assert rel(loss, ref) < TOL["bf16"]
+    with pytest.raises(ValueError, match="residual must have the shape, dtype and device of x"):
+        ops.fused_add_rms_norm(x.detach(), r.detach()[:3], None, 1e-6, 0.0)
+    with pytest.raises(ValueError, match="residual must have the shape, dtype and device of x"):
+        ops.fused_add_layer_norm(x.detach(), r.detach().float(), None, None, 1e-5)

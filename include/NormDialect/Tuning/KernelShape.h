@@ -43,7 +43,19 @@ struct KernelShape {
   int64_t rowOutputs = 0;
   /// Column inputs (weight, bias) the kernel reads.
   int64_t columnInputs = 0;
+  /// Row inputs (saved statistics such as a backward's rstd) the kernel
+  /// reads; a forward computes its statistics and reads none.
+  int64_t rowInputs = 0;
 };
+
+/// Whether `shape` is a forward: full outputs from full inputs, its row
+/// statistics computed rather than read (no row inputs), no column outputs.
+/// Its full inputs are x, and for a fused prologue (the residual add) the
+/// operands that make x.
+inline bool isForward(const KernelShape &shape) {
+  return shape.columnOutputs == 0 && shape.fullOutputs > 0 &&
+         shape.rowInputs == 0;
+}
 
 } // namespace mlir::norm
 
