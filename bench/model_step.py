@@ -12,7 +12,10 @@ cleared between steps. The norms:
 - upcast: the RMSNorm most model code carries (to float32, mean of
   squares, rsqrt, multiply, back to the input dtype, times the weight);
 - torch: torch.nn.RMSNorm;
-- norm: norm_mlir.RMSNorm (the native extension where it is loaded).
+- norm: norm_mlir.RMSNorm (the native extension where it is loaded);
+- norm-add: norm_mlir.FusedAddRMSNorm, each residual add in the kernel of
+  the norm that follows it (the layers pass the residual stream and the
+  pending addend on: the same sums, in the same order).
 Each runs eager and compiled (torch.compile of the whole stack), the same
 weights and inputs; step time is the median of --steps steps after
 --warmup, each timed from a synchronized start to a synchronized end (host
@@ -58,6 +61,8 @@ def norm_class(name):
     if name == "torch":
         return lambda hidden, eps, **kw: torch.nn.RMSNorm(hidden, eps=eps, **kw)
     import norm_mlir
+    if name == "norm-add":
+        return lambda hidden, eps, **kw: norm_mlir.FusedAddRMSNorm(hidden, eps=eps, **kw)
     return lambda hidden, eps, **kw: norm_mlir.RMSNorm(hidden, eps=eps, **kw)
 
 
@@ -85,15 +90,43 @@ class Layer(torch.nn.Module):
         return x + self.down(F.silu(gate) * up)
 
 
+class FusedAddLayer(Layer):
+    """Layer with each residual add in the kernel of the norm after it
+    (norm_mlir.FusedAddRMSNorm): takes the residual stream x and the
+    addend `delta` the previous layer left (None for the first), returns
+    the stream and this layer's addend. Same parameters as Layer."""
+
+    def forward(self, x, delta):
+        b, s, h = x.shape
+        if delta is None:
+            a = torch.nn.functional.rms_norm(x, (h,), self.attn_norm.weight, 1e-6)
+        else:
+            a, x = self.attn_norm(delta, x)
+        q = self.q(a).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        k, v = self.kv(a).view(b, s, 2, self.kv_heads, self.head_dim).unbind(2)
+        k, v = k.transpose(1, 2), v.transpose(1, 2)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        m, x = self.mlp_norm(self.o(o.transpose(1, 2).reshape(b, s, h)), x)
+        gate, up = self.gate_up(m).chunk(2, dim=-1)
+        return x, self.down(F.silu(gate) * up)
+
+
 class Stack(torch.nn.Module):
-    def __init__(self, hidden, layers, norm, **kw):
+    def __init__(self, hidden, layers, norm, fused_add=False, **kw):
         super().__init__()
         shape = SHAPES[hidden]
-        self.layers = torch.nn.ModuleList(Layer(hidden, norm=norm, **shape, **kw)
+        layer = FusedAddLayer if fused_add else Layer
+        self.fused_add = fused_add
+        self.layers = torch.nn.ModuleList(layer(hidden, norm=norm, **shape, **kw)
                                           for _ in range(layers))
         self.norm = norm(hidden, 1e-6, **kw)
 
     def forward(self, x):
+        if self.fused_add:
+            delta = None
+            for layer in self.layers:
+                x, delta = layer(x, delta)
+            return self.norm(delta, x)[0]
         for layer in self.layers:
             x = layer(x)
         return self.norm(x)
@@ -133,7 +166,7 @@ def main():
     parser.add_argument("--seq", type=int, default=2048)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--norms", default="upcast,torch,norm")
+    parser.add_argument("--norms", default="upcast,torch,norm,norm-add")
     parser.add_argument("--modes", default="eager,compile")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=0,
@@ -158,7 +191,8 @@ def main():
     results = {}
     for mode in args.modes.split(","):
         for name in args.norms.split(","):
-            model = Stack(args.hidden, args.layers, norm_class(name), **kw)
+            model = Stack(args.hidden, args.layers, norm_class(name),
+                          fused_add=name == "norm-add", **kw)
             model.load_state_dict(state)
             run = torch.compile(model) if mode == "compile" else model
 
@@ -197,6 +231,9 @@ def main():
             print(f"{mode}: kernels whose device us per step differ most (torch.nn.RMSNorm -> norm)")
             for k in diffs[:args.top]:
                 print(f"  {a.get(k, 0):9.1f} -> {b.get(k, 0):9.1f}  {k[:110]}")
+        if "norm-add" in rows and "torch" in rows:
+            print(f"{mode:>8}: norm-add / torch.nn.RMSNorm step = "
+                  f"{rows['norm-add']['step_ms'] / rows['torch']['step_ms']:.3f}")
         if "norm" in rows and "torch" in rows:
             print(f"{mode:>8}: norm / torch.nn.RMSNorm step = "
                   f"{rows['norm']['step_ms'] / rows['torch']['step_ms']:.3f}"
