@@ -99,7 +99,8 @@ class FusedAddLayer(Layer):
     def forward(self, x, delta):
         b, s, h = x.shape
         if delta is None:
-            a = torch.nn.functional.rms_norm(x, (h,), self.attn_norm.weight, 1e-6)
+            import norm_mlir
+            a = norm_mlir.functional.rms_norm(x, (h,), self.attn_norm.weight, 1e-6)
         else:
             a, x = self.attn_norm(delta, x)
         q = self.q(a).view(b, s, self.heads, self.head_dim).transpose(1, 2)
