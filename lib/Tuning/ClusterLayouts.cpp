@@ -151,14 +151,21 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
     bool fourByteLayerNormForward =
         shape.elementBytes == 4 && shape.rowReductions == 2 &&
         shape.columnOutputs == 0 && shape.fullOperands == 1;
-    if (!fourByteLayerNormForward && shape.rowReductions != 1)
+    // A forward with a prologue (the residual add) keeps its sum beside the
+    // loaded inputs: at twice the budget its clusters took the 128
+    // registers of 512 threads and spilled 56-216 bytes (bf16, N =
+    // 65536-131072); at the budget none spill. Evidence: docs/tuning.md,
+    // clusterChunks.
+    bool prologueForward = isForward(shape) && shape.fullOperands > 1;
+    if (!fourByteLayerNormForward && !prologueForward &&
+        shape.rowReductions != 1)
       return layout;
     std::optional<RowLayout> atBudget = registerResidentCluster(
         shape.n, shape.elementBytes, shape.fullOperands, shape.columnOutputs,
         device, /*budgetFactor=*/1, /*slack=*/16);
     if (!atBudget)
       return layout;
-    if (fourByteLayerNormForward)
+    if (fourByteLayerNormForward || prologueForward)
       return atBudget;
     // RMSNorm: the same cluster, and no wider slice (a ragged N = 40000
     // would cut into 3 x 12288 + 3136 columns instead of 3 x 10240 + 9280).

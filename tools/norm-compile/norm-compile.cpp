@@ -6,12 +6,19 @@
 // load; neither needs MLIR.
 //
 //   norm-compile examples/rms_norm_bwd.mlir -o build/bundles/rms_norm_bwd
+//       [--chip=sm_90a --num-sms=114 ...]
+//
+// The compilation options are the norm-to-ptx pipeline's (NormToPTXOptions),
+// passed through to its parser; norm-compile declares only its own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "NormDialect/Target/Compile.h"
 
+#include "NormDialect/Pipelines/Pipelines.h"
 #include "mlir/Support/FileUtilities.h"
+
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -35,110 +42,6 @@ static cl::opt<std::string> inputFile(cl::Positional,
 static cl::opt<std::string> outputDir("o", cl::desc("Bundle directory"),
                                       cl::value_desc("dir"), cl::Required,
                                       cl::cat(normCompileOptions));
-static cl::opt<std::string> chip("chip", cl::desc("Target GPU"),
-                                 cl::init("sm_90"),
-                                 cl::cat(normCompileOptions));
-static cl::opt<std::string> features("features", cl::desc("PTX features"),
-                                     cl::init("+ptx81"),
-                                     cl::cat(normCompileOptions));
-static cl::opt<int> optLevel("opt-level", cl::desc("LLVM opt level"),
-                             cl::init(3), cl::cat(normCompileOptions));
-static cl::opt<int64_t> splitSize("split-size",
-                                  cl::desc("Rows per column partial (0: "
-                                           "heuristic)"),
-                                  cl::init(0), cl::cat(normCompileOptions));
-static cl::opt<int64_t>
-    minPartials("min-partials",
-                cl::desc("Fewest column partials when M allows (-1: tuning "
-                         "rule, 0: off)"),
-                cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<int64_t> minRowsPerPartial(
-    "min-rows-per-partial",
-    cl::desc("Fewest rows a column partial sums where min-partials spreads M "
-             "(-1: tuning rule, 0: off)"),
-    cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<int64_t> maxPartials(
-    "max-partials",
-    cl::desc("Most column partials where min-partials spreads M (-1: tuning "
-             "rule, 0: off)"),
-    cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<int64_t> numSMs("num-sms", cl::desc("Target multiprocessors"),
-                               cl::init(132), cl::cat(normCompileOptions));
-static cl::opt<int64_t> registerBudget(
-    "register-budget",
-    cl::desc("Elements of all full operands a thread keeps in registers"),
-    cl::init(32), cl::cat(normCompileOptions));
-static cl::opt<int64_t> numStages("num-stages",
-                                  cl::desc("Software pipeline depth (1: off)"),
-                                  cl::init(2), cl::cat(normCompileOptions));
-static cl::opt<int64_t>
-    rowsPerBlock("rows-per-block",
-                 cl::desc("Rows per block without a split (0: tuning)"),
-                 cl::init(0), cl::cat(normCompileOptions));
-static cl::opt<int64_t> maxClusterSize(
-    "max-cluster-size",
-    cl::desc("Most blocks of a thread block cluster sharing a long row (1: "
-             "no clusters)"),
-    cl::init(16), cl::cat(normCompileOptions));
-static cl::opt<int64_t> sharedStages(
-    "shared-stages",
-    cl::desc("Rows staged ahead in shared memory by bulk copies (0: register "
-             "prefetch; -1: the tuning table, else the rule)"),
-    cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<bool>
-    streamRows("stream-rows",
-               cl::desc("Stream forward rows in chunks, re-reading them from "
-                        "L2 (experimental)"),
-               cl::init(false), cl::cat(normCompileOptions));
-static cl::opt<bool>
-    persistent("persistent",
-               cl::desc("Persistent grids for forwards over clusters (rows "
-                        "strided by the grid, capped at launch)"),
-               cl::init(true), cl::cat(normCompileOptions));
-static cl::opt<int64_t> l2PrefetchRows(
-    "l2-prefetch-rows",
-    cl::desc("Rows (persistent grids: walk steps) ahead that forwards "
-             "prefetch into L2 (0: off; -1: the tuning rule)"),
-    cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<int64_t> bulkStores(
-    "bulk-stores",
-    cl::desc("Staged kernels store their full outputs' rows by bulk copies "
-             "from shared memory (1: on; 0: off; -1: the tuning rule)"),
-    cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<int64_t> shortRows(
-    "short-rows",
-    cl::desc("Rows below which kernels take their short version (kernels "
-             "mixing row and column reductions as a row and a column kernel "
-             "side by side, forwards streamed; a forward's range of rows "
-             "becomes [0, this)); 0: never; -1: the tuning rules"),
-    cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<int64_t> warpRows(
-    "warp-rows",
-    cl::desc(
-        "Where a streamed forward's blocks hold several rows, each warp "
-        "owns rows of its own: 1 wherever the rows divide among the warps, "
-        "0 never, -1 the tuning rule"),
-    cl::init(-1), cl::cat(normCompileOptions));
-static cl::opt<bool>
-    fpContract("fp-contract",
-               cl::desc("Fuse the kernels' float multiplies and adds into "
-                        "FMAs (as nvcc and Triton do)"),
-               cl::init(true), cl::cat(normCompileOptions));
-static cl::opt<int64_t> minBlocksPerSM(
-    "min-blocks-per-sm",
-    cl::desc("Blocks per SM the register allocation of row kernels must "
-             "allow (0: the kernel's norm.min_blocks_per_sm, else the tuning "
-             "table's or rule's, else ptxas chooses)"),
-    cl::init(0), cl::cat(normCompileOptions));
-static cl::opt<int64_t> combineLanes(
-    "combine-lanes",
-    cl::desc("Threads across the columns of a combine block (0: the tuning "
-             "rule)"),
-    cl::init(0), cl::cat(normCompileOptions));
-static cl::opt<int64_t>
-    combineThreads("combine-threads",
-                   cl::desc("Threads of a combine block (0: the tuning rule)"),
-                   cl::init(0), cl::cat(normCompileOptions));
 static cl::opt<std::string> tuningTable(
     "tuning-table",
     cl::desc("Measured tuning table (default: $NORM_TUNING_TABLE, else the "
@@ -241,10 +144,70 @@ static unsigned countLines(StringRef text, StringRef needle) {
   return count;
 }
 
+/// The names of the options `options` takes (its print() form,
+/// "{name=value ...}").
+static llvm::StringSet<> optionNames(const norm::NormToPTXOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  options.print(os);
+  llvm::StringSet<> names;
+  StringRef rest = text;
+  while (!rest.empty()) {
+    rest = rest.ltrim(" {}");
+    auto [name, tail] = rest.split('=');
+    if (tail.empty() && name == rest)
+      break;
+    names.insert(name);
+    rest = tail.drop_until([](char c) { return c == ' ' || c == '}'; });
+  }
+  return names;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(normCompileOptions);
-  cl::ParseCommandLineOptions(argc, argv, "norm program -> kernel bundle\n");
+  // The compilation options are the norm-to-ptx pipeline's own
+  // (NormToPTXOptions), declared once there: `--name=value` for any of them
+  // is handed to its parser; the rest is norm-compile's (and LLVM's).
+  norm::NormToPTXOptions options;
+  llvm::StringSet<> pipelineNames = optionNames(options);
+  // The table is norm-compile's own: it has a default of its own
+  // (defaultTuningTable).
+  pipelineNames.erase("tuning-table");
+  std::string pipelineArgs;
+  std::vector<char *> ownArgs;
+  bool help = false;
+  for (int i = 0; i < argc; ++i) {
+    StringRef arg = argv[i];
+    StringRef flag = arg.starts_with("--")  ? arg.drop_front(2)
+                     : arg.starts_with("-") ? arg.drop_front(1)
+                                            : StringRef();
+    help |= flag == "help" || flag == "h";
+    if (i > 0 && !flag.empty() &&
+        pipelineNames.contains(flag.split('=').first)) {
+      pipelineArgs += (pipelineArgs.empty() ? "" : " ") + flag.str();
+      continue;
+    }
+    ownArgs.push_back(argv[i]);
+  }
+  if (help) {
+    // norm-compile's own options, then the pipeline's. The parser needs
+    // its required arguments before it prints its help without exiting.
+    const char *helpArgs[] = {argv[0], "<norm program>", "-o", "<dir>"};
+    cl::ParseCommandLineOptions(4, helpArgs, "norm program -> kernel bundle\n");
+    cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
+    llvm::outs() << "\nCompilation options (the norm-to-ptx pipeline's, as "
+                    "--name=value):\n\n";
+    options.printHelp(0, options.getOptionWidth() + 4);
+    return 0;
+  }
+  cl::ParseCommandLineOptions(static_cast<int>(ownArgs.size()), ownArgs.data(),
+                              "norm program -> kernel bundle\n");
+  if (failed(options.parseFromString(pipelineArgs))) {
+    llvm::errs() << "norm-compile: bad compilation options: " << pipelineArgs
+                 << "\n";
+    return 1;
+  }
 
   auto input = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!input) {
@@ -252,30 +215,6 @@ int main(int argc, char **argv) {
                  << input.getError().message() << "\n";
     return 1;
   }
-  norm::NormToPTXOptions options;
-  options.chip = chip;
-  options.features = features;
-  options.optLevel = optLevel;
-  options.splitSize = splitSize;
-  options.minPartials = minPartials;
-  options.minRowsPerPartial = minRowsPerPartial;
-  options.maxPartials = maxPartials;
-  options.numSMs = numSMs;
-  options.registerBudget = registerBudget;
-  options.numStages = numStages;
-  options.rowsPerBlock = rowsPerBlock;
-  options.maxClusterSize = maxClusterSize;
-  options.minBlocksPerSM = minBlocksPerSM;
-  options.combineLanes = combineLanes;
-  options.combineThreads = combineThreads;
-  options.sharedStages = sharedStages;
-  options.streamRows = streamRows;
-  options.persistent = persistent;
-  options.l2PrefetchRows = l2PrefetchRows;
-  options.bulkStores = bulkStores;
-  options.shortRows = shortRows;
-  options.warpRows = warpRows;
-  options.fpContract = fpContract;
   options.tuningTable = norm::defaultTuningTable(tuningTable);
 
   norm::CompiledBundle bundle;
@@ -302,7 +241,7 @@ int main(int argc, char **argv) {
   if (!quiet) {
     const std::string &ptx = bundle.ptx;
     llvm::outs() << "norm-compile: " << inputFile << " -> " << outputDir << " ("
-                 << chip << ")\n";
+                 << options.chip << ")\n";
     llvm::outs() << "  PTX: " << ptx.size() << " bytes, "
                  << countLines(ptx, ".entry") << " kernels, "
                  << countLines(ptx, "ld.global.v4") +
