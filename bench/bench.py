@@ -355,6 +355,19 @@ def behind_compile(ops, method):
     return sorted(behind, key=lambda b: b[3])
 
 
+def start_run(methods):
+    """What every benchmark run does first: allow one compiled anchor per
+    shape, measure the copy ceiling by each timing method and print it with
+    the device. Returns {method: ceiling in bytes per second}."""
+    torch.cuda.init()
+    torch._dynamo.config.cache_size_limit = 256
+    torch._dynamo.config.recompile_limit = 256
+    ceilings = {m: copy_ceiling(TIMERS[m]) for m in methods}
+    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  copy ceiling "
+          + ", ".join(f"{ceilings[m] / 1e12:.2f} TB/s [{m}]" for m in methods), flush=True)
+    return ceilings
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "bundles"))
@@ -392,13 +405,7 @@ def main():
     unknown = [m for m in methods if m not in TIMERS]
     if unknown or not methods:
         p.error(f"--timing: unknown method(s) {unknown}; choose from {sorted(TIMERS)}")
-    torch.cuda.init()
-    # One compiled anchor per shape: allow as many recompilations as shapes.
-    torch._dynamo.config.cache_size_limit = 256
-    torch._dynamo.config.recompile_limit = 256
-    ceilings = {m: copy_ceiling(TIMERS[m]) for m in methods}
-    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  copy ceiling "
-          + ", ".join(f"{ceilings[m] / 1e12:.2f} TB/s [{m}]" for m in methods), flush=True)
+    ceilings = start_run(methods)
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                "device": torch.cuda.get_device_name(), "torch": torch.__version__,
                "timing": methods, "rounds": args.rounds, "reverse": args.reverse,

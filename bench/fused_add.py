@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
-from bench import (EPS, SHAPE_SETS, TIMERS, compiled, copy_ceiling, forward_inputs,  # noqa: E402
-                   geomean, parse_shapes, timing_order)
+from bench import (EPS, SHAPE_SETS, TIMERS, compiled, forward_inputs, geomean,  # noqa: E402
+                   parse_shapes, start_run, timing_order)
 
 OPS = ["rms_fwd", "ln_fwd", "rms_bwd", "ln_bwd"]
 
@@ -191,11 +191,7 @@ def main():
         p.error(f"--ops: choose from {OPS}")
     if args.variants:
         return ab(args, shapes, methods, ops)
-    torch._dynamo.config.cache_size_limit = 256
-    torch._dynamo.config.recompile_limit = 256
-    ceilings = {m: copy_ceiling(TIMERS[m]) for m in methods}
-    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  copy ceiling "
-          + ", ".join(f"{ceilings[m] / 1e12:.2f} TB/s [{m}]" for m in methods), flush=True)
+    ceilings = start_run(methods)
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                "device": torch.cuda.get_device_name(), "torch": torch.__version__,
                "timing": methods, "rounds": args.rounds, "dtype": "bf16", "eps": EPS,
