@@ -230,7 +230,7 @@ def Norm_FusedOp : Norm_Op<"fused", [
     blocks across the columns that each sum every row. `norm.stream_rows`
     asks for the streamed kernel (one block a row, a pass per reduction
     over the row, re-read from L2 unless the block's threads hold it, up to
-    four vectors each) as the convert-norm-to-gpu option `stream-rows` does
+    four vectors each) as the norm-plan-kernels option `stream-rows` does
     for every forward. `norm.preload_columns` (verified: only with
     `norm.stream_rows`) asks a streamed kernel that holds its row in
     registers to load its column inputs (weight, bias) with the row, before
@@ -238,12 +238,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
     norm-short-rows sets it on the version of a few rows, where a block's
     second round trip to memory is not hidden by other blocks.
     `norm.rows_per_block = R` (a positive integer; not with a split) fixes
-    the rows each block takes, as convert-norm-to-gpu's `rows-per-block`
+    the rows each block takes, as norm-plan-kernels' `rows-per-block`
     option does for every kernel: a streamed kernel that holds its rows in
     registers then loads R consecutive rows at once and reduces them in one
     exchange. `norm.min_blocks_per_sm = K` (1 to 32) asks that the kernel's
     registers allow K blocks on each multiprocessor (PTX `.minnctapersm`),
-    as convert-norm-to-gpu's `min-blocks-per-sm` option does for every
+    as norm-plan-kernels' `min-blocks-per-sm` option does for every
     kernel: norm-short-rows sets it where one more block an SM keeps the
     grid in one wave. `norm.rows_below = B` (a positive integer; verified
     against a static M) says the kernel only runs where M < B:
@@ -300,7 +300,7 @@ def Norm_FusedOp : Norm_Op<"fused", [
       return ::mlir::norm::NormDialect::WholeColumnsAttrHelper::getNameStr();
     }
     /// The unit attribute asking the GPU lowering to stream this kernel's
-    /// rows through L2 (as convert-norm-to-gpu's stream-rows option does for
+    /// rows through L2 (as norm-plan-kernels' stream-rows option does for
     /// every forward): norm-short-rows sets it on forwards of few rows.
     static constexpr ::llvm::StringLiteral getStreamRowsAttrName() {
       return ::mlir::norm::NormDialect::StreamRowsAttrHelper::getNameStr();

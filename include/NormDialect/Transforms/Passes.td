@@ -270,7 +270,7 @@ def NormSplitRows : Pass<"norm-split-rows"> {
     Option<"always", "always", "bool", /*default=*/"false",
            "Split every kernel with row reductions, whatever N is">,
     Option<"sharedStages", "shared-stages", "int64_t", /*default=*/"-1",
-           "Staging depth convert-norm-to-gpu is asked for (-1: the rule, "
+           "Staging depth norm-plan-kernels is asked for (-1: the rule, "
            "0: off); a backward's rows staged and re-read over a cluster "
            "need it">,
   ];
