@@ -34,7 +34,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_CONVERTNORMTOGPU
@@ -121,32 +120,14 @@ struct ConvertNormToGPUPass
   llvm::SmallDenseMap<Operation *, FusedOp, 4> leadsSideBySide;
   llvm::SmallPtrSet<Operation *, 4> runsSideBySide;
 
-  /// Finds the whole-column kernels that may run beside the kernel before
-  /// them (a programmatic dependent launch that does not wait for it): the
-  /// two are adjacent but for side-effect-free host ops, and neither writes
-  /// a buffer the other reads or writes (norm-short-rows' two parts).
+  /// Records the pairs of kernels that run side by side
+  /// (columnKernelBeside).
   void findSideBySide(ModuleOp module) {
     module.walk([&](FusedOp op) {
-      if (!op->hasAttr(FusedOp::getWholeColumnsAttrName()) ||
-          !op.hasOnlyColumnOutputs())
-        return;
-      Operation *prev = op->getPrevNode();
-      while (prev && !isa<FusedOp, CombineOp>(prev) && isMemoryEffectFree(prev))
-        prev = prev->getPrevNode();
-      auto before = dyn_cast_or_null<FusedOp>(prev);
-      if (!before)
-        return;
-      auto writesAny = [](FusedOp writer, ValueRange buffers) {
-        return llvm::any_of(writer.getOutputs(), [&](Value out) {
-          return llvm::is_contained(buffers, out);
-        });
-      };
-      SmallVector<Value> mine(op->getOperands());
-      SmallVector<Value> theirs(before->getOperands());
-      if (writesAny(before, mine) || writesAny(op, theirs))
-        return;
-      leadsSideBySide[before] = op;
-      runsSideBySide.insert(op);
+      if (FusedOp beside = columnKernelBeside(op)) {
+        leadsSideBySide[op] = beside;
+        runsSideBySide.insert(beside);
+      }
     });
   }
 

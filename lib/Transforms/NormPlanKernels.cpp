@@ -20,7 +20,6 @@
 #include "NormDialect/Utils/TargetDevice.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_NORMPLANKERNELS
@@ -29,31 +28,6 @@ namespace mlir::norm {
 
 using namespace mlir;
 using namespace mlir::norm;
-
-/// The whole-column kernel that runs beside `op` (norm-short-rows' pair),
-/// if any: the next kernel, with only host ops free of memory effects in
-/// between, is a whole-column kernel with only column outputs, and neither
-/// writes a value the other reads or writes (results on tensors, buffers
-/// once bufferized). convert-norm-to-gpu launches such a kernel as a
-/// programmatic dependent that does not wait for `op`.
-static FusedOp columnKernelBeside(FusedOp op) {
-  Operation *next = op->getNextNode();
-  while (next && !isa<FusedOp, CombineOp>(next) && isMemoryEffectFree(next))
-    next = next->getNextNode();
-  auto after = dyn_cast_or_null<FusedOp>(next);
-  if (!after || !after->hasAttr(FusedOp::getWholeColumnsAttrName()) ||
-      !after.hasOnlyColumnOutputs())
-    return FusedOp();
-  auto writesAny = [](FusedOp writer, Operation *reader) {
-    return llvm::any_of(reader->getOperands(), [&](Value operand) {
-      return llvm::is_contained(writer.getOutputs(), operand) ||
-             operand.getDefiningOp() == writer.getOperation();
-    });
-  };
-  if (writesAny(op, after) || writesAny(after, op))
-    return FusedOp();
-  return after;
-}
 
 namespace {
 

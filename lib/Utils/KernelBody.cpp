@@ -3,6 +3,7 @@
 #include "NormDialect/Utils/KernelBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -134,4 +135,23 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
   auto reduces = op.getBody().front().getOps<RowReduceOp>();
   traits.rowReductions = std::distance(reduces.begin(), reduces.end());
   return traits;
+}
+
+FusedOp mlir::norm::columnKernelBeside(FusedOp op) {
+  Operation *next = op->getNextNode();
+  while (next && !isa<FusedOp, CombineOp>(next) && isMemoryEffectFree(next))
+    next = next->getNextNode();
+  auto after = dyn_cast_or_null<FusedOp>(next);
+  if (!after || !after->hasAttr(FusedOp::getWholeColumnsAttrName()) ||
+      !after.hasOnlyColumnOutputs())
+    return FusedOp();
+  auto writesAny = [](FusedOp writer, Operation *reader) {
+    return llvm::any_of(reader->getOperands(), [&](Value operand) {
+      return llvm::is_contained(writer.getOutputs(), operand) ||
+             operand.getDefiningOp() == writer.getOperation();
+    });
+  };
+  if (writesAny(op, after) || writesAny(after, op))
+    return FusedOp();
+  return after;
 }

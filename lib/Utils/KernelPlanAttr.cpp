@@ -39,11 +39,6 @@ static KernelPlan::Kind decodeKind(KernelKind kind) {
 
 PlanAttr mlir::norm::encodePlan(MLIRContext *context, const KernelPlan &plan) {
   const RowLayout &layout = plan.layout;
-  // A kernel with no row to walk (off chip) states its kind only.
-  if (plan.kind == KernelPlan::Kind::OffChip)
-    return PlanAttr::get(context, KernelKind::off_chip, /*threads=*/0, 1, 1, 1,
-                         1, false, 1, 0, false, 0, 0, false, false, 1, false, 1,
-                         0, 0, 0, false);
   return PlanAttr::get(
       context, encodeKind(plan.kind), layout.threads, layout.vectorWidth,
       layout.chunksPerThread, layout.columnSlices, layout.rowGroups,

@@ -270,15 +270,25 @@ addForward(ProgramKey key, const Tensor &x, const Tensor &residual,
   return outs;
 }
 
-std::tuple<Tensor, Tensor, Tensor>
-fusedAddRmsNorm(const Tensor &x, const Tensor &residual,
-                const OptionalTensor &weight, double eps, double offset) {
-  checkInput(x, {&weight}, "fused_add_rms_norm");
-  checkResidual(residual, x, "fused_add_rms_norm");
+/// The fused residual add and RMSNorm, checked under `name`, with `stats`
+/// statistics (1: the training forward, 0: the inference forward).
+std::vector<Tensor> fusedAddRms(const Tensor &x, const Tensor &residual,
+                                const OptionalTensor &weight, double eps,
+                                double offset, int stats, const char *name) {
+  checkInput(x, {&weight}, name);
+  checkResidual(residual, x, name);
   ProgramKey key = keyFor(Kind::RmsForward, x, weight);
   key.eps = eps;
   key.offset = offset;
-  auto outs = addForward(key, x, residual, {&weight}, 1);
+  return addForward(key, x, residual, {&weight}, stats);
+}
+
+std::tuple<Tensor, Tensor, Tensor> fusedAddRmsNorm(const Tensor &x,
+                                                   const Tensor &residual,
+                                                   const OptionalTensor &weight,
+                                                   double eps, double offset) {
+  auto outs =
+      fusedAddRms(x, residual, weight, eps, offset, 1, "fused_add_rms_norm");
   return {outs[0], outs[1], outs[2]};
 }
 
@@ -286,12 +296,8 @@ std::tuple<Tensor, Tensor>
 fusedAddRmsNormInference(const Tensor &x, const Tensor &residual,
                          const OptionalTensor &weight, double eps,
                          double offset) {
-  checkInput(x, {&weight}, "fused_add_rms_norm_inference");
-  checkResidual(residual, x, "fused_add_rms_norm_inference");
-  ProgramKey key = keyFor(Kind::RmsForward, x, weight);
-  key.eps = eps;
-  key.offset = offset;
-  auto outs = addForward(key, x, residual, {&weight}, 0);
+  auto outs = fusedAddRms(x, residual, weight, eps, offset, 0,
+                          "fused_add_rms_norm_inference");
   return {outs[0], outs[1]};
 }
 
@@ -314,17 +320,27 @@ fusedAddRmsNormBackward(const Tensor &dy, const Tensor &dh, const Tensor &h,
   return {shaped(outs[0], h.sizes()), dw};
 }
 
+/// The fused residual add and LayerNorm (as fusedAddRms; 2 statistics for
+/// the training forward).
+std::vector<Tensor> fusedAddLayer(const Tensor &x, const Tensor &residual,
+                                  const OptionalTensor &weight,
+                                  const OptionalTensor &bias, double eps,
+                                  int stats, const char *name) {
+  checkInput(x, {&weight, &bias}, name);
+  checkBias(weight, bias, name);
+  checkResidual(residual, x, name);
+  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
+  key.eps = eps;
+  key.bias = bias.has_value();
+  return addForward(key, x, residual, {&weight, &bias}, stats);
+}
+
 std::tuple<Tensor, Tensor, Tensor, Tensor>
 fusedAddLayerNorm(const Tensor &x, const Tensor &residual,
                   const OptionalTensor &weight, const OptionalTensor &bias,
                   double eps) {
-  checkInput(x, {&weight, &bias}, "fused_add_layer_norm");
-  checkBias(weight, bias, "fused_add_layer_norm");
-  checkResidual(residual, x, "fused_add_layer_norm");
-  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
-  key.eps = eps;
-  key.bias = bias.has_value();
-  auto outs = addForward(key, x, residual, {&weight, &bias}, 2);
+  auto outs =
+      fusedAddLayer(x, residual, weight, bias, eps, 2, "fused_add_layer_norm");
   return {outs[0], outs[1], outs[2], outs[3]};
 }
 
@@ -332,13 +348,8 @@ std::tuple<Tensor, Tensor>
 fusedAddLayerNormInference(const Tensor &x, const Tensor &residual,
                            const OptionalTensor &weight,
                            const OptionalTensor &bias, double eps) {
-  checkInput(x, {&weight, &bias}, "fused_add_layer_norm_inference");
-  checkBias(weight, bias, "fused_add_layer_norm_inference");
-  checkResidual(residual, x, "fused_add_layer_norm_inference");
-  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
-  key.eps = eps;
-  key.bias = bias.has_value();
-  auto outs = addForward(key, x, residual, {&weight, &bias}, 0);
+  auto outs = fusedAddLayer(x, residual, weight, bias, eps, 0,
+                            "fused_add_layer_norm_inference");
   return {outs[0], outs[1]};
 }
 

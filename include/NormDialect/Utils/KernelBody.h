@@ -20,6 +20,15 @@ namespace mlir::norm {
 /// not static); works on tensors and memrefs.
 KernelShape describeKernel(FusedOp op);
 
+/// The whole-column kernel that runs beside `op` (norm-short-rows' pair),
+/// if any: the next kernel, with only ops free of memory effects between
+/// them, has the norm.whole_columns attribute and only column outputs, and
+/// neither kernel writes a value the other reads or writes (results on
+/// tensors, buffers once bufferized). norm-plan-kernels leaves it SMs;
+/// convert-norm-to-gpu launches it as a programmatic dependent that does not
+/// wait for `op`.
+FusedOp columnKernelBeside(FusedOp op);
+
 /// Clones, in body order, every op of `body` that `targets` depend on and that
 /// `mapping` does not already map. Block arguments and norm.row_reduce
 /// results reached must already be mapped (the caller loads the arguments
