@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExpForm.h"
 #include "GPUKernelBuilders.h"
 #include "PtxBuilders.h"
 #include "RsqrtForms.h"
@@ -151,15 +152,16 @@ struct ConvertNormToGPUPass
   /// Checks that `op`'s body has a GPU lowering and copies the constants it
   /// captures (1/N) into it.
   static LogicalResult importBody(FusedOp op) {
-    // Bodies evaluate with arith ops, math.rsqrt (emitted without libdevice)
-    // and row reductions; anything else would need a device library or has
-    // no GPU lowering here, so it is rejected with its location.
+    // Bodies evaluate with arith ops, math.rsqrt and math.exp (both emitted
+    // without libdevice: RsqrtForms.h, ExpForm.h) and row reductions;
+    // anything else would need a device library or has no GPU lowering
+    // here, so it is rejected with its location.
     for (Operation &bodyOp : op.getBody().front().without_terminator())
       if (!isa<arith::ArithDialect>(bodyOp.getDialect()) &&
-          !isa<math::RsqrtOp, RowReduceOp>(bodyOp))
+          !isa<math::RsqrtOp, math::ExpOp, RowReduceOp>(bodyOp))
         return bodyOp.emitOpError("is not supported in a norm.fused body by "
-                                  "the GPU lowering (arith ops, math.rsqrt "
-                                  "and norm.row_reduce are)");
+                                  "the GPU lowering (arith ops, math.rsqrt, "
+                                  "math.exp and norm.row_reduce are)");
     // Captured values (1/N) must be rematerialized inside the kernel.
     for (Operation &bodyOp : op.getBody().front())
       for (Value operand : bodyOp.getOperands())
@@ -486,9 +488,11 @@ struct ConvertNormToGPUPass
       if (failed(result))
         return signalPassFailure();
     }
-    if (fpContract)
-      for (gpu::GPUModuleOp gpuModule : kernelModules)
+    for (gpu::GPUModuleOp gpuModule : kernelModules) {
+      lowerExpApprox(gpuModule);
+      if (fpContract)
         allowContraction(gpuModule);
+    }
   }
 };
 

@@ -190,8 +190,12 @@ static LogicalResult verifyForwardActivations(Operation *op, RankedTensorType x,
                                               RankedTensorType y) {
   if (failed(emitIfError(op, checkActivationType(x), "x")))
     return failure();
-  if (y != x)
-    return op->emitOpError("result y must have the type of x, got ") << y;
+  // y in f32 lets an elementwise consumer (a gate, a quantization) round
+  // once, after its own work.
+  if (y != x && y != x.clone(Float32Type::get(op->getContext())))
+    return op->emitOpError("result y must have the type of x or be its f32 "
+                           "counterpart, got ")
+           << y;
   return success();
 }
 

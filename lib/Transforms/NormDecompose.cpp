@@ -266,7 +266,8 @@ struct DecomposeRMSNorm : OpRewritePattern<RMSNormOp> {
   LogicalResult matchAndRewrite(RMSNormOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    Type elem = d.xType.getElementType();
+    // x's element type, or f32 (verifyForwardActivations).
+    Type elem = op.getY().getType().getElementType();
     double offset = op.getWeightOffset().convertToDouble();
     Value sumSq = d.reduce(Order::row, d.f32, {{d.x2d, Role::full}},
                            [&](OpBuilder &b, Location l, ValueRange e) {
@@ -298,7 +299,8 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
   LogicalResult matchAndRewrite(LayerNormOp op,
                                 PatternRewriter &rewriter) const override {
     Decomposer d(rewriter, op.getLoc(), op.getX());
-    Type elem = d.xType.getElementType();
+    // x's element type, or f32 (verifyForwardActivations).
+    Type elem = op.getY().getType().getElementType();
     Value sum = d.reduce(Order::row, d.f32, {{d.x2d, Role::full}},
                          [&](OpBuilder &b, Location l, ValueRange e) {
                            return Decomposer::toF32(b, l, e[0]);

@@ -6,6 +6,8 @@ compiled bundle serves every M.
 
 import math
 
+from . import order_programs
+
 _TYPES = {"bfloat16": "bf16", "float16": "f16", "float32": "f32",
           "bf16": "bf16", "f16": "f16", "f32": "f32"}
 
@@ -43,10 +45,14 @@ def _add(name, a, at, b, bt, out_t, elem):
 
 
 def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
-                 eps=1e-6, offset=0.0, stats=True, residual=False):
+                 eps=1e-6, offset=0.0, stats=True, residual=False, activation="silu",
+                 norm_before_gate=True):
     """MLIR for one op.
 
-    kind: 'rms_fwd', 'rms_bwd', 'ln_fwd' or 'ln_bwd'. Arguments and results
+    kind: 'rms_fwd', 'rms_bwd', 'ln_fwd' or 'ln_bwd', or one of the programs
+    written as order-typed IR (norm_mlir.order_programs): 'l2_fwd',
+    'l2_bwd' (the L2 norm), 'gated_fwd', 'gated_bwd' (the gated RMSNorm,
+    with `activation` and `norm_before_gate`). Arguments and results
     follow the op's operand order (see docs/bundle.md). stats=False makes a
     forward return only y (the inference forward): its kernel then stores no
     mean or rstd, which the backward is the only reader of.
@@ -66,7 +72,7 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
         raise ValueError(f"eps must be positive and finite, got {eps!r}")
     if not math.isfinite(offset):
         raise ValueError(f"offset must be finite, got {offset!r}")
-    if not stats and kind not in ("rms_fwd", "ln_fwd"):
+    if not stats and kind not in ("rms_fwd", "ln_fwd", "l2_fwd", "gated_fwd"):
         raise ValueError(f"stats=False is for the forwards, not {kind!r}")
     t = mlir_type(dtype)
     wt = mlir_type(weight_dtype) if weight_dtype is not None else t
@@ -76,6 +82,11 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
     # MLIR float literals need a mantissa with a decimal point.
     eps_attr = f"epsilon = {float(eps):.17e} : f64"
     off = f", weight_offset = {float(offset):.17e} : f64" if offset else ""
+    if kind in ("l2_fwd", "l2_bwd"):
+        return order_programs.l2_program(kind, n, t, eps, stats)
+    if kind in ("gated_fwd", "gated_bwd"):
+        return order_programs.gated_program(kind, n, t, wt, weight, eps, offset, activation,
+                                            norm_before_gate, stats)
     if residual:
         return _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats)
     if kind == "rms_fwd":

@@ -17,8 +17,8 @@ func.func @bad_dtype(%x: tensor<4x64xf64>) {
 // -----
 
 func.func @y_type(%x: tensor<4x64xbf16>) {
-  // expected-error @+1 {{result y must have the type of x}}
-  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xf32>, tensor<4xf32>
+  // expected-error @+1 {{result y must have the type of x or be its f32 counterpart}}
+  %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x64xbf16> -> tensor<4x64xf16>, tensor<4xf32>
   return
 }
 

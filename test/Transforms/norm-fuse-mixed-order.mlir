@@ -149,3 +149,97 @@ func.func @residual_add_rms_backward(%dy: tensor<?x256xbf16>, %dh: tensor<?x256x
   }
   return %dx, %dw : tensor<?x256xbf16>, tensor<256xbf16>
 }
+
+// -----
+
+// The L2 norm written as order-typed IR (a row reduction, a row map and a
+// full map): one kernel reads x once and writes y and the row's rstd.
+// CHECK-LABEL: func @l2_forward
+// CHECK: %[[K:.+]]:2 = norm.fused ins (%arg0 : full tensor<?x128xbf16>) outs ({{.+}} : row tensor<?xf32>, {{.+}} : full tensor<?x128xbf16>)
+// CHECK: norm.row_reduce <add>
+// CHECK: math.rsqrt
+// CHECK-NOT: norm.fused
+// CHECK: return %[[K]]#1, %[[K]]#0
+func.func @l2_forward(%x: tensor<?x128xbf16>) -> (tensor<?x128xbf16>, tensor<?xf32>) {
+  %ss = norm.reduce <row> <add> ins(%x : full tensor<?x128xbf16>) -> tensor<?xf32> {
+  ^bb0(%e: bf16):
+    %f = arith.extf %e : bf16 to f32
+    %sq = arith.mulf %f, %f : f32
+    norm.yield %sq : f32
+  }
+  %r = norm.map <row> ins(%ss : row tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%s: f32):
+    %eps = arith.constant 1.0e-6 : f32
+    %a = arith.addf %s, %eps : f32
+    %q = math.rsqrt %a : f32
+    norm.yield %q : f32
+  }
+  %y = norm.map <full> ins(%x : full tensor<?x128xbf16>, %r : row tensor<?xf32>) -> tensor<?x128xbf16> {
+  ^bb0(%e: bf16, %q: f32):
+    %f = arith.extf %e : bf16 to f32
+    %p = arith.mulf %f, %q : f32
+    %t = arith.truncf %p : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return %y, %r : tensor<?x128xbf16>, tensor<?xf32>
+}
+
+// -----
+
+// Its backward, dx = rstd (dy - x rstd^2 sum_j dy x): the row reduction, the
+// row map of its result and the full map of dx are one kernel over dy and x.
+// CHECK-LABEL: func @l2_backward
+// CHECK: norm.fused ins (%arg0 : full tensor<?x128xbf16>, %arg1 : full tensor<?x128xbf16>, %arg2 : row tensor<?xf32>) outs ({{.+}} : full tensor<?x128xbf16>)
+// CHECK: norm.row_reduce <add>
+// CHECK-NOT: norm.fused
+func.func @l2_backward(%dy: tensor<?x128xbf16>, %x: tensor<?x128xbf16>, %rstd: tensor<?xf32>) -> tensor<?x128xbf16> {
+  %dot = norm.reduce <row> <add> ins(%dy : full tensor<?x128xbf16>, %x : full tensor<?x128xbf16>) -> tensor<?xf32> {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %p = arith.mulf %af, %bf : f32
+    norm.yield %p : f32
+  }
+  %c = norm.map <row> ins(%dot : row tensor<?xf32>, %rstd : row tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%d: f32, %r: f32):
+    %r2 = arith.mulf %r, %r : f32
+    %v = arith.mulf %d, %r2 : f32
+    norm.yield %v : f32
+  }
+  %dx = norm.map <full> ins(%dy : full tensor<?x128xbf16>, %x : full tensor<?x128xbf16>, %rstd : row tensor<?xf32>, %c : row tensor<?xf32>) -> tensor<?x128xbf16> {
+  ^bb0(%a: bf16, %b: bf16, %r: f32, %cc: f32):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %xc = arith.mulf %bf, %cc : f32
+    %d = arith.subf %af, %xc : f32
+    %v = arith.mulf %r, %d : f32
+    %t = arith.truncf %v : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return %dx : tensor<?x128xbf16>
+}
+
+// -----
+
+// A gate after the norm (y = rms_norm(x) * sigmoid(z)) is a consumer map of
+// the RMSNorm: one kernel reads x, z and w once.
+// CHECK-LABEL: func @gated_rms_forward
+// CHECK: norm.fused ins (%arg0 : full tensor<?x128xbf16>, %arg1 : col tensor<128xf32>, %arg2 : full tensor<?x128xbf16>)
+// CHECK: math.exp
+// CHECK-NOT: norm.fused
+func.func @gated_rms_forward(%x: tensor<?x128xbf16>, %w: tensor<128xf32>, %z: tensor<?x128xbf16>) -> (tensor<?x128xbf16>, tensor<?xf32>) {
+  %n, %rstd = norm.rms_norm %x weight(%w : tensor<128xf32>) {epsilon = 9.99999999999999955e-07 : f64} : tensor<?x128xbf16> -> tensor<?x128xf32>, tensor<?xf32>
+  %y = norm.map <full> ins(%n : full tensor<?x128xf32>, %z : full tensor<?x128xbf16>) -> tensor<?x128xbf16> {
+  ^bb0(%ne: f32, %ze: bf16):
+    %zf = arith.extf %ze : bf16 to f32
+    %nz = arith.negf %zf : f32
+    %ez = math.exp %nz : f32
+    %one = arith.constant 1.0 : f32
+    %den = arith.addf %one, %ez : f32
+    %s = arith.divf %one, %den : f32
+    %g = arith.mulf %ne, %s : f32
+    %t = arith.truncf %g : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return %y, %rstd : tensor<?x128xbf16>, tensor<?xf32>
+}

@@ -33,7 +33,9 @@ def Norm_RMSNormOp : Norm_Op<"rms_norm", [Pure]> {
     dimensions): `rstd = 1 / sqrt(mean(x^2) + epsilon)` per row and
     `y = x * rstd * (weight + weight_offset)`. `weight_offset` is 1 for Gemma's
     `(1 + w)` convention. Without a weight, `y = x * rstd`. `rstd` has the
-    leading dimensions of `x` and is f32.
+    leading dimensions of `x` and is f32. `y` has x's type or is f32, so that
+    an elementwise consumer (a gate multiplied into it) rounds once, after
+    its own work; fused into the kernel, the f32 y is never stored.
 
     ```mlir
     %y, %rstd = norm.rms_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-6 : f64}
@@ -56,6 +58,7 @@ def Norm_LayerNormOp : Norm_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
   let description = [{
     Per row: `mean = mean(x)`, `rstd = 1 / sqrt(mean((x - mean)^2) + epsilon)`,
     `y = (x - mean) * rstd * weight + bias`; weight and bias are optional.
+    `y` has x's type or is f32 (as for `norm.rms_norm`).
 
     ```mlir
     %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xf32>) bias(%b : tensor<1024xf32>)
