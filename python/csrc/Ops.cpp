@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Programs.h"
+#include "Tensors.h"
 
 #include <ATen/core/Tensor.h>
 #include <torch/library.h>
@@ -17,129 +18,6 @@
 
 namespace norm_mlir {
 namespace {
-
-using at::Tensor;
-using OptionalTensor = std::optional<Tensor>;
-
-/// A shape as Python prints a tuple ("(4, 256)"). Numbers are formatted
-/// here, not streamed into the error message: an extension built with
-/// another C++ library than PyTorch's crashed streaming integers into
-/// c10's message stream.
-std::string shapeText(c10::IntArrayRef shape) {
-  std::string text = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
-
-bool isFloat(c10::ScalarType t) {
-  return t == c10::ScalarType::BFloat16 || t == c10::ScalarType::Half ||
-         t == c10::ScalarType::Float;
-}
-
-/// What every kernel needs of x and its weight and bias (norm_mlir.ops'
-/// _check_input and _check, the same errors).
-void checkInput(const Tensor &x,
-                std::initializer_list<const OptionalTensor *> params,
-                const char *name) {
-  TORCH_CHECK_TYPE(isFloat(x.scalar_type()), name,
-                   ": x must be bfloat16, float16 or float32, got ",
-                   x.scalar_type());
-  TORCH_CHECK_VALUE(x.dim() >= 1 && x.size(-1) != 0, name,
-                    ": x must have a non-empty last dimension, got shape ",
-                    shapeText(x.sizes()));
-  for (const OptionalTensor *p : params) {
-    if (!p->has_value())
-      continue;
-    const Tensor &t = **p;
-    TORCH_CHECK_VALUE(t.dim() == 1 && t.size(0) == x.size(-1), name,
-                      ": weight/bias must have shape (",
-                      std::to_string(x.size(-1)), ",), got ",
-                      shapeText(t.sizes()));
-    TORCH_CHECK_VALUE(t.device() == x.device(), name,
-                      ": weight/bias must be on ", x.device().str(), ", got ",
-                      t.device().str());
-    TORCH_CHECK_TYPE(isFloat(t.scalar_type()), name,
-                     ": weight/bias must be bfloat16, float16 or float32, got ",
-                     t.scalar_type());
-  }
-  TORCH_CHECK_VALUE(x.is_cuda(), name, ": x must be a CUDA or CPU tensor, got ",
-                    x.device().str());
-}
-
-/// A backward's dy (x's shape and dtype) and statistics (float32, one per
-/// row of x), on x's device.
-void checkGrad(const Tensor &dy, const Tensor &x,
-               std::initializer_list<const Tensor *> stats, const char *name) {
-  TORCH_CHECK_VALUE(dy.sizes() == x.sizes() &&
-                        dy.scalar_type() == x.scalar_type(),
-                    name, ": dy must have the shape and dtype of x (",
-                    shapeText(x.sizes()), ", ", x.scalar_type(), "), got (",
-                    shapeText(dy.sizes()), ", ", dy.scalar_type(), ")");
-  int64_t rows = x.numel() / x.size(-1);
-  TORCH_CHECK_VALUE(dy.device() == x.device(), name,
-                    ": dy and the statistics must be on ", x.device().str(),
-                    ", got ", dy.device().str());
-  for (const Tensor *t : stats) {
-    TORCH_CHECK_VALUE(t->device() == x.device(), name,
-                      ": dy and the statistics must be on ", x.device().str(),
-                      ", got ", t->device().str());
-    TORCH_CHECK_VALUE(
-        t->scalar_type() == c10::ScalarType::Float && t->numel() == rows, name,
-        ": mean/rstd must be float32 with one value per row of "
-        "x (",
-        std::to_string(rows), "), got ", t->scalar_type(), " with ",
-        std::to_string(t->numel()));
-  }
-}
-
-void checkBias(const OptionalTensor &weight, const OptionalTensor &bias,
-               const char *name) {
-  if (!bias)
-    return;
-  TORCH_CHECK_VALUE(weight.has_value(), name, ": a bias needs a weight");
-  TORCH_CHECK_TYPE(bias->scalar_type() == weight->scalar_type(), name,
-                   ": the bias must have the weight's dtype (",
-                   weight->scalar_type(), "), got ", bias->scalar_type());
-}
-
-/// `t` as the kernels read it: contiguous and starting on a 16-byte
-/// boundary (their 16-byte vector accesses need it). Strided views and
-/// views at odd offsets are copied, as norm_mlir.ops._aligned does.
-Tensor aligned(const Tensor &t) {
-  // The common case (a fresh or contiguous aligned tensor) makes no call.
-  if (t.is_contiguous() &&
-      reinterpret_cast<uintptr_t>(t.const_data_ptr()) % 16 == 0)
-    return t;
-  Tensor c = t.contiguous();
-  if (reinterpret_cast<uintptr_t>(c.const_data_ptr()) % 16)
-    c = c.clone();
-  return c;
-}
-
-/// `t` (a result of the program's shape) viewed as `shape`; itself where
-/// the shapes agree (2-D x), which saves a view per result.
-Tensor shaped(const Tensor &t, c10::IntArrayRef shape) {
-  return t.sizes() == shape ? t : t.view(shape);
-}
-
-ProgramKey keyFor(Kind kind, const Tensor &x, const OptionalTensor &weight) {
-  ProgramKey key;
-  key.kind = kind;
-  key.n = x.size(-1);
-  key.dtype = x.scalar_type();
-  if (weight)
-    key.weightDtype = weight->scalar_type();
-  key.device = x.device().index();
-  return key;
-}
-
-int64_t rowsOf(const Tensor &x) { return x.numel() / x.size(-1); }
-
-/// x's shape without its last dimension: the statistics' shape.
-std::vector<int64_t> rowShape(const Tensor &x) {
-  return std::vector<int64_t>(x.sizes().begin(), x.sizes().end() - 1);
-}
 
 /// A forward: y and `stats` statistics per row (the training forward's
 /// mean/rstd; none for the inference forward).
@@ -237,19 +115,6 @@ layerNormBackward(const Tensor &dy, const Tensor &x, const Tensor &mean,
   return {shaped(outs[0], x.sizes()), dw, db};
 }
 
-/// The residual of a fused add: x's shape, dtype and device.
-void checkResidual(const Tensor &residual, const Tensor &x, const char *name) {
-  TORCH_CHECK_VALUE(residual.sizes() == x.sizes() &&
-                        residual.scalar_type() == x.scalar_type() &&
-                        residual.device() == x.device(),
-                    name, ": residual must have the shape, dtype and device of "
-                    "x (",
-                    shapeText(x.sizes()), ", ", x.scalar_type(), ", ",
-                    x.device().str(), "), got (", shapeText(residual.sizes()),
-                    ", ", residual.scalar_type(), ", ",
-                    residual.device().str(), ")");
-}
-
 /// A fused residual add and norm: y, h = x + residual, then `stats`
 /// statistics per row (none for the inference forward).
 std::vector<Tensor>
@@ -276,7 +141,7 @@ std::vector<Tensor> fusedAddRms(const Tensor &x, const Tensor &residual,
                                 const OptionalTensor &weight, double eps,
                                 double offset, int stats, const char *name) {
   checkInput(x, {&weight}, name);
-  checkResidual(residual, x, name);
+  checkLike(residual, x, "residual", name);
   ProgramKey key = keyFor(Kind::RmsForward, x, weight);
   key.eps = eps;
   key.offset = offset;
@@ -307,7 +172,7 @@ fusedAddRmsNormBackward(const Tensor &dy, const Tensor &dh, const Tensor &h,
                         double offset) {
   checkInput(h, {&weight}, "fused_add_rms_norm_backward");
   checkGrad(dy, h, {&rstd}, "fused_add_rms_norm_backward");
-  checkResidual(dh, h, "fused_add_rms_norm_backward");
+  checkLike(dh, h, "residual", "fused_add_rms_norm_backward");
   ProgramKey key = keyFor(Kind::RmsBackward, h, weight);
   key.offset = offset;
   key.residual = true;
@@ -328,7 +193,7 @@ std::vector<Tensor> fusedAddLayer(const Tensor &x, const Tensor &residual,
                                   int stats, const char *name) {
   checkInput(x, {&weight, &bias}, name);
   checkBias(weight, bias, name);
-  checkResidual(residual, x, name);
+  checkLike(residual, x, "residual", name);
   ProgramKey key = keyFor(Kind::LayerForward, x, weight);
   key.eps = eps;
   key.bias = bias.has_value();
@@ -359,7 +224,7 @@ fusedAddLayerNormBackward(const Tensor &dy, const Tensor &dh, const Tensor &h,
                           const OptionalTensor &weight, bool hasBias) {
   checkInput(h, {&weight}, "fused_add_layer_norm_backward");
   checkGrad(dy, h, {&mean, &rstd}, "fused_add_layer_norm_backward");
-  checkResidual(dh, h, "fused_add_layer_norm_backward");
+  checkLike(dh, h, "residual", "fused_add_layer_norm_backward");
   ProgramKey key = keyFor(Kind::LayerBackward, h, weight);
   key.bias = hasBias;
   key.residual = true;
@@ -425,7 +290,8 @@ TORCH_LIBRARY(norm_mlir, m) {
   // not loaded yet.
   m.def("_bundle_directory(str kind, int n, ScalarType dtype, "
         "ScalarType? weight_dtype, float eps, float offset, bool bias, "
-        "bool stats, bool residual, Device device) -> str");
+        "bool stats, bool residual, str activation, bool norm_before_gate, "
+        "Device device) -> str");
 }
 
 TORCH_LIBRARY_IMPL(norm_mlir, CUDA, m) {

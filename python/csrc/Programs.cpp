@@ -23,8 +23,8 @@ bool ProgramKey::operator==(const ProgramKey &other) const {
   return kind == other.kind && n == other.n && dtype == other.dtype &&
          weightDtype == other.weightDtype && eps == other.eps &&
          offset == other.offset && bias == other.bias && stats == other.stats &&
-         residual == other.residual &&
-         device == other.device;
+         residual == other.residual && activation == other.activation &&
+         normBeforeGate == other.normBeforeGate && device == other.device;
 }
 
 namespace {
@@ -34,7 +34,8 @@ struct KeyHash {
     return c10::get_hash(
         static_cast<int>(k.kind), k.n, static_cast<int>(k.dtype),
         k.weightDtype ? static_cast<int>(*k.weightDtype) : -1, k.eps, k.offset,
-        k.bias, k.stats, k.residual, static_cast<int>(k.device));
+        k.bias, k.stats, k.residual, k.activation, k.normBeforeGate,
+        static_cast<int>(k.device));
   }
 };
 
@@ -49,6 +50,14 @@ const char *kindName(Kind kind) {
     return "ln_fwd";
   case Kind::LayerBackward:
     return "ln_bwd";
+  case Kind::L2Forward:
+    return "l2_fwd";
+  case Kind::L2Backward:
+    return "l2_bwd";
+  case Kind::GatedForward:
+    return "gated_fwd";
+  case Kind::GatedBackward:
+    return "gated_bwd";
   }
   return "?";
 }
@@ -69,15 +78,16 @@ c10::ScalarType scalarType(DType dtype) {
 /// (norm_mlir.ops) compiles it or finds it in the cache, through the
 /// dispatcher, so the cache and its keys live in one place.
 std::string bundleDirectory(const ProgramKey &key) {
-  static auto op =
-      c10::Dispatcher::singleton()
-          .findSchemaOrThrow("norm_mlir::_bundle_directory", "")
-          .typed<std::string(c10::string_view, int64_t, c10::ScalarType,
-                             std::optional<c10::ScalarType>, double, double,
-                             bool, bool, bool, c10::Device)>();
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("norm_mlir::_bundle_directory", "")
+                       .typed<std::string(
+                           c10::string_view, int64_t, c10::ScalarType,
+                           std::optional<c10::ScalarType>, double, double, bool,
+                           bool, bool, c10::string_view, bool, c10::Device)>();
   try {
     return op.call(kindName(key.kind), key.n, key.dtype, key.weightDtype,
                    key.eps, key.offset, key.bias, key.stats, key.residual,
+                   key.activation, key.normBeforeGate,
                    c10::Device(c10::DeviceType::CUDA, key.device));
   } catch (const c10::Error &e) {
     TORCH_CHECK(false, "norm_mlir: no bundle for ", kindName(key.kind),

@@ -14,12 +14,22 @@
 #include <ATen/core/Tensor.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace norm_mlir {
 
 /// The ops' programs (norm_mlir.programs names them the same way).
-enum class Kind { RmsForward, RmsBackward, LayerForward, LayerBackward };
+enum class Kind {
+  RmsForward,
+  RmsBackward,
+  LayerForward,
+  LayerBackward,
+  L2Forward,
+  L2Backward,
+  GatedForward,
+  GatedBackward
+};
 
 /// What selects one compiled program.
 struct ProgramKey {
@@ -40,6 +50,11 @@ struct ProgramKey {
   /// forward normalizes x + residual and returns it, a backward adds the
   /// residual's gradient to dx.
   bool residual = false;
+  /// The gated RMSNorm: the gate's activation ("silu" or "sigmoid") and
+  /// whether the norm comes before the gate (y = norm(x) act(z)) or after
+  /// it (y = norm(x act(z))).
+  std::string activation = "silu";
+  bool normBeforeGate = true;
   c10::DeviceIndex device = 0;
 
   bool operator==(const ProgramKey &other) const;

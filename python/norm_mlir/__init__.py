@@ -16,7 +16,8 @@ try:  # The PyTorch integration needs torch; the bundle runtime does not.
 except ImportError:
     pass
 else:
-    from .modules import FusedAddLayerNorm, FusedAddRMSNorm, LayerNorm, RMSNorm  # noqa: F401
+    from .modules import (FusedAddLayerNorm, FusedAddRMSNorm, L2Norm, LayerNorm,  # noqa: F401
+                          RMSNorm, RMSNormGated)
     from . import functional, ops  # noqa: F401
-    __all__ += ["FusedAddLayerNorm", "FusedAddRMSNorm", "LayerNorm", "RMSNorm", "functional",
-                "ops"]
+    __all__ += ["FusedAddLayerNorm", "FusedAddRMSNorm", "L2Norm", "LayerNorm", "RMSNorm",
+                "RMSNormGated", "functional", "ops"]

@@ -63,14 +63,15 @@ def check_grad(dy, x, *stats, name):
                              f"({rows}), got {t.dtype} with {t.numel()}")
 
 
-def check_residual(residual, x, name):
-    """A fused add's residual (or a backward's dh): x's shape, dtype and
-    device."""
+def check_residual(residual, x, name, what="residual"):
+    """A second activation read beside x (a fused add's residual, a
+    backward's dh, a gate z): x's shape, dtype and device; `what` names it
+    in the error."""
     if (not isinstance(residual, torch.Tensor) or residual.shape != x.shape
             or residual.dtype != x.dtype or residual.device != x.device):
         got = ((tuple(residual.shape), residual.dtype, residual.device)
                if isinstance(residual, torch.Tensor) else residual)
-        raise ValueError(f"{name}: residual must have the shape, dtype and device of x "
+        raise ValueError(f"{name}: {what} must have the shape, dtype and device of x "
                          f"({tuple(x.shape)}, {x.dtype}, {x.device}), got {got}")
 
 
@@ -100,3 +101,12 @@ def aligned(t):
 def rows(t):
     """`t` aligned, as a matrix of its rows."""
     return aligned(t).view(-1, t.shape[-1])
+
+
+ACTIVATIONS = ("silu", "sigmoid")
+
+
+def check_activation(activation, name):
+    """A gate's activation: 'silu' or 'sigmoid'."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"{name}: activation must be 'silu' or 'sigmoid', got {activation!r}")

@@ -106,3 +106,29 @@ if register_sharding is not None:
                                (rstd, "row"), (weight, "param")], 1,
                            ["row", "sum" if weight is not None else "empty",
                             "sum" if has_bias else "empty"])
+
+    @register_sharding(ops.l2_norm.default)
+    def _(x, eps):
+        return _strategies(x, [(x, "row")], 1, ["row", "row"])
+
+    @register_sharding(ops.l2_norm_inference.default)
+    def _(x, eps):
+        return _strategies(x, [(x, "row")], 1, ["row"])
+
+    @register_sharding(ops.l2_norm_backward.default)
+    def _(dy, x, rstd):
+        return _strategies(x, [(dy, "row"), (x, "row"), (rstd, "row")], 0, ["row"])
+
+    @register_sharding(ops.rms_norm_gated.default)
+    def _(x, z, weight, eps, offset, activation, norm_before_gate):
+        return _strategies(x, [(x, "row"), (z, "row"), (weight, "param")], 4, ["row", "row"])
+
+    @register_sharding(ops.rms_norm_gated_inference.default)
+    def _(x, z, weight, eps, offset, activation, norm_before_gate):
+        return _strategies(x, [(x, "row"), (z, "row"), (weight, "param")], 4, ["row"])
+
+    @register_sharding(ops.rms_norm_gated_backward.default)
+    def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate):
+        return _strategies(x, [(dy, "row"), (x, "row"), (z, "row"), (rstd, "row"),
+                               (weight, "param")], 3,
+                           ["row", "row", "sum" if weight is not None else "empty"])

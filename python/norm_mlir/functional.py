@@ -1,6 +1,7 @@
-"""torch.nn.functional.rms_norm and layer_norm on norm kernels, and the
+"""torch.nn.functional.rms_norm and layer_norm on norm kernels, the
 pre-norm block's residual add fused with them (fused_add_rms_norm,
-fused_add_layer_norm).
+fused_add_layer_norm), the L2 norm (l2_norm) and the gated RMSNorm
+(rms_norm_gated).
 
 Same signatures and results as torch's. CUDA inputs run the norm GPU kernels
 and CPU inputs the CPU lowering, through the custom ops in ops.py: the
@@ -17,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from . import compiler, ops
+from .checks import check_activation
 
 _DTYPES = (torch.bfloat16, torch.float16, torch.float32)
 
@@ -206,3 +208,73 @@ def fused_add_layer_norm(input, residual, normalized_shape, weight=None, bias=No
     else:
         y, h = ops.fused_add_layer_norm_inference(x, r, w, b, float(eps))
     return (y.reshape(input.shape), h.reshape(input.shape)) if reshape else (y, h)
+
+
+def _compute_type(t):
+    """f32, or t's dtype where that is wider (float64 stays float64)."""
+    return torch.promote_types(t.dtype, torch.float32)
+
+
+def _l2_reference(input, eps):
+    x = input.to(_compute_type(input))
+    return (x * torch.rsqrt(x.square().sum(-1, keepdim=True) + eps)).to(input.dtype)
+
+
+def l2_norm(input, eps=1e-6):
+    """input / sqrt(sum of its squares + eps) over the last dimension, in one
+    kernel each way: the L2 norm of Gated DeltaNet's q and k (FLA's
+    l2_norm). Computed in f32, rounded once to input's dtype. Inputs the
+    kernels do not take compute the same formula with torch."""
+    if not (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
+            and _runs_here(input) and input.dtype in _DTYPES
+            and _kernel_epsilon(float(eps))):
+        return _l2_reference(input, eps)
+    if _needs_grad(input):
+        return ops.l2_norm(input, float(eps))[0]
+    return ops.l2_norm_inference(input, float(eps))
+
+
+def _gated_reference(input, gate, weight, eps, activation, norm_before_gate, group_size):
+    x, z = input.to(_compute_type(input)), gate.to(_compute_type(gate))
+    act = F.silu(z) if activation == "silu" else torch.sigmoid(z)
+    if not norm_before_gate:
+        x = x * act
+    n = x.shape[-1]
+    groups = x.unflatten(-1, (n // group_size, group_size))
+    y = (groups * torch.rsqrt(groups.square().mean(-1, keepdim=True) + eps)).flatten(-2)
+    if weight is not None:
+        y = y * weight.to(_compute_type(weight))
+    if norm_before_gate:
+        y = y * act
+    return y.to(input.dtype)
+
+
+def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
+                   norm_before_gate=True, group_size=None):
+    """The gated RMSNorm of Gated DeltaNet and Mamba2 over the last
+    dimension: rms_norm(input) * weight * act(gate) with norm_before_gate
+    (the default), rms_norm(input * act(gate)) * weight without; act is
+    'silu' or 'sigmoid'. One kernel each way; the backward gives the
+    gradients of input, gate and weight. group_size (a divisor of the last
+    dimension) normalizes groups of that many elements separately, as
+    Mamba2's ngroups > 1 does; grouped calls compute with torch, as do
+    inputs the kernels do not take (another dtype or shape for the gate,
+    other devices)."""
+    name = "rms_norm_gated"
+    check_activation(activation, name)
+    n = input.shape[-1] if isinstance(input, torch.Tensor) and input.dim() else 0
+    if group_size is not None and (group_size <= 0 or n % group_size):
+        raise ValueError(f"{name}: group_size must divide the last dimension ({n}), "
+                         f"got {group_size}")
+    if weight is not None and (weight.dim() != 1 or weight.shape[0] != n):
+        raise ValueError(f"{name}: weight must have shape ({n},), got {tuple(weight.shape)}")
+    grouped = group_size is not None and group_size != n
+    if (grouped or n == 0 or not _runs_here(input) or not _kernel_dtypes(input, (weight,))
+            or not _kernel_epsilon(float(eps)) or not _residual_fits(input, gate)):
+        return _gated_reference(input, gate, weight, eps, activation, norm_before_gate,
+                                group_size or n)
+    if _needs_grad(input, gate, weight):
+        return ops.rms_norm_gated(input, gate, weight, float(eps), 0.0, activation,
+                                  norm_before_gate)[0]
+    return ops.rms_norm_gated_inference(input, gate, weight, float(eps), 0.0, activation,
+                                        norm_before_gate)

@@ -1,6 +1,8 @@
 """Drop-in replacements for torch.nn.RMSNorm and torch.nn.LayerNorm, and
 their pre-norm residual-add forms (FusedAddRMSNorm, FusedAddLayerNorm:
-forward(x, residual) -> (norm(x + residual), x + residual)).
+forward(x, residual) -> (norm(x + residual), x + residual)); the L2 norm
+(L2Norm) and the gated RMSNorm (RMSNormGated: forward(x, z)) of Gated
+DeltaNet and Mamba2 layers.
 
 Same constructor arguments, parameters and state_dict keys. Their forward is
 norm_mlir.functional's: CUDA inputs run the norm GPU kernels and CPU inputs
@@ -97,3 +99,52 @@ class FusedAddLayerNorm(LayerNorm):
     def forward(self, x, residual):
         return functional.fused_add_layer_norm(x, residual, self.normalized_shape, self.weight,
                                                self.bias, self.eps)
+
+
+class L2Norm(torch.nn.Module):
+    """x / sqrt(sum of its squares + eps) over the last dimension (no
+    parameters): Gated DeltaNet's q/k normalization."""
+
+    def __init__(self, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):
+        return functional.l2_norm(x, self.eps)
+
+    def extra_repr(self):
+        return f"eps={self.eps}"
+
+
+class RMSNormGated(torch.nn.Module):
+    """The gated RMSNorm (Mamba2's RMSNormGated, FLA's FusedRMSNormGated):
+    forward(x, z) = rms_norm(x) * weight * act(z) with norm_before_gate,
+    rms_norm(x * act(z)) * weight without; act is 'silu' or 'sigmoid';
+    group_size normalizes groups of the last dimension separately."""
+
+    def __init__(self, hidden_size, eps=1e-5, activation="silu", norm_before_gate=True,
+                 group_size=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        functional.check_activation(activation, "RMSNormGated")
+        self.hidden_size = int(hidden_size)
+        self.eps = eps
+        self.activation = activation
+        self.norm_before_gate = norm_before_gate
+        self.group_size = group_size
+        if elementwise_affine:
+            self.weight = _param((self.hidden_size,), device, dtype)
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            torch.nn.init.ones_(self.weight)
+
+    def forward(self, x, z):
+        return functional.rms_norm_gated(x, z, self.weight, self.eps, self.activation,
+                                         self.norm_before_gate, self.group_size)
+
+    def extra_repr(self):
+        return (f"{self.hidden_size}, eps={self.eps}, activation={self.activation!r}, "
+                f"norm_before_gate={self.norm_before_gate}, group_size={self.group_size}")

@@ -18,11 +18,25 @@ Ops (all take the normalized size from the last dimension of x):
   norm_mlir::fused_add_layer_norm_backward(dy, dh, h, mean, rstd, weight?, has_bias)
       -> (dx, dw, db)
   norm_mlir::fused_add_layer_norm_inference(x, residual, weight?, bias?, eps) -> (y, h)
+  norm_mlir::l2_norm(x, eps) -> (y, rstd)
+  norm_mlir::l2_norm_backward(dy, x, rstd) -> dx
+  norm_mlir::l2_norm_inference(x, eps) -> y
+  norm_mlir::rms_norm_gated(x, z, weight?, eps, offset, activation, norm_before_gate)
+      -> (y, rstd)
+  norm_mlir::rms_norm_gated_backward(dy, x, z, rstd, weight?, offset, activation,
+                                     norm_before_gate) -> (dx, dz, dw)
+  norm_mlir::rms_norm_gated_inference(x, z, weight?, eps, offset, activation,
+                                      norm_before_gate) -> y
 dw/db are empty tensors when there is no weight/bias. The fused_add ops are
 a pre-norm block's residual add and norm in one kernel: h = x + residual is
 normalized and returned (the next block's residual); their backward takes
 h's own gradient dh beside dy and returns the gradient of x and residual
-(the norm's gradient at h plus dh, summed in f32 and rounded once). The inference ops are
+(the norm's gradient at h plus dh, summed in f32 and rounded once). The
+l2_norm ops are the L2 norm of Gated DeltaNet's q and k, y = x / sqrt(sum_j
+x^2 + eps) with rstd = 1 / sqrt(sum_j x^2 + eps) per row; the
+rms_norm_gated ops the gated RMSNorm of Gated DeltaNet and Mamba2, y =
+rms_norm(x) (w + offset) act(z) with norm_before_gate, rms_norm(x act(z))
+(w + offset) without, act 'silu' or 'sigmoid'. The inference ops are
 the forwards without the saved statistics (their kernels store no mean or
 rstd) and refuse a backward: norm_mlir.functional (and so the modules) calls
 them when nothing needs a gradient.
@@ -37,7 +51,8 @@ extension asks for programs it has not loaded (norm_mlir::_bundle_directory).
 import torch
 
 from . import native
-from .checks import check_bias, check_grad, check_input, check_residual, device_chip, rows
+from .checks import (check_activation, check_bias, check_grad, check_input, check_residual,
+                     device_chip, rows)
 from .compiler import bundle_directory
 from .programs import op_program
 
@@ -55,12 +70,19 @@ if native.loaded:
     fused_add_layer_norm = _ops.fused_add_layer_norm.default
     fused_add_layer_norm_backward = _ops.fused_add_layer_norm_backward.default
     fused_add_layer_norm_inference = _ops.fused_add_layer_norm_inference.default
+    l2_norm = _ops.l2_norm.default
+    l2_norm_backward = _ops.l2_norm_backward.default
+    l2_norm_inference = _ops.l2_norm_inference.default
+    rms_norm_gated = _ops.rms_norm_gated.default
+    rms_norm_gated_backward = _ops.rms_norm_gated_backward.default
+    rms_norm_gated_inference = _ops.rms_norm_gated_inference.default
 else:
     from .python_ops import (  # noqa: F401
         fused_add_layer_norm, fused_add_layer_norm_backward, fused_add_layer_norm_inference,
         fused_add_rms_norm, fused_add_rms_norm_backward, fused_add_rms_norm_inference,
-        layer_norm, layer_norm_backward, layer_norm_inference, rms_norm, rms_norm_backward,
-        rms_norm_inference)
+        l2_norm, l2_norm_backward, l2_norm_inference, layer_norm, layer_norm_backward,
+        layer_norm_inference, rms_norm, rms_norm_backward, rms_norm_gated,
+        rms_norm_gated_backward, rms_norm_gated_inference, rms_norm_inference)
 
 
 # ---- programs for the extension -----------------------------------------------
@@ -68,12 +90,16 @@ else:
 # The flags each program takes (norm_mlir.python_ops passes the same, so
 # both paths share cache entries).
 _PROGRAM_FLAGS = {"rms_fwd": ("eps", "offset"), "ln_fwd": ("eps", "bias"),
-                  "rms_bwd": ("offset",), "ln_bwd": ("bias",)}
+                  "rms_bwd": ("offset",), "ln_bwd": ("bias",), "l2_fwd": ("eps",),
+                  "l2_bwd": (),
+                  "gated_fwd": ("eps", "offset", "activation", "norm_before_gate"),
+                  "gated_bwd": ("offset", "activation", "norm_before_gate")}
 
 
 def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, residual,
-                      device):
-    values = dict(eps=eps, offset=offset, bias=bias)
+                      activation, norm_before_gate, device):
+    values = dict(eps=eps, offset=offset, bias=bias, activation=activation,
+                  norm_before_gate=norm_before_gate)
     flags = {name: values[name] for name in _PROGRAM_FLAGS[kind]}
     if not stats:
         flags["stats"] = False
@@ -161,6 +187,37 @@ def _(x, residual, weight, bias, eps):
     return torch.empty_like(x), torch.empty_like(x)
 
 
+@torch.library.register_fake("norm_mlir::l2_norm")
+def _(x, eps):
+    return torch.empty_like(x), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+@torch.library.register_fake("norm_mlir::l2_norm_backward")
+def _(dy, x, rstd):
+    return torch.empty_like(x)
+
+
+@torch.library.register_fake("norm_mlir::l2_norm_inference")
+def _(x, eps):
+    return torch.empty_like(x)
+
+
+@torch.library.register_fake("norm_mlir::rms_norm_gated")
+def _(x, z, weight, eps, offset, activation, norm_before_gate):
+    return torch.empty_like(x), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+@torch.library.register_fake("norm_mlir::rms_norm_gated_backward")
+def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate):
+    return (torch.empty_like(x), torch.empty_like(x),
+            torch.empty_like(weight) if weight is not None else x.new_empty(0))
+
+
+@torch.library.register_fake("norm_mlir::rms_norm_gated_inference")
+def _(x, z, weight, eps, offset, activation, norm_before_gate):
+    return torch.empty_like(x)
+
+
 # ---- torch.autocast ----------------------------------------------------------
 
 # Inside torch.autocast the forwards return what torch's own norm returns
@@ -178,7 +235,9 @@ for _forward, _aten in (("rms_norm", "aten::rms_norm"), ("rms_norm_inference", "
                         ("fused_add_rms_norm", "aten::rms_norm"),
                         ("fused_add_rms_norm_inference", "aten::rms_norm"),
                         ("fused_add_layer_norm", "aten::layer_norm"),
-                        ("fused_add_layer_norm_inference", "aten::layer_norm")):
+                        ("fused_add_layer_norm_inference", "aten::layer_norm"),
+                        ("rms_norm_gated", "aten::rms_norm"),
+                        ("rms_norm_gated_inference", "aten::rms_norm")):
     for _key, _device in (("AutocastCUDA", "cuda"), ("AutocastCPU", "cpu")):
         if torch._C._dispatch_has_kernel_for_dispatch_key(_aten, _key):
             torch.library.register_autocast(f"norm_mlir::{_forward}", _device, torch.float32)
@@ -354,6 +413,73 @@ def _(dy, dh, h, mean, rstd, weight, has_bias):
              [rows(dy), rows(dh), matrix, mean.reshape(-1), rstd.reshape(-1)]
              + ([weight] if weight is not None else []), outputs)
     return dx.view(h.shape), dw, db
+
+
+@torch.library.register_kernel("norm_mlir::l2_norm", "cpu")
+def _(x, eps):
+    return _cpu_forward("l2_fwd", x, None, [], dict(eps=eps), 1)
+
+
+@torch.library.register_kernel("norm_mlir::l2_norm_inference", "cpu")
+def _(x, eps):
+    return _cpu_forward("l2_fwd", x, None, [], dict(eps=eps), 0)[0]
+
+
+@torch.library.register_kernel("norm_mlir::l2_norm_backward", "cpu")
+def _(dy, x, rstd):
+    check_input(x, name="l2_norm_backward")
+    check_grad(dy, x, rstd, name="l2_norm_backward")
+    matrix = rows(x)
+    dx = torch.empty_like(matrix)
+    _cpu_run("l2_bwd", x, None, {}, [rows(dy), matrix, rstd.reshape(-1)], [dx])
+    return dx.view(x.shape)
+
+
+def _gated_flags(x, z, weight, offset, activation, norm_before_gate, name):
+    check_input(x, weight, name=name)
+    check_residual(z, x, name, what="the gate z")
+    check_activation(activation, name)
+    return dict(offset=offset, activation=activation, norm_before_gate=norm_before_gate)
+
+
+def _cpu_gated_forward(x, z, weight, eps, flags, stats):
+    matrix = rows(x)
+    outputs = [torch.empty_like(matrix)] + [x.new_empty(matrix.shape[0], dtype=torch.float32)
+                                            for _ in range(stats)]
+    flags = dict(flags, eps=eps)
+    if not stats:
+        flags["stats"] = False
+    _cpu_run("gated_fwd", x, weight, flags,
+             [matrix, rows(z)] + ([weight] if weight is not None else []), outputs)
+    return (outputs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outputs[1:])
+
+
+@torch.library.register_kernel("norm_mlir::rms_norm_gated", "cpu")
+def _(x, z, weight, eps, offset, activation, norm_before_gate):
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, "rms_norm_gated")
+    return _cpu_gated_forward(x, z, weight, eps, flags, 1)
+
+
+@torch.library.register_kernel("norm_mlir::rms_norm_gated_inference", "cpu")
+def _(x, z, weight, eps, offset, activation, norm_before_gate):
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate,
+                         "rms_norm_gated_inference")
+    return _cpu_gated_forward(x, z, weight, eps, flags, 0)[0]
+
+
+@torch.library.register_kernel("norm_mlir::rms_norm_gated_backward", "cpu")
+def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate):
+    name = "rms_norm_gated_backward"
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, name)
+    check_grad(dy, x, rstd, name=name)
+    matrix = rows(x)
+    dx, dz = torch.empty_like(matrix), torch.empty_like(matrix)
+    dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)
+    _cpu_run("gated_bwd", x, weight, flags,
+             [rows(dy), matrix, rows(z), rstd.reshape(-1)]
+             + ([weight] if weight is not None else []),
+             [dx, dz] + ([dw] if weight is not None else []))
+    return dx.view(x.shape), dz.view(x.shape), dw
 
 
 from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)

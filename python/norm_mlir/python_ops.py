@@ -7,8 +7,8 @@ norm_mlir.ops adds the fake, CPU and autocast kernels to either.
 
 import torch
 
-from .checks import (aligned, check_bias, check_cuda, check_grad, check_residual, device_chip,
-                     rows)
+from .checks import (aligned, check_activation, check_bias, check_cuda, check_grad,
+                     check_residual, device_chip, rows)
 from .compiler import compile_program
 from .launcher import Launcher
 from .programs import op_program
@@ -193,6 +193,78 @@ def fused_add_layer_norm_backward(dy: torch.Tensor, dh: torch.Tensor, h: torch.T
     return dx, dw, db
 
 
+# ---- the L2 norm and gated RMSNorm (L2GatedOps.cpp in the extension) -----------
+
+@torch.library.custom_op("norm_mlir::l2_norm", mutates_args=())
+def l2_norm(x: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    check_cuda(x, name="l2_norm")
+    return _gpu_forward("l2_fwd", x, None, [], dict(eps=eps), 1)
+
+
+@torch.library.custom_op("norm_mlir::l2_norm_inference", mutates_args=())
+def l2_norm_inference(x: torch.Tensor, eps: float) -> torch.Tensor:
+    check_cuda(x, name="l2_norm_inference")
+    return _gpu_forward("l2_fwd", x, None, [], dict(eps=eps), 0)[0]
+
+
+@torch.library.custom_op("norm_mlir::l2_norm_backward", mutates_args=())
+def l2_norm_backward(dy: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
+    check_cuda(x, name="l2_norm_backward")
+    check_grad(dy, x, rstd, name="l2_norm_backward")
+    launcher = _launcher("l2_bwd", x.shape[-1], x, None)
+    return launcher(None, rows(dy), rows(x), aligned(rstd).view(-1))[0].view(x.shape)
+
+
+def _gated_flags(x, z, weight, offset, activation, norm_before_gate, name):
+    check_cuda(x, weight, name=name)
+    check_residual(z, x, name, what="the gate z")
+    check_activation(activation, name)
+    return dict(offset=offset, activation=activation, norm_before_gate=norm_before_gate)
+
+
+def _gpu_gated_forward(x, z, weight, eps, flags, stats):
+    if not stats:
+        flags = dict(flags, stats=False)
+    launcher = _launcher("gated_fwd", x.shape[-1], x, weight, eps=eps, **flags)
+    args = [rows(x), rows(z)] + ([aligned(weight)] if weight is not None else [])
+    outs = launcher(None, *args)
+    return (outs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outs[1:])
+
+
+@torch.library.custom_op("norm_mlir::rms_norm_gated", mutates_args=())
+def rms_norm_gated(x: torch.Tensor, z: torch.Tensor, weight: torch.Tensor | None, eps: float,
+                   offset: float, activation: str,
+                   norm_before_gate: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, "rms_norm_gated")
+    return _gpu_gated_forward(x, z, weight, eps, flags, 1)
+
+
+@torch.library.custom_op("norm_mlir::rms_norm_gated_inference", mutates_args=())
+def rms_norm_gated_inference(x: torch.Tensor, z: torch.Tensor, weight: torch.Tensor | None,
+                             eps: float, offset: float, activation: str,
+                             norm_before_gate: bool) -> torch.Tensor:
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate,
+                         "rms_norm_gated_inference")
+    return _gpu_gated_forward(x, z, weight, eps, flags, 0)[0]
+
+
+@torch.library.custom_op("norm_mlir::rms_norm_gated_backward", mutates_args=())
+def rms_norm_gated_backward(dy: torch.Tensor, x: torch.Tensor, z: torch.Tensor,
+                            rstd: torch.Tensor, weight: torch.Tensor | None, offset: float,
+                            activation: str, norm_before_gate: bool
+                            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    name = "rms_norm_gated_backward"
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, name)
+    check_grad(dy, x, rstd, name=name)
+    launcher = _launcher("gated_bwd", x.shape[-1], x, weight, **flags)
+    args = [rows(dy), rows(x), rows(z), aligned(rstd).view(-1)]
+    if weight is not None:
+        args.append(aligned(weight))
+    outs = launcher(None, *args)
+    dw = outs[2] if weight is not None else x.new_empty(0)
+    return outs[0].view(x.shape), outs[1].view(x.shape), dw
+
+
 # ---- autograd (Autograd.cpp in the extension) --------------------------------
 
 def _rms_setup(ctx, inputs, output):
@@ -269,6 +341,33 @@ def _add_ln_backward(ctx, dy, dh, dmean, drstd):
 fused_add_layer_norm.register_autograd(_add_ln_backward, setup_context=_add_ln_setup)
 
 
+def _l2_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0], output[1])
+
+
+def _l2_backward(ctx, dy, drstd):
+    x, rstd = ctx.saved_tensors
+    return l2_norm_backward(dy.contiguous(), x, rstd), None
+
+
+l2_norm.register_autograd(_l2_backward, setup_context=_l2_setup)
+
+
+def _gated_setup(ctx, inputs, output):
+    x, z, weight, eps, offset, activation, norm_before_gate = inputs
+    ctx.save_for_backward(x, z, weight, output[1])
+    ctx.flags = (offset, activation, norm_before_gate)
+
+
+def _gated_backward(ctx, dy, drstd):
+    x, z, weight, rstd = ctx.saved_tensors
+    dx, dz, dw = rms_norm_gated_backward(dy.contiguous(), x, z, rstd, weight, *ctx.flags)
+    return dx, dz, (dw if weight is not None else None), None, None, None, None
+
+
+rms_norm_gated.register_autograd(_gated_backward, setup_context=_gated_setup)
+
+
 def _no_backward(name, training_op):
     """An autograd formula that refuses: the inference ops save nothing a
     backward could use, so a gradient through them is a clear error (and
@@ -285,3 +384,6 @@ fused_add_rms_norm_inference.register_autograd(
     _no_backward("fused_add_rms_norm_inference", "fused_add_rms_norm"))
 fused_add_layer_norm_inference.register_autograd(
     _no_backward("fused_add_layer_norm_inference", "fused_add_layer_norm"))
+l2_norm_inference.register_autograd(_no_backward("l2_norm_inference", "l2_norm"))
+rms_norm_gated_inference.register_autograd(
+    _no_backward("rms_norm_gated_inference", "rms_norm_gated"))
