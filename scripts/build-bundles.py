@@ -17,7 +17,9 @@ float64 on the GPU). --chips assembles each bundle for every chip listed.
 --bench-only builds the plain bf16 bundles of the public N only (and the
 inference forwards, <kind>_bf16_<N>_infer, which the benchmark times, and
 the fused residual adds, <kind>_bf16_<N>_add[_infer], bench/fused_add.py's),
---bf16-only those of every N (test/bf16-bundles-no-spills.sh), and
+--bf16-only those of every N (test/bf16-bundles-no-spills.sh), --family
+the L2 norm, gated RMSNorm and head-row (QK-norm) bundles of
+bench/l2_gated.py, and
 --flags passes extra norm-compile options to every bundle: an A/B directory
 for bench/bench.py --bundles. Each bundle's PTX is assembled with ptxas
 (sm_90) where ptxas exists, so a kernel the GPU would refuse to load (too
@@ -47,6 +49,11 @@ MODEL_N = [768, 1536, 2560, 3072, 6144, 12288]
 # Rows shorter than any model's above that the forwards stream.
 SHORT_STREAMED_N = [256, 640]
 KINDS = ["rms_fwd", "rms_bwd", "ln_fwd", "ln_bwd"]
+# The programs written as order-typed IR (norm_mlir.order_programs).
+FAMILY_KINDS = ["l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd"]
+# Rows of attention heads and Gated DeltaNet's heads (QK-norm, L2 norm,
+# gated norm over head_dim), and a ragged one.
+HEAD_N = [64, 100, 128, 256]
 
 
 def bundle_name(kind, dtype, n, variant=""):
@@ -88,6 +95,7 @@ def variants():
     for kind in ("rms_fwd", "ln_fwd"):
         for n in PUBLIC_N:
             out.append((kind, "bf16", n, "add_infer", {"residual": True, "stats": False}))
+    out += family_variants()
     out.append(("rms_fwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_bwd", "bf16", 4096, "noweight", {"weight": False}))
     out.append(("rms_fwd", "bf16", 4096, "gemma", {"offset": 1.0}))
@@ -100,6 +108,36 @@ def variants():
         for n in (2048, 4096):
             out.append((kind, "bf16", n, "prefetch", {"flags": ["--shared-stages=0"]}))
         out.append((kind, "bf16", 5120, "staged3", {"flags": ["--shared-stages=3"]}))
+    return out
+
+
+def family_variants():
+    """(kind, dtype, n, variant, program kwargs) of the L2 norm and gated
+    RMSNorm (silu gate after the norm, the default) at head rows and two
+    hidden sizes, their inference forwards, f16/f32, the other gate forms,
+    and the plain norms at the head rows (QK-norm), which bench/l2_gated.py
+    times."""
+    out = []
+    for n in HEAD_N + [1024, 4096]:
+        for kind in FAMILY_KINDS:
+            out.append((kind, "bf16", n, "", {}))
+        for kind in ("l2_fwd", "gated_fwd"):
+            out.append((kind, "bf16", n, "infer", {"stats": False}))
+    for n in (64, 128):
+        for kind in KINDS:
+            out.append((kind, "bf16", n, "", {}))
+        for kind in ("rms_fwd", "ln_fwd"):
+            out.append((kind, "bf16", n, "infer", {"stats": False}))
+    for dtype in ("f16", "f32"):
+        for kind in FAMILY_KINDS:
+            out.append((kind, dtype, 128, "", {}))
+    for kind in ("gated_fwd", "gated_bwd"):
+        for n in (128, 4096):
+            out.append((kind, "bf16", n, "sigmoid_gate_first",
+                        {"activation": "sigmoid", "norm_before_gate": False}))
+        out.append((kind, "bf16", 128, "noweight", {"weight": False}))
+        out.append((kind, "bf16", 128, "offset", {"offset": 1.0}))
+        out.append((kind, "bf16", 128, "wf32", {"weight_dtype": "f32"}))
     return out
 
 
@@ -183,6 +221,9 @@ def main():
                    help="comma-separated row widths: instead of the usual set, the "
                         "plain bf16 bundles and inference forwards of these N (a sweep "
                         "of hidden sizes for bench/bench.py --shapes)")
+    p.add_argument("--family", action="store_true",
+                   help="only the L2 norm, gated RMSNorm and head-row bundles "
+                        "(bench/l2_gated.py's)")
     p.add_argument("--dtype-matrix", action="store_true",
                    help="every op at every activation and weight type (MATRIX_N)")
     p.add_argument("--chips", default="sm_90",
@@ -206,6 +247,8 @@ def main():
         wanted = ([(kind, args.dtype, n, "", {}) for kind in KINDS for n in widths]
                   + [(kind, args.dtype, n, "infer", {"stats": False})
                      for kind in ("rms_fwd", "ln_fwd") for n in widths])
+    if args.family:
+        wanted = family_variants()
     if args.dtype_matrix:
         if args.n or args.bench_only or args.bf16_only:
             p.error("--dtype-matrix is a set of its own: not with --n, --bench-only or "

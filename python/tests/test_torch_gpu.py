@@ -14,6 +14,7 @@ if not torch.cuda.is_available():
 import norm_mlir  # noqa: E402
 from norm_mlir import ops  # noqa: E402
 
+F = torch.nn.functional
 DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 TOL = {"f32": 1e-5, "bf16": 1e-2, "f16": 2e-3}
 
@@ -490,3 +491,91 @@ def test_fused_add_under_torch_compile_and_bad_inputs():
         ops.fused_add_rms_norm(x.detach(), r.detach()[:3], None, 1e-6, 0.0)
     with pytest.raises(ValueError, match="residual must have the shape, dtype and device of x"):
         ops.fused_add_layer_norm(x.detach(), r.detach().float(), None, None, 1e-5)
+
+
+# ---- the L2 norm and the gated RMSNorm (l2_norm, rms_norm_gated) -------------
+
+def _gated_reference(x, z, w, eps, activation, norm_before_gate):
+    act = F.silu(z) if activation == "silu" else torch.sigmoid(z)
+    h = x if norm_before_gate else x * act
+    y = h * torch.rsqrt(h.square().mean(-1, keepdim=True) + eps)
+    if w is not None:
+        y = y * w
+    return y * act if norm_before_gate else y
+
+
+def _leaves(*tensors):
+    return [t.detach().double().requires_grad_() if t is not None else None for t in tensors]
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("m,n", [(1, 64), (4099, 64), (3, 100), (20000, 128), (257, 256),
+                                 (65, 1024), (9, 4096)])
+def test_l2_norm_matches_float64(t, m, n):
+    torch.manual_seed(m + n)
+    x = (torch.randn(m, n, device="cuda") * 3).to(DT[t]).requires_grad_()
+    y = norm_mlir.functional.l2_norm(x, 1e-6)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    (X,) = _leaves(x)
+    Y = X * torch.rsqrt(X.square().sum(-1, keepdim=True) + 1e-6)
+    (Y * gy.double()).sum().backward()
+    assert y.dtype == DT[t] and rel(y, Y) < TOL[t] and rel(x.grad, X.grad) < TOL[t]
+    with torch.no_grad():
+        assert torch.equal(norm_mlir.functional.l2_norm(x, 1e-6), y)
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("wt", ["same", "f32", None])
+@pytest.mark.parametrize("activation,norm_before_gate", [("silu", True), ("silu", False),
+                                                         ("sigmoid", True)])
+@pytest.mark.parametrize("m,n", [(1, 64), (4099, 128), (257, 256), (65, 1024), (9, 4096)])
+def test_rms_norm_gated_matches_float64(t, wt, activation, norm_before_gate, m, n):
+    torch.manual_seed(m * n)
+    x = torch.randn(m, n, device="cuda").to(DT[t]).requires_grad_()
+    z = (torch.randn(m, n, device="cuda") * 2).to(DT[t]).requires_grad_()
+    wdt = DT[t] if wt == "same" else DT.get(wt)
+    w = ((torch.rand(n, device="cuda") + 0.5).to(wdt).requires_grad_()
+         if wdt is not None else None)
+    y = norm_mlir.functional.rms_norm_gated(x, z, w, 1e-5, activation, norm_before_gate)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    X, Z, W = _leaves(x, z, w)
+    Y = _gated_reference(X, Z, W, 1e-5, activation, norm_before_gate)
+    (Y * gy.double()).sum().backward()
+    tol = TOL[t]
+    assert rel(y, Y) < tol and rel(x.grad, X.grad) < tol and rel(z.grad, Z.grad) < tol
+    if w is not None:
+        assert rel(w.grad, W.grad) < tol + 2 * TOL[wt if wt != "same" else t]
+    with torch.no_grad():
+        assert torch.equal(norm_mlir.functional.rms_norm_gated(x, z, w, 1e-5, activation,
+                                                               norm_before_gate), y)
+
+
+def test_l2_gated_strided_offset_compile_and_errors():
+    torch.manual_seed(5)
+    base = torch.randn(64, 130, device="cuda", dtype=torch.bfloat16)
+    x = base[:, 1:129]
+    z = torch.randn(128, 64, device="cuda", dtype=torch.bfloat16).t()
+    w = torch.rand(128, device="cuda", dtype=torch.bfloat16)
+    X, Z, W = (t.double() for t in (x, z, w))
+    assert rel(norm_mlir.functional.l2_norm(x),
+               X * torch.rsqrt(X.square().sum(-1, keepdim=True) + 1e-6)) < 1e-2
+    assert rel(norm_mlir.functional.rms_norm_gated(x, z, w),
+               _gated_reference(X, Z, W, 1e-6, "silu", True)) < 1e-2
+    gated = norm_mlir.RMSNormGated(128, activation="sigmoid").cuda()
+    f = torch.compile(lambda a, b: gated(norm_mlir.functional.l2_norm(a), b), fullgraph=True)
+    a = torch.randn(32, 128, device="cuda", requires_grad=True)
+    b = torch.randn(32, 128, device="cuda", requires_grad=True)
+    f(a, b).sum().backward()
+    A, B, G = _leaves(a, b, gated.weight)
+    _gated_reference(A * torch.rsqrt(A.square().sum(-1, keepdim=True) + 1e-6), B, G, 1e-5,
+                     "sigmoid", True).sum().backward()
+    assert rel(a.grad, A.grad) < 1e-4 and rel(b.grad, B.grad) < 1e-4
+    assert rel(gated.weight.grad, G.grad) < 1e-4
+    with pytest.raises(ValueError, match="the gate z must have the shape, dtype and device"):
+        ops.rms_norm_gated(a, b[:, :64], None, 1e-6, 0.0, "silu", True)
+    with pytest.raises(ValueError, match="activation must be 'silu' or 'sigmoid'"):
+        ops.rms_norm_gated(a, b, None, 1e-6, 0.0, "tanh", True)
+    with pytest.raises(ValueError, match="mean/rstd must be float32"):
+        ops.l2_norm_backward(a, a, torch.ones(3, device="cuda"))

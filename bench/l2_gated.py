@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The L2 norm, the gated RMSNorm and QK-norm (RMSNorm over head_dim) at
+the rows of attention and Gated DeltaNet heads, against torch.compile of
+the same Python and eager PyTorch, in one run: TB/s of the bytes each call
+must move, its ratio to the device-to-device copy ceiling, and norm over
+torch.compile, per shape and as geomeans.
+
+  bench/l2_gated.py --bundles DIR [--shapes heads] [--timing graph,kernels]
+                    [--rounds 3] [--out DIR]
+
+DIR holds scripts/build-bundles.py --family's bundles. The calls (bf16, the
+weight bf16):
+- l2_fwd:    y = x / sqrt(sum x^2 + eps) (inference forward).
+             Bytes: read x, write y.
+- l2_bwd:    dx from dy, x and the saved rstd. Bytes: read dy, x, rstd,
+             write dx.
+- gated_fwd: y = rms_norm(x) w silu(z) (inference forward). Bytes: read x,
+             z, w, write y.
+- gated_bwd: dx, dz, dw from dy, x, z, rstd, w. Bytes: read dy, x, z, rstd,
+             w, write dx, dz, dw.
+- qk_fwd / qk_bwd: RMSNorm of [tokens x heads, head_dim] rows with one
+             weight (QK-norm), as bench/bench.py's rms_fwd / rms_bwd.
+The anchors are the same formulas in PyTorch (compiled: what Inductor
+builds for them). Timing as bench/bench.py.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from norm_mlir import load_bundle  # noqa: E402
+from norm_mlir.launcher import Launcher  # noqa: E402
+from bench import (EPS, TIMERS, compiled, forward_inputs, geomean,  # noqa: E402
+                   parse_shapes, start_run, timing_order)
+
+OPS = ["l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd", "qk_fwd", "qk_bwd"]
+# tokens x heads rows of head_dim 64, 128 and 256 (8192-32768 tokens of
+# 8-32 heads), a ragged head_dim, and two hidden sizes of gated norms.
+SHAPES = {"heads": [(262144, 64), (65536, 128), (262144, 128), (1048576, 128),
+                    (131072, 256), (200000, 100), (8192, 4096), (16384, 1024)]}
+
+
+def min_bytes(op, m, n, e=2, w=2):
+    """Bytes a call must move (see the module's docstring)."""
+    full = {"l2_fwd": 2, "l2_bwd": 3, "gated_fwd": 3, "gated_bwd": 5,
+            "qk_fwd": 2, "qk_bwd": 3}[op]
+    params = {"gated_fwd": 1, "gated_bwd": 2, "qk_fwd": 1, "qk_bwd": 2}.get(op, 0)
+    stats = 4 * m if op.endswith("bwd") else 0
+    return full * m * n * e + params * n * w + stats
+
+
+def l2_fwd(x):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.square().sum(-1, keepdim=True) + EPS)).to(x.dtype)
+
+
+def l2_bwd(dy, x, rstd):
+    y = x.float() * rstd[:, None]
+    g = dy.float()
+    return (rstd[:, None] * (g - y * (g * y).sum(-1, keepdim=True))).to(x.dtype)
+
+
+def gated_fwd(x, z, w):
+    n = F.rms_norm(x.float(), (x.shape[-1],), eps=EPS)
+    return (n * w.float() * F.silu(z.float())).to(x.dtype)
+
+
+def gated_bwd(dy, x, z, rstd, w):
+    zf = z.float()
+    s = torch.sigmoid(zf)
+    xn = x.float() * rstd[:, None]
+    g = dy.float() * w.float() * (zf * s)
+    c = (g * xn).mean(-1, keepdim=True)
+    dx = (rstd[:, None] * (g - xn * c)).to(x.dtype)
+    dz = (dy.float() * xn * w.float() * s * (1 + zf * (1 - s))).to(x.dtype)
+    dw = (dy.float() * xn * zf * s).sum(0).to(w.dtype)
+    return dx, dz, dw
+
+
+def qk_fwd(x, w):
+    return F.rms_norm(x, (x.shape[-1],), w, EPS)
+
+
+def qk_bwd(dy, x, rstd, w):
+    xhat = x.float() * rstd[:, None]
+    g = dy.float() * w.float()
+    c = (g * xhat).mean(-1, keepdim=True)
+    return (rstd[:, None] * (g - xhat * c)).to(x.dtype), (dy.float() * xhat).sum(0).to(w.dtype)
+
+
+def implementations(op, m, n, bundles):
+    """norm's bundle, eager and torch.compile of `op` at M x N on shared
+    bf16 inputs."""
+    x, w, _ = forward_inputs(m, n)
+    z, dy = torch.randn_like(x), torch.randn_like(x)
+    xf = x.float()
+    rstd_l2 = torch.rsqrt(xf.square().sum(-1) + EPS)
+    rstd_rms = torch.rsqrt(xf.square().mean(-1) + EPS)
+    bundle = {"l2_fwd": "l2_fwd_bf16_{}_infer", "l2_bwd": "l2_bwd_bf16_{}",
+              "gated_fwd": "gated_fwd_bf16_{}_infer", "gated_bwd": "gated_bwd_bf16_{}",
+              "qk_fwd": "rms_fwd_bf16_{}_infer", "qk_bwd": "rms_bwd_bf16_{}"}[op].format(n)
+    ours = Launcher(load_bundle(os.path.join(bundles, bundle)))
+    fn, args = {"l2_fwd": (l2_fwd, (x,)), "l2_bwd": (l2_bwd, (dy, x, rstd_l2)),
+                "gated_fwd": (gated_fwd, (x, z, w)),
+                "gated_bwd": (gated_bwd, (dy, x, z, rstd_rms, w)),
+                "qk_fwd": (qk_fwd, (x, w)), "qk_bwd": (qk_bwd, (dy, x, rstd_rms, w))}[op]
+    f = compiled(f"{op}{m}x{n}", fn)
+    return {"norm": lambda: ours(None, *args), "eager": lambda: fn(*args),
+            "compile": lambda: f(*args)}
+
+
+def check(op, impls):
+    """norm's results against the eager formulas (bf16 tolerance)."""
+    ours, ref = impls["norm"](), impls["eager"]()
+    ours = ours if isinstance(ours, (list, tuple)) else [ours]
+    ref = ref if isinstance(ref, (list, tuple)) else [ref]
+    for a, b in zip(ours, ref):
+        err = ((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-30)).item()
+        if not err < 2e-2:
+            raise RuntimeError(f"{op}: norm's result differs from eager's (relative {err:.2e})")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bundles", default=os.path.join(ROOT, ".out", "family"))
+    p.add_argument("--out", default=os.environ.get("OUT", os.path.join(ROOT, ".out")))
+    p.add_argument("--ops", default=",".join(OPS))
+    p.add_argument("--shapes", default="heads",
+                   help="MxN,MxN,... or 'heads' (tokens x heads rows of head_dim)")
+    p.add_argument("--timing", default="graph,kernels")
+    p.add_argument("--rounds", type=int, default=1)
+    args = p.parse_args()
+    shapes = SHAPES["heads"] if args.shapes == "heads" else parse_shapes(args.shapes)
+    methods = [m for m in args.timing.split(",") if m]
+    if any(m not in TIMERS for m in methods) or not methods:
+        p.error(f"--timing: choose from {sorted(TIMERS)}")
+    ops = [o for o in args.ops.split(",") if o]
+    if any(o not in OPS for o in ops):
+        p.error(f"--ops: choose from {OPS}")
+    ceilings = start_run(methods)
+    results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+               "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+               "timing": methods, "rounds": args.rounds, "dtype": "bf16", "eps": EPS,
+               "ceilings_tbps": {m: c / 1e12 for m, c in ceilings.items()}, "ops": {}}
+    for op in ops:
+        rows = []
+        for m, n in shapes:
+            if op.startswith("qk") and n not in (64, 128, 256):
+                continue
+            impls = implementations(op, m, n, args.bundles)
+            check(op, impls)
+            nbytes = min_bytes(op, m, n)
+            row = {"m": m, "n": n, "bytes": nbytes}
+            for method in methods:
+                seconds = {name: [] for name in impls}
+                for name in timing_order(impls, args.rounds):
+                    seconds[name].append(TIMERS[method](impls[name]))
+                row[method] = {name: nbytes / statistics.median(t) / 1e12
+                               for name, t in seconds.items()}
+            rows.append(row)
+        results["ops"][op] = {"rows": rows, "geomean": {}}
+        for method in methods:
+            print(f"\n{op} bf16 [{method}]: TB/s (ratio to copy ceiling), norm/torch.compile",
+                  flush=True)
+            print(f"{'shape':>14} {'norm':>14} {'eager':>7} {'compile':>8} {'vs compile':>10}")
+            for r in rows:
+                t = r[method]
+                print(f"{r['m']:>7}x{r['n']:<6} {t['norm']:6.2f} "
+                      f"({t['norm'] * 1e12 / ceilings[method]:4.0%}) {t['eager']:7.2f} "
+                      f"{t['compile']:8.2f} {t['norm'] / t['compile']:10.2f}", flush=True)
+            g = {k: geomean([r[method][k] for r in rows]) for k in ("norm", "eager", "compile")}
+            print(f"{'geomean':>14} {g['norm']:6.2f} ({g['norm'] * 1e12 / ceilings[method]:4.0%})"
+                  f" {g['eager']:7.2f} {g['compile']:8.2f} {g['norm'] / g['compile']:10.2f}",
+                  flush=True)
+            results["ops"][op]["geomean"][method] = g
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "l2-gated.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"\nwritten: {path}")
+
+
+if __name__ == "__main__":
+    main()
