@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExpForm.h"
+#include "Float8Form.h"
 #include "GPUKernelBuilders.h"
 #include "PtxBuilders.h"
 #include "RsqrtForms.h"
@@ -162,6 +163,10 @@ struct ConvertNormToGPUPass
         return bodyOp.emitOpError("is not supported in a norm.fused body by "
                                   "the GPU lowering (arith ops, math.rsqrt, "
                                   "math.exp and norm.row_reduce are)");
+    std::string why;
+    for (Operation &bodyOp : op.getBody().front().without_terminator())
+      if (isUnsupportedFloat8Conversion(&bodyOp, why))
+        return bodyOp.emitOpError(why);
     // Captured values (1/N) must be rematerialized inside the kernel.
     for (Operation &bodyOp : op.getBody().front())
       for (Value operand : bodyOp.getOperands())
@@ -490,6 +495,7 @@ struct ConvertNormToGPUPass
     }
     for (gpu::GPUModuleOp gpuModule : kernelModules) {
       lowerExpApprox(gpuModule);
+      lowerFloat8Truncs(gpuModule);
       if (fpContract)
         allowContraction(gpuModule);
     }

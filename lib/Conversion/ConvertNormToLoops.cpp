@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Float8Form.h"
 #include "NormDialect/Conversion/Passes.h"
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Utils/KernelBody.h"
@@ -281,6 +282,13 @@ struct ConvertNormToLoopsPass
           return WalkResult::interrupt();
         }
         fused.push_back(f);
+      }
+      // FP8: only f32 -> f8E4M3FN has a lowering (norm-expand-float8).
+      std::string why;
+      if (op->getParentOfType<FusedOp>() &&
+          isUnsupportedFloat8Conversion(op, why)) {
+        op->emitOpError(why);
+        return WalkResult::interrupt();
       }
       if (auto c = dyn_cast<CombineOp>(op)) {
         if (!c.getResult().empty()) {

@@ -484,9 +484,11 @@ LogicalResult FusedOp::verify() {
     return failure();
   for (auto [i, output] : llvm::enumerate(getOutputs())) {
     auto type = cast<ShapedType>(output.getType());
-    if (!type.hasRank() || !isSupportedFloatType(type.getElementType()))
+    if (!type.hasRank() ||
+        !isSupportedOutputType(type.getElementType(), getOutputRole(i)))
       return emitOpError() << "output #" << i
-                           << " must be a ranked bf16, f16 or f32 value, got "
+                           << " must be a ranked bf16, f16 or f32 value "
+                              "(f8E4M3FN unless a column output), got "
                            << type;
     if (std::string message =
             checkRowWidth(n, type.getElementTypeBitWidth() / 8);

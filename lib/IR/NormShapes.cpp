@@ -13,6 +13,11 @@ bool mlir::norm::isSupportedFloatType(Type type) {
   return type.isBF16() || type.isF16() || type.isF32();
 }
 
+bool mlir::norm::isSupportedOutputType(Type type, Role role) {
+  return isSupportedFloatType(type) ||
+         (isa<Float8E4M3FNType>(type) && role != Role::col);
+}
+
 bool mlir::norm::dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }

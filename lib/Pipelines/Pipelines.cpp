@@ -201,6 +201,7 @@ void mlir::norm::buildNormToCPUPipeline(OpPassManager &pm,
 
 void mlir::norm::buildNormLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertNormToLoops());
+  pm.addPass(createNormExpandFloat8());
   // bf16 truncation and extension as integer arithmetic: LLVM lowers a
   // float -> bfloat fptrunc to a __truncsfbf2 call on hosts without bf16
   // conversion instructions (AMD EPYC here), and the JIT finds no such

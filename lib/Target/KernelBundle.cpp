@@ -25,6 +25,8 @@ std::string dtypeName(Type type) {
     return "f16";
   if (type.isF32())
     return "f32";
+  if (isa<Float8E4M3FNType>(type))
+    return "f8e4m3fn";
   return "unsupported";
 }
 

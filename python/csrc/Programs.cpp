@@ -70,6 +70,8 @@ c10::ScalarType scalarType(DType dtype) {
     return c10::ScalarType::Half;
   case DType::F32:
     return c10::ScalarType::Float;
+  case DType::F8E4M3FN:
+    return c10::ScalarType::Float8_e4m3fn;
   }
   return c10::ScalarType::Undefined;
 }

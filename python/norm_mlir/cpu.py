@@ -18,8 +18,8 @@ from .programs import op_program
 _DTYPES = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
 
 # Element types of memref arguments, as MLIR prints them, and the numpy
-# dtypes that carry them (bf16 as its raw bits).
-_ELEMENT_DTYPES = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32,
+# dtypes that carry them (bf16 and f8E4M3FN as their raw bits).
+_ELEMENT_DTYPES = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32, "f8E4M3FN": np.uint8,
                    "f64": np.float64, "i8": np.int8, "i16": np.int16,
                    "i32": np.int32, "i64": np.int64}
 

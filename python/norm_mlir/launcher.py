@@ -7,7 +7,8 @@ from .driver import Module
 
 def _torch_dtype(name):
     import torch
-    return {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[name]
+    return {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
+            "f8e4m3fn": torch.float8_e4m3fn}[name]
 
 
 def _descriptor(tensor):

@@ -17,7 +17,7 @@ MAX_CLUSTER = 16
 # Most dynamic shared memory a launch may ask for (Hopper: 227 KB).
 MAX_SHARED_BYTES = 227 * 1024
 
-DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4}
+DTYPE_BYTES = {"bf16": 2, "f16": 2, "f32": 4, "f8e4m3fn": 1}
 
 # The operators of manifest size expressions and launch conditions (both
 # loaders read them; docs/bundle.md).

@@ -9,7 +9,14 @@
 using namespace norm::runtime;
 
 int64_t norm::runtime::dtypeBytes(DType dtype) {
-  return dtype == DType::F32 ? 4 : 2;
+  switch (dtype) {
+  case DType::F32:
+    return 4;
+  case DType::F8E4M3FN:
+    return 1;
+  default:
+    return 2;
+  }
 }
 
 const char *norm::runtime::dtypeName(DType dtype) {
@@ -20,6 +27,8 @@ const char *norm::runtime::dtypeName(DType dtype) {
     return "f16";
   case DType::F32:
     return "f32";
+  case DType::F8E4M3FN:
+    return "f8e4m3fn";
   }
   return "?";
 }
@@ -31,6 +40,8 @@ static bool parseDType(const std::string &name, DType &out) {
     out = DType::F16;
   else if (name == "f32")
     out = DType::F32;
+  else if (name == "f8e4m3fn")
+    out = DType::F8E4M3FN;
   else
     return false;
   return true;

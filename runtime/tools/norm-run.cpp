@@ -59,6 +59,28 @@ static uint16_t toF16(float f) {
   return static_cast<uint16_t>((s << 15) | ((e - 1 + 15) << 10) | mant);
 }
 
+static float fromF8E4M3FN(uint8_t b) {
+  int s = b >> 7, e = (b >> 3) & 15, m = b & 7;
+  float v = e == 0 ? std::ldexp(static_cast<float>(m), -9)
+            : (e == 15 && m == 7)
+                ? NAN
+                : std::ldexp(static_cast<float>(m | 8), e - 10);
+  return s ? -v : v;
+}
+static uint8_t toF8E4M3FN(float f) {
+  // The nearest of the 256 codes (ties to even), saturating at +-448.
+  uint8_t best = 0;
+  for (int c = 0; c < 256; ++c) {
+    float v = fromF8E4M3FN(static_cast<uint8_t>(c)), b = fromF8E4M3FN(best);
+    if (std::isnan(v))
+      continue;
+    float dv = std::fabs(v - f), db = std::fabs(b - f);
+    if (dv < db || (dv == db && !(c & 1) && (best & 1)))
+      best = static_cast<uint8_t>(c);
+  }
+  return best;
+}
+
 /// A host copy of one tensor, as doubles.
 struct Host {
   DType dtype;
@@ -76,6 +98,8 @@ struct Host {
       float f = static_cast<float>(values[i]);
       if (dtype == DType::F32) {
         std::memcpy(&bytes[i * 4], &f, 4);
+      } else if (dtype == DType::F8E4M3FN) {
+        bytes[i] = static_cast<char>(toF8E4M3FN(f));
       } else {
         uint16_t h = dtype == DType::BF16 ? toBF16(f) : toF16(f);
         std::memcpy(&bytes[i * 2], &h, 2);
@@ -90,6 +114,8 @@ struct Host {
         float f;
         std::memcpy(&f, &bytes[i * 4], 4);
         values[i] = f;
+      } else if (dtype == DType::F8E4M3FN) {
+        values[i] = fromF8E4M3FN(static_cast<uint8_t>(bytes[i]));
       } else {
         uint16_t h;
         std::memcpy(&h, &bytes[i * 2], 2);

@@ -774,6 +774,39 @@ func.func @sigmoid_gate(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
 
 // -----
 
+// An FP8 output: f32 -> f8E4M3FN becomes PTX cvt.rn.satfinite.e4m3x2.f32
+// (nvvm.convert.f32x2.to.f8x2 with 0 as its other half) and the low byte.
+// CHECK-LABEL: func @fp8_output
+// CHECK: gpu.func @norm_fused
+// CHECK-NOT: arith.truncf %{{.+}} : f32 to f8E4M3FN
+// CHECK: %[[P:.+]] = nvvm.convert.f32x2.to.f8x2 %{{.+}}, %{{.+}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK: %[[B:.+]] = arith.trunci %[[P]] : i16 to i8
+// CHECK: arith.bitcast %[[B]] : i8 to f8E4M3FN
+// CHECK: gpu.return
+func.func @fp8_output(%x: memref<?x64xf32>, %y: memref<?x64xf8E4M3FN>) {
+  norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xf8E4M3FN>) {
+  ^bb0(%a: f32):
+    %t = arith.truncf %a : f32 to f8E4M3FN
+    norm.yield %t : f8E4M3FN
+  }
+  return
+}
+
+// -----
+
+func.func @fp8_from_f16(%x: memref<?x64xf32>, %y: memref<?x64xf8E4M3FN>) {
+  norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xf8E4M3FN>) {
+  ^bb0(%a: f32):
+    %h = arith.truncf %a : f32 to f16
+    // expected-error @+1 {{rounds to f8E4M3FN from a type other than f32}}
+    %t = arith.truncf %h : f16 to f8E4M3FN
+    norm.yield %t : f8E4M3FN
+  }
+  return
+}
+
+// -----
+
 func.func @unsupported_body(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
   norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xf32>) {
   ^bb0(%a: f32):

@@ -69,3 +69,17 @@ func.func @not_decomposed(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y, %r = norm.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// FP8 outputs: only f32 -> f8E4M3FN rounds (norm-expand-float8 lowers it).
+func.func @fp8_from_f16(%x: memref<?x64xf32>, %y: memref<?x64xf8E4M3FN>) {
+  norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xf8E4M3FN>) {
+  ^bb0(%a: f32):
+    %h = arith.truncf %a : f32 to f16
+    // expected-error @+1 {{rounds to f8E4M3FN from a type other than f32}}
+    %t = arith.truncf %h : f16 to f8E4M3FN
+    norm.yield %t : f8E4M3FN
+  }
+  return
+}

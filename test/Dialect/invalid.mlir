@@ -758,7 +758,7 @@ func.func @kernel_index_elements(%x: memref<?x64xindex>, %y: memref<?x64xindex>)
 // -----
 
 func.func @kernel_complex_output(%x: memref<?x64xf32>, %y: memref<?x64xcomplex<f32>>) {
-  // expected-error @+1 {{output #0 must be a ranked bf16, f16 or f32 value, got 'memref<?x64xcomplex<f32>>'}}
+  // expected-error @+1 {{output #0 must be a ranked bf16, f16 or f32 value (f8E4M3FN unless a column output), got 'memref<?x64xcomplex<f32>>'}}
   norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xcomplex<f32>>) attributes {norm.vector_width = 4 : i64} {
   ^bb0(%a: f32):
     %c = complex.create %a, %a : complex<f32>

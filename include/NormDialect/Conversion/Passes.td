@@ -19,6 +19,21 @@ def ConvertNormToLoops : Pass<"convert-norm-to-loops"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def NormExpandFloat8 : Pass<"norm-expand-float8"> {
+  let summary = "Round f32 to f8E4M3FN with integer arithmetic (CPU)";
+  let description = [{
+    Replaces each `arith.truncf` from f32 to f8E4M3FN with integer and f32
+    arithmetic computing the same byte as the GPU's PTX
+    `cvt.rn.satfinite.e4m3x2.f32`: round to nearest even, saturate to the
+    largest finite value (+-448, infinities included), NaN to NaN (0x7f with
+    the sign). LLVM has no FP8 type, so the CPU lowering needs this before
+    convert-to-llvm, which carries f8E4M3FN as i8. (Upstream's arith-expand
+    expands bf16, f4E2M1 and f8E8M0 conversions only.)
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def ConvertNormToGPU : Pass<"convert-norm-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower memref-form norm kernels to gpu.func kernels";
   let description = [{

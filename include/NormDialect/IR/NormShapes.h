@@ -20,6 +20,11 @@ namespace mlir::norm {
 /// True for the element types norm computes on: bf16, f16 and f32.
 bool isSupportedFloatType(Type type);
 
+/// Element types a kernel output of role `role` may have: those of
+/// isSupportedFloatType, and f8E4M3FN for full and row outputs (an FP8
+/// quantized result, rounded once from f32; column outputs are sums).
+bool isSupportedOutputType(Type type, Role role);
+
 /// True when two dimension sizes can be equal (either may be dynamic).
 bool dimsCompatible(int64_t a, int64_t b);
 

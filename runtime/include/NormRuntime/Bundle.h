@@ -19,11 +19,11 @@
 namespace norm::runtime {
 
 /// Element types of bundle buffers.
-enum class DType { BF16, F16, F32 };
+enum class DType { BF16, F16, F32, F8E4M3FN };
 
 /// Bytes per element.
 int64_t dtypeBytes(DType dtype);
-/// "bf16", "f16" or "f32".
+/// "bf16", "f16", "f32" or "f8e4m3fn".
 const char *dtypeName(DType dtype);
 
 /// A contiguous device tensor handed to or returned by the runtime.
