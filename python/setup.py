@@ -64,7 +64,7 @@ def _extension():
     # Paths relative to setup.py, as setuptools requires. The runtime's
     # objects land beside the temporary build directory (../ of it).
     sources = [os.path.join("csrc", f) for f in ("Ops.cpp", "Autograd.cpp", "Programs.cpp", "Tensors.cpp",
-                                                     "L2GatedOps.cpp", "L2GatedAutograd.cpp")]
+                                                     "L2GatedOps.cpp", "L2GatedAutograd.cpp", "QuantOps.cpp")]
     sources += [os.path.join("..", "runtime", "lib", f)
                 for f in ("Json.cpp", "Bundle.cpp", "Launcher.cpp")]
     ext = CppExtension(

@@ -19,7 +19,7 @@ inference forwards, <kind>_bf16_<N>_infer, which the benchmark times, and
 the fused residual adds, <kind>_bf16_<N>_add[_infer], bench/fused_add.py's),
 --bf16-only those of every N (test/bf16-bundles-no-spills.sh), --family
 the L2 norm, gated RMSNorm and head-row (QK-norm) bundles of
-bench/l2_gated.py, and
+bench/family.py, and
 --flags passes extra norm-compile options to every bundle: an A/B directory
 for bench/bench.py --bundles. Each bundle's PTX is assembled with ptxas
 (sm_90) where ptxas exists, so a kernel the GPU would refuse to load (too
@@ -115,8 +115,8 @@ def family_variants():
     """(kind, dtype, n, variant, program kwargs) of the L2 norm and gated
     RMSNorm (silu gate after the norm, the default) at head rows and two
     hidden sizes, their inference forwards, f16/f32, the other gate forms,
-    and the plain norms at the head rows (QK-norm), which bench/l2_gated.py
-    times."""
+    the plain norms at the head rows (QK-norm) and the forwards with FP8
+    output, which bench/family.py times."""
     out = []
     for n in HEAD_N + [1024, 4096]:
         for kind in FAMILY_KINDS:
@@ -138,6 +138,14 @@ def family_variants():
         out.append((kind, "bf16", 128, "noweight", {"weight": False}))
         out.append((kind, "bf16", 128, "offset", {"offset": 1.0}))
         out.append((kind, "bf16", 128, "wf32", {"weight_dtype": "f32"}))
+    # The forwards with FP8 output (quant=True) and with the residual add.
+    for n in [128, 1024, 4096, 8192, 16384, 32768]:
+        for kind in ("rms_fwd", "ln_fwd"):
+            out.append((kind, "bf16", n, "quant", {"quant": True, "stats": False}))
+        out.append(("rms_fwd", "bf16", n, "add_quant",
+                    {"quant": True, "stats": False, "residual": True}))
+    for dtype in ("f16", "f32"):
+        out.append(("rms_fwd", dtype, 4096, "quant", {"quant": True, "stats": False}))
     return out
 
 
@@ -223,7 +231,7 @@ def main():
                         "of hidden sizes for bench/bench.py --shapes)")
     p.add_argument("--family", action="store_true",
                    help="only the L2 norm, gated RMSNorm and head-row bundles "
-                        "(bench/l2_gated.py's)")
+                        "(bench/family.py's)")
     p.add_argument("--dtype-matrix", action="store_true",
                    help="every op at every activation and weight type (MATRIX_N)")
     p.add_argument("--chips", default="sm_90",

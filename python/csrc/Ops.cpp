@@ -291,7 +291,7 @@ TORCH_LIBRARY(norm_mlir, m) {
   m.def("_bundle_directory(str kind, int n, ScalarType dtype, "
         "ScalarType? weight_dtype, float eps, float offset, bool bias, "
         "bool stats, bool residual, str activation, bool norm_before_gate, "
-        "Device device) -> str");
+        "bool quant, Device device) -> str");
 }
 
 TORCH_LIBRARY_IMPL(norm_mlir, CUDA, m) {

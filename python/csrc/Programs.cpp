@@ -24,7 +24,8 @@ bool ProgramKey::operator==(const ProgramKey &other) const {
          weightDtype == other.weightDtype && eps == other.eps &&
          offset == other.offset && bias == other.bias && stats == other.stats &&
          residual == other.residual && activation == other.activation &&
-         normBeforeGate == other.normBeforeGate && device == other.device;
+         normBeforeGate == other.normBeforeGate && quant == other.quant &&
+         device == other.device;
 }
 
 namespace {
@@ -34,7 +35,7 @@ struct KeyHash {
     return c10::get_hash(
         static_cast<int>(k.kind), k.n, static_cast<int>(k.dtype),
         k.weightDtype ? static_cast<int>(*k.weightDtype) : -1, k.eps, k.offset,
-        k.bias, k.stats, k.residual, k.activation, k.normBeforeGate,
+        k.bias, k.stats, k.residual, k.activation, k.normBeforeGate, k.quant,
         static_cast<int>(k.device));
   }
 };
@@ -85,11 +86,12 @@ std::string bundleDirectory(const ProgramKey &key) {
                        .typed<std::string(
                            c10::string_view, int64_t, c10::ScalarType,
                            std::optional<c10::ScalarType>, double, double, bool,
-                           bool, bool, c10::string_view, bool, c10::Device)>();
+                           bool, bool, c10::string_view, bool, bool,
+                           c10::Device)>();
   try {
     return op.call(kindName(key.kind), key.n, key.dtype, key.weightDtype,
                    key.eps, key.offset, key.bias, key.stats, key.residual,
-                   key.activation, key.normBeforeGate,
+                   key.activation, key.normBeforeGate, key.quant,
                    c10::Device(c10::DeviceType::CUDA, key.device));
   } catch (const c10::Error &e) {
     TORCH_CHECK(false, "norm_mlir: no bundle for ", kindName(key.kind),

@@ -55,6 +55,9 @@ struct ProgramKey {
   /// it (y = norm(x act(z))).
   std::string activation = "silu";
   bool normBeforeGate = true;
+  /// Forwards: y quantized to FP8 e4m3 per row, returned with its scale
+  /// (norm_mlir.programs' quant=True).
+  bool quant = false;
   c10::DeviceIndex device = 0;
 
   bool operator==(const ProgramKey &other) const;

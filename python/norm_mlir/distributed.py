@@ -132,3 +132,17 @@ if register_sharding is not None:
         return _strategies(x, [(dy, "row"), (x, "row"), (z, "row"), (rstd, "row"),
                                (weight, "param")], 3,
                            ["row", "row", "sum" if weight is not None else "empty"])
+
+    @register_sharding(ops.rms_norm_quant.default)
+    def _(x, weight, eps, offset):
+        return _strategies(x, [(x, "row"), (weight, "param")], 2, ["row", "row"])
+
+    @register_sharding(ops.layer_norm_quant.default)
+    def _(x, weight, bias, eps):
+        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 1,
+                           ["row", "row"])
+
+    @register_sharding(ops.fused_add_rms_norm_quant.default)
+    def _(x, residual, weight, eps, offset):
+        return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param")], 2,
+                           ["row", "row", "row"])

@@ -1,7 +1,8 @@
 """torch.nn.functional.rms_norm and layer_norm on norm kernels, the
 pre-norm block's residual add fused with them (fused_add_rms_norm,
-fused_add_layer_norm), the L2 norm (l2_norm) and the gated RMSNorm
-(rms_norm_gated).
+fused_add_layer_norm), the L2 norm (l2_norm), the gated RMSNorm
+(rms_norm_gated) and the norms with FP8 output (rms_norm_quant,
+layer_norm_quant).
 
 Same signatures and results as torch's. CUDA inputs run the norm GPU kernels
 and CPU inputs the CPU lowering, through the custom ops in ops.py: the
@@ -278,3 +279,50 @@ def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
                                   norm_before_gate)[0]
     return ops.rms_norm_gated_inference(input, gate, weight, float(eps), 0.0, activation,
                                         norm_before_gate)
+
+
+def _quant_reference(y):
+    """q, scale of f32-or-wider y, as the kernels quantize it."""
+    scale = (y.abs().amax(-1) / 448.0).clamp_min(1e-12)
+    q = (y / scale.unsqueeze(-1)).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+    return q, scale.float()
+
+
+def rms_norm_quant(input, weight=None, eps=1e-6, residual=None):
+    """rms_norm(input) * weight quantized to FP8 e4m3 per row in one kernel
+    (vLLM's rms_norm_dynamic_per_token_quant): returns (q, scale), q =
+    y / scale as float8_e4m3fn and scale = max(max_j |y| / 448, 1e-12) per
+    row (float32), so q * scale approximates y. With `residual`, the
+    pre-norm residual add comes first and (q, scale, input + residual) is
+    returned. An inference forward: no gradient flows through it. Inputs the
+    kernels do not take compute the same with torch."""
+    h = None
+    fits = (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
+            and _runs_here(input) and _kernel_dtypes(input, (weight,))
+            and _kernel_epsilon(float(eps))
+            and (residual is None or _residual_fits(input, residual)))
+    if not fits:
+        h = input + residual if residual is not None else input
+        wf = weight.to(_compute_type(h)) if weight is not None else None
+        q, scale = _quant_reference(F.rms_norm(h.to(_compute_type(h)), (h.shape[-1],), wf,
+                                               eps))
+        return (q, scale) if residual is None else (q, scale, h)
+    if residual is None:
+        return ops.rms_norm_quant(input, weight, float(eps), 0.0)
+    q, h, scale = ops.fused_add_rms_norm_quant(input, residual, weight, float(eps), 0.0)
+    return q, scale, h
+
+
+def layer_norm_quant(input, weight=None, bias=None, eps=1e-5):
+    """layer_norm(input) * weight + bias quantized to FP8 e4m3 per row in one
+    kernel: (q, scale) as rms_norm_quant's."""
+    plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
+    fits = (plain and isinstance(input, torch.Tensor) and input.dim() >= 1
+            and input.shape[-1] > 0 and _runs_here(input)
+            and _kernel_dtypes(input, (weight, bias)) and _kernel_epsilon(float(eps)))
+    if not fits:
+        x = input.to(_compute_type(input))
+        y = F.layer_norm(x, (x.shape[-1],), weight.to(x.dtype) if weight is not None else None,
+                         bias.to(x.dtype) if bias is not None else None, eps)
+        return _quant_reference(y)
+    return ops.layer_norm_quant(input, weight, bias, float(eps))

@@ -27,6 +27,9 @@ Ops (all take the normalized size from the last dimension of x):
                                      norm_before_gate) -> (dx, dz, dw)
   norm_mlir::rms_norm_gated_inference(x, z, weight?, eps, offset, activation,
                                       norm_before_gate) -> y
+  norm_mlir::rms_norm_quant(x, weight?, eps, offset) -> (q, scale)
+  norm_mlir::layer_norm_quant(x, weight?, bias?, eps) -> (q, scale)
+  norm_mlir::fused_add_rms_norm_quant(x, residual, weight?, eps, offset) -> (q, h, scale)
 dw/db are empty tensors when there is no weight/bias. The fused_add ops are
 a pre-norm block's residual add and norm in one kernel: h = x + residual is
 normalized and returned (the next block's residual); their backward takes
@@ -36,7 +39,11 @@ l2_norm ops are the L2 norm of Gated DeltaNet's q and k, y = x / sqrt(sum_j
 x^2 + eps) with rstd = 1 / sqrt(sum_j x^2 + eps) per row; the
 rms_norm_gated ops the gated RMSNorm of Gated DeltaNet and Mamba2, y =
 rms_norm(x) (w + offset) act(z) with norm_before_gate, rms_norm(x act(z))
-(w + offset) without, act 'silu' or 'sigmoid'. The inference ops are
+(w + offset) without, act 'silu' or 'sigmoid'. The quant ops are
+inference forwards whose y is quantized to FP8 e4m3 per row: q = y / scale
+rounded to float8_e4m3fn (saturating at +-448), scale = max(max_j |y| /
+448, 1e-12) per row (float32), y computed in f32 and never stored; they
+refuse a backward. The inference ops are
 the forwards without the saved statistics (their kernels store no mean or
 rstd) and refuse a backward: norm_mlir.functional (and so the modules) calls
 them when nothing needs a gradient.
@@ -76,10 +83,14 @@ if native.loaded:
     rms_norm_gated = _ops.rms_norm_gated.default
     rms_norm_gated_backward = _ops.rms_norm_gated_backward.default
     rms_norm_gated_inference = _ops.rms_norm_gated_inference.default
+    rms_norm_quant = _ops.rms_norm_quant.default
+    layer_norm_quant = _ops.layer_norm_quant.default
+    fused_add_rms_norm_quant = _ops.fused_add_rms_norm_quant.default
 else:
     from .python_ops import (  # noqa: F401
         fused_add_layer_norm, fused_add_layer_norm_backward, fused_add_layer_norm_inference,
         fused_add_rms_norm, fused_add_rms_norm_backward, fused_add_rms_norm_inference,
+        fused_add_rms_norm_quant, layer_norm_quant, rms_norm_quant,
         l2_norm, l2_norm_backward, l2_norm_inference, layer_norm, layer_norm_backward,
         layer_norm_inference, rms_norm, rms_norm_backward, rms_norm_gated,
         rms_norm_gated_backward, rms_norm_gated_inference, rms_norm_inference)
@@ -97,7 +108,7 @@ _PROGRAM_FLAGS = {"rms_fwd": ("eps", "offset"), "ln_fwd": ("eps", "bias"),
 
 
 def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, residual,
-                      activation, norm_before_gate, device):
+                      activation, norm_before_gate, quant, device):
     values = dict(eps=eps, offset=offset, bias=bias, activation=activation,
                   norm_before_gate=norm_before_gate)
     flags = {name: values[name] for name in _PROGRAM_FLAGS[kind]}
@@ -105,6 +116,8 @@ def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, re
         flags["stats"] = False
     if residual:
         flags["residual"] = True
+    if quant:
+        flags["quant"] = True
     program = op_program(kind, n, dtype, weight_dtype, **flags)
     return bundle_directory(program, chip=device_chip(device))
 
@@ -218,6 +231,27 @@ def _(x, z, weight, eps, offset, activation, norm_before_gate):
     return torch.empty_like(x)
 
 
+def _fake_quant(x, residual=None):
+    q = torch.empty_like(x, dtype=torch.float8_e4m3fn)
+    scale = x.new_empty(x.shape[:-1], dtype=torch.float32)
+    return (q, scale) if residual is None else (q, torch.empty_like(x), scale)
+
+
+@torch.library.register_fake("norm_mlir::rms_norm_quant")
+def _(x, weight, eps, offset):
+    return _fake_quant(x)
+
+
+@torch.library.register_fake("norm_mlir::layer_norm_quant")
+def _(x, weight, bias, eps):
+    return _fake_quant(x)
+
+
+@torch.library.register_fake("norm_mlir::fused_add_rms_norm_quant")
+def _(x, residual, weight, eps, offset):
+    return _fake_quant(x, residual)
+
+
 # ---- torch.autocast ----------------------------------------------------------
 
 # Inside torch.autocast the forwards return what torch's own norm returns
@@ -248,7 +282,8 @@ for _forward, _aten in (("rms_norm", "aten::rms_norm"), ("rms_norm_inference", "
 _TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 
 
-_NUMPY_TYPES = {torch.bfloat16: "uint16", torch.float16: "float16", torch.float32: "float32"}
+_NUMPY_TYPES = {torch.bfloat16: "uint16", torch.float16: "float16", torch.float32: "float32",
+                torch.float8_e4m3fn: "uint8"}
 
 
 def _numpy(t):
@@ -480,6 +515,41 @@ def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate):
              + ([weight] if weight is not None else []),
              [dx, dz] + ([dw] if weight is not None else []))
     return dx.view(x.shape), dz.view(x.shape), dw
+
+
+def _cpu_quant(kind, x, residual, weight, params, flags):
+    """A forward quantized to FP8 per row through the CPU lowering: q, (h,)
+    scale."""
+    matrix = rows(x)
+    outputs = ([torch.empty_like(matrix, dtype=torch.float8_e4m3fn)]
+               + ([torch.empty_like(matrix)] if residual is not None else [])
+               + [x.new_empty(matrix.shape[0], dtype=torch.float32)])
+    flags = dict(flags, quant=True, stats=False, residual=residual is not None)
+    inputs = ([matrix] + ([rows(residual)] if residual is not None else [])
+              + [p for p in params if p is not None])
+    _cpu_run(kind, x, weight, flags, inputs, outputs)
+    return tuple(t.view(x.shape) for t in outputs[:-1]) + (outputs[-1].view(x.shape[:-1]),)
+
+
+@torch.library.register_kernel("norm_mlir::rms_norm_quant", "cpu")
+def _(x, weight, eps, offset):
+    check_input(x, weight, name="rms_norm_quant")
+    return _cpu_quant("rms_fwd", x, None, weight, [weight], dict(eps=eps, offset=offset))
+
+
+@torch.library.register_kernel("norm_mlir::layer_norm_quant", "cpu")
+def _(x, weight, bias, eps):
+    check_input(x, weight, bias, name="layer_norm_quant")
+    check_bias(weight, bias, "layer_norm_quant")
+    return _cpu_quant("ln_fwd", x, None, weight, [weight, bias],
+                      dict(eps=eps, bias=bias is not None))
+
+
+@torch.library.register_kernel("norm_mlir::fused_add_rms_norm_quant", "cpu")
+def _(x, residual, weight, eps, offset):
+    check_input(x, weight, name="fused_add_rms_norm_quant")
+    check_residual(residual, x, "fused_add_rms_norm_quant")
+    return _cpu_quant("rms_fwd", x, residual, weight, [weight], dict(eps=eps, offset=offset))
 
 
 from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)

@@ -223,3 +223,27 @@ def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_g
     names, types = ", ".join(r for r, _ in results), ", ".join(t for _, t in results)
     return (f"func.func @gated_bwd({', '.join(args)}) -> ({types}) {{\n{body}"
             f"  return {names} : {types}\n}}\n")
+
+
+# The largest finite f8E4M3FN value, and the smallest scale a row gets (an
+# all-zero row quantizes to zeros, not 0/0).
+FP8_MAX = 448.0
+MIN_SCALE = 1e-12
+
+
+def fp8_quant_ops(y, n):
+    """norm.reduce / norm.map text quantizing %`y` (an f32 M x N value) to
+    f8E4M3FN per row: %amax = max_j |y| (row), %scale = max(amax / 448,
+    1e-12) (row), %q = y / scale rounded to f8E4M3FN (saturating). Dequantized,
+    q * scale approximates y."""
+    xf, s = f"tensor<?x{n}xf32>", "tensor<?xf32>"
+    amax = _Op("amax", "norm.reduce <row> <max>", [(y, "full", xf, "f32")], s)
+    neg = amax.let("neg", f"arith.negf %{y} : f32")
+    body = amax.text(amax.let("abs", f"arith.maximumf %{y}, {neg} : f32"))
+    scale = _Op("scale", "norm.map <row>", [("amax", "row", s, "f32")], s)
+    v = scale.let("v", f"arith.divf %amax, {_const(scale, 'max', FP8_MAX)} : f32")
+    body += scale.text(scale.let("c", f"arith.maximumf {v}, {_const(scale, 'min', MIN_SCALE)} : f32"))
+    q = _Op("q", "norm.map <full>", [(y, "full", xf, "f32"), ("scale", "row", s, "f32")],
+            f"tensor<?x{n}xf8E4M3FN>")
+    body += q.text(q.let("v", f"arith.divf %{y}, %scale : f32"), "f8E4M3FN")
+    return body

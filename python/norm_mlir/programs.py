@@ -46,7 +46,7 @@ def _add(name, a, at, b, bt, out_t, elem):
 
 def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
                  eps=1e-6, offset=0.0, stats=True, residual=False, activation="silu",
-                 norm_before_gate=True):
+                 norm_before_gate=True, quant=False):
     """MLIR for one op.
 
     kind: 'rms_fwd', 'rms_bwd', 'ln_fwd' or 'ln_bwd', or one of the programs
@@ -56,6 +56,11 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
     follow the op's operand order (see docs/bundle.md). stats=False makes a
     forward return only y (the inference forward): its kernel then stores no
     mean or rstd, which the backward is the only reader of.
+
+    quant=True (the forwards) quantizes y to FP8 e4m3 per row: the program
+    returns q (f8E4M3FN) and the row's f32 scale in y's place (q * scale
+    approximates y; order_programs.fp8_quant_ops), the norm's y computed in
+    f32 and never stored.
 
     residual=True makes the pre-norm block's fused residual add: a forward
     takes (x, residual, ...) and normalizes h = x + residual, returning y, h
@@ -72,6 +77,8 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
         raise ValueError(f"eps must be positive and finite, got {eps!r}")
     if not math.isfinite(offset):
         raise ValueError(f"offset must be finite, got {offset!r}")
+    if quant and kind not in ("rms_fwd", "ln_fwd"):
+        raise ValueError(f"quant=True is for the RMSNorm and LayerNorm forwards, not {kind!r}")
     if not stats and kind not in ("rms_fwd", "ln_fwd", "l2_fwd", "gated_fwd"):
         raise ValueError(f"stats=False is for the forwards, not {kind!r}")
     t = mlir_type(dtype)
@@ -87,6 +94,8 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
     if kind in ("gated_fwd", "gated_bwd"):
         return order_programs.gated_program(kind, n, t, wt, weight, eps, offset, activation,
                                             norm_before_gate, stats)
+    if quant:
+        return _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual)
     if residual:
         return _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats)
     if kind == "rms_fwd":
@@ -170,6 +179,34 @@ def _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats):
                 + grad + _add("dx", "dn", "f32", "dh", t, x, t)
                 + f"  return {', '.join(names)} : {', '.join(res)}\n}}\n")
     raise ValueError(f"unknown op kind {kind!r}")
+
+
+def _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual):
+    """program_text's quant=True forwards (see there): returns q, then h
+    with the residual add, the scale, then the statistics."""
+    x = f"tensor<?x{n}x{t}>"
+    xf = f"tensor<?x{n}xf32>"
+    q = f"tensor<?x{n}xf8E4M3FN>"
+    v = f"tensor<{n}x{wt}>"
+    s = "tensor<?xf32>"
+    rms = kind == "rms_fwd"
+    bias = bias and weight and not rms
+    args = ([f"%x: {x}"] + ([f"%r: {x}"] if residual else []) + ([f"%w: {v}"] if weight else [])
+            + ([f"%b: {v}"] if bias else []))
+    wc = (f" weight(%w : {v})" if weight else "") + (f" bias(%b : {v})" if bias else "")
+    src = "%h" if residual else "%x"
+    body = _add("h", "x", t, "r", t, x, t) if residual else ""
+    if rms:
+        body += f"  %yn, %rstd = norm.rms_norm {src}{wc} {{{eps_attr}{off}}} : {x} -> {xf}, {s}\n"
+    else:
+        body += (f"  %yn, %mean, %rstd = norm.layer_norm {src}{wc} {{{eps_attr}}} : "
+                 f"{x} -> {xf}, {s}, {s}\n")
+    body += order_programs.fp8_quant_ops("yn", n)
+    stat_names = ["%rstd"] if rms else ["%mean", "%rstd"]
+    names = ["%q"] + (["%h"] if residual else []) + ["%scale"] + (stat_names if stats else [])
+    types = [q] + ([x] if residual else []) + [s] + ([s] * len(stat_names) if stats else [])
+    return (f"func.func @{kind}({', '.join(args)}) -> ({', '.join(types)}) {{\n{body}"
+            f"  return {', '.join(names)} : {', '.join(types)}\n}}\n")
 
 
 def op_program(kind, n, dtype, weight_dtype, **flags):

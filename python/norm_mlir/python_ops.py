@@ -265,6 +265,42 @@ def rms_norm_gated_backward(dy: torch.Tensor, x: torch.Tensor, z: torch.Tensor,
     return outs[0].view(x.shape), outs[1].view(x.shape), dw
 
 
+# ---- FP8 output (QuantOps.cpp in the extension) -------------------------------
+
+def _gpu_quant(kind, x, residual, weight, params, flags):
+    """A forward quantized to FP8 per row: q, (h,) scale."""
+    flags = dict(flags, quant=True, stats=False, residual=residual is not None)
+    launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
+    ins = [rows(x)] + ([rows(residual)] if residual is not None else [])
+    outs = launcher(None, *ins, *[aligned(p) for p in params if p is not None])
+    return (tuple(t.view(x.shape) for t in outs[:-1]) + (outs[-1].view(x.shape[:-1]),))
+
+
+@torch.library.custom_op("norm_mlir::rms_norm_quant", mutates_args=())
+def rms_norm_quant(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
+                   offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, name="rms_norm_quant")
+    return _gpu_quant("rms_fwd", x, None, weight, [weight], dict(eps=eps, offset=offset))
+
+
+@torch.library.custom_op("norm_mlir::layer_norm_quant", mutates_args=())
+def layer_norm_quant(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
+                     eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, bias, name="layer_norm_quant")
+    check_bias(weight, bias, "layer_norm_quant")
+    return _gpu_quant("ln_fwd", x, None, weight, [weight, bias],
+                      dict(eps=eps, bias=bias is not None))
+
+
+@torch.library.custom_op("norm_mlir::fused_add_rms_norm_quant", mutates_args=())
+def fused_add_rms_norm_quant(x: torch.Tensor, residual: torch.Tensor,
+                             weight: torch.Tensor | None, eps: float, offset: float
+                             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    check_cuda(x, weight, name="fused_add_rms_norm_quant")
+    check_residual(residual, x, "fused_add_rms_norm_quant")
+    return _gpu_quant("rms_fwd", x, residual, weight, [weight], dict(eps=eps, offset=offset))
+
+
 # ---- autograd (Autograd.cpp in the extension) --------------------------------
 
 def _rms_setup(ctx, inputs, output):
@@ -368,11 +404,14 @@ def _gated_backward(ctx, dy, drstd):
 rms_norm_gated.register_autograd(_gated_backward, setup_context=_gated_setup)
 
 
-def _no_backward(name, training_op):
+def _no_backward(name, training_op=None):
     """An autograd formula that refuses: the inference ops save nothing a
     backward could use, so a gradient through them is a clear error (and
-    not a tensor without grad_fn found later)."""
+    not a tensor without grad_fn found later). Without a training op: the
+    quantized forwards, whose output has no gradient."""
     def backward(ctx, *grads):
+        if training_op is None:
+            raise RuntimeError(f"norm_mlir::{name} has no backward (its output is quantized)")
         raise RuntimeError(f"norm_mlir::{name} has no backward (it saves no statistics); "
                            f"use norm_mlir::{training_op} where gradients are needed")
     return backward
@@ -387,3 +426,6 @@ fused_add_layer_norm_inference.register_autograd(
 l2_norm_inference.register_autograd(_no_backward("l2_norm_inference", "l2_norm"))
 rms_norm_gated_inference.register_autograd(
     _no_backward("rms_norm_gated_inference", "rms_norm_gated"))
+for _op, _name in ((rms_norm_quant, "rms_norm_quant"), (layer_norm_quant, "layer_norm_quant"),
+                   (fused_add_rms_norm_quant, "fused_add_rms_norm_quant")):
+    _op.register_autograd(_no_backward(_name))

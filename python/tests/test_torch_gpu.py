@@ -579,3 +579,51 @@ def test_l2_gated_strided_offset_compile_and_errors():
         ops.rms_norm_gated(a, b, None, 1e-6, 0.0, "tanh", True)
     with pytest.raises(ValueError, match="mean/rstd must be float32"):
         ops.l2_norm_backward(a, a, torch.ones(3, device="cuda"))
+
+
+# ---- FP8 output (rms_norm_quant, layer_norm_quant, fused_add_rms_norm_quant) --
+
+@pytest.mark.parametrize("kind", ["rms", "ln", "add"])
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("m,n", [(1, 128), (4099, 128), (257, 1000), (65, 4096), (9, 16384),
+                                 (3, 65536)])
+def test_fp8_output_matches_float64(kind, t, m, n):
+    torch.manual_seed(m + n)
+    x = (torch.randn(m, n, device="cuda") * 3).to(DT[t])
+    r = torch.randn_like(x)
+    w = (torch.rand(n, device="cuda") + 0.5).to(DT[t])
+    b = torch.randn_like(w)
+    f = norm_mlir.functional
+    if kind == "rms":
+        q, scale = f.rms_norm_quant(x, w, 1e-6)
+        y = F.rms_norm(x.double(), (n,), w.double(), 1e-6)
+    elif kind == "ln":
+        q, scale = f.layer_norm_quant(x, w, b, 1e-5)
+        y = F.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5)
+    else:
+        q, scale, h = f.rms_norm_quant(x, w, 1e-6, residual=r)
+        assert torch.equal(h, x + r)
+        y = F.rms_norm(h.double(), (n,), w.double(), 1e-6)
+    ref_scale = (y.abs().amax(-1) / 448).clamp_min(1e-12)
+    assert q.dtype == torch.float8_e4m3fn and scale.dtype == torch.float32
+    assert ((scale.double() - ref_scale) / ref_scale).abs().max() < 1e-5
+    target = y / scale.double().unsqueeze(-1)
+    assert ((q.double() - target).abs() <= target.abs() / 16 + 2.0 ** -10 + 1e-4).all()
+    same = q.view(torch.uint8) == target.to(torch.float8_e4m3fn).view(torch.uint8)
+    assert same.double().mean() > 0.995
+
+
+def test_fp8_output_zero_rows_compile_and_cpu_agreement():
+    x = torch.randn(64, 256, device="cuda", dtype=torch.bfloat16)
+    x[3] = 0
+    w = torch.rand(256, device="cuda", dtype=torch.bfloat16) + 0.5
+    q, scale = ops.rms_norm_quant(x, w, 1e-6, 0.0)
+    assert scale[3] == 1e-12 and not q[3].float().any()
+    qc, sc = torch.compile(lambda a: norm_mlir.functional.rms_norm_quant(a, w),
+                           fullgraph=True)(x)
+    assert torch.equal(qc.view(torch.uint8), q.view(torch.uint8)) and torch.equal(sc, scale)
+    # The CPU lowering rounds to the same bytes as the GPU's cvt.
+    qh, sh = ops.rms_norm_quant(x.cpu(), w.cpu(), 1e-6, 0.0)
+    assert torch.allclose(sh, scale.cpu(), rtol=1e-6)
+    agree = qh.view(torch.uint8) == q.cpu().view(torch.uint8)
+    assert agree.double().mean() > 0.999

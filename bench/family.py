@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The L2 norm, the gated RMSNorm and QK-norm (RMSNorm over head_dim) at
-the rows of attention and Gated DeltaNet heads, against torch.compile of
-the same Python and eager PyTorch, in one run: TB/s of the bytes each call
-must move, its ratio to the device-to-device copy ceiling, and norm over
+"""The norm family beyond the plain norms: the L2 norm, the gated RMSNorm
+and QK-norm (RMSNorm over head_dim) at the rows of attention and Gated
+DeltaNet heads, and the norms with FP8 output, against torch.compile of the
+same Python and eager PyTorch, in one run: TB/s of the bytes each call must
+move, its ratio to the device-to-device copy ceiling, and norm over
 torch.compile, per shape and as geomeans.
 
-  bench/l2_gated.py --bundles DIR [--shapes heads] [--timing graph,kernels]
-                    [--rounds 3] [--out DIR]
+  bench/family.py --bundles DIR [--shapes heads] [--ops ...]
+                  [--timing graph,kernels] [--rounds 3] [--out DIR]
 
 DIR holds scripts/build-bundles.py --family's bundles. The calls (bf16, the
 weight bf16):
@@ -20,6 +21,11 @@ weight bf16):
              w, write dx, dz, dw.
 - qk_fwd / qk_bwd: RMSNorm of [tokens x heads, head_dim] rows with one
              weight (QK-norm), as bench/bench.py's rms_fwd / rms_bwd.
+- rms_quant / ln_quant: the norm's y quantized to FP8 e4m3 per row (q and
+             the row's scale). Bytes: read x and the parameters, write q
+             (1 byte an element) and the scales.
+- add_rms_quant: the same after the residual add, h returned too. Bytes:
+             read x, residual, w, write h, q and the scales.
 The anchors are the same formulas in PyTorch (compiled: what Inductor
 builds for them). Timing as bench/bench.py.
 """
@@ -42,15 +48,25 @@ from norm_mlir.launcher import Launcher  # noqa: E402
 from bench import (EPS, TIMERS, compiled, forward_inputs, geomean,  # noqa: E402
                    parse_shapes, start_run, timing_order)
 
-OPS = ["l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd", "qk_fwd", "qk_bwd"]
+OPS = ["l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd", "qk_fwd", "qk_bwd", "rms_quant",
+       "ln_quant", "add_rms_quant"]
+# Ops timed at the head rows only, and at the hidden sizes only.
+HEAD_OPS = ("qk_fwd", "qk_bwd")
+QUANT_OPS = ("rms_quant", "ln_quant", "add_rms_quant")
 # tokens x heads rows of head_dim 64, 128 and 256 (8192-32768 tokens of
 # 8-32 heads), a ragged head_dim, and two hidden sizes of gated norms.
 SHAPES = {"heads": [(262144, 64), (65536, 128), (262144, 128), (1048576, 128),
-                    (131072, 256), (200000, 100), (8192, 4096), (16384, 1024)]}
+                    (131072, 256), (200000, 100), (8192, 4096), (16384, 1024)],
+          # FP8 quantization of hidden states: tokens x hidden size.
+          "hidden": [(16384, 1024), (8192, 4096), (4096, 8192), (1024, 16384),
+                     (512, 32768), (32, 4096)]}
 
 
 def min_bytes(op, m, n, e=2, w=2):
     """Bytes a call must move (see the module's docstring)."""
+    if op in QUANT_OPS:
+        full = {"rms_quant": e + 1, "ln_quant": e + 1, "add_rms_quant": 3 * e + 1}[op]
+        return full * m * n + (2 if op == "ln_quant" else 1) * n * w + 4 * m
     full = {"l2_fwd": 2, "l2_bwd": 3, "gated_fwd": 3, "gated_bwd": 5,
             "qk_fwd": 2, "qk_bwd": 3}[op]
     params = {"gated_fwd": 1, "gated_bwd": 2, "qk_fwd": 1, "qk_bwd": 2}.get(op, 0)
@@ -97,22 +113,45 @@ def qk_bwd(dy, x, rstd, w):
     return (rstd[:, None] * (g - xhat * c)).to(x.dtype), (dy.float() * xhat).sum(0).to(w.dtype)
 
 
+def quantize(y):
+    scale = (y.abs().amax(-1) / 448.0).clamp_min(1e-12)
+    return (y / scale[:, None]).clamp(-448.0, 448.0).to(torch.float8_e4m3fn), scale
+
+
+def rms_quant(x, w):
+    return quantize(F.rms_norm(x.float(), (x.shape[-1],), w.float(), EPS))
+
+
+def ln_quant(x, w, b):
+    return quantize(F.layer_norm(x.float(), (x.shape[-1],), w.float(), b.float(), EPS))
+
+
+def add_rms_quant(x, r, w):
+    h = x + r
+    q, scale = rms_quant(h, w)
+    return q, h, scale
+
+
 def implementations(op, m, n, bundles):
     """norm's bundle, eager and torch.compile of `op` at M x N on shared
     bf16 inputs."""
-    x, w, _ = forward_inputs(m, n)
+    x, w, b = forward_inputs(m, n)
     z, dy = torch.randn_like(x), torch.randn_like(x)
     xf = x.float()
     rstd_l2 = torch.rsqrt(xf.square().sum(-1) + EPS)
     rstd_rms = torch.rsqrt(xf.square().mean(-1) + EPS)
     bundle = {"l2_fwd": "l2_fwd_bf16_{}_infer", "l2_bwd": "l2_bwd_bf16_{}",
               "gated_fwd": "gated_fwd_bf16_{}_infer", "gated_bwd": "gated_bwd_bf16_{}",
-              "qk_fwd": "rms_fwd_bf16_{}_infer", "qk_bwd": "rms_bwd_bf16_{}"}[op].format(n)
+              "qk_fwd": "rms_fwd_bf16_{}_infer", "qk_bwd": "rms_bwd_bf16_{}",
+              "rms_quant": "rms_fwd_bf16_{}_quant", "ln_quant": "ln_fwd_bf16_{}_quant",
+              "add_rms_quant": "rms_fwd_bf16_{}_add_quant"}[op].format(n)
     ours = Launcher(load_bundle(os.path.join(bundles, bundle)))
     fn, args = {"l2_fwd": (l2_fwd, (x,)), "l2_bwd": (l2_bwd, (dy, x, rstd_l2)),
                 "gated_fwd": (gated_fwd, (x, z, w)),
                 "gated_bwd": (gated_bwd, (dy, x, z, rstd_rms, w)),
-                "qk_fwd": (qk_fwd, (x, w)), "qk_bwd": (qk_bwd, (dy, x, rstd_rms, w))}[op]
+                "qk_fwd": (qk_fwd, (x, w)), "qk_bwd": (qk_bwd, (dy, x, rstd_rms, w)),
+                "rms_quant": (rms_quant, (x, w)), "ln_quant": (ln_quant, (x, w, b)),
+                "add_rms_quant": (add_rms_quant, (x, z, w))}[op]
     f = compiled(f"{op}{m}x{n}", fn)
     return {"norm": lambda: ours(None, *args), "eager": lambda: fn(*args),
             "compile": lambda: f(*args)}
@@ -124,8 +163,10 @@ def check(op, impls):
     ours = ours if isinstance(ours, (list, tuple)) else [ours]
     ref = ref if isinstance(ref, (list, tuple)) else [ref]
     for a, b in zip(ours, ref):
+        # FP8 values: within a step of e4m3 (3 mantissa bits) of eager's.
+        tol = 7e-2 if a.dtype == torch.float8_e4m3fn else 2e-2
         err = ((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-30)).item()
-        if not err < 2e-2:
+        if not err < tol:
             raise RuntimeError(f"{op}: norm's result differs from eager's (relative {err:.2e})")
 
 
@@ -135,11 +176,12 @@ def main():
     p.add_argument("--out", default=os.environ.get("OUT", os.path.join(ROOT, ".out")))
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--shapes", default="heads",
-                   help="MxN,MxN,... or 'heads' (tokens x heads rows of head_dim)")
+                   help="MxN,MxN,... or 'heads' (tokens x heads rows of head_dim) or "
+                        "'hidden' (tokens x hidden size; the FP8 outputs run at these)")
     p.add_argument("--timing", default="graph,kernels")
     p.add_argument("--rounds", type=int, default=1)
     args = p.parse_args()
-    shapes = SHAPES["heads"] if args.shapes == "heads" else parse_shapes(args.shapes)
+    shapes = SHAPES[args.shapes] if args.shapes in SHAPES else parse_shapes(args.shapes)
     methods = [m for m in args.timing.split(",") if m]
     if any(m not in TIMERS for m in methods) or not methods:
         p.error(f"--timing: choose from {sorted(TIMERS)}")
@@ -154,7 +196,9 @@ def main():
     for op in ops:
         rows = []
         for m, n in shapes:
-            if op.startswith("qk") and n not in (64, 128, 256):
+            if op in HEAD_OPS and n not in (64, 128, 256):
+                continue
+            if op in QUANT_OPS and n not in (128, 1024, 4096, 8192, 16384, 32768):
                 continue
             impls = implementations(op, m, n, args.bundles)
             check(op, impls)

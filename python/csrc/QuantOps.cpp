@@ -1,0 +1,107 @@
+//===- QuantOps.cpp - the norms with FP8 output --------------------------===//
+//
+// Schemas and CUDA kernels of the RMSNorm and LayerNorm forwards whose y is
+// quantized to FP8 e4m3 per row (norm_mlir.programs' quant=True): q =
+// y / scale rounded to float8_e4m3fn (saturating), scale = max(amax_j |y| /
+// 448, 1e-12) per row, y computed in f32 in the kernel and never stored.
+// They are inference forwards: their autograd kernel refuses a backward.
+// Fake and CPU kernels: norm_mlir.ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Programs.h"
+#include "Tensors.h"
+
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
+#include <torch/library.h>
+
+namespace norm_mlir {
+namespace {
+
+/// Runs a quantized forward: q, then h with a residual, then the scale.
+std::vector<Tensor> quantForward(ProgramKey key, const Tensor &x,
+                                 const OptionalTensor &residual,
+                                 std::initializer_list<const OptionalTensor *> params) {
+  key.quant = true;
+  key.stats = false;
+  key.residual = residual.has_value();
+  std::vector<Tensor> inputs{aligned(x)};
+  if (residual)
+    inputs.push_back(aligned(*residual));
+  for (const OptionalTensor *p : params)
+    if (p->has_value())
+      inputs.push_back(aligned(**p));
+  std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
+  outs[0] = shaped(outs[0], x.sizes());
+  if (residual)
+    outs[1] = shaped(outs[1], x.sizes());
+  outs.back() = shaped(outs.back(), rowShape(x));
+  return outs;
+}
+
+std::tuple<Tensor, Tensor> rmsNormQuant(const Tensor &x,
+                                        const OptionalTensor &weight,
+                                        double eps, double offset) {
+  checkInput(x, {&weight}, "rms_norm_quant");
+  ProgramKey key = keyFor(Kind::RmsForward, x, weight);
+  key.eps = eps;
+  key.offset = offset;
+  auto outs = quantForward(key, x, std::nullopt, {&weight});
+  return {outs[0], outs[1]};
+}
+
+std::tuple<Tensor, Tensor> layerNormQuant(const Tensor &x,
+                                          const OptionalTensor &weight,
+                                          const OptionalTensor &bias,
+                                          double eps) {
+  checkInput(x, {&weight, &bias}, "layer_norm_quant");
+  checkBias(weight, bias, "layer_norm_quant");
+  ProgramKey key = keyFor(Kind::LayerForward, x, weight);
+  key.eps = eps;
+  key.bias = bias.has_value();
+  auto outs = quantForward(key, x, std::nullopt, {&weight, &bias});
+  return {outs[0], outs[1]};
+}
+
+std::tuple<Tensor, Tensor, Tensor>
+fusedAddRmsNormQuant(const Tensor &x, const Tensor &residual,
+                     const OptionalTensor &weight, double eps, double offset) {
+  checkInput(x, {&weight}, "fused_add_rms_norm_quant");
+  checkLike(residual, x, "residual", "fused_add_rms_norm_quant");
+  ProgramKey key = keyFor(Kind::RmsForward, x, weight);
+  key.eps = eps;
+  key.offset = offset;
+  auto outs = quantForward(key, x, residual, {&weight});
+  return {outs[0], outs[1], outs[2]};
+}
+
+} // namespace
+
+TORCH_LIBRARY_FRAGMENT(norm_mlir, m) {
+  const std::vector<at::Tag> compliant{at::Tag::pt2_compliant_tag};
+  m.def("rms_norm_quant(Tensor x, Tensor? weight, float eps, float offset) "
+        "-> (Tensor, Tensor)",
+        compliant);
+  m.def("layer_norm_quant(Tensor x, Tensor? weight, Tensor? bias, float eps) "
+        "-> (Tensor, Tensor)",
+        compliant);
+  m.def("fused_add_rms_norm_quant(Tensor x, Tensor residual, Tensor? weight, "
+        "float eps, float offset) -> (Tensor, Tensor, Tensor)",
+        compliant);
+}
+
+TORCH_LIBRARY_IMPL(norm_mlir, CUDA, m) {
+  m.impl("rms_norm_quant", &rmsNormQuant);
+  m.impl("layer_norm_quant", &layerNormQuant);
+  m.impl("fused_add_rms_norm_quant", &fusedAddRmsNormQuant);
+}
+
+// Quantized outputs are for inference: a gradient through them is an error.
+TORCH_LIBRARY_IMPL(norm_mlir, Autograd, m) {
+  m.impl("rms_norm_quant", torch::autograd::autogradNotImplementedFallback());
+  m.impl("layer_norm_quant", torch::autograd::autogradNotImplementedFallback());
+  m.impl("fused_add_rms_norm_quant",
+         torch::autograd::autogradNotImplementedFallback());
+}
+
+} // namespace norm_mlir

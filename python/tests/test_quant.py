@@ -1,0 +1,119 @@
+"""The norms with FP8 e4m3 output (norm_mlir::rms_norm_quant,
+layer_norm_quant, fused_add_rms_norm_quant) on the CPU lowering of the
+programs the GPU runs: scales and quantized values against float64 for
+every dtype and weight type, zero rows, saturation, torch.compile, opcheck
+and bad inputs. GPU correctness: tests/test_torch_gpu.py."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from norm_mlir import compiler  # noqa: E402
+
+if compiler._library() is None:
+    pytest.skip("libNormCAPI.so is not built", allow_module_level=True)
+
+from norm_mlir import functional as nf  # noqa: E402
+
+ops = torch.ops.norm_mlir
+F = torch.nn.functional
+DTYPES = [torch.bfloat16, torch.float16, torch.float32]
+
+
+def reference(kind, x, w, b, eps, offset=0.0):
+    """float64 y of the norm, its per-row scale and the FP8 bytes."""
+    X = x.double()
+    W = (w.double() + offset) if w is not None else None
+    if kind == "rms":
+        y = F.rms_norm(X, (x.shape[-1],), W, eps)
+    else:
+        y = F.layer_norm(X, (x.shape[-1],), W, b.double() if b is not None else None, eps)
+    scale = (y.abs().amax(-1) / 448).clamp_min(1e-12)
+    return y, scale
+
+
+def check_quantized(q, scale, y, ref_scale):
+    assert q.dtype == torch.float8_e4m3fn and scale.dtype == torch.float32
+    assert ((scale.double() - ref_scale) / ref_scale).abs().max() < 1e-5
+    # Each value within half a step of e4m3 (3 mantissa bits: 1/16 relative,
+    # 2^-10 absolute among the subnormals) of y / scale.
+    target = y / scale.double().unsqueeze(-1)
+    got = q.double()
+    assert ((got - target).abs() <= target.abs() / 16 + 2.0 ** -10 + 1e-4).all()
+    assert got.abs().max() <= 448
+    # And the same byte as float64's rounding nearly everywhere (ties may
+    # round the other way from f32's y).
+    same = (q.view(torch.uint8) == target.to(torch.float8_e4m3fn).view(torch.uint8))
+    assert same.double().mean() > 0.995
+
+
+@pytest.mark.parametrize("kind", ["rms", "ln"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("weight_dtype", ["same", torch.float32, None])
+@pytest.mark.parametrize("n", [128, 1000, 4096])
+def test_quantized_norm_matches_float64(kind, dtype, weight_dtype, n):
+    torch.manual_seed(n)
+    x = (torch.randn(3, 7, n) * 4).to(dtype)
+    wt = dtype if weight_dtype == "same" else weight_dtype
+    w = (torch.rand(n) + 0.5).to(wt) if wt is not None else None
+    b = torch.randn(n).to(wt) if (wt is not None and kind == "ln") else None
+    if kind == "rms":
+        q, scale = nf.rms_norm_quant(x, w, 1e-6)
+    else:
+        q, scale = nf.layer_norm_quant(x, w, b, 1e-5)
+    assert q.shape == x.shape and scale.shape == x.shape[:-1]
+    y, ref_scale = reference(kind, x, w, b, 1e-6 if kind == "rms" else 1e-5)
+    check_quantized(q, scale, y, ref_scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fused_add_quantized(dtype):
+    torch.manual_seed(3)
+    x, r = torch.randn(33, 256).to(dtype), torch.randn(33, 256).to(dtype)
+    w = (torch.rand(256) + 0.5).to(dtype)
+    q, scale, h = nf.rms_norm_quant(x, w, 1e-6, residual=r)
+    assert torch.equal(h, x + r)
+    y, ref_scale = reference("rms", h, w, None, 1e-6)
+    check_quantized(q, scale, y, ref_scale)
+    q2, h2, scale2 = ops.fused_add_rms_norm_quant(x, r, w, 1e-6, 0.0)
+    assert torch.equal(q2.view(torch.uint8), q.view(torch.uint8)) and torch.equal(scale2, scale)
+
+
+def test_offset_zero_rows_and_outliers():
+    torch.manual_seed(4)
+    x = torch.randn(4, 512)
+    x[1] = 0
+    x[2, 7] = 1e4                                   # one outlier sets the row's scale
+    w = torch.randn(512) * 0.1
+    q, scale = ops.rms_norm_quant(x, w, 1e-6, 1.0)  # (1 + w)
+    y, ref_scale = reference("rms", x, w, None, 1e-6, offset=1.0)
+    assert scale[1] == 1e-12 and not q[1].float().any()
+    ok = torch.tensor([0, 2, 3])
+    check_quantized(q[ok], scale[ok], y[ok], ref_scale[ok])
+    assert q[2, 7].float().abs() == 448
+
+
+def test_torch_compile_opcheck_and_errors():
+    torch.manual_seed(5)
+    x, w = torch.randn(16, 128), torch.rand(128) + 0.5
+    f = torch.compile(lambda a: nf.rms_norm_quant(a, w), fullgraph=True)
+    q, scale = f(x)
+    q0, scale0 = ops.rms_norm_quant(x, w, 1e-6, 0.0)
+    assert torch.equal(q.view(torch.uint8), q0.view(torch.uint8)) and torch.equal(scale, scale0)
+    torch.library.opcheck(ops.rms_norm_quant.default, (x, w, 1e-6, 0.0))
+    torch.library.opcheck(ops.layer_norm_quant.default, (x, w, w, 1e-5))
+    torch.library.opcheck(ops.fused_add_rms_norm_quant.default, (x, x, None, 1e-6, 0.0))
+    with pytest.raises(ValueError, match="residual must have the shape, dtype and device"):
+        ops.fused_add_rms_norm_quant(x, x[:, :64], w, 1e-6, 0.0)
+    with pytest.raises(ValueError, match="a bias needs a weight"):
+        ops.layer_norm_quant(x, None, w, 1e-5)
+    with pytest.raises(TypeError, match="x must be bfloat16, float16 or float32"):
+        ops.rms_norm_quant(x.double(), None, 1e-6, 0.0)
+    xg = x.clone().requires_grad_()
+    with pytest.raises(RuntimeError, match="rms_norm_quant"):
+        ops.rms_norm_quant(xg, w, 1e-6, 0.0)[1].sum().backward()
+    # What the kernels do not take quantizes the same way with torch.
+    x64 = torch.randn(5, 64, dtype=torch.float64)
+    q, scale = nf.rms_norm_quant(x64)
+    y, ref_scale = reference("rms", x64, None, None, 1e-6)
+    check_quantized(q, scale, y, ref_scale)
