@@ -123,7 +123,7 @@ def family_variants():
             out.append((kind, "bf16", n, "", {}))
         for kind in ("l2_fwd", "gated_fwd"):
             out.append((kind, "bf16", n, "infer", {"stats": False}))
-    for n in (64, 128):
+    for n in (64, 100, 128):
         for kind in KINDS:
             out.append((kind, "bf16", n, "", {}))
         for kind in ("rms_fwd", "ln_fwd"):

@@ -210,3 +210,99 @@ func.func @held_rows_cluster_wave(%dy: tensor<?x12288xbf16>, %x: tensor<?x12288x
       : tensor<?x12288xbf16>, tensor<?x12288xbf16>, tensor<?xf32> -> tensor<?x12288xbf16>, tensor<12288xbf16>
   return %dx, %dw : tensor<?x12288xbf16>, tensor<12288xbf16>
 }
+
+// -----
+
+// The gated RMSNorm's backward written as order-typed IR (norm_mlir's
+// order_programs: a row reduction, the dx and dz maps with the gate's
+// sigmoid, the dw column reduction) splits like the norms' backwards: one
+// kernel writes dx, dz and f32 column partials, a combine sums them into dw.
+// CHECK-LABEL: func @gated_rms_backward
+// CHECK: %[[K:.+]]:3 = norm.fused ins ({{.+}}) outs ({{.+}} : full tensor<?x256xbf16>, {{.+}} : full tensor<?x256xbf16>, {{.+}} : col tensor<?x256xf32>)
+// CHECK: math.exp
+// CHECK: %[[DW:.+]] = norm.combine ins(%[[K]]#2 : tensor<?x256xf32>) outs({{.+}} : tensor<256xbf16>)
+// CHECK: return %[[K]]#0, %[[K]]#1, %[[DW]]
+func.func @gated_rms_backward(%dy: tensor<?x256xbf16>, %x: tensor<?x256xbf16>, %z: tensor<?x256xbf16>, %rstd: tensor<?xf32>, %w: tensor<256xbf16>) -> (tensor<?x256xbf16>, tensor<?x256xbf16>, tensor<256xbf16>) {
+  %c = norm.reduce <row> <add> ins(%dy : full tensor<?x256xbf16>, %x : full tensor<?x256xbf16>, %z : full tensor<?x256xbf16>, %rstd : row tensor<?xf32>, %w : col tensor<256xbf16>) -> tensor<?xf32> {
+  ^bb0(%c_dy_e: bf16, %c_x_e: bf16, %c_z_e: bf16, %c_rstd: f32, %c_w_e: bf16):
+    %c_dy = arith.extf %c_dy_e : bf16 to f32
+    %c_x = arith.extf %c_x_e : bf16 to f32
+    %c_z = arith.extf %c_z_e : bf16 to f32
+    %c_w = arith.extf %c_w_e : bf16 to f32
+    %c_xn = arith.mulf %c_x, %c_rstd : f32
+    %c_g = arith.mulf %c_dy, %c_w : f32
+    %c_nz = arith.negf %c_z : f32
+    %c_ez = math.exp %c_nz : f32
+    %c_one = arith.constant 1.00000000000000000e+00 : f32
+    %c_den = arith.addf %c_one, %c_ez : f32
+    %c_sig = arith.divf %c_one, %c_den : f32
+    %c_act = arith.mulf %c_z, %c_sig : f32
+    %c_gg = arith.mulf %c_g, %c_act : f32
+    %c_p = arith.mulf %c_gg, %c_xn : f32
+    norm.yield %c_p : f32
+  }
+  %dx = norm.map <full> ins(%dy : full tensor<?x256xbf16>, %x : full tensor<?x256xbf16>, %z : full tensor<?x256xbf16>, %rstd : row tensor<?xf32>, %c : row tensor<?xf32>, %w : col tensor<256xbf16>) -> tensor<?x256xbf16> {
+  ^bb0(%dx_dy_e: bf16, %dx_x_e: bf16, %dx_z_e: bf16, %dx_rstd: f32, %dx_c: f32, %dx_w_e: bf16):
+    %dx_dy = arith.extf %dx_dy_e : bf16 to f32
+    %dx_x = arith.extf %dx_x_e : bf16 to f32
+    %dx_z = arith.extf %dx_z_e : bf16 to f32
+    %dx_w = arith.extf %dx_w_e : bf16 to f32
+    %dx_xn = arith.mulf %dx_x, %dx_rstd : f32
+    %dx_g = arith.mulf %dx_dy, %dx_w : f32
+    %dx_nz = arith.negf %dx_z : f32
+    %dx_ez = math.exp %dx_nz : f32
+    %dx_one = arith.constant 1.00000000000000000e+00 : f32
+    %dx_den = arith.addf %dx_one, %dx_ez : f32
+    %dx_sig = arith.divf %dx_one, %dx_den : f32
+    %dx_act = arith.mulf %dx_z, %dx_sig : f32
+    %dx_gg = arith.mulf %dx_g, %dx_act : f32
+    %dx_invn = arith.constant 3.90625000000000000e-03 : f32
+    %dx_cn = arith.mulf %dx_c, %dx_invn : f32
+    %dx_xc = arith.mulf %dx_xn, %dx_cn : f32
+    %dx_gd = arith.subf %dx_gg, %dx_xc : f32
+    %dx_dn = arith.mulf %dx_rstd, %dx_gd : f32
+    %dx_t = arith.truncf %dx_dn : f32 to bf16
+    norm.yield %dx_t : bf16
+  }
+  %dz = norm.map <full> ins(%dy : full tensor<?x256xbf16>, %x : full tensor<?x256xbf16>, %z : full tensor<?x256xbf16>, %rstd : row tensor<?xf32>, %w : col tensor<256xbf16>) -> tensor<?x256xbf16> {
+  ^bb0(%dz_dy_e: bf16, %dz_x_e: bf16, %dz_z_e: bf16, %dz_rstd: f32, %dz_w_e: bf16):
+    %dz_dy = arith.extf %dz_dy_e : bf16 to f32
+    %dz_x = arith.extf %dz_x_e : bf16 to f32
+    %dz_z = arith.extf %dz_z_e : bf16 to f32
+    %dz_w = arith.extf %dz_w_e : bf16 to f32
+    %dz_xn = arith.mulf %dz_x, %dz_rstd : f32
+    %dz_nz = arith.negf %dz_z : f32
+    %dz_ez = math.exp %dz_nz : f32
+    %dz_one = arith.constant 1.00000000000000000e+00 : f32
+    %dz_den = arith.addf %dz_one, %dz_ez : f32
+    %dz_sig = arith.divf %dz_one, %dz_den : f32
+    %dz_act = arith.mulf %dz_z, %dz_sig : f32
+    %dz_xw = arith.mulf %dz_xn, %dz_w : f32
+    %dz_q = arith.mulf %dz_dy, %dz_xw : f32
+    %dz_oms = arith.subf %dz_one, %dz_sig : f32
+    %dz_zo = arith.mulf %dz_z, %dz_oms : f32
+    %dz_t1 = arith.addf %dz_one, %dz_zo : f32
+    %dz_dact = arith.mulf %dz_sig, %dz_t1 : f32
+    %dz_v = arith.mulf %dz_q, %dz_dact : f32
+    %dz_t = arith.truncf %dz_v : f32 to bf16
+    norm.yield %dz_t : bf16
+  }
+  %dw = norm.reduce <col> <add> ins(%dy : full tensor<?x256xbf16>, %x : full tensor<?x256xbf16>, %z : full tensor<?x256xbf16>, %rstd : row tensor<?xf32>) -> tensor<256xbf16> {
+  ^bb0(%dw_dy_e: bf16, %dw_x_e: bf16, %dw_z_e: bf16, %dw_rstd: f32):
+    %dw_dy = arith.extf %dw_dy_e : bf16 to f32
+    %dw_x = arith.extf %dw_x_e : bf16 to f32
+    %dw_z = arith.extf %dw_z_e : bf16 to f32
+    %dw_xn = arith.mulf %dw_x, %dw_rstd : f32
+    %dw_p = arith.mulf %dw_dy, %dw_xn : f32
+    %dw_nz = arith.negf %dw_z : f32
+    %dw_ez = math.exp %dw_nz : f32
+    %dw_one = arith.constant 1.00000000000000000e+00 : f32
+    %dw_den = arith.addf %dw_one, %dw_ez : f32
+    %dw_sig = arith.divf %dw_one, %dw_den : f32
+    %dw_act = arith.mulf %dw_z, %dw_sig : f32
+    %dw_pg = arith.mulf %dw_p, %dw_act : f32
+    norm.yield %dw_pg : f32
+  }
+  return %dx, %dz, %dw : tensor<?x256xbf16>, tensor<?x256xbf16>, tensor<256xbf16>
+}
+
