@@ -235,7 +235,8 @@ def l2_norm(input, eps=1e-6):
     return ops.l2_norm_inference(input, float(eps))
 
 
-def _gated_reference(input, gate, weight, eps, activation, norm_before_gate, group_size):
+def _gated_reference(input, gate, weight, eps, activation, norm_before_gate, group_size,
+                     offset):
     x, z = input.to(_compute_type(input)), gate.to(_compute_type(gate))
     act = F.silu(z) if activation == "silu" else torch.sigmoid(z)
     if not norm_before_gate:
@@ -244,19 +245,20 @@ def _gated_reference(input, gate, weight, eps, activation, norm_before_gate, gro
     groups = x.unflatten(-1, (n // group_size, group_size))
     y = (groups * torch.rsqrt(groups.square().mean(-1, keepdim=True) + eps)).flatten(-2)
     if weight is not None:
-        y = y * weight.to(_compute_type(weight))
+        y = y * (weight.to(_compute_type(weight)) + offset)
     if norm_before_gate:
         y = y * act
     return y.to(input.dtype)
 
 
 def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
-                   norm_before_gate=True, group_size=None):
+                   norm_before_gate=True, group_size=None, offset=0.0):
     """The gated RMSNorm of Gated DeltaNet and Mamba2 over the last
     dimension: rms_norm(input) * weight * act(gate) with norm_before_gate
     (the default), rms_norm(input * act(gate)) * weight without; act is
-    'silu' or 'sigmoid'. One kernel each way; the backward gives the
-    gradients of input, gate and weight. group_size (a divisor of the last
+    'silu' or 'sigmoid'; offset 1 takes the weight as 1 + weight (computed
+    in f32). One kernel each way; the backward gives the gradients of
+    input, gate and weight. group_size (a divisor of the last
     dimension) normalizes groups of that many elements separately, as
     Mamba2's ngroups > 1 does; grouped calls compute with torch, as do
     inputs the kernels do not take (another dtype or shape for the gate,
@@ -273,12 +275,12 @@ def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
     if (grouped or n == 0 or not _runs_here(input) or not _kernel_dtypes(input, (weight,))
             or not _kernel_epsilon(float(eps)) or not _residual_fits(input, gate)):
         return _gated_reference(input, gate, weight, eps, activation, norm_before_gate,
-                                group_size or n)
+                                group_size or n, offset)
     if _needs_grad(input, gate, weight):
-        return ops.rms_norm_gated(input, gate, weight, float(eps), 0.0, activation,
+        return ops.rms_norm_gated(input, gate, weight, float(eps), float(offset), activation,
                                   norm_before_gate)[0]
-    return ops.rms_norm_gated_inference(input, gate, weight, float(eps), 0.0, activation,
-                                        norm_before_gate)
+    return ops.rms_norm_gated_inference(input, gate, weight, float(eps), float(offset),
+                                        activation, norm_before_gate)
 
 
 def _quant_reference(y):
@@ -288,13 +290,13 @@ def _quant_reference(y):
     return q, scale.float()
 
 
-def rms_norm_quant(input, weight=None, eps=1e-6, residual=None):
+def rms_norm_quant(input, weight=None, eps=1e-6, residual=None, offset=0.0):
     """rms_norm(input) * weight quantized to FP8 e4m3 per row in one kernel
     (vLLM's rms_norm_dynamic_per_token_quant): returns (q, scale), q =
     y / scale as float8_e4m3fn and scale = max(max_j |y| / 448, 1e-12) per
     row (float32), so q * scale approximates y. With `residual`, the
     pre-norm residual add comes first and (q, scale, input + residual) is
-    returned. An inference forward: no gradient flows through it. Inputs the
+    returned; offset 1 takes the weight as 1 + weight. An inference forward: no gradient flows through it. Inputs the
     kernels do not take compute the same with torch."""
     h = None
     fits = (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
@@ -303,13 +305,14 @@ def rms_norm_quant(input, weight=None, eps=1e-6, residual=None):
             and (residual is None or _residual_fits(input, residual)))
     if not fits:
         h = input + residual if residual is not None else input
-        wf = weight.to(_compute_type(h)) if weight is not None else None
+        wf = weight.to(_compute_type(h)) + offset if weight is not None else None
         q, scale = _quant_reference(F.rms_norm(h.to(_compute_type(h)), (h.shape[-1],), wf,
                                                eps))
         return (q, scale) if residual is None else (q, scale, h)
     if residual is None:
-        return ops.rms_norm_quant(input, weight, float(eps), 0.0)
-    q, h, scale = ops.fused_add_rms_norm_quant(input, residual, weight, float(eps), 0.0)
+        return ops.rms_norm_quant(input, weight, float(eps), float(offset))
+    q, h, scale = ops.fused_add_rms_norm_quant(input, residual, weight, float(eps),
+                                               float(offset))
     return q, scale, h
 
 

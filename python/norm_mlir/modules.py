@@ -120,10 +120,12 @@ class RMSNormGated(torch.nn.Module):
     """The gated RMSNorm (Mamba2's RMSNormGated, FLA's FusedRMSNormGated):
     forward(x, z) = rms_norm(x) * weight * act(z) with norm_before_gate,
     rms_norm(x * act(z)) * weight without; act is 'silu' or 'sigmoid';
-    group_size normalizes groups of the last dimension separately."""
+    group_size normalizes groups of the last dimension separately;
+    weight_offset 1 takes the weight as 1 + weight (Gemma's convention)."""
 
     def __init__(self, hidden_size, eps=1e-5, activation="silu", norm_before_gate=True,
-                 group_size=None, elementwise_affine=True, device=None, dtype=None):
+                 group_size=None, elementwise_affine=True, weight_offset=0.0, device=None,
+                 dtype=None):
         super().__init__()
         functional.check_activation(activation, "RMSNormGated")
         self.hidden_size = int(hidden_size)
@@ -131,6 +133,7 @@ class RMSNormGated(torch.nn.Module):
         self.activation = activation
         self.norm_before_gate = norm_before_gate
         self.group_size = group_size
+        self.weight_offset = weight_offset
         if elementwise_affine:
             self.weight = _param((self.hidden_size,), device, dtype)
         else:
@@ -139,11 +142,13 @@ class RMSNormGated(torch.nn.Module):
 
     def reset_parameters(self):
         if self.weight is not None:
-            torch.nn.init.ones_(self.weight)
+            # The weight enters as weight + weight_offset: 1 either way.
+            torch.nn.init.constant_(self.weight, 1.0 - self.weight_offset)
 
     def forward(self, x, z):
         return functional.rms_norm_gated(x, z, self.weight, self.eps, self.activation,
-                                         self.norm_before_gate, self.group_size)
+                                         self.norm_before_gate, self.group_size,
+                                         self.weight_offset)
 
     def extra_repr(self):
         return (f"{self.hidden_size}, eps={self.eps}, activation={self.activation!r}, "

@@ -118,6 +118,21 @@ def test_gated_weight_offset():
     assert torch.equal(ops.rms_norm_gated_inference(x, z, w, 1e-6, 1.0, "silu", True), y)
 
 
+def test_offset_through_functional_and_module():
+    torch.manual_seed(12)
+    x, z, w = torch.randn(6, 128), torch.randn(6, 128), torch.randn(128) * 0.1
+    y = nf.rms_norm_gated(x, z, w, 1e-6, offset=1.0)
+    assert rel(y, gated_reference(x.double(), z.double(), 1 + w.double(), 1e-6, "silu",
+                                  True)) < 1e-5
+    module = norm_mlir.RMSNormGated(128, weight_offset=1.0)
+    assert not module.weight.any()
+    assert rel(module(x, z), gated_reference(x.double(), z.double(), None, 1e-5, "silu",
+                                             True)) < 1e-5
+    grouped = nf.rms_norm_gated(x, z, w, 1e-6, group_size=64, offset=1.0)
+    assert rel(grouped, gated_reference(x.double(), z.double(), 1 + w.double(), 1e-6, "silu",
+                                        True, 64)) < 1e-6
+
+
 def test_grouped_gate_computes_with_torch():
     torch.manual_seed(9)
     x, z, w = torch.randn(5, 256), torch.randn(5, 256), torch.rand(256)

@@ -93,6 +93,16 @@ def test_offset_zero_rows_and_outliers():
     assert q[2, 7].float().abs() == 448
 
 
+def test_functional_offset():
+    torch.manual_seed(6)
+    x, w = torch.randn(8, 256), torch.randn(256) * 0.1
+    q, scale = nf.rms_norm_quant(x, w, offset=1.0)
+    y, ref_scale = reference("rms", x, w, None, 1e-6, offset=1.0)
+    check_quantized(q, scale, y, ref_scale)
+    q64, scale64 = nf.rms_norm_quant(x.double(), w.double(), offset=1.0)
+    check_quantized(q64, scale64, y, ref_scale)
+
+
 def test_torch_compile_opcheck_and_errors():
     torch.manual_seed(5)
     x, w = torch.randn(16, 128), torch.rand(128) + 0.5
