@@ -304,6 +304,15 @@ def timing_order(names, rounds, reverse=False):
     return [names[i] for r in range(rounds) for i in rows[r % len(rows)]]
 
 
+def tbps(impls, nbytes, method, rounds):
+    """{name: TB/s} of each callable in `impls` moving `nbytes`: the median
+    of `rounds` timings by `method` (TIMERS), taken in timing_order."""
+    seconds = {name: [] for name in impls}
+    for name in timing_order(impls, rounds):
+        seconds[name].append(TIMERS[method](impls[name]))
+    return {name: nbytes / statistics.median(t) / 1e12 for name, t in seconds.items()}
+
+
 def geomean(values):
     values = [v for v in values if v and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")

@@ -34,7 +34,6 @@ import argparse
 import datetime
 import json
 import os
-import statistics
 import sys
 
 import torch
@@ -46,7 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
 from bench import (EPS, TIMERS, compiled, forward_inputs, geomean,  # noqa: E402
-                   parse_shapes, start_run, timing_order)
+                   parse_shapes, start_run, tbps)
 
 OPS = ["l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd", "qk_fwd", "qk_bwd", "rms_quant",
        "ln_quant", "add_rms_quant"]
@@ -205,11 +204,7 @@ def main():
             nbytes = min_bytes(op, m, n)
             row = {"m": m, "n": n, "bytes": nbytes}
             for method in methods:
-                seconds = {name: [] for name in impls}
-                for name in timing_order(impls, args.rounds):
-                    seconds[name].append(TIMERS[method](impls[name]))
-                row[method] = {name: nbytes / statistics.median(t) / 1e12
-                               for name, t in seconds.items()}
+                row[method] = tbps(impls, nbytes, method, args.rounds)
             rows.append(row)
         results["ops"][op] = {"rows": rows, "geomean": {}}
         for method in methods:

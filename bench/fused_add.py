@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
 from bench import (EPS, SHAPE_SETS, TIMERS, compiled, forward_inputs, geomean,  # noqa: E402
-                   parse_shapes, start_run, timing_order)
+                   parse_shapes, start_run, tbps, timing_order)
 
 OPS = ["rms_fwd", "ln_fwd", "rms_bwd", "ln_bwd"]
 
@@ -156,10 +156,10 @@ def ab(args, shapes, methods, ops):
                 seconds = {d: [] for d in dirs}
                 for d in timing_order(dirs, args.rounds):
                     seconds[d].append(TIMERS[method](calls[d]))
-                tbps = {d: nbytes / statistics.median(t) / 1e12 for d, t in seconds.items()}
+                rates = {d: nbytes / statistics.median(t) / 1e12 for d, t in seconds.items()}
                 for d in dirs:
-                    ratios[d].append(tbps[d] / tbps[dirs[0]])
-                print(f"{m:>6}x{n:<7} " + " ".join(f"{tbps[d]:6.2f} ({tbps[d] / tbps[dirs[0]]:.2f})"
+                    ratios[d].append(rates[d] / rates[dirs[0]])
+                print(f"{m:>6}x{n:<7} " + " ".join(f"{rates[d]:6.2f} ({rates[d] / rates[dirs[0]]:.2f})"
                                                    for d in dirs), flush=True)
                 results["ops"].setdefault(op, []).append({"m": m, "n": n, method: tbps})
             print(f"{'geomean ratio':>14} " + " ".join(f"{geomean(ratios[d]):13.3f}" for d in dirs))
@@ -204,11 +204,7 @@ def main():
             nbytes = min_bytes(op, m, n)
             row = {"m": m, "n": n, "bytes": nbytes}
             for method in methods:
-                seconds = {name: [] for name in impls}
-                for name in timing_order(impls, args.rounds):
-                    seconds[name].append(TIMERS[method](impls[name]))
-                row[method] = {name: nbytes / statistics.median(t) / 1e12
-                               for name, t in seconds.items()}
+                row[method] = tbps(impls, nbytes, method, args.rounds)
             rows.append(row)
         results["ops"][op] = {"rows": rows, "geomean": {}}
         for method in methods:

@@ -179,16 +179,21 @@ def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_g
             g = op.let("gg", f"arith.mulf {g}, {a} : f32")
         return g, xn, a, sig
 
+    def input_grad(op):
+        """dn = rstd (g - xn c / N), the gradient at the normalized input
+        (c: the row reduction below), with act(z) and sigmoid(z)."""
+        g, xn, a, sig = norm_grad_parts(op)
+        cn = op.let("cn", f"arith.mulf %c, {_const(op, 'invn', 1.0 / n)} : f32")
+        xc = op.let("xc", f"arith.mulf {xn}, {cn} : f32")
+        dn = op.let("dn", f"arith.mulf %rstd, {op.let('gd', f'arith.subf {g}, {xc} : f32')} : f32")
+        return dn, a, sig
+
     # c = (1/N) sum_j g xn: the row term of the RMSNorm gradient.
     c = _Op("c", "norm.reduce <row> <add>", common + w_in, s)
     g, xn, _, _ = norm_grad_parts(c)
     body = c.text(c.let("p", f"arith.mulf {g}, {xn} : f32"))
-    # dn = rstd (g - xn c / N): the gradient at the normalized input.
     dx = _Op("dx", "norm.map <full>", common + [("c", "row", s, "f32")] + w_in, x)
-    g, xn, a, sig = norm_grad_parts(dx)
-    cn = dx.let("cn", f"arith.mulf %c, {_const(dx, 'invn', 1.0 / n)} : f32")
-    xc = dx.let("xc", f"arith.mulf {xn}, {cn} : f32")
-    dn = dx.let("dn", f"arith.mulf %rstd, {dx.let('gd', f'arith.subf {g}, {xc} : f32')} : f32")
+    dn, a, sig = input_grad(dx)
     if not norm_before_gate:
         dn = dx.let("dxg", f"arith.mulf {dn}, {a} : f32")
     body += dx.text(dn, t)
@@ -197,14 +202,11 @@ def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_g
     dz = _Op("dz", "norm.map <full>", common + ([("c", "row", s, "f32")] if not norm_before_gate
                                                 else []) + w_in, x)
     if norm_before_gate:
-        xn = dz.let("xn", f"arith.mulf %x, %rstd : f32")
+        xn = dz.let("xn", "arith.mulf %x, %rstd : f32")
         a, sig = _act(dz, "%z", activation)
         q = dz.let("q", f"arith.mulf %dy, {dz.let('xw', f'arith.mulf {xn}, {scaled_weight(dz)} : f32')} : f32")
     else:
-        g, xn, a, sig = norm_grad_parts(dz)
-        cn = dz.let("cn", f"arith.mulf %c, {_const(dz, 'invn', 1.0 / n)} : f32")
-        xc = dz.let("xc", f"arith.mulf {xn}, {cn} : f32")
-        dn = dz.let("dn", f"arith.mulf %rstd, {dz.let('gd', f'arith.subf {g}, {xc} : f32')} : f32")
+        dn, a, sig = input_grad(dz)
         q = dz.let("q", f"arith.mulf {dn}, %x : f32")
     body += dz.text(dz.let("v", f"arith.mulf {q}, {_act_grad(dz, '%z', sig, activation)} : f32"), t)
     results = [("%dx", x), ("%dz", x)]
