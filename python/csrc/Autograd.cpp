@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <ATen/core/dispatch/Dispatcher.h>
+#include "Dispatch.h"
+
 #include <torch/autograd.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
@@ -21,13 +22,6 @@ using at::Tensor;
 using OptionalTensor = std::optional<Tensor>;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> op(const char *name) {
-  return c10::Dispatcher::singleton()
-      .findSchemaOrThrow(name, "")
-      .template typed<Signature>();
-}
 
 // The ops below autograd, looked up once.
 using RmsNormSignature = std::tuple<Tensor, Tensor>(const Tensor &,
@@ -41,22 +35,22 @@ using LayerInferenceSignature = Tensor(const Tensor &, const OptionalTensor &,
                                        const OptionalTensor &, double);
 
 const c10::TypedOperatorHandle<RmsNormSignature> &rmsNormOp() {
-  static auto handle = op<RmsNormSignature>("norm_mlir::rms_norm");
+  static auto handle = lookupOp<RmsNormSignature>("norm_mlir::rms_norm");
   return handle;
 }
 const c10::TypedOperatorHandle<LayerNormSignature> &layerNormOp() {
-  static auto handle = op<LayerNormSignature>("norm_mlir::layer_norm");
+  static auto handle = lookupOp<LayerNormSignature>("norm_mlir::layer_norm");
   return handle;
 }
 const c10::TypedOperatorHandle<RmsInferenceSignature> &rmsNormInferenceOp() {
   static auto handle =
-      op<RmsInferenceSignature>("norm_mlir::rms_norm_inference");
+      lookupOp<RmsInferenceSignature>("norm_mlir::rms_norm_inference");
   return handle;
 }
 const c10::TypedOperatorHandle<LayerInferenceSignature> &
 layerNormInferenceOp() {
   static auto handle =
-      op<LayerInferenceSignature>("norm_mlir::layer_norm_inference");
+      lookupOp<LayerInferenceSignature>("norm_mlir::layer_norm_inference");
   return handle;
 }
 
@@ -81,7 +75,7 @@ public:
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
-    static auto rmsNormBackward = op<std::tuple<Tensor, Tensor>(
+    static auto rmsNormBackward = lookupOp<std::tuple<Tensor, Tensor>(
         const Tensor &, const Tensor &, const Tensor &, const OptionalTensor &,
         double)>("norm_mlir::rms_norm_backward");
     auto saved = ctx->get_saved_variables();
@@ -109,7 +103,7 @@ public:
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
-    static auto layerNormBackward = op<std::tuple<Tensor, Tensor, Tensor>(
+    static auto layerNormBackward = lookupOp<std::tuple<Tensor, Tensor, Tensor>(
         const Tensor &, const Tensor &, const Tensor &, const Tensor &,
         const OptionalTensor &, bool)>("norm_mlir::layer_norm_backward");
     auto saved = ctx->get_saved_variables();
@@ -145,7 +139,8 @@ public:
                                const OptionalTensor &weight, double eps,
                                double offset) {
     at::AutoDispatchBelowADInplaceOrView below;
-    static auto fused = op<AddRmsSignature>("norm_mlir::fused_add_rms_norm");
+    static auto fused =
+        lookupOp<AddRmsSignature>("norm_mlir::fused_add_rms_norm");
     auto [y, h, rstd] = fused.call(x, residual, weight, eps, offset);
     ctx->save_for_backward({h, weight.value_or(Tensor()), rstd});
     ctx->saved_data["offset"] = offset;
@@ -155,10 +150,10 @@ public:
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
-    static auto plain = op<std::tuple<Tensor, Tensor>(
+    static auto plain = lookupOp<std::tuple<Tensor, Tensor>(
         const Tensor &, const Tensor &, const Tensor &, const OptionalTensor &,
         double)>("norm_mlir::rms_norm_backward");
-    static auto fused = op<std::tuple<Tensor, Tensor>(
+    static auto fused = lookupOp<std::tuple<Tensor, Tensor>(
         const Tensor &, const Tensor &, const Tensor &, const Tensor &,
         const OptionalTensor &, double)>(
         "norm_mlir::fused_add_rms_norm_backward");
@@ -188,7 +183,7 @@ public:
                                const OptionalTensor &bias, double eps) {
     at::AutoDispatchBelowADInplaceOrView below;
     static auto fused =
-        op<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
+        lookupOp<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
     auto [y, h, mean, rstd] = fused.call(x, residual, weight, bias, eps);
     ctx->save_for_backward({h, weight.value_or(Tensor()), mean, rstd});
     ctx->saved_data["has_bias"] = bias.has_value();
@@ -198,10 +193,10 @@ public:
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
-    static auto plain = op<std::tuple<Tensor, Tensor, Tensor>(
+    static auto plain = lookupOp<std::tuple<Tensor, Tensor, Tensor>(
         const Tensor &, const Tensor &, const Tensor &, const Tensor &,
         const OptionalTensor &, bool)>("norm_mlir::layer_norm_backward");
-    static auto fused = op<std::tuple<Tensor, Tensor, Tensor>(
+    static auto fused = lookupOp<std::tuple<Tensor, Tensor, Tensor>(
         const Tensor &, const Tensor &, const Tensor &, const Tensor &,
         const Tensor &, const OptionalTensor &, bool)>(
         "norm_mlir::fused_add_layer_norm_backward");
@@ -273,7 +268,7 @@ public:
                                const OptionalTensor &weight, double eps,
                                double offset) {
     at::AutoDispatchBelowADInplaceOrView below;
-    static auto inference = op<AddRmsInferenceSignature>(
+    static auto inference = lookupOp<AddRmsInferenceSignature>(
         "norm_mlir::fused_add_rms_norm_inference");
     auto [y, h] = inference.call(x, residual, weight, eps, offset);
     return {y, h};
@@ -293,7 +288,7 @@ public:
                                const OptionalTensor &weight,
                                const OptionalTensor &bias, double eps) {
     at::AutoDispatchBelowADInplaceOrView below;
-    static auto inference = op<AddLayerInferenceSignature>(
+    static auto inference = lookupOp<AddLayerInferenceSignature>(
         "norm_mlir::fused_add_layer_norm_inference");
     auto [y, h] = inference.call(x, residual, weight, bias, eps);
     return {y, h};
@@ -365,7 +360,8 @@ fusedAddRmsNorm(const Tensor &x, const Tensor &residual,
                 const OptionalTensor &weight, double eps, double offset) {
   if (!needsGrad(x, residual, weight, std::nullopt)) {
     at::AutoDispatchBelowADInplaceOrView below;
-    static auto fused = op<AddRmsSignature>("norm_mlir::fused_add_rms_norm");
+    static auto fused =
+        lookupOp<AddRmsSignature>("norm_mlir::fused_add_rms_norm");
     return fused.call(x, residual, weight, eps, offset);
   }
   auto outs = FusedAddRmsNormFunction::apply(x, residual, weight, eps, offset);
@@ -379,7 +375,7 @@ fusedAddLayerNorm(const Tensor &x, const Tensor &residual,
   if (!needsGrad(x, residual, weight, bias)) {
     at::AutoDispatchBelowADInplaceOrView below;
     static auto fused =
-        op<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
+        lookupOp<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
     return fused.call(x, residual, weight, bias, eps);
   }
   auto outs =
@@ -393,7 +389,7 @@ fusedAddRmsNormInference(const Tensor &x, const Tensor &residual,
                          double offset) {
   if (!needsGrad(x, residual, weight, std::nullopt)) {
     at::AutoDispatchBelowADInplaceOrView below;
-    static auto inference = op<AddRmsInferenceSignature>(
+    static auto inference = lookupOp<AddRmsInferenceSignature>(
         "norm_mlir::fused_add_rms_norm_inference");
     return inference.call(x, residual, weight, eps, offset);
   }
@@ -408,7 +404,7 @@ fusedAddLayerNormInference(const Tensor &x, const Tensor &residual,
                            const OptionalTensor &bias, double eps) {
   if (!needsGrad(x, residual, weight, bias)) {
     at::AutoDispatchBelowADInplaceOrView below;
-    static auto inference = op<AddLayerInferenceSignature>(
+    static auto inference = lookupOp<AddLayerInferenceSignature>(
         "norm_mlir::fused_add_layer_norm_inference");
     return inference.call(x, residual, weight, bias, eps);
   }

@@ -8,7 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <ATen/core/dispatch/Dispatcher.h>
+#include "Dispatch.h"
+
 #include <torch/autograd.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
@@ -20,13 +21,6 @@ using at::Tensor;
 using OptionalTensor = std::optional<Tensor>;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> lookup(const char *name) {
-  return c10::Dispatcher::singleton()
-      .findSchemaOrThrow(name, "")
-      .template typed<Signature>();
-}
 
 using L2Signature = std::tuple<Tensor, Tensor>(const Tensor &, double);
 using L2InferenceSignature = Tensor(const Tensor &, double);
@@ -46,31 +40,31 @@ using GatedBackwardSignature = std::tuple<Tensor, Tensor, Tensor>(
 
 // The ops below autograd, looked up once.
 const c10::TypedOperatorHandle<L2Signature> &l2Op() {
-  static auto handle = lookup<L2Signature>("norm_mlir::l2_norm");
+  static auto handle = lookupOp<L2Signature>("norm_mlir::l2_norm");
   return handle;
 }
 const c10::TypedOperatorHandle<L2InferenceSignature> &l2InferenceOp() {
   static auto handle =
-      lookup<L2InferenceSignature>("norm_mlir::l2_norm_inference");
+      lookupOp<L2InferenceSignature>("norm_mlir::l2_norm_inference");
   return handle;
 }
 const c10::TypedOperatorHandle<L2BackwardSignature> &l2BackwardOp() {
   static auto handle =
-      lookup<L2BackwardSignature>("norm_mlir::l2_norm_backward");
+      lookupOp<L2BackwardSignature>("norm_mlir::l2_norm_backward");
   return handle;
 }
 const c10::TypedOperatorHandle<GatedSignature> &gatedOp() {
-  static auto handle = lookup<GatedSignature>("norm_mlir::rms_norm_gated");
+  static auto handle = lookupOp<GatedSignature>("norm_mlir::rms_norm_gated");
   return handle;
 }
 const c10::TypedOperatorHandle<GatedInferenceSignature> &gatedInferenceOp() {
   static auto handle =
-      lookup<GatedInferenceSignature>("norm_mlir::rms_norm_gated_inference");
+      lookupOp<GatedInferenceSignature>("norm_mlir::rms_norm_gated_inference");
   return handle;
 }
 const c10::TypedOperatorHandle<GatedBackwardSignature> &gatedBackwardOp() {
   static auto handle =
-      lookup<GatedBackwardSignature>("norm_mlir::rms_norm_gated_backward");
+      lookupOp<GatedBackwardSignature>("norm_mlir::rms_norm_gated_backward");
   return handle;
 }
 
