@@ -336,7 +336,7 @@ def test_manifest_fields_of_the_wrong_kind_are_named(tmp_path):
     refused(lambda m: m["functions"][0]["arguments"][1].update(shape=["M", -1]),
             r"arguments\[1\].shape\[1\] must be a size")
     refused(lambda m: m["functions"][0]["arguments"][0].update(dtype="f64"),
-            r"arguments\[0\].dtype must be one of 'bf16', 'f16', 'f32', got 'f64'")
+            r"arguments\[0\].dtype must be one of 'bf16', 'f16', 'f32', 'f8e4m3fn', got 'f64'")
     refused(lambda m: m["functions"][0]["launches"][1].pop("kernel"),
             r"launches\[1\] lacks 'kernel'")
     refused(lambda m: m["functions"][0]["launches"][0].update(grid=2.5),
