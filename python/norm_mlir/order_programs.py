@@ -7,7 +7,10 @@ columns), which norm-fuse-mixed-order puts into one kernel each.
   gated_fwd / gated_bwd: the gated RMSNorm of Gated DeltaNet and Mamba2,
                          y = rms_norm(x) * w' * act(z) (the norm before the
                          gate) or rms_norm(x * act(z)) * w' (after it), with
-                         act silu or sigmoid and w' = w + offset.
+                         act silu or sigmoid and w' = w + offset;
+  fp8_quant_ops:         the per-row FP8 e4m3 quantization that
+                         programs.py's quant=True forwards append to a
+                         norm with an f32 y.
 
 The formulas with their order types are in docs/math.md. Every region
 computes in f32 and rounds once where it stores.
@@ -56,7 +59,7 @@ def _const(op, name, value):
 
 
 def _act(op, z, activation):
-    """act(z) and its derivative's parts: returns (act, sigmoid)."""
+    """act(z) and sigmoid(z), which its derivative is made of."""
     nz = op.let("nz", f"arith.negf {z} : f32")
     ez = op.let("ez", f"math.exp {nz} : f32")
     one = _const(op, "one", 1.0)
