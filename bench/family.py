@@ -222,7 +222,7 @@ def main():
                   flush=True)
             results["ops"][op]["geomean"][method] = g
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "l2-gated.json")
+    path = os.path.join(args.out, "family.json")
     with open(path, "w") as f:
         json.dump(results, f, indent=1)
     print(f"\nwritten: {path}")

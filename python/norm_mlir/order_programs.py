@@ -239,8 +239,10 @@ MIN_SCALE = 1e-12
 def fp8_quant_ops(y, n):
     """norm.reduce / norm.map text quantizing %`y` (an f32 M x N value) to
     f8E4M3FN per row: %amax = max_j |y| (row), %scale = max(amax / 448,
-    1e-12) (row), %q = y / scale rounded to f8E4M3FN (saturating). Dequantized,
-    q * scale approximates y."""
+    1e-12) (row), %q = y * (1 / scale) rounded to f8E4M3FN (saturating).
+    Dequantized, q * scale approximates y. One division a row, not one an
+    element: an f32 division (div.rn) per element made the kernels at rows
+    of 128 compute-bound (Evidence: docs/tuning.md, fp8_quant_ops)."""
     xf, s = f"tensor<?x{n}xf32>", "tensor<?xf32>"
     amax = _Op("amax", "norm.reduce <row> <max>", [(y, "full", xf, "f32")], s)
     neg = amax.let("neg", f"arith.negf %{y} : f32")
@@ -248,7 +250,9 @@ def fp8_quant_ops(y, n):
     scale = _Op("scale", "norm.map <row>", [("amax", "row", s, "f32")], s)
     v = scale.let("v", f"arith.divf %amax, {_const(scale, 'max', FP8_MAX)} : f32")
     body += scale.text(scale.let("c", f"arith.maximumf {v}, {_const(scale, 'min', MIN_SCALE)} : f32"))
-    q = _Op("q", "norm.map <full>", [(y, "full", xf, "f32"), ("scale", "row", s, "f32")],
+    inv = _Op("inv", "norm.map <row>", [("scale", "row", s, "f32")], s)
+    body += inv.text(inv.let("r", f"arith.divf {_const(inv, 'one', 1.0)}, %scale : f32"))
+    q = _Op("q", "norm.map <full>", [(y, "full", xf, "f32"), ("inv", "row", s, "f32")],
             f"tensor<?x{n}xf8E4M3FN>")
-    body += q.text(q.let("v", f"arith.divf %{y}, %scale : f32"), "f8E4M3FN")
+    body += q.text(q.let("v", f"arith.mulf %{y}, %inv : f32"), "f8E4M3FN")
     return body
