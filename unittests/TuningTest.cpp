@@ -83,9 +83,26 @@ TEST(Tuning, RowLayoutNarrowsVectorsForOddN) {
   EXPECT_EQ(chooseRowLayout(1000, 2, 1, h200).vectorWidth, 8);
   EXPECT_EQ(chooseRowLayout(4097, 2, 1, h200).vectorWidth, 1);
   EXPECT_EQ(chooseRowLayout(4098, 2, 1, h200).vectorWidth, 2);
+  // One element a row: one lane a row, 128 rows a block at once.
   RowLayout tiny = chooseRowLayout(1, 2, 1, h200, /*allowRowGroups=*/true);
-  EXPECT_EQ(tiny.threadsPerRow(), 32);
+  EXPECT_EQ(tiny.threadsPerRow(), 1);
+  EXPECT_EQ(tiny.rowGroups, 128);
   EXPECT_EQ(tiny.chunksPerThread, 1);
+}
+
+TEST(Tuning, RowsOfFewerThan32VectorsShareAWarp) {
+  DeviceInfo h200;
+  // bf16 N = 64: 8 vectors, 8 lanes a row, four rows a warp.
+  RowLayout heads = chooseRowLayout(64, 2, 1, h200, true);
+  EXPECT_EQ(heads.threadsPerRow(), 8);
+  EXPECT_EQ(heads.rowGroups, 16);
+  EXPECT_EQ(heads.chunksPerThread, 1);
+  // N = 128: 16 lanes; N = 100 (25 vectors of 4): a warp, 7 lanes guarded.
+  EXPECT_EQ(chooseRowLayout(128, 2, 1, h200, true).threadsPerRow(), 16);
+  EXPECT_EQ(chooseRowLayout(100, 2, 1, h200, true).threadsPerRow(), 32);
+  EXPECT_EQ(chooseRowLayout(256, 2, 1, h200, true).threadsPerRow(), 32);
+  for (int64_t n : {1, 24, 64, 100, 128, 256, 1024})
+    EXPECT_GE(chooseRowLayout(n, 2, 1, h200, true).sliceWidth(), n) << n;
 }
 
 TEST(Tuning, ShortRowsGetAWarpEach) {

@@ -104,17 +104,19 @@ private:
     }
     reductions.emplace(layout, reductionsPerRow);
     reductions->allocate(func, op.getLoc());
-    // With row groups (short rows), each warp of the block works on rows of
-    // its own as a "virtual block": its lane is the thread index within the
-    // row, and its partial row is bid * groups + warp.
+    // With row groups (short rows), each group of threadsPerRow() lanes (a
+    // warp, or an aligned part of one) works on rows of its own as a
+    // "virtual block": its thread index is the lane within the group, and
+    // its partial row is bid * groups + group.
     if (layout.rowGroups > 1) {
-      Value warp = arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, 32));
-      tid = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+      Value width = indexConst(b, loc, layout.threadsPerRow());
+      Value group = arith::DivUIOp::create(b, loc, tid, width);
+      tid = arith::RemUIOp::create(b, loc, tid, width);
       bid = arith::AddIOp::create(
           b, loc,
           arith::MulIOp::create(b, loc, bid,
                                 indexConst(b, loc, layout.rowGroups)),
-          warp);
+          group);
     }
     lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
     return success();

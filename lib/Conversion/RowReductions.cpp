@@ -121,8 +121,10 @@ SmallVector<Value> RowReductions::blockReduce(OpBuilder &b, Location loc,
                                               SmallVector<Value> partials,
                                               ArrayRef<int64_t> indices,
                                               Value parity) {
+  // A row group narrower than a warp shuffles within its own lanes.
+  int64_t width = std::min<int64_t>(32, layout.threadsPerRow());
   for (size_t i = 0; i < partials.size(); ++i)
-    partials[i] = warpReduce(b, loc, combiners[i], partials[i], 32);
+    partials[i] = warpReduce(b, loc, combiners[i], partials[i], width);
   if (!warpSlots)
     return partials;
   int64_t warps = layout.threadsPerRow() / 32;

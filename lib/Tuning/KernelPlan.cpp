@@ -11,6 +11,8 @@
 
 #include "TuningHelpers.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 using namespace mlir::norm;
@@ -346,6 +348,14 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
     return "a cluster of " + str(layout.clusterSize) +
            " blocks needs a plan of kind cluster within the target's " +
            str(device.maxClusterSize);
+  // Row groups are aligned groups of lanes that shuffle among themselves.
+  if (layout.rowGroups < 1 || layout.threads % layout.rowGroups != 0 ||
+      (layout.rowGroups > 1 &&
+       (layout.threadsPerRow() > 32 ||
+        !llvm::isPowerOf2_64(static_cast<uint64_t>(layout.threadsPerRow())))))
+    return str(layout.rowGroups) + " row groups of a block of " +
+           str(layout.threads) +
+           " threads must each be a power of two of at most 32 threads";
   if (layout.warpRows && (plan.kind != Kind::Streaming || !layout.holdsRow))
     return "warp rows need a streamed kernel that holds its row";
   int64_t covered =

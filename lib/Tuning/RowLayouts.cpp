@@ -39,11 +39,16 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   int64_t warpsOfWork = ceilDiv(vectors, 32) * 32;
   // Short rows: a warp per row when a warp can hold it within the budget
   // (block-wide reductions and barriers per short row cost more than warp
-  // shuffles). Evidence: docs/tuning.md, chooseRowLayout.
+  // shuffles), and rows of fewer than 32 vectors share a warp: a row takes
+  // the power of two of lanes that covers its vectors (N = 64 bf16: 8
+  // lanes, four rows a warp), so that no lane idles. Evidence:
+  // docs/tuning.md, chooseRowLayout.
   if (allowRowGroups && ceilDiv(vectors, 32) <= maxChunks) {
-    layout.rowGroups = 4;
+    int64_t rowThreads = std::min<int64_t>(
+        32, llvm::PowerOf2Ceil(static_cast<uint64_t>(vectors)));
     layout.threads = 128;
-    layout.chunksPerThread = ceilDiv(vectors, 32);
+    layout.rowGroups = layout.threads / rowThreads;
+    layout.chunksPerThread = ceilDiv(vectors, rowThreads);
     return layout;
   }
   // The most chunks per thread within the budget whose thread count (a

@@ -749,6 +749,39 @@ func.func @strided(%x: memref<?x64xf32, strided<[?, 1], offset: ?>>, %y: memref<
 
 // -----
 
+// Rows of 64 bf16 (8 vectors) share a warp: groups of 8 lanes, 16 rows of
+// a block at once, each group's reduction a butterfly over its own lanes
+// (xor 4, 2, 1; no shuffle crosses into a neighbouring row).
+// CHECK-LABEL: func @heads_share_a_warp
+// CHECK: gpu.func @norm_fused
+// CHECK-SAME: norm.rows_in_parallel = 16
+// CHECK: %[[GROUP:.+]] = arith.divui %thread_id_x, %c8
+// CHECK: %[[LANE:.+]] = arith.remui %thread_id_x, %c8
+// CHECK-NOT: gpu.shuffle xor %{{.+}}, %c16_i32
+// CHECK-NOT: gpu.shuffle xor %{{.+}}, %c8_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c4_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c2_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c1_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.return
+func.func @heads_share_a_warp(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>) {
+  norm.fused ins(%x : full memref<?x64xbf16>) outs(%y : full memref<?x64xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %eps = arith.constant 1.0e-06 : f32
+    %e = arith.addf %s, %eps : f32
+    %rs = math.rsqrt %e : f32
+    %d = arith.mulf %af, %rs : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // A gate's sigmoid: f32 math.exp becomes x * log2(e) and PTX ex2.approx.f32
 // through its NVVM intrinsic (no libdevice call), in every kernel.
 // CHECK-LABEL: func @sigmoid_gate
