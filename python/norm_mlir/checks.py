@@ -110,3 +110,12 @@ def check_activation(activation, name):
     """A gate's activation: 'silu' or 'sigmoid'."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"{name}: activation must be 'silu' or 'sigmoid', got {activation!r}")
+
+
+def gated_flags(x, z, offset, activation, norm_before_gate, name):
+    """The gated RMSNorm's program flags, after checking the gate z (x's
+    shape, dtype and device) and its activation; x and the weight are the
+    caller's to check (CPU or CUDA)."""
+    check_residual(z, x, name, what="the gate z")
+    check_activation(activation, name)
+    return dict(offset=offset, activation=activation, norm_before_gate=norm_before_gate)

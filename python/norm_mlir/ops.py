@@ -58,8 +58,8 @@ extension asks for programs it has not loaded (norm_mlir::_bundle_directory).
 import torch
 
 from . import native
-from .checks import (check_activation, check_bias, check_grad, check_input, check_residual,
-                     device_chip, rows)
+from .checks import (check_bias, check_grad, check_input, check_residual, device_chip,
+                     gated_flags, rows)
 from .compiler import bundle_directory
 from .programs import op_program
 
@@ -472,9 +472,7 @@ def _(dy, x, rstd):
 
 def _gated_flags(x, z, weight, offset, activation, norm_before_gate, name):
     check_input(x, weight, name=name)
-    check_residual(z, x, name, what="the gate z")
-    check_activation(activation, name)
-    return dict(offset=offset, activation=activation, norm_before_gate=norm_before_gate)
+    return gated_flags(x, z, offset, activation, norm_before_gate, name)
 
 
 def _cpu_gated_forward(x, z, weight, eps, flags, stats):

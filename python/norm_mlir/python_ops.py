@@ -7,8 +7,8 @@ norm_mlir.ops adds the fake, CPU and autocast kernels to either.
 
 import torch
 
-from .checks import (aligned, check_activation, check_bias, check_cuda, check_grad,
-                     check_residual, device_chip, rows)
+from .checks import (aligned, check_bias, check_cuda, check_grad, check_residual, device_chip,
+                     gated_flags, rows)
 from .compiler import compile_program
 from .launcher import Launcher
 from .programs import op_program
@@ -217,9 +217,7 @@ def l2_norm_backward(dy: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> t
 
 def _gated_flags(x, z, weight, offset, activation, norm_before_gate, name):
     check_cuda(x, weight, name=name)
-    check_residual(z, x, name, what="the gate z")
-    check_activation(activation, name)
-    return dict(offset=offset, activation=activation, norm_before_gate=norm_before_gate)
+    return gated_flags(x, z, offset, activation, norm_before_gate, name)
 
 
 def _gpu_gated_forward(x, z, weight, eps, flags, stats):
