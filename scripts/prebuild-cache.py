@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Compiles every program the GPU tests need into a bundle cache directory
-(default .out/cache), to carry to a GPU machine that has no MLIR:
-NORM_MLIR_CACHE=.out/cache python3 -m pytest python/tests/test_torch_gpu.py"""
+"""Compiles the plain norms' programs the GPU tests need (tests/gpu_cases.py)
+into a bundle cache directory (default .out/cache), to carry to a GPU
+machine without the compiler:
+NORM_MLIR_CACHE=.out/cache python3 -m pytest python/tests/test_torch_gpu.py
+-k "not (fused_add or l2 or gated or fp8)". The wheel (bench/wheel_gpu.sh)
+carries the compiler and needs no cache."""
 
 import os
 import sys

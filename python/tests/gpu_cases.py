@@ -1,5 +1,8 @@
-"""The programs the GPU tests run, so a machine without MLIR can be given a
-prebuilt cache (scripts/prebuild-cache.py) that holds every one of them."""
+"""The plain norms' programs the GPU tests run, so a machine without the
+compiler can be given a prebuilt cache of them (scripts/prebuild-cache.py).
+The tests of the fused add, the L2 and gated norms and the FP8 outputs
+compile theirs on first use, which needs the compiler: bench/wheel_gpu.sh's
+wheel carries it."""
 
 HIDDEN = [256, 512]
 DTYPES = ["f32", "bf16", "f16"]

@@ -1,8 +1,9 @@
 """The PyTorch integration on a GPU: custom ops, autograd, torch.compile and
 drop-in modules in a short training run. Skipped without torch and CUDA.
 
-On a machine without MLIR, point NORM_MLIR_CACHE at a cache built by
-scripts/prebuild-cache.py (it holds every program these tests run).
+The wheel (bench/wheel_gpu.sh) carries the compiler and compiles every
+program on first use. A machine with neither runs the plain norms' tests
+from a cache built by scripts/prebuild-cache.py (NORM_MLIR_CACHE).
 """
 
 import pytest
