@@ -19,5 +19,6 @@ else:
     from .modules import (FusedAddLayerNorm, FusedAddRMSNorm, L2Norm, LayerNorm,  # noqa: F401
                           RMSNorm, RMSNormGated)
     from . import functional, ops  # noqa: F401
+    from .fx_passes import compile  # noqa: F401
     __all__ += ["FusedAddLayerNorm", "FusedAddRMSNorm", "L2Norm", "LayerNorm", "RMSNorm",
-                "RMSNormGated", "functional", "ops"]
+                "RMSNormGated", "compile", "functional", "ops"]

@@ -116,22 +116,29 @@ def normalized_shape_tuple(normalized_shape):
 _DEFAULT_EPS = {t: torch.finfo(t).eps for t in _DTYPES}
 
 
-def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """torch.nn.functional.rms_norm: eps None means torch.finfo(input.dtype).eps."""
+def rms_norm(input, normalized_shape, weight=None, eps=None, *, offset=0.0):
+    """torch.nn.functional.rms_norm: eps None means torch.finfo(input.dtype).eps.
+    offset 1 takes the weight as 1 + weight, computed in f32 (Gemma's)."""
     how = _flat(input, normalized_shape, (weight,), "rms_norm")
     if how is not None:
         value = _DEFAULT_EPS[input.dtype] if eps is None else float(eps)
         if not _kernel_epsilon(value):
             how = None
     if how is None:
+        if offset and weight is not None:
+            y = F.rms_norm(input.to(_compute_type(input)),
+                           normalized_shape_tuple(normalized_shape),
+                           weight.to(_compute_type(weight)) + offset, eps)
+            return y.to(input.dtype)
         return F.rms_norm(input, normalized_shape_tuple(normalized_shape), weight, eps)
     n, reshape = how
     x, w = (input.reshape(-1, n), weight.reshape(n) if weight is not None else None) \
         if reshape else (input, weight)
+    offset = float(offset) if weight is not None else 0.0
     if _needs_grad(input, weight):
-        y = ops.rms_norm(x, w, value, 0.0)[0]
+        y = ops.rms_norm(x, w, value, offset)[0]
     else:
-        y = ops.rms_norm_inference(x, w, value, 0.0)
+        y = ops.rms_norm_inference(x, w, value, offset)
     return y.reshape(input.shape) if reshape else y
 
 

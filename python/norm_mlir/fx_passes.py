@@ -1,0 +1,304 @@
+"""norm's kernels inside torch.compile graphs, without changing the model.
+
+`norm_mlir.compile(model)` is torch.compile with the backend below: before
+Inductor compiles a graph Dynamo captured, `rewrite_norms` replaces the
+normalizations it recognizes with calls to norm_mlir.functional, whose
+custom ops carry norm's forward and backward kernels through AOTAutograd;
+everything else is left to Inductor. Recognized:
+
+  * torch.nn.functional.rms_norm / torch.rms_norm and
+    torch.nn.functional.layer_norm / torch.layer_norm (torch.nn.RMSNorm and
+    torch.nn.LayerNorm modules, which Dynamo inlines into these calls);
+  * the RMSNorm written out in Python (Hugging Face's LlamaRMSNorm and
+    its kin): an optional upcast to float32, the mean of squares over the
+    last dimension (pow(2), square() or x * x; mean(-1, keepdim=True)),
+    plus a constant eps, rsqrt (or 1 / sqrt), times the upcast input, an
+    optional cast back, and an optional weight multiplied in (or 1 +
+    weight, Gemma's);
+  * the residual add before any of these whose sum is read again (the
+    pre-norm block's next residual): fused_add_rms_norm /
+    fused_add_layer_norm, one kernel each way.
+
+A written-out RMSNorm is replaced only where its result has the dtype norm
+gives (the input's) and nothing else reads its intermediate values (the
+statistics or the float32 normalized value): otherwise the graph stays as
+it is. The graph's tensors' metadata (Dynamo's example values) decide.
+"""
+
+import operator
+
+import torch
+
+from . import functional
+
+_RMS_NORMS = (torch.nn.functional.rms_norm, torch.rms_norm)
+_LAYER_NORMS = (torch.nn.functional.layer_norm, torch.layer_norm)
+
+
+def _value(node):
+    """Dynamo's example value of `node` (a FakeTensor), or None."""
+    if not isinstance(node, torch.fx.Node):
+        return None
+    v = node.meta.get("example_value")
+    return v if isinstance(v, torch.Tensor) else None
+
+
+def _is_call(node, functions=(), methods=()):
+    if not isinstance(node, torch.fx.Node):
+        return False
+    return ((node.op == "call_function" and node.target in functions)
+            or (node.op == "call_method" and node.target in methods))
+
+
+def _single_user(node):
+    return isinstance(node, torch.fx.Node) and len(node.users) == 1
+
+
+def _widens(source, target):
+    """Whether every `source` value is exactly a `target` value."""
+    return (source == target or target == torch.float64
+            or (target == torch.float32 and source in (torch.bfloat16, torch.float16)))
+
+
+def _strip_casts(node):
+    """The value below the widening casts (.to(torch.float32), .float(),
+    .type_as(...) of a wider tensor) of `node`, and the casts passed; a
+    narrowing cast (float32 to bfloat16) changes the values and stays."""
+    passed = []
+    while _is_call(node, methods=("to", "float", "type_as", "type")):
+        inner, out = _value(node.args[0]), _value(node)
+        if inner is None or out is None or not _widens(inner.dtype, out.dtype):
+            break
+        passed.append(node)
+        node = node.args[0]
+    return node, passed
+
+
+def _is_last_dim_mean(node, source):
+    """`node` is mean over the last dimension of `source`, keepdim=True."""
+    if not _is_call(node, functions=(torch.mean,), methods=("mean",)):
+        return False
+    if node.args[0] is not source:
+        return False
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+    value = _value(source)
+    if value is None or not keepdim:
+        return False
+    if isinstance(dims, (list, tuple)):
+        if len(dims) != 1:
+            return False
+        dims = dims[0]
+    return isinstance(dims, int) and dims in (-1, value.dim() - 1)
+
+
+def _is_square_of(node, x):
+    """`node` is x ** 2 (pow, square, x * x)."""
+    if _is_call(node, functions=(torch.pow, operator.pow), methods=("pow",)):
+        return node.args[0] is x and node.args[1] == 2
+    if _is_call(node, functions=(torch.square,), methods=("square",)):
+        return node.args[0] is x
+    if _is_call(node, functions=(operator.mul, torch.mul), methods=("mul",)):
+        return node.args[0] is x and node.args[1] is x
+    return False
+
+
+def _constant_plus(node):
+    """(other operand, the float constant) of `node` = a + c or c + a."""
+    if not _is_call(node, functions=(operator.add, torch.add), methods=("add",)):
+        return None
+    a, b = node.args[0], node.args[1]
+    if isinstance(b, (int, float)) and isinstance(a, torch.fx.Node):
+        return a, float(b)
+    if isinstance(a, (int, float)) and isinstance(b, torch.fx.Node):
+        return b, float(a)
+    return None
+
+
+def _rsqrt_operand(node):
+    """The x of rsqrt(x) or 1 / sqrt(x) at `node`."""
+    if _is_call(node, functions=(torch.rsqrt,), methods=("rsqrt",)):
+        return node.args[0]
+    if (_is_call(node, functions=(operator.truediv, torch.div), methods=("div",))
+            and node.args[0] == 1 and _is_call(node.args[1], functions=(torch.sqrt,),
+                                                methods=("sqrt",))):
+        return node.args[1].args[0]
+    return None
+
+
+def _other(node, one):
+    """The operand of binary `node` that is not `one`."""
+    a, b = node.args[0], node.args[1]
+    return b if a is one else a if b is one else None
+
+
+def _match_written_rms_norm(rsqrt):
+    """The written-out RMSNorm through `rsqrt`: (input, weight or None,
+    offset, eps, result node, nodes it replaces), or None."""
+    operand = _rsqrt_operand(rsqrt)
+    if operand is None or not _single_user(rsqrt):
+        return None
+    plus = _constant_plus(operand)
+    if plus is None or not _single_user(operand):
+        return None
+    mean, eps = plus
+    if not _single_user(mean) or not isinstance(mean, torch.fx.Node):
+        return None
+    square = mean.args[0] if mean.args else None
+    if not isinstance(square, torch.fx.Node) or not _single_user(square):
+        return None
+    upcast = square.args[0] if square.args else None
+    if not _is_square_of(square, upcast) or not _is_last_dim_mean(mean, square):
+        return None
+    # x * rsqrt(...): the normalized value, in the upcast dtype.
+    scaled = next(iter(rsqrt.users))
+    if not _is_call(scaled, functions=(operator.mul, torch.mul), methods=("mul",)):
+        return None
+    if _other(scaled, rsqrt) is not upcast:
+        return None
+    source, upcasts = _strip_casts(upcast)
+    # The upcast value may feed only the square and the product (or itself,
+    # twice, for x * x).
+    if any(user not in (square, scaled) for user in upcast.users):
+        return None
+    result = scaled
+    replaced = [rsqrt, operand, mean, square, scaled] + upcasts
+    # Then, in either order (Llama casts back before the weight, Gemma
+    # after it): casts, and one multiplication by the weight (or 1 + it).
+    weight, offset = None, 0.0
+    while _single_user(result):
+        user = next(iter(result.users))
+        if _is_call(user, methods=("to", "type_as", "type", "float")):
+            result = user
+            replaced.append(user)
+            continue
+        if weight is not None or not _is_call(
+                user, functions=(operator.mul, torch.mul), methods=("mul",)):
+            break
+        w = _other(user, result)
+        if not isinstance(w, torch.fx.Node):
+            break
+        plus_one = _constant_plus(w)
+        if plus_one is not None and plus_one[1] == 1.0 and _single_user(w):
+            replaced.append(w)
+            w, offset = plus_one[0], 1.0
+        w, weight_casts = _strip_casts(w)
+        wv = _value(w)
+        if wv is None or wv.dim() != 1:
+            break
+        weight = w
+        replaced += [c for c in weight_casts if _single_user(c)]
+        result = user
+        replaced.append(user)
+    x, y = _value(source), _value(result)
+    if x is None or y is None or y.dtype != x.dtype or y.shape != x.shape:
+        return None
+    # The kernels are compiled for a static normalized size.
+    if x.dim() == 0 or not isinstance(x.shape[-1], int):
+        return None
+    if weight is not None and _value(weight).shape[0] != x.shape[-1]:
+        return None
+    return source, weight, offset, eps, result, replaced
+
+
+def rewrite_norms(gm):
+    """Replaces the normalizations of `gm` (a Dynamo graph) that norm
+    implements with norm_mlir.functional calls; returns {form: count}."""
+    graph = gm.graph
+    counts = {}
+
+    def count(form):
+        counts[form] = counts.get(form, 0) + 1
+
+    for node in list(graph.nodes):
+        if node.op != "call_function":
+            continue
+        if node.target in _RMS_NORMS:
+            node.target = functional.rms_norm
+            count("rms_norm")
+        elif node.target in _LAYER_NORMS:
+            # torch.layer_norm's sixth argument (cudnn_enable) has no
+            # meaning for norm's kernels.
+            node.args = node.args[:5]
+            node.kwargs = {k: v for k, v in node.kwargs.items() if k != "cudnn_enable"}
+            node.target = functional.layer_norm
+            count("layer_norm")
+    for node in list(graph.nodes):
+        if node.graph is not graph or _rsqrt_operand(node) is None:
+            continue
+        match = _match_written_rms_norm(node)
+        if match is None:
+            continue
+        source, weight, offset, eps, result, replaced = match
+        n = (_value(source).shape[-1],)
+        with graph.inserting_before(result):
+            new = graph.call_function(functional.rms_norm, (source, n, weight, eps),
+                                      {"offset": offset} if offset else {})
+        new.meta.update(result.meta)
+        result.replace_all_uses_with(new)
+        for dead in sorted(set(replaced), key=lambda d: -list(graph.nodes).index(d)):
+            if not dead.users:
+                graph.erase_node(dead)
+        count("written_rms_norm")
+    for node in list(graph.nodes):
+        if node.graph is graph and _fuse_residual_add(graph, node):
+            count("fused_add")
+    graph.lint()
+    gm.recompile()
+    return counts
+
+
+_FUSED = {functional.rms_norm: functional.fused_add_rms_norm,
+          functional.layer_norm: functional.fused_add_layer_norm}
+
+
+def _fuse_residual_add(graph, norm):
+    """Replaces norm(x + r), where the sum is also read elsewhere (the next
+    residual), with the fused residual add and norm, whose second result is
+    the sum. Returns whether it did."""
+    if norm.op != "call_function" or norm.target not in _FUSED or norm.kwargs.get("offset"):
+        return False
+    add = norm.args[0] if norm.args else None
+    if not _is_call(add, functions=(operator.add, torch.add), methods=("add",)):
+        return False
+    if add.kwargs or len(add.args) != 2 or not all(
+            isinstance(a, torch.fx.Node) for a in add.args):
+        return False
+    x, r, h = _value(add.args[0]), _value(add.args[1]), _value(add)
+    if x is None or r is None or h is None or not (x.shape == r.shape == h.shape
+                                                  and x.dtype == r.dtype == h.dtype):
+        return False
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    # The fused call goes where the norm is: every other reader of the sum
+    # must come after it.
+    if any(order[user] < order[norm] for user in add.users if user is not norm):
+        return False
+    with graph.inserting_before(norm):
+        fused = graph.call_function(_FUSED[norm.target],
+                                    tuple(add.args) + tuple(norm.args[1:]), dict(norm.kwargs))
+        y = graph.call_function(operator.getitem, (fused, 0))
+        total = graph.call_function(operator.getitem, (fused, 1))
+    y.meta.update(norm.meta)
+    total.meta.update(add.meta)
+    norm.replace_all_uses_with(y)
+    graph.erase_node(norm)
+    add.replace_all_uses_with(total)
+    graph.erase_node(add)
+    return True
+
+
+def backend(gm, example_inputs, **inductor_options):
+    """A torch.compile backend: rewrite_norms, then Inductor."""
+    from torch._inductor.compile_fx import compile_fx
+    rewrite_norms(gm)
+    return compile_fx(gm, example_inputs, **inductor_options)
+
+
+def compile(model, **kwargs):
+    """torch.compile(model) with norm's kernels for the normalizations it
+    recognizes (see this module); kwargs go to torch.compile (fullgraph,
+    dynamic, ...; not backend)."""
+    if "backend" in kwargs:
+        raise TypeError("norm_mlir.compile sets the backend; pass the other torch.compile "
+                        "arguments")
+    return torch.compile(model, backend=backend, **kwargs)

@@ -1,0 +1,169 @@
+"""norm_mlir.compile: the normalizations of a model found in the graphs
+torch.compile captures and replaced by norm's ops (norm_mlir.fx_passes), on
+the CPU lowering: which forms are rewritten, which near misses are not,
+and that the compiled model's outputs and gradients are the model's."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from norm_mlir import compiler  # noqa: E402
+
+if compiler._library() is None:
+    pytest.skip("libNormCAPI.so is not built", allow_module_level=True)
+
+import norm_mlir  # noqa: E402
+from norm_mlir import fx_passes  # noqa: E402
+
+nn = torch.nn
+
+
+class LlamaRMSNorm(nn.Module):
+    """Hugging Face's LlamaRMSNorm, as written there."""
+
+    def __init__(self, n, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.rand(n) + 0.5)
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states):
+        input_dtype = hidden_states.dtype
+        hidden_states = hidden_states.to(torch.float32)
+        variance = hidden_states.pow(2).mean(-1, keepdim=True)
+        hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)
+        return self.weight * hidden_states.to(input_dtype)
+
+
+class GemmaRMSNorm(nn.Module):
+    """Gemma's: (1 + weight), in float32, cast back after the weight."""
+
+    def __init__(self, n, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.randn(n) * 0.1)
+
+    def _norm(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    def forward(self, x):
+        output = self._norm(x.float())
+        output = output * (1.0 + self.weight.float())
+        return output.type_as(x)
+
+
+class Spellings(nn.Module):
+    """Other spellings: x * x, torch.mean with dim=, 1 / sqrt, no weight."""
+
+    def forward(self, x):
+        ms = torch.mean(x * x, dim=-1, keepdim=True)
+        return x * (1 / torch.sqrt(ms + 1e-5))
+
+
+class Block(nn.Module):
+    def __init__(self, n=64):
+        super().__init__()
+        self.a = LlamaRMSNorm(n)
+        self.lin = nn.Linear(n, n)
+        self.b = nn.RMSNorm(n, eps=1e-5)
+        self.c = nn.LayerNorm(n)
+        self.d = GemmaRMSNorm(n)
+        self.e = Spellings()
+
+    def forward(self, x, r):
+        h = x + r
+        y = self.lin(self.a(h))
+        return self.e(self.d(self.c(self.b(y)))) + h
+
+
+def compiled_counts(model, *inputs, **kwargs):
+    """Compiles `model` with the rewrite, runs it, and returns its outputs
+    and the forms rewritten."""
+    counts = {}
+
+    def backend(gm, example_inputs):
+        for form, k in fx_passes.rewrite_norms(gm).items():
+            counts[form] = counts.get(form, 0) + k
+        from torch._inductor.compile_fx import compile_fx
+        return compile_fx(gm, example_inputs)
+
+    out = torch.compile(model, backend=backend, **kwargs)(*inputs)
+    return out, counts
+
+
+def rel(a, b):
+    return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
+
+
+def test_every_form_is_rewritten_and_matches_the_model():
+    torch.manual_seed(0)
+    model = Block()
+    x = torch.randn(2, 5, 64, requires_grad=True)
+    r = torch.randn(2, 5, 64)
+    out, counts = compiled_counts(model, x, r, fullgraph=True)
+    assert counts == {"rms_norm": 1, "layer_norm": 1, "written_rms_norm": 3, "fused_add": 1}
+    out.square().sum().backward()
+    grads = [x.grad] + [p.grad for p in model.parameters()]
+    x.grad = None
+    model.zero_grad()
+    ref = model(x, r)
+    ref.square().sum().backward()
+    assert rel(out, ref) < 1e-5
+    for got, want in zip(grads, [x.grad] + [p.grad for p in model.parameters()]):
+        assert rel(got, want) < 1e-4
+
+
+def test_bf16_model_through_norm_mlir_compile():
+    torch.manual_seed(1)
+    model = Block().to(torch.bfloat16)
+    x = torch.randn(3, 64, dtype=torch.bfloat16, requires_grad=True)
+    r = torch.randn(3, 64, dtype=torch.bfloat16)
+    out = norm_mlir.compile(model)(x, r)
+    out.float().square().sum().backward()
+    gx = x.grad
+    x.grad = None
+    ref = model(x, r)
+    ref.float().square().sum().backward()
+    assert rel(out, ref) < 3e-2 and rel(gx, x.grad) < 3e-2
+
+
+class NearMisses(nn.Module):
+    """Normalizations norm does not implement, or whose pieces the model
+    reads: each must stay as written."""
+
+    def __init__(self, n=64):
+        super().__init__()
+        self.weight = nn.Parameter(torch.rand(n) + 0.5)
+
+    def forward(self, x):
+        # Mean over the wrong axis.
+        a = x * torch.rsqrt(x.pow(2).mean(0, keepdim=True) + 1e-6)
+        # eps outside the square root.
+        b = x / (torch.sqrt(x.pow(2).mean(-1, keepdim=True)) + 1e-6)
+        # The statistics are used as well.
+        ms = x.pow(2).mean(-1, keepdim=True)
+        c = x * torch.rsqrt(ms + 1e-6) + ms
+        # A float32 weight on a bfloat16 row promotes the result to float32.
+        xb = x.to(torch.bfloat16)
+        xf = xb.float()
+        e = self.weight * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6))
+        return a.sum() + b.sum() + c.sum() + e.sum()
+
+
+def test_near_misses_are_left_to_inductor():
+    torch.manual_seed(2)
+    model = NearMisses()
+    x = torch.randn(4, 64)
+    out, counts = compiled_counts(model, x)
+    assert counts == {}
+    assert rel(out, model(x)) < 1e-5
+
+
+def test_dynamic_rows_and_no_graph_break():
+    torch.manual_seed(3)
+    model = LlamaRMSNorm(32)
+    f = norm_mlir.compile(model, dynamic=True, fullgraph=True)
+    for m in (3, 7, 12):
+        x = torch.randn(m, 32)
+        assert rel(f(x), model(x)) < 1e-5
+    with pytest.raises(TypeError, match="sets the backend"):
+        norm_mlir.compile(model, backend="eager")
