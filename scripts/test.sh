@@ -24,6 +24,15 @@ if [ ! -d "$build/pydeps/jsonschema" ]; then
     || echo "test: jsonschema could not be installed; the manifest schema test will be skipped"
 fi
 
+# transformers, whose Llama and Qwen3 models (built from configs, nothing
+# downloaded) the torch.compile integration's test compiles as they are;
+# without it that test is skipped.
+if [ "${NORM_SKIP_TORCH:-0}" != 1 ] && [ ! -d "$build/pydeps/transformers" ]; then
+  python3 -m pip install -q --disable-pip-version-check --target "$build/pydeps" \
+    "transformers==4.57.1" \
+    || echo "test: transformers could not be installed; its model test will be skipped"
+fi
+
 # The native PyTorch extension (python/csrc on runtime/: the ops' schemas,
 # CUDA and autograd kernels in C++), built against that PyTorch into
 # $build/python, where norm_mlir.native finds it. A failed build fails the

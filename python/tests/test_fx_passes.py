@@ -167,3 +167,32 @@ def test_dynamic_rows_and_no_graph_break():
         assert rel(f(x), model(x)) < 1e-5
     with pytest.raises(TypeError, match="sets the backend"):
         norm_mlir.compile(model, backend="eager")
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen3"])
+def test_hugging_face_models_unchanged(family):
+    """Hugging Face Llama and Qwen3 models, built from configs and compiled
+    as they are: every RMSNorm (Qwen3's q/k norms included) and every
+    residual add before one is rewritten, and a training step's loss and
+    gradients are the model's."""
+    transformers = pytest.importorskip("transformers")
+    import copy
+    torch.manual_seed(4)
+    common = dict(vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2)
+    if family == "llama":
+        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**common))
+        norms = 2 * 2 + 1
+    else:
+        model = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(head_dim=16, **common))
+        norms = 2 * 4 + 1
+    reference = copy.deepcopy(model)
+    ids = torch.randint(0, 128, (2, 9))
+    loss, counts = compiled_counts(lambda i: model(i, labels=i).loss, ids)
+    assert counts == {"written_rms_norm": norms, "fused_add": 2 * 2}
+    loss.backward()
+    want = reference(ids, labels=ids).loss
+    want.backward()
+    assert rel(loss, want) < 1e-5
+    for p, q in zip(model.parameters(), reference.parameters()):
+        assert rel(p.grad, q.grad) < 1e-4
