@@ -15,8 +15,13 @@ everything else is left to Inductor. Recognized:
     plus a constant eps, rsqrt (or 1 / sqrt), times the upcast input, an
     optional cast back, and an optional weight multiplied in (or 1 +
     weight, Gemma's);
-  * the residual add before any of these whose sum is read again (the
-    pre-norm block's next residual): fused_add_rms_norm /
+  * the same with a sum of squares instead of their mean and no weight:
+    the L2 norm of Gated DeltaNet's q and k (FLA's l2norm);
+  * an RMSNorm multiplied by silu(z) or sigmoid(z) (z possibly upcast, the
+    product possibly cast back): the gated RMSNorm of Qwen3-Next and Gated
+    DeltaNet, norm before the gate;
+  * the residual add before an RMSNorm or LayerNorm whose sum is read again
+    (the pre-norm block's next residual): fused_add_rms_norm /
     fused_add_layer_norm, one kernel each way.
 
 A written-out RMSNorm is replaced only where its result has the dtype norm
@@ -74,10 +79,20 @@ def _strip_casts(node):
     return node, passed
 
 
-def _is_last_dim_mean(node, source):
-    """`node` is mean over the last dimension of `source`, keepdim=True."""
-    if not _is_call(node, functions=(torch.mean,), methods=("mean",)):
-        return False
+def _last_dim_reduction(node, source):
+    """'mean' or 'sum' where `node` is that over the last dimension of
+    `source` with keepdim=True, else None."""
+    if _is_call(node, functions=(torch.mean,), methods=("mean",)):
+        kind = "mean"
+    elif _is_call(node, functions=(torch.sum,), methods=("sum",)):
+        kind = "sum"
+    else:
+        return None
+    return kind if _keeps_last_dim(node, source) else None
+
+
+def _keeps_last_dim(node, source):
+    """`node` reduces `source` over its last dimension with keepdim=True."""
     if node.args[0] is not source:
         return False
     dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
@@ -148,7 +163,8 @@ def _match_written_rms_norm(rsqrt):
     if not isinstance(square, torch.fx.Node) or not _single_user(square):
         return None
     upcast = square.args[0] if square.args else None
-    if not _is_square_of(square, upcast) or not _is_last_dim_mean(mean, square):
+    reduction = _last_dim_reduction(mean, square) if _is_square_of(square, upcast) else None
+    if reduction is None:
         return None
     # x * rsqrt(...): the normalized value, in the upcast dtype.
     scaled = next(iter(rsqrt.users))
@@ -164,7 +180,8 @@ def _match_written_rms_norm(rsqrt):
     result = scaled
     replaced = [rsqrt, operand, mean, square, scaled] + upcasts
     # Then, in either order (Llama casts back before the weight, Gemma
-    # after it): casts, and one multiplication by the weight (or 1 + it).
+    # after it): casts, and one multiplication by the weight (or 1 + it);
+    # the L2 norm (a sum of squares) takes no weight.
     weight, offset = None, 0.0
     while _single_user(result):
         user = next(iter(result.users))
@@ -172,7 +189,7 @@ def _match_written_rms_norm(rsqrt):
             result = user
             replaced.append(user)
             continue
-        if weight is not None or not _is_call(
+        if reduction == "sum" or weight is not None or not _is_call(
                 user, functions=(operator.mul, torch.mul), methods=("mul",)):
             break
         w = _other(user, result)
@@ -198,7 +215,7 @@ def _match_written_rms_norm(rsqrt):
         return None
     if weight is not None and _value(weight).shape[0] != x.shape[-1]:
         return None
-    return source, weight, offset, eps, result, replaced
+    return reduction, source, weight, offset, eps, result, replaced
 
 
 def rewrite_norms(gm):
@@ -229,23 +246,90 @@ def rewrite_norms(gm):
         match = _match_written_rms_norm(node)
         if match is None:
             continue
-        source, weight, offset, eps, result, replaced = match
+        reduction, source, weight, offset, eps, result, replaced = match
         n = (_value(source).shape[-1],)
         with graph.inserting_before(result):
-            new = graph.call_function(functional.rms_norm, (source, n, weight, eps),
-                                      {"offset": offset} if offset else {})
+            if reduction == "sum":
+                new = graph.call_function(functional.l2_norm, (source, eps))
+            else:
+                new = graph.call_function(functional.rms_norm, (source, n, weight, eps),
+                                          {"offset": offset} if offset else {})
         new.meta.update(result.meta)
         result.replace_all_uses_with(new)
         for dead in sorted(set(replaced), key=lambda d: -list(graph.nodes).index(d)):
             if not dead.users:
                 graph.erase_node(dead)
-        count("written_rms_norm")
+        count("written_l2_norm" if reduction == "sum" else "written_rms_norm")
+    for node in list(graph.nodes):
+        if node.graph is graph and _fuse_gate(graph, node):
+            count("gated")
     for node in list(graph.nodes):
         if node.graph is graph and _fuse_residual_add(graph, node):
             count("fused_add")
     graph.lint()
     gm.recompile()
     return counts
+
+
+_ACTIVATIONS = {torch.nn.functional.silu: "silu", torch.sigmoid: "sigmoid"}
+
+
+def _fuse_gate(graph, norm):
+    """Replaces rms_norm(x) * act(z) (act silu or sigmoid, z possibly
+    upcast, the product possibly cast back to x's dtype: Qwen3-Next's and
+    Gated DeltaNet's gated RMSNorm with the norm before the gate) with the
+    gated RMSNorm. Returns whether it did."""
+    if (norm.op != "call_function" or norm.target is not functional.rms_norm
+            or norm.kwargs.get("offset") or not _single_user(norm)):
+        return False
+    x = _value(norm.args[0])
+    if x is None:
+        return False
+    head, casts = norm, []
+    while _single_user(head) and _is_call(next(iter(head.users)), methods=("to", "float")):
+        user = next(iter(head.users))
+        if _value(user) is None or not _widens(_value(head).dtype, _value(user).dtype):
+            return False
+        head = user
+        casts.append(user)
+    mul = next(iter(head.users)) if _single_user(head) else None
+    if not _is_call(mul, functions=(operator.mul, torch.mul), methods=("mul",)):
+        return False
+    act = _other(mul, head)
+    if not (isinstance(act, torch.fx.Node) and _single_user(act)):
+        return False
+    if act.op == "call_function" and act.target in _ACTIVATIONS:
+        activation = _ACTIVATIONS[act.target]
+    elif _is_call(act, methods=("sigmoid",)):
+        activation = "sigmoid"
+    else:
+        return False
+    if act.kwargs.get("inplace"):
+        return False
+    gate, gate_casts = _strip_casts(act.args[0])
+    result, replaced = mul, casts + [mul, act] + [c for c in gate_casts if _single_user(c)]
+    while _single_user(result) and _is_call(next(iter(result.users)),
+                                            methods=("to", "type_as", "type")):
+        result = next(iter(result.users))
+        replaced.append(result)
+    z, y = _value(gate), _value(result)
+    if z is None or y is None or z.shape != x.shape or z.dtype != x.dtype or y.dtype != x.dtype:
+        return False
+    args = list(norm.args) + [None] * (4 - len(norm.args))
+    weight = norm.kwargs.get("weight", args[2])
+    eps = norm.kwargs.get("eps", args[3])
+    if eps is None or not isinstance(eps, (int, float)):
+        return False
+    with graph.inserting_before(result):
+        new = graph.call_function(functional.rms_norm_gated,
+                                  (norm.args[0], gate, weight, float(eps), activation, True))
+    new.meta.update(result.meta)
+    result.replace_all_uses_with(new)
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    for dead in sorted(set(replaced + [norm]), key=lambda d: -order[d]):
+        if not dead.users:
+            graph.erase_node(dead)
+    return True
 
 
 _FUSED = {functional.rms_norm: functional.fused_add_rms_norm,

@@ -196,3 +196,49 @@ def test_hugging_face_models_unchanged(family):
     assert rel(loss, want) < 1e-5
     for p, q in zip(model.parameters(), reference.parameters()):
         assert rel(p.grad, q.grad) < 1e-4
+
+
+class GatedDeltaNetNorms(nn.Module):
+    """FLA's l2norm on q and k, and Qwen3-Next's gated RMSNorm on the
+    output (as written there), around a stand-in for the recurrence."""
+
+    def __init__(self, heads=4, dim=32):
+        super().__init__()
+        self.heads, self.dim = heads, dim
+        self.weight = nn.Parameter(torch.rand(dim) + 0.5)
+        self.proj = nn.Linear(heads * dim, 3 * heads * dim)
+
+    def l2norm(self, x, eps=1e-6):
+        return x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps)
+
+    def gated_norm(self, hidden_states, gate):
+        input_dtype = hidden_states.dtype
+        hidden_states = hidden_states.to(torch.float32)
+        variance = hidden_states.pow(2).mean(-1, keepdim=True)
+        hidden_states = hidden_states * torch.rsqrt(variance + 1e-6)
+        hidden_states = self.weight * hidden_states.to(input_dtype)
+        hidden_states = hidden_states * torch.nn.functional.silu(gate.to(torch.float32))
+        return hidden_states.to(input_dtype)
+
+    def forward(self, x):
+        q, k, g = self.proj(x).unflatten(-1, (3, self.heads, self.dim)).unbind(-3)
+        q, k = self.l2norm(q), self.l2norm(k)
+        o = q * k.sum(-2, keepdim=True)       # a stand-in for the recurrence
+        return self.gated_norm(o, g)
+
+
+def test_l2_and_gated_norms_are_rewritten():
+    torch.manual_seed(5)
+    model = GatedDeltaNetNorms()
+    x = torch.randn(2, 6, 128, requires_grad=True)
+    out, counts = compiled_counts(model, x, fullgraph=True)
+    assert counts == {"written_l2_norm": 2, "written_rms_norm": 1, "gated": 1}
+    out.square().sum().backward()
+    grads = [x.grad] + [p.grad for p in model.parameters()]
+    x.grad = None
+    model.zero_grad()
+    ref = model(x)
+    ref.square().sum().backward()
+    assert rel(out, ref) < 1e-5
+    for got, want in zip(grads, [x.grad] + [p.grad for p in model.parameters()]):
+        assert rel(got, want) < 1e-4
