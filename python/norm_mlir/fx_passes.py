@@ -371,17 +371,22 @@ def _fuse_residual_add(graph, norm):
     return True
 
 
-def backend(gm, example_inputs, **inductor_options):
-    """A torch.compile backend: rewrite_norms, then Inductor."""
+def backend(gm, example_inputs, mode=None, options=None):
+    """A torch.compile backend: rewrite_norms, then Inductor with the
+    configuration torch.compile's `mode` and `options` give it (as for
+    torch.compile's own Inductor backend)."""
+    import torch._inductor
     from torch._inductor.compile_fx import compile_fx
     rewrite_norms(gm)
-    return compile_fx(gm, example_inputs, **inductor_options)
+    patches = dict(torch._inductor.list_mode_options(mode)) if mode else {}
+    patches.update(options or {})
+    return compile_fx(gm, example_inputs, config_patches=patches or None)
 
 
 def compile(model, **kwargs):
     """torch.compile(model) with norm's kernels for the normalizations it
     recognizes (see this module); kwargs go to torch.compile (fullgraph,
-    dynamic, ...; not backend)."""
+    dynamic, mode, options, ...; not backend)."""
     if "backend" in kwargs:
         raise TypeError("norm_mlir.compile sets the backend; pass the other torch.compile "
                         "arguments")

@@ -167,6 +167,11 @@ def test_dynamic_rows_and_no_graph_break():
         assert rel(f(x), model(x)) < 1e-5
     with pytest.raises(TypeError, match="sets the backend"):
         norm_mlir.compile(model, backend="eager")
+    # torch.compile's mode (or options) reach Inductor as they would
+    # without norm.
+    x = torch.randn(5, 32)
+    for kwargs in ({"mode": "max-autotune-no-cudagraphs"}, {"options": {"trace.enabled": False}}):
+        assert rel(norm_mlir.compile(model, **kwargs)(x), model(x)) < 1e-5
 
 
 @pytest.mark.parametrize("family", ["llama", "qwen3"])
