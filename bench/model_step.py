@@ -16,8 +16,11 @@ cleared between steps. The norms:
 - norm-add: norm_mlir.FusedAddRMSNorm, each residual add in the kernel of
   the norm that follows it (the layers pass the residual stream and the
   pending addend on: the same sums, in the same order).
-Each runs eager and compiled (torch.compile of the whole stack), the same
-weights and inputs; step time is the median of --steps steps after
+Each runs eager, compiled (torch.compile of the whole stack) and, mode
+norm-compile, through norm_mlir.compile (torch.compile with norm's graph
+rewrite: the model unchanged, its norms and the residual adds before them
+found in the graph; with --norms upcast this is the switch a user turns on
+for model code as it is), the same weights and inputs; step time is the median of --steps steps after
 --warmup, each timed from a synchronized start to a synchronized end (host
 and device together, as a training loop sees it). --profile adds, per
 variant, the device time per step of the kernels that compute the norms
@@ -168,7 +171,8 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--norms", default="upcast,torch,norm,norm-add")
-    parser.add_argument("--modes", default="eager,compile")
+    parser.add_argument("--modes", default="eager,compile",
+                        help="eager, compile (torch.compile), norm-compile (norm_mlir.compile)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=0,
                         help="with --profile: print the K kernels whose time differs most "
@@ -195,7 +199,11 @@ def main():
             model = Stack(args.hidden, args.layers, norm_class(name),
                           fused_add=name == "norm-add", **kw)
             model.load_state_dict(state)
-            run = torch.compile(model) if mode == "compile" else model
+            if mode == "norm-compile":
+                import norm_mlir
+                run = norm_mlir.compile(model)
+            else:
+                run = torch.compile(model) if mode == "compile" else model
 
             def step():
                 loss = F.mse_loss(run(x).float(), target.float())
@@ -224,6 +232,11 @@ def main():
                   f"{losses[0]:.5f}{extra}", flush=True)
             del model, run
             torch.cuda.empty_cache()
+    if "compile" in results and "norm-compile" in results:
+        for name, row in results["norm-compile"].items():
+            if name in results["compile"]:
+                print(f"{name:>8}: norm_mlir.compile / torch.compile step = "
+                      f"{row['step_ms'] / results['compile'][name]['step_ms']:.3f}")
     for mode, rows in results.items():
         if args.top and "norm" in rows and "torch" in rows and "kernels_us" in rows["norm"]:
             # The kernels whose time per step differs most between the two.
