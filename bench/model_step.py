@@ -4,7 +4,8 @@ and under torch.compile, in one run.
 
 The stack: --layers pre-norm decoder layers (RMSNorm, GQA attention through
 scaled_dot_product_attention with causal masking, RMSNorm, SwiGLU MLP,
-residual adds) and a final RMSNorm, bf16, --tokens tokens (batch x seq),
+residual adds; --qk-norm: Qwen3's RMSNorm over head_dim of q and k too)
+and a final RMSNorm, bf16, --tokens tokens (batch x seq),
 hidden --hidden (4096: 32 heads of 128, 8 KV heads, MLP 14336; 2048: 16
 heads, 4 KV heads, MLP 5632). The step is forward, a loss (mean square of
 the output against a fixed target) and backward; parameters' gradients are
@@ -70,9 +71,13 @@ def norm_class(name):
 
 
 class Layer(torch.nn.Module):
-    def __init__(self, hidden, heads, kv_heads, mlp, norm, **kw):
+    def __init__(self, hidden, heads, kv_heads, mlp, norm, qk_norm=None, **kw):
         super().__init__()
         self.heads, self.kv_heads, self.head_dim = heads, kv_heads, hidden // heads
+        # Qwen3's QK-norm (qk_norm: its RMSNorm class): over head_dim of q
+        # and of k.
+        self.q_norm = qk_norm(self.head_dim, 1e-6, **kw) if qk_norm else None
+        self.k_norm = qk_norm(self.head_dim, 1e-6, **kw) if qk_norm else None
         self.attn_norm = norm(hidden, 1e-6, **kw)
         self.q = torch.nn.Linear(hidden, hidden, bias=False, **kw)
         self.kv = torch.nn.Linear(hidden, 2 * kv_heads * self.head_dim, bias=False, **kw)
@@ -81,12 +86,18 @@ class Layer(torch.nn.Module):
         self.gate_up = torch.nn.Linear(hidden, 2 * mlp, bias=False, **kw)
         self.down = torch.nn.Linear(mlp, hidden, bias=False, **kw)
 
+    def attention_inputs(self, a, b, s):
+        """q, k, v of the normalized stream `a` (q and k QK-normed)."""
+        q = self.q(a).view(b, s, self.heads, self.head_dim)
+        k, v = self.kv(a).view(b, s, 2, self.kv_heads, self.head_dim).unbind(2)
+        if self.q_norm is not None:
+            q, k = self.q_norm(q), self.k_norm(k)
+        return q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+
     def forward(self, x):
         b, s, h = x.shape
         a = self.attn_norm(x)
-        q = self.q(a).view(b, s, self.heads, self.head_dim).transpose(1, 2)
-        k, v = self.kv(a).view(b, s, 2, self.kv_heads, self.head_dim).unbind(2)
-        k, v = k.transpose(1, 2), v.transpose(1, 2)
+        q, k, v = self.attention_inputs(a, b, s)
         o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
         x = x + self.o(o.transpose(1, 2).reshape(b, s, h))
         gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
@@ -106,9 +117,7 @@ class FusedAddLayer(Layer):
             a = norm_mlir.functional.rms_norm(x, (h,), self.attn_norm.weight, 1e-6)
         else:
             a, x = self.attn_norm(delta, x)
-        q = self.q(a).view(b, s, self.heads, self.head_dim).transpose(1, 2)
-        k, v = self.kv(a).view(b, s, 2, self.kv_heads, self.head_dim).unbind(2)
-        k, v = k.transpose(1, 2), v.transpose(1, 2)
+        q, k, v = self.attention_inputs(a, b, s)
         o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
         m, x = self.mlp_norm(self.o(o.transpose(1, 2).reshape(b, s, h)), x)
         gate, up = self.gate_up(m).chunk(2, dim=-1)
@@ -116,12 +125,14 @@ class FusedAddLayer(Layer):
 
 
 class Stack(torch.nn.Module):
-    def __init__(self, hidden, layers, norm, fused_add=False, **kw):
+    def __init__(self, hidden, layers, norm, fused_add=False, qk_norm=False, **kw):
         super().__init__()
         shape = SHAPES[hidden]
         layer = FusedAddLayer if fused_add else Layer
         self.fused_add = fused_add
-        self.layers = torch.nn.ModuleList(layer(hidden, norm=norm, **shape, **kw)
+        # The QK-norms have no residual add: the fused-add stack's are plain.
+        qk = (norm_class("norm") if fused_add else norm) if qk_norm else None
+        self.layers = torch.nn.ModuleList(layer(hidden, norm=norm, qk_norm=qk, **shape, **kw)
                                           for _ in range(layers))
         self.norm = norm(hidden, 1e-6, **kw)
 
@@ -173,6 +184,8 @@ def main():
     parser.add_argument("--norms", default="upcast,torch,norm,norm-add")
     parser.add_argument("--modes", default="eager,compile",
                         help="eager, compile (torch.compile), norm-compile (norm_mlir.compile)")
+    parser.add_argument("--qk-norm", action="store_true",
+                        help="Qwen3-style: an RMSNorm over head_dim on q and k in every layer")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=0,
                         help="with --profile: print the K kernels whose time differs most "
@@ -187,7 +200,7 @@ def main():
     x = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
     target = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
     torch.manual_seed(0)
-    reference = Stack(args.hidden, args.layers, norm_class("torch"), **kw)
+    reference = Stack(args.hidden, args.layers, norm_class("torch"), qk_norm=args.qk_norm, **kw)
     state = reference.state_dict()
     del reference
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  hidden "
@@ -197,7 +210,7 @@ def main():
     for mode in args.modes.split(","):
         for name in args.norms.split(","):
             model = Stack(args.hidden, args.layers, norm_class(name),
-                          fused_add=name == "norm-add", **kw)
+                          fused_add=name == "norm-add", qk_norm=args.qk_norm, **kw)
             model.load_state_dict(state)
             if mode == "norm-compile":
                 import norm_mlir
