@@ -4,7 +4,9 @@ and under torch.compile, in one run.
 
 The stack: --layers pre-norm decoder layers (RMSNorm, GQA attention through
 scaled_dot_product_attention with causal masking, RMSNorm, SwiGLU MLP,
-residual adds; --qk-norm: Qwen3's RMSNorm over head_dim of q and k too)
+residual adds; --qk-norm: Qwen3's RMSNorm over head_dim of q and k too;
+--gdn: Gated DeltaNet's L2-normalized q and k and gated output norm, as
+FLA and Qwen3-Next write them, attention standing in for the recurrence)
 and a final RMSNorm, bf16, --tokens tokens (batch x seq),
 hidden --hidden (4096: 32 heads of 128, 8 KV heads, MLP 14336; 2048: 16
 heads, 4 KV heads, MLP 5632). The step is forward, a loss (mean square of
@@ -70,8 +72,25 @@ def norm_class(name):
     return lambda hidden, eps, **kw: norm_mlir.RMSNorm(hidden, eps=eps, **kw)
 
 
+def l2norm(x, eps=1e-6):
+    """FLA's l2norm of Gated DeltaNet's q and k, as written there."""
+    return x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps)
+
+
+def gated_rms_norm(hidden_states, gate, weight, eps=1e-6):
+    """Qwen3-Next's gated RMSNorm (the norm before a silu gate), as written
+    there."""
+    input_dtype = hidden_states.dtype
+    hidden_states = hidden_states.to(torch.float32)
+    variance = hidden_states.pow(2).mean(-1, keepdim=True)
+    hidden_states = hidden_states * torch.rsqrt(variance + eps)
+    hidden_states = weight * hidden_states.to(input_dtype)
+    hidden_states = hidden_states * F.silu(gate.to(torch.float32))
+    return hidden_states.to(input_dtype)
+
+
 class Layer(torch.nn.Module):
-    def __init__(self, hidden, heads, kv_heads, mlp, norm, qk_norm=None, **kw):
+    def __init__(self, hidden, heads, kv_heads, mlp, norm, qk_norm=None, gdn=False, **kw):
         super().__init__()
         self.heads, self.kv_heads, self.head_dim = heads, kv_heads, hidden // heads
         # Qwen3's QK-norm (qk_norm: its RMSNorm class): over head_dim of q
@@ -82,6 +101,13 @@ class Layer(torch.nn.Module):
         self.q = torch.nn.Linear(hidden, hidden, bias=False, **kw)
         self.kv = torch.nn.Linear(hidden, 2 * kv_heads * self.head_dim, bias=False, **kw)
         self.o = torch.nn.Linear(hidden, hidden, bias=False, **kw)
+        # Gated-DeltaNet-style: q and k L2-normalized per head, the output
+        # through a gated RMSNorm over head_dim (attention stands in for the
+        # recurrence: the same shapes).
+        self.gdn = gdn
+        if gdn:
+            self.g = torch.nn.Linear(hidden, hidden, bias=False, **kw)
+            self.o_norm_weight = torch.nn.Parameter(torch.ones(self.head_dim, **kw))
         self.mlp_norm = norm(hidden, 1e-6, **kw)
         self.gate_up = torch.nn.Linear(hidden, 2 * mlp, bias=False, **kw)
         self.down = torch.nn.Linear(mlp, hidden, bias=False, **kw)
@@ -92,14 +118,23 @@ class Layer(torch.nn.Module):
         k, v = self.kv(a).view(b, s, 2, self.kv_heads, self.head_dim).unbind(2)
         if self.q_norm is not None:
             q, k = self.q_norm(q), self.k_norm(k)
+        if self.gdn:
+            q, k = l2norm(q), l2norm(k)
         return q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+
+    def attention_output(self, a, b, s, h):
+        """The attention (or its stand-in) of `a`, projected back to h."""
+        q, k, v = self.attention_inputs(a, b, s)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        o = o.transpose(1, 2)
+        if self.gdn:
+            o = gated_rms_norm(o, self.g(a).view(b, s, self.heads, self.head_dim),
+                               self.o_norm_weight)
+        return self.o(o.reshape(b, s, h))
 
     def forward(self, x):
         b, s, h = x.shape
-        a = self.attn_norm(x)
-        q, k, v = self.attention_inputs(a, b, s)
-        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-        x = x + self.o(o.transpose(1, 2).reshape(b, s, h))
+        x = x + self.attention_output(self.attn_norm(x), b, s, h)
         gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
         return x + self.down(F.silu(gate) * up)
 
@@ -117,22 +152,21 @@ class FusedAddLayer(Layer):
             a = norm_mlir.functional.rms_norm(x, (h,), self.attn_norm.weight, 1e-6)
         else:
             a, x = self.attn_norm(delta, x)
-        q, k, v = self.attention_inputs(a, b, s)
-        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-        m, x = self.mlp_norm(self.o(o.transpose(1, 2).reshape(b, s, h)), x)
+        m, x = self.mlp_norm(self.attention_output(a, b, s, h), x)
         gate, up = self.gate_up(m).chunk(2, dim=-1)
         return x, self.down(F.silu(gate) * up)
 
 
 class Stack(torch.nn.Module):
-    def __init__(self, hidden, layers, norm, fused_add=False, qk_norm=False, **kw):
+    def __init__(self, hidden, layers, norm, fused_add=False, qk_norm=False, gdn=False, **kw):
         super().__init__()
         shape = SHAPES[hidden]
         layer = FusedAddLayer if fused_add else Layer
         self.fused_add = fused_add
         # The QK-norms have no residual add: the fused-add stack's are plain.
         qk = (norm_class("norm") if fused_add else norm) if qk_norm else None
-        self.layers = torch.nn.ModuleList(layer(hidden, norm=norm, qk_norm=qk, **shape, **kw)
+        self.layers = torch.nn.ModuleList(layer(hidden, norm=norm, qk_norm=qk, gdn=gdn, **shape,
+                                                **kw)
                                           for _ in range(layers))
         self.norm = norm(hidden, 1e-6, **kw)
 
@@ -186,6 +220,10 @@ def main():
                         help="eager, compile (torch.compile), norm-compile (norm_mlir.compile)")
     parser.add_argument("--qk-norm", action="store_true",
                         help="Qwen3-style: an RMSNorm over head_dim on q and k in every layer")
+    parser.add_argument("--gdn", action="store_true",
+                        help="Gated-DeltaNet-style: q, k L2-normalized per head and the "
+                             "output through a gated RMSNorm (FLA's and Qwen3-Next's code, "
+                             "attention standing in for the recurrence)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=0,
                         help="with --profile: print the K kernels whose time differs most "
@@ -200,7 +238,8 @@ def main():
     x = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
     target = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
     torch.manual_seed(0)
-    reference = Stack(args.hidden, args.layers, norm_class("torch"), qk_norm=args.qk_norm, **kw)
+    reference = Stack(args.hidden, args.layers, norm_class("torch"), qk_norm=args.qk_norm,
+                      gdn=args.gdn, **kw)
     state = reference.state_dict()
     del reference
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  hidden "
@@ -210,7 +249,8 @@ def main():
     for mode in args.modes.split(","):
         for name in args.norms.split(","):
             model = Stack(args.hidden, args.layers, norm_class(name),
-                          fused_add=name == "norm-add", qk_norm=args.qk_norm, **kw)
+                          fused_add=name == "norm-add", qk_norm=args.qk_norm, gdn=args.gdn,
+                          **kw)
             model.load_state_dict(state)
             if mode == "norm-compile":
                 import norm_mlir
