@@ -16,22 +16,13 @@
 namespace norm_mlir {
 namespace {
 
-/// y and the statistics reshaped to x's shape and rows.
-std::vector<Tensor> shapedForward(std::vector<Tensor> outs, const Tensor &x) {
-  outs[0] = shaped(outs[0], x.sizes());
-  std::vector<int64_t> rows = rowShape(x);
-  for (size_t i = 1; i < outs.size(); ++i)
-    outs[i] = shaped(outs[i], rows);
-  return outs;
-}
-
 std::vector<Tensor> l2Forward(const Tensor &x, double eps, bool stats,
                               const char *name) {
   checkInput(x, {}, name);
   ProgramKey key = keyFor(Kind::L2Forward, x, std::nullopt);
   key.eps = eps;
   key.stats = stats;
-  return shapedForward(runProgram(key, {aligned(x)}, rowsOf(x)), x);
+  return runForward(key, {x}, {}, 1);
 }
 
 std::tuple<Tensor, Tensor> l2Norm(const Tensor &x, double eps) {
@@ -81,10 +72,7 @@ std::vector<Tensor> gatedForward(const Tensor &x, const Tensor &z,
                             activation, normBeforeGate, name);
   key.eps = eps;
   key.stats = stats;
-  std::vector<Tensor> inputs{aligned(x), aligned(z)};
-  if (weight)
-    inputs.push_back(aligned(*weight));
-  return shapedForward(runProgram(key, inputs, rowsOf(x)), x);
+  return runForward(key, {x, z}, {&weight}, 1);
 }
 
 std::tuple<Tensor, Tensor> rmsNormGated(const Tensor &x, const Tensor &z,

@@ -25,16 +25,7 @@ std::vector<Tensor>
 forward(ProgramKey key, const Tensor &x,
         std::initializer_list<const OptionalTensor *> params, int stats) {
   key.stats = stats > 0;
-  std::vector<Tensor> inputs{aligned(x)};
-  for (const OptionalTensor *p : params)
-    if (p->has_value())
-      inputs.push_back(aligned(**p));
-  std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
-  outs[0] = shaped(outs[0], x.sizes());
-  std::vector<int64_t> rows = rowShape(x);
-  for (size_t i = 1; i < outs.size(); ++i)
-    outs[i] = shaped(outs[i], rows);
-  return outs;
+  return runForward(key, {x}, params, 1);
 }
 
 std::tuple<Tensor, Tensor> rmsNorm(const Tensor &x,
@@ -122,17 +113,7 @@ addForward(ProgramKey key, const Tensor &x, const Tensor &residual,
            std::initializer_list<const OptionalTensor *> params, int stats) {
   key.stats = stats > 0;
   key.residual = true;
-  std::vector<Tensor> inputs{aligned(x), aligned(residual)};
-  for (const OptionalTensor *p : params)
-    if (p->has_value())
-      inputs.push_back(aligned(**p));
-  std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
-  outs[0] = shaped(outs[0], x.sizes());
-  outs[1] = shaped(outs[1], x.sizes());
-  std::vector<int64_t> rows = rowShape(x);
-  for (size_t i = 2; i < outs.size(); ++i)
-    outs[i] = shaped(outs[i], rows);
-  return outs;
+  return runForward(key, {x, residual}, params, 2);
 }
 
 /// The fused residual add and RMSNorm, checked under `name`, with `stats`

@@ -25,18 +25,9 @@ std::vector<Tensor> quantForward(ProgramKey key, const Tensor &x,
   key.quant = true;
   key.stats = false;
   key.residual = residual.has_value();
-  std::vector<Tensor> inputs{aligned(x)};
   if (residual)
-    inputs.push_back(aligned(*residual));
-  for (const OptionalTensor *p : params)
-    if (p->has_value())
-      inputs.push_back(aligned(**p));
-  std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
-  outs[0] = shaped(outs[0], x.sizes());
-  if (residual)
-    outs[1] = shaped(outs[1], x.sizes());
-  outs.back() = shaped(outs.back(), rowShape(x));
-  return outs;
+    return runForward(key, {x, *residual}, params, 2);
+  return runForward(key, {x}, params, 1);
 }
 
 std::tuple<Tensor, Tensor> rmsNormQuant(const Tensor &x,

@@ -123,4 +123,23 @@ void checkLike(const Tensor &t, const Tensor &x, const char *what,
       t.device().str(), ")");
 }
 
+std::vector<Tensor>
+runForward(const ProgramKey &key, const std::vector<Tensor> &activations,
+           std::initializer_list<const OptionalTensor *> params,
+           size_t fullResults) {
+  const Tensor &x = activations.front();
+  std::vector<Tensor> inputs;
+  for (const Tensor &a : activations)
+    inputs.push_back(aligned(a));
+  for (const OptionalTensor *p : params)
+    if (p->has_value())
+      inputs.push_back(aligned(**p));
+  std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
+  std::vector<int64_t> rows = rowShape(x);
+  for (size_t i = 0; i < outs.size(); ++i)
+    outs[i] =
+        shaped(outs[i], i < fullResults ? x.sizes() : c10::IntArrayRef(rows));
+  return outs;
+}
+
 } // namespace norm_mlir

@@ -64,6 +64,15 @@ Tensor shaped(const Tensor &t, c10::IntArrayRef shape);
 /// The key of `kind`'s program for x and its weight (flags left default).
 ProgramKey keyFor(Kind kind, const Tensor &x, const OptionalTensor &weight);
 
+/// Runs forward program `key` over x's rows (x = activations[0]): its
+/// inputs are `activations` (x, then any other M x N input) and the
+/// parameters present, all aligned; its first `fullResults` results are
+/// shaped as x, the rest (per-row statistics, scales) as x's rows.
+std::vector<Tensor>
+runForward(const ProgramKey &key, const std::vector<Tensor> &activations,
+           std::initializer_list<const OptionalTensor *> params,
+           size_t fullResults);
+
 /// The rows of x: all its leading dimensions.
 int64_t rowsOf(const Tensor &x);
 

@@ -98,6 +98,12 @@ def aligned(t):
     return t
 
 
+def shaped_results(outs, x, full=1):
+    """A forward's results over the rows of x: the first `full` (y, h, q)
+    viewed as x, the rest (per-row statistics, scales) as x's rows."""
+    return tuple(t.view(x.shape if i < full else x.shape[:-1]) for i, t in enumerate(outs))
+
+
 def rows(t):
     """`t` aligned, as a matrix of its rows."""
     return aligned(t).view(-1, t.shape[-1])

@@ -148,8 +148,9 @@ def _other(node, one):
 
 
 def _match_written_rms_norm(rsqrt):
-    """The written-out RMSNorm through `rsqrt`: (input, weight or None,
-    offset, eps, result node, nodes it replaces), or None."""
+    """The written-out RMSNorm (or, over a sum of squares, L2 norm) through
+    `rsqrt`: ('mean' or 'sum', input, weight or None, offset, eps, result
+    node, nodes it replaces), or None."""
     operand = _rsqrt_operand(rsqrt)
     if operand is None or not _single_user(rsqrt):
         return None
@@ -218,6 +219,14 @@ def _match_written_rms_norm(rsqrt):
     return reduction, source, weight, offset, eps, result, replaced
 
 
+def _erase_unused(graph, nodes):
+    """Erases those of `nodes` that nothing reads any more, users first."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    for dead in sorted(set(nodes), key=lambda d: -order[d]):
+        if not dead.users:
+            graph.erase_node(dead)
+
+
 def rewrite_norms(gm):
     """Replaces the normalizations of `gm` (a Dynamo graph) that norm
     implements with norm_mlir.functional calls; returns {form: count}."""
@@ -256,9 +265,7 @@ def rewrite_norms(gm):
                                           {"offset": offset} if offset else {})
         new.meta.update(result.meta)
         result.replace_all_uses_with(new)
-        for dead in sorted(set(replaced), key=lambda d: -list(graph.nodes).index(d)):
-            if not dead.users:
-                graph.erase_node(dead)
+        _erase_unused(graph, replaced)
         count("written_l2_norm" if reduction == "sum" else "written_rms_norm")
     for node in list(graph.nodes):
         if node.graph is graph and _fuse_gate(graph, node):
@@ -325,10 +332,7 @@ def _fuse_gate(graph, norm):
                                   (norm.args[0], gate, weight, float(eps), activation, True))
     new.meta.update(result.meta)
     result.replace_all_uses_with(new)
-    order = {n: i for i, n in enumerate(graph.nodes)}
-    for dead in sorted(set(replaced + [norm]), key=lambda d: -order[d]):
-        if not dead.users:
-            graph.erase_node(dead)
+    _erase_unused(graph, replaced + [norm])
     return True
 
 

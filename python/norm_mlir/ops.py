@@ -59,7 +59,7 @@ import torch
 
 from . import native
 from .checks import (check_bias, check_grad, check_input, check_residual, device_chip,
-                     gated_flags, rows)
+                     gated_flags, rows, shaped_results)
 from .compiler import bundle_directory
 from .programs import op_program
 
@@ -318,7 +318,7 @@ def _cpu_forward(kind, x, weight, params, flags, stats):
     if not stats:
         flags = dict(flags, stats=False)
     _cpu_run(kind, x, weight, flags, [matrix] + [p for p in params if p is not None], outputs)
-    return (outputs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outputs[1:])
+    return shaped_results(outputs, x)
 
 
 @torch.library.register_kernel("norm_mlir::rms_norm", "cpu")
@@ -386,8 +386,7 @@ def _cpu_add_forward(kind, x, residual, weight, params, flags, stats):
         flags["stats"] = False
     _cpu_run(kind, x, weight, flags,
              [matrix, rows(residual)] + [p for p in params if p is not None], outputs)
-    return ((outputs[0].view(x.shape), outputs[1].view(x.shape))
-            + tuple(t.view(x.shape[:-1]) for t in outputs[2:]))
+    return shaped_results(outputs, x, 2)
 
 
 @torch.library.register_kernel("norm_mlir::fused_add_rms_norm", "cpu")
@@ -484,7 +483,7 @@ def _cpu_gated_forward(x, z, weight, eps, flags, stats):
         flags["stats"] = False
     _cpu_run("gated_fwd", x, weight, flags,
              [matrix, rows(z)] + ([weight] if weight is not None else []), outputs)
-    return (outputs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outputs[1:])
+    return shaped_results(outputs, x)
 
 
 @torch.library.register_kernel("norm_mlir::rms_norm_gated", "cpu")
@@ -526,7 +525,7 @@ def _cpu_quant(kind, x, residual, weight, params, flags):
     inputs = ([matrix] + ([rows(residual)] if residual is not None else [])
               + [p for p in params if p is not None])
     _cpu_run(kind, x, weight, flags, inputs, outputs)
-    return tuple(t.view(x.shape) for t in outputs[:-1]) + (outputs[-1].view(x.shape[:-1]),)
+    return shaped_results(outputs, x, len(outputs) - 1)
 
 
 @torch.library.register_kernel("norm_mlir::rms_norm_quant", "cpu")

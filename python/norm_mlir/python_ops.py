@@ -8,7 +8,7 @@ norm_mlir.ops adds the fake, CPU and autocast kernels to either.
 import torch
 
 from .checks import (aligned, check_bias, check_cuda, check_grad, check_residual, device_chip,
-                     gated_flags, rows)
+                     gated_flags, rows, shaped_results)
 from .compiler import compile_program
 from .launcher import Launcher
 from .programs import op_program
@@ -35,7 +35,7 @@ def _gpu_forward(kind, x, weight, params, flags, stats):
         flags = dict(flags, stats=False)
     launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
     outs = launcher(None, rows(x), *[aligned(p) for p in params if p is not None])
-    return (outs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outs[1:])
+    return shaped_results(outs, x)
 
 
 @torch.library.custom_op("norm_mlir::rms_norm", mutates_args=())
@@ -110,8 +110,7 @@ def _gpu_add_forward(kind, x, residual, weight, params, flags, stats):
         flags["stats"] = False
     launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
     outs = launcher(None, rows(x), rows(residual), *[aligned(p) for p in params if p is not None])
-    return ((outs[0].view(x.shape), outs[1].view(x.shape))
-            + tuple(t.view(x.shape[:-1]) for t in outs[2:]))
+    return shaped_results(outs, x, 2)
 
 
 @torch.library.custom_op("norm_mlir::fused_add_rms_norm", mutates_args=())
@@ -226,7 +225,7 @@ def _gpu_gated_forward(x, z, weight, eps, flags, stats):
     launcher = _launcher("gated_fwd", x.shape[-1], x, weight, eps=eps, **flags)
     args = [rows(x), rows(z)] + ([aligned(weight)] if weight is not None else [])
     outs = launcher(None, *args)
-    return (outs[0].view(x.shape),) + tuple(t.view(x.shape[:-1]) for t in outs[1:])
+    return shaped_results(outs, x)
 
 
 @torch.library.custom_op("norm_mlir::rms_norm_gated", mutates_args=())
@@ -271,7 +270,7 @@ def _gpu_quant(kind, x, residual, weight, params, flags):
     launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
     ins = [rows(x)] + ([rows(residual)] if residual is not None else [])
     outs = launcher(None, *ins, *[aligned(p) for p in params if p is not None])
-    return (tuple(t.view(x.shape) for t in outs[:-1]) + (outs[-1].view(x.shape[:-1]),))
+    return shaped_results(outs, x, len(outs) - 1)
 
 
 @torch.library.custom_op("norm_mlir::rms_norm_quant", mutates_args=())
