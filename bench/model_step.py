@@ -10,8 +10,8 @@ FLA and Qwen3-Next write them, attention standing in for the recurrence)
 and a final RMSNorm, bf16, --tokens tokens (batch x seq),
 hidden --hidden (4096: 32 heads of 128, 8 KV heads, MLP 14336; 2048: 16
 heads, 4 KV heads, MLP 5632). The step is forward, a loss (mean square of
-the output against a fixed target) and backward; parameters' gradients are
-cleared between steps. The norms:
+the output against a fixed target), backward and a fused AdamW step
+(--no-optimizer leaves it out); gradients are cleared between steps. The norms:
 - upcast: the RMSNorm most model code carries (to float32, mean of
   squares, rsqrt, multiply, back to the input dtype, times the weight);
 - torch: torch.nn.RMSNorm;
@@ -25,11 +25,23 @@ rewrite: the model unchanged, its norms and the residual adds before them
 found in the graph; with --norms upcast this is the switch a user turns on
 for model code as it is), the same weights and inputs; step time is the median of --steps steps after
 --warmup, each timed from a synchronized start to a synchronized end (host
-and device together, as a training loop sees it). --profile adds, per
-variant, the device time per step of the kernels that compute the norms
-(kernels named *norm* or *rsqrt*, which is how Inductor names the fused
-ones) and of everything else (torch.profiler over 3 steps); --top K the K
-kernels whose time per step differs most between torch.nn.RMSNorm and norm.
+and device together, as a training loop sees it).
+
+Correctness: every variant starts from the same weights and optimizer
+state; the losses of the warm-up steps and the gradients of the first step
+are compared with the first variant of the same norm class (of the first
+mode): the largest relative loss difference and the largest relative
+gradient difference (norm of the difference over norm of the reference,
+per parameter).
+
+--profile adds, per variant, the device time per step of each kernel class
+(torch.profiler over 3 steps; `kernel_class` says which is which): norm
+(the normalizations with the work fused into their kernels: norm's kernels
+and Inductor's reductions, which are the norms' forward and backward here,
+the loss excepted), gemm, attention, optimizer and the remaining
+memory-bound kernels (elementwise: SwiGLU, residual adds, casts, copies);
+--top K the K kernels whose time per step differs most between the modes
+(or between torch.nn.RMSNorm and norm).
 
 Usage (on the GPU): python3 bench/model_step.py --hidden 4096 [--profile]
 """
@@ -181,30 +193,66 @@ class Stack(torch.nn.Module):
         return self.norm(x)
 
 
-def is_norm_kernel(name):
+KERNEL_CLASSES = ("norm", "memory", "gemm", "attention", "optimizer")
+
+
+def kernel_class(name):
+    """The class of the device kernel `name`: 'norm' (norm's kernels, and
+    Inductor's reductions: in this stack those are the norms, forward and
+    backward, with the adds, casts and gates fused into them; the loss's
+    reduction excepted), 'gemm', 'attention', 'optimizer', or 'memory' (the
+    remaining elementwise kernels and copies)."""
     lowered = name.lower()
-    return "norm" in lowered or "rsqrt" in lowered
+    if "norm" in lowered or "rsqrt" in lowered:
+        return "norm"
+    if any(k in lowered for k in ("gemm", "nvjet", "cutlass", "xmma", "cublas", "splitk")):
+        return "gemm"
+    if any(k in lowered for k in ("flash", "fmha", "attention", "sdpa")):
+        return "attention"
+    if any(k in lowered for k in ("adam", "multi_tensor", "foreach")):
+        return "optimizer"
+    if lowered.startswith(("triton_red_", "triton_per_")) and "mse_loss" not in lowered:
+        return "norm"
+    return "memory"
 
 
 def profile_step(step):
-    """Device microseconds per step in norm kernels and in the others."""
+    """Device microseconds per step of each kernel class and of each
+    kernel."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
             step()
         torch.cuda.synchronize()
-    norm = other = 0.0
+    classes = dict.fromkeys(KERNEL_CLASSES, 0.0)
     per_kernel = {}
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
-        us = e.device_time if hasattr(e, "device_time") else e.cuda_time
-        per_kernel[e.name] = per_kernel.get(e.name, 0.0) + us / 3
-        if is_norm_kernel(e.name):
-            norm += us
-        else:
-            other += us
-    return norm / 3, other / 3, per_kernel
+        us = (e.device_time if hasattr(e, "device_time") else e.cuda_time) / 3
+        per_kernel[e.name] = per_kernel.get(e.name, 0.0) + us
+        classes[kernel_class(e.name)] += us
+    return classes, per_kernel
+
+
+def relative_differences(grads, reference):
+    """The largest over parameters of |g - r| / |r| (norms over each
+    parameter's gradient, in float32)."""
+    worst = 0.0
+    for name, r in reference.items():
+        g = grads[name].float()
+        scale = r.float().norm().item()
+        if scale > 0:
+            worst = max(worst, (g - r.float()).norm().item() / scale)
+    return worst
+
+
+def print_top(title, a, b, k):
+    """The k kernels whose device us per step differ most from a to b."""
+    print(title)
+    for name in sorted(set(a) | set(b), key=lambda n: -abs(b.get(n, 0) - a.get(n, 0)))[:k]:
+        print(f"  {a.get(name, 0):9.1f} -> {b.get(name, 0):9.1f}  [{kernel_class(name)}] "
+              f"{name[:100]}")
 
 
 def main():
@@ -224,17 +272,26 @@ def main():
                         help="Gated-DeltaNet-style: q, k L2-normalized per head and the "
                              "output through a gated RMSNorm (FLA's and Qwen3-Next's code, "
                              "attention standing in for the recurrence)")
+    parser.add_argument("--no-optimizer", dest="optimizer", action="store_false",
+                        help="leave the AdamW step out of the timed step")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=0,
                         help="with --profile: print the K kernels whose time differs most "
-                             "between torch.nn.RMSNorm and norm")
+                             "between torch.compile and norm_mlir.compile (and between "
+                             "torch.nn.RMSNorm and norm)")
+    parser.add_argument("--device", default="cuda",
+                        help="cuda, or cpu for a check of the stacks and the rewrite (no timing "
+                             "worth reading, no profile)")
     parser.add_argument("--json")
     args = parser.parse_args()
 
     from norm_mlir import native
-    kw = dict(device="cuda", dtype=torch.bfloat16)
+    kw = dict(device=args.device, dtype=torch.bfloat16)
+    cuda = args.device == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    device_name = torch.cuda.get_device_name() if cuda else "CPU"
     batch = args.tokens // args.seq
-    gen = torch.Generator(device="cuda").manual_seed(0)
+    gen = torch.Generator(device=args.device).manual_seed(0)
     x = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
     target = torch.randn(batch, args.seq, args.hidden, generator=gen, **kw)
     torch.manual_seed(0)
@@ -242,10 +299,11 @@ def main():
                       gdn=args.gdn, **kw)
     state = reference.state_dict()
     del reference
-    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  hidden "
+    print(f"device: {device_name}  torch {torch.__version__}  hidden "
           f"{args.hidden}, {args.layers} layers, {batch}x{args.seq} tokens, bf16  norm: native "
           f"extension {'loaded' if native.loaded else 'NOT loaded'}", flush=True)
     results = {}
+    references = {}  # norm class -> (losses, first-step gradients) of its first variant
     for mode in args.modes.split(","):
         for name in args.norms.split(","):
             model = Stack(args.hidden, args.layers, norm_class(name),
@@ -257,10 +315,20 @@ def main():
                 run = norm_mlir.compile(model)
             else:
                 run = torch.compile(model) if mode == "compile" else model
+            optimizer = (torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
+                         if args.optimizer else None)
+            first_grads = {}
+            captured = []
 
             def step():
                 loss = F.mse_loss(run(x).float(), target.float())
                 loss.backward()
+                if not captured:
+                    captured.append(True)
+                    first_grads.update((n, p.grad.detach().clone())
+                                       for n, p in model.named_parameters())
+                if optimizer is not None:
+                    optimizer.step()
                 for p in model.parameters():
                     p.grad = None
                 return loss
@@ -268,36 +336,58 @@ def main():
             losses = [step().item() for _ in range(args.warmup)]
             times = []
             for _ in range(args.steps):
-                torch.cuda.synchronize()
+                sync()
                 start = time.perf_counter()
                 step()
-                torch.cuda.synchronize()
+                sync()
                 times.append(time.perf_counter() - start)
-            row = {"step_ms": statistics.median(times) * 1e3, "first_loss": losses[0]}
-            if args.profile:
-                norm_us, other_us, per_kernel = profile_step(step)
-                row["norm_kernels_ms"], row["other_kernels_ms"] = norm_us / 1e3, other_us / 1e3
+            row = {"step_ms": statistics.median(times) * 1e3, "losses": losses}
+            # Correctness against the first variant of this norm class.
+            key = "norm" if name == "norm-add" else name
+            if key not in references:
+                references[key] = (losses, first_grads)
+                check = "reference"
+            else:
+                ref_losses, ref_grads = references[key]
+                row["loss_rel_diff"] = max(abs(a - b) / abs(b) for a, b in zip(losses, ref_losses))
+                row["grad_rel_diff"] = relative_differences(first_grads, ref_grads)
+                check = (f"vs first: losses {row['loss_rel_diff']:.1e}, gradients "
+                         f"{row['grad_rel_diff']:.1e}")
+            if references[key][1] is not first_grads:
+                first_grads.clear()
+            extra = ""
+            if args.profile and cuda:
+                classes, per_kernel = profile_step(step)
+                row["kernels_ms"] = {c: us / 1e3 for c, us in classes.items()}
                 row["kernels_us"] = per_kernel
+                extra = "  " + ", ".join(f"{c} {us / 1e3:.3f}" for c, us in classes.items())
             results.setdefault(mode, {})[name] = row
-            extra = (f"  norm kernels {row['norm_kernels_ms']:.3f} ms, others "
-                     f"{row['other_kernels_ms']:.3f} ms" if args.profile else "")
-            print(f"{mode:>8} {name:>7}: step {row['step_ms']:8.3f} ms  loss "
-                  f"{losses[0]:.5f}{extra}", flush=True)
-            del model, run
-            torch.cuda.empty_cache()
+            print(f"{mode:>12} {name:>8}: step {row['step_ms']:8.3f} ms  loss {losses[0]:.5f}"
+                  f"  {check}{extra}", flush=True)
+            model = run = optimizer = None
+            if cuda:
+                torch.cuda.empty_cache()
     if "compile" in results and "norm-compile" in results:
         for name, row in results["norm-compile"].items():
-            if name in results["compile"]:
-                print(f"{name:>8}: norm_mlir.compile / torch.compile step = "
-                      f"{row['step_ms'] / results['compile'][name]['step_ms']:.3f}")
+            base = results["compile"].get(name)
+            if base is None:
+                continue
+            line = (f"{name:>8}: norm_mlir.compile / torch.compile: step "
+                    f"{row['step_ms'] / base['step_ms']:.3f}")
+            if "kernels_ms" in row:
+                line += (f", norm kernels {row['kernels_ms']['norm'] / base['kernels_ms']['norm']:.3f}"
+                         f", norm + memory kernels "
+                         f"{(row['kernels_ms']['norm'] + row['kernels_ms']['memory']) / (base['kernels_ms']['norm'] + base['kernels_ms']['memory']):.3f}")
+            print(line)
+            if args.top and "kernels_us" in row:
+                print_top(f"{name}: kernels whose device us per step differ most "
+                          "(torch.compile -> norm_mlir.compile)",
+                          base["kernels_us"], row["kernels_us"], args.top)
     for mode, rows in results.items():
         if args.top and "norm" in rows and "torch" in rows and "kernels_us" in rows["norm"]:
-            # The kernels whose time per step differs most between the two.
-            a, b = rows["torch"]["kernels_us"], rows["norm"]["kernels_us"]
-            diffs = sorted(set(a) | set(b), key=lambda k: -abs(b.get(k, 0) - a.get(k, 0)))
-            print(f"{mode}: kernels whose device us per step differ most (torch.nn.RMSNorm -> norm)")
-            for k in diffs[:args.top]:
-                print(f"  {a.get(k, 0):9.1f} -> {b.get(k, 0):9.1f}  {k[:110]}")
+            print_top(f"{mode}: kernels whose device us per step differ most "
+                      "(torch.nn.RMSNorm -> norm)",
+                      rows["torch"]["kernels_us"], rows["norm"]["kernels_us"], args.top)
         if "norm-add" in rows and "torch" in rows:
             print(f"{mode:>8}: norm-add / torch.nn.RMSNorm step = "
                   f"{rows['norm-add']['step_ms'] / rows['torch']['step_ms']:.3f}")
@@ -308,7 +398,7 @@ def main():
                      if "upcast" in rows else ""))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+            json.dump({"device": device_name, "torch": torch.__version__,
                        "args": vars(args), "results": results}, f, indent=1)
 
 

@@ -9,6 +9,9 @@
 #          mkdir -p .out/dev && xz -T2 -c build/lib/standalone/libNormCAPI.so \
 #            > .out/dev/libNormCAPI.so.xz
 #   there: bench/wheel_gpu.sh [pytest args]   (carry .out/dev)
+#          bench/wheel_gpu.sh --run COMMAND...  runs COMMAND (from the
+#          repository root) with the installed wheel instead of the tests,
+#          e.g. --run python3 bench/model_step.py --hidden 2048
 # The wheel is left in /tmp/norm-wheel and installed in /tmp/norm-site.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,6 +27,11 @@ fi
 (cd "$root/python" && NORM_BUILD_DIR="$work" python3 -m pip wheel -q --no-build-isolation \
    --no-deps -w /tmp/norm-wheel .)
 python3 -m pip install -q --no-deps --no-compile --target /tmp/norm-site /tmp/norm-wheel/*.whl
+if [ "${1:-}" = "--run" ]; then
+  shift
+  exec env -u NORM_BUILD_DIR -u NORM_CAPI_LIB PYTHONPATH=/tmp/norm-site \
+    NORM_MLIR_CACHE=/tmp/norm-wheel-cache "$@"
+fi
 mkdir -p /tmp/norm-wheel-tests
 cp "$root/python/tests/test_torch_gpu.py" /tmp/norm-wheel-tests/
 cd /tmp/norm-wheel-tests

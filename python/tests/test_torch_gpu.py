@@ -628,3 +628,72 @@ def test_fp8_output_zero_rows_compile_and_cpu_agreement():
     assert torch.allclose(sh, scale.cpu(), rtol=1e-6)
     agree = qh.view(torch.uint8) == q.cpu().view(torch.uint8)
     assert agree.double().mean() > 0.999
+
+
+# ---- norm_mlir.compile: the rewrite of model code on the GPU ---------------
+
+class _WrittenNorms(torch.nn.Module):
+    """Model code as people write it: a pre-norm block with Llama's
+    RMSNorm (upcast, mean of squares, rsqrt) after a residual add whose sum
+    is reused, torch.nn.LayerNorm, FLA's l2norm over heads and Qwen3-Next's
+    gated RMSNorm."""
+
+    def __init__(self, heads=4, dim=128):
+        super().__init__()
+        n = heads * dim
+        self.heads, self.dim = heads, dim
+        self.w = torch.nn.Parameter(torch.rand(n) + 0.5)
+        self.gw = torch.nn.Parameter(torch.rand(dim) + 0.5)
+        self.proj = torch.nn.Linear(n, 3 * n, bias=False)
+        self.ln = torch.nn.LayerNorm(n)
+        self.out = torch.nn.Linear(n, n, bias=False)
+
+    def rms(self, h):
+        dtype = h.dtype
+        h = h.to(torch.float32)
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+        return self.w * h.to(dtype)
+
+    def forward(self, x, r):
+        h = x + r
+        q, k, g = self.proj(self.rms(h)).unflatten(-1, (3, self.heads, self.dim)).unbind(-3)
+        q = q * torch.rsqrt(q.pow(2).sum(-1, keepdim=True) + 1e-6)
+        k = k * torch.rsqrt(k.pow(2).sum(-1, keepdim=True) + 1e-6)
+        o = q * k.sum(-2, keepdim=True)
+        dtype = o.dtype
+        o = o.to(torch.float32)
+        o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + 1e-6)
+        o = (self.gw * o.to(dtype)) * F.silu(g.to(torch.float32))
+        return self.out(self.ln(o.to(dtype).flatten(-2))) + h
+
+
+def test_norm_mlir_compile_rewrites_model_code_on_the_gpu():
+    from norm_mlir import fx_passes
+    from torch._inductor.compile_fx import compile_fx
+    torch.manual_seed(11)
+    model = _WrittenNorms().to("cuda", torch.bfloat16)
+    x = torch.randn(4, 256, 512, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    r = torch.randn(4, 256, 512, device="cuda", dtype=torch.bfloat16)
+    counts = {}
+
+    def backend(gm, example_inputs):
+        for form, k in fx_passes.rewrite_norms(gm).items():
+            counts[form] = counts.get(form, 0) + k
+        return compile_fx(gm, example_inputs)
+
+    def run(compiled):
+        x.grad = None
+        model.zero_grad()
+        out = compiled(x, r)
+        out.float().square().mean().backward()
+        return [out, x.grad] + [p.grad for p in model.parameters()]
+
+    got = run(torch.compile(model, backend=backend, fullgraph=True))
+    assert counts == {"fused_add": 1, "written_l2_norm": 2, "written_rms_norm": 2,
+                      "gated": 1, "layer_norm": 1}
+    want = run(torch.compile(model, fullgraph=True))
+    for a, b in zip(got, want):
+        assert rel(a, b) < 2e-2
+    again = run(norm_mlir.compile(model))
+    for a, b in zip(again, want):
+        assert rel(a, b) < 2e-2
