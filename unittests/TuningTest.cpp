@@ -215,6 +215,17 @@ TEST(Tuning, PlanPicksTheLayoutKind) {
       planKernel({1024, 2, 1, 0, 1, false}, h200, nullptr).layout.rowGroups, 4);
   EXPECT_EQ(
       planKernel({1024, 2, 2, 1, 1, false}, h200, nullptr).layout.rowGroups, 1);
+  // ... except rows of at most 16 vectors (bf16 N = 64, 128), whose row
+  // groups share their block's partial row; a row of a warp (N = 200: 25
+  // vectors of 8) keeps its block.
+  EXPECT_EQ(planKernel({64, 2, 2, 1, 1, false}, h200, nullptr).layout.rowGroups,
+            16);
+  EXPECT_EQ(
+      planKernel({128, 2, 3, 1, 1, false}, h200, nullptr).layout.rowGroups, 8);
+  EXPECT_EQ(
+      planKernel({200, 2, 2, 1, 1, false}, h200, nullptr).layout.rowGroups, 1);
+  EXPECT_EQ(
+      planKernel({256, 2, 2, 1, 1, false}, h200, nullptr).layout.rowGroups, 1);
   // Long rows: a cluster, unless the kernel only computes statistics.
   KernelPlan longBwd = planKernel({65536, 2, 2, 1, 1, false}, h200, nullptr);
   EXPECT_EQ(longBwd.kind, KernelPlan::Kind::Cluster);

@@ -338,7 +338,10 @@ struct ConvertNormToGPUPass
     // statistics forward lost without them. Otherwise a branch in the
     // kernel gives all blocks but the last the code without bounds, where
     // norm-short-rows asks for it (HeldRows::wholeBlocksBranch).
-    int64_t blockRows = split * layout.rowGroups;
+    // Row groups of a kernel with column outputs share their block's rows
+    // (and partial row); otherwise each group has `split` rows of its own.
+    int64_t groupsOwnRows = op.hasColumnOutputs() ? 1 : layout.rowGroups;
+    int64_t blockRows = split * groupsOwnRows;
     bool fixedBlocks =
         rowSplit.minPartials == 0 && rowSplit.minBlocks == 0 && blockRows > 1;
     if (auto multiple =
@@ -353,7 +356,7 @@ struct ConvertNormToGPUPass
       rowSplit.rowsPerBlock = kUncappedSplit;
       rowSplit.allRows = true;
     }
-    if (rowSplit.minPartials > 0 && layout.rowGroups != 1)
+    if (rowSplit.minPartials > 0 && groupsOwnRows != 1)
       return op.emitOpError("min_partials needs a block per partial row");
     if (failed(streaming
                    ? buildStreamingKernel(op, shape, layout, n, rowSplit, func)
@@ -371,11 +374,10 @@ struct ConvertNormToGPUPass
     OpBuilder b(op);
     Value rows = memref::DimOp::create(b, op.getLoc(), op.getShapeSource(), 0);
     // One block per partial row of a split, else per the rows the kernel
-    // computes (of each of its row groups).
-    Value rowsPerBlock =
-        rowSplit.minPartials > 0 || rowSplit.minBlocks > 0
-            ? rowSplit.build(b, op.getLoc(), rows)
-            : indexConst(b, op.getLoc(), split * layout.rowGroups);
+    // computes (of each of its row groups, where they own their rows).
+    Value rowsPerBlock = rowSplit.minPartials > 0 || rowSplit.minBlocks > 0
+                             ? rowSplit.build(b, op.getLoc(), rows)
+                             : indexConst(b, op.getLoc(), blockRows);
     // A block over all rows runs at M = 0 too: it writes sums of no rows.
     Value grid = wholeColumns ? indexConst(b, op.getLoc(), 1)
                               : arith::CeilDivUIOp::create(b, op.getLoc(), rows,

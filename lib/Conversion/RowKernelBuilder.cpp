@@ -16,10 +16,12 @@
 // the column outputs' partial sums in f32 registers across them, writing one
 // partial row at the end: the mixed-order fusion with a deterministic split
 // (with min_partials, the rows per partial follow M, as the host's grid
-// does). Rows staged in shared memory (RowStaging.cpp) are read from there;
-// with layout.rereadStaged they are read again after each row reduction,
-// with the column inputs copied to shared memory once, instead of being held
-// in registers across it. With layout.bulkStores the full outputs go
+// does). Short rows share a warp (row groups); with column outputs the
+// groups take the block's rows in turn and add their sums before the
+// partial row is written. Rows staged in shared memory (RowStaging.cpp) are
+// read from there; with layout.rereadStaged they are read again after each row
+// reduction, with the column inputs copied to shared memory once, instead of
+// being held in registers across it. With layout.bulkStores the full outputs go
 // through shared memory too, a row at a time by one bulk copy each.
 // Without row reductions, rows can be cut into column slices (grid y).
 //
@@ -85,7 +87,7 @@ public:
     FailureOr<scf::ForOp> loop = emitRowLoop(b, loc);
     if (failed(loop))
       return failure();
-    finishKernel(b, loc, *loop);
+    finishKernel(b, func, loc, *loop);
     gpu::ReturnOp::create(b, loc);
     return success();
   }
@@ -105,18 +107,21 @@ private:
     reductions.emplace(layout, reductionsPerRow);
     reductions->allocate(func, op.getLoc());
     // With row groups (short rows), each group of threadsPerRow() lanes (a
-    // warp, or an aligned part of one) works on rows of its own as a
-    // "virtual block": its thread index is the lane within the group, and
-    // its partial row is bid * groups + group.
+    // warp, or an aligned part of one) works on rows of its own: its thread
+    // index is the lane within the group. Without column outputs a group is
+    // a "virtual block" with rows of its own (its rows those of block bid *
+    // groups + group); with them the groups share their block's rows and
+    // partial row (groupsSharePartial).
     if (layout.rowGroups > 1) {
       Value width = indexConst(b, loc, layout.threadsPerRow());
-      Value group = arith::DivUIOp::create(b, loc, tid, width);
+      group = arith::DivUIOp::create(b, loc, tid, width);
       tid = arith::RemUIOp::create(b, loc, tid, width);
-      bid = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, bid,
-                                indexConst(b, loc, layout.rowGroups)),
-          group);
+      if (!groupsSharePartial())
+        bid = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, bid,
+                                  indexConst(b, loc, layout.rowGroups)),
+            group);
     }
     lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
     return success();
@@ -132,6 +137,12 @@ private:
     rowBegin = arith::MulIOp::create(b, loc, bid, rowsHere);
     rowEnd = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, rowBegin, rowsHere), rows);
+  }
+
+  /// Whether the row groups of a block share its rows and its partial row:
+  /// a kernel with column outputs, whose partial rows count blocks.
+  bool groupsSharePartial() {
+    return layout.rowGroups > 1 && op.hasColumnOutputs();
   }
 
   /// Column offsets and bounds of this thread's chunks. With column slices
@@ -240,6 +251,20 @@ private:
               b, loc, arith::SubIOp::create(b, loc, rows, bid), walkStep),
           loopBegin);
     }
+    // Row groups sharing a partial row take the block's rows in turn (group
+    // g: rows rowBegin + g + k * groups), and every group of the block takes
+    // the same number of steps, so that the lanes of a warp reach their
+    // shuffles together: a step past the block's rows reads its last row
+    // again and neither stores nor adds it (rowValid).
+    Value groupFirst;
+    if (groupsSharePartial()) {
+      walkStep = indexConst(b, loc, layout.rowGroups);
+      Value blockRows = arith::SubIOp::create(
+          b, loc, rowEnd, arith::MinUIOp::create(b, loc, rowBegin, rowEnd));
+      loopBegin = indexConst(b, loc, 0);
+      loopEnd = arith::CeilDivUIOp::create(b, loc, blockRows, walkStep);
+      groupFirst = arith::AddIOp::create(b, loc, rowBegin, group);
+    }
     auto loop = scf::ForOp::create(
         b, loc, loopBegin, loopEnd, indexConst(b, loc, 1), initAccs,
         [&](OpBuilder &lb, Location l, Value index, ValueRange accs) {
@@ -249,9 +274,20 @@ private:
             row = arith::AddIOp::create(
                 lb, l, bid, arith::MulIOp::create(lb, l, index, walkStep));
             first = loopBegin;
+          } else if (groupFirst) {
+            Value turn = arith::AddIOp::create(
+                lb, l, groupFirst,
+                arith::MulIOp::create(lb, l, index, walkStep));
+            rowValid = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
+                                             turn, rowEnd);
+            row = arith::MinUIOp::create(
+                lb, l, turn,
+                arith::SubIOp::create(lb, l, rowEnd, indexConst(lb, l, 1)));
+            first = loopBegin;
           }
           if (failed(emitRow(lb, l, row, local, first, tid, accs, next)))
             status = failure();
+          rowValid = Value();
           scf::YieldOp::create(lb, l, next);
         });
     if (failed(status))
@@ -261,7 +297,8 @@ private:
 
   /// After the last row: the cluster's end, the combines' early launch, the
   /// loop's pipelining attributes and the column partial rows.
-  void finishKernel(OpBuilder &b, Location loc, scf::ForOp loop) {
+  void finishKernel(OpBuilder &b, gpu::GPUFuncOp func, Location loc,
+                    scf::ForOp loop) {
     reductions->finishCluster(b, loc);
     if (staging && staging->storesOutputs()) {
       // The last row's outputs: every thread's writes precede the barrier,
@@ -296,11 +333,9 @@ private:
             op->getAttr(NormDialect::NumStagesAttrHelper::getNameStr()))
       loop->setAttr(NormDialect::NumStagesAttrHelper::getNameStr(), stages);
 
-    // One partial row per (virtual) block for every column output; a row
-    // group past the last row has no partial row to write. A block over all
+    // One partial row per block for every column output. A block over all
     // rows (RowSplit::allRows) writes the outputs themselves, rounded, also
-    // at M = 0 (sums of no rows): its virtual block 0 always writes, the
-    // other row groups of a warp-per-row block have no rows.
+    // at M = 0 (sums of no rows).
     Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           rowBegin, rows);
     if (split.allRows)
@@ -308,6 +343,16 @@ private:
           b, loc, hasRows,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bid,
                                 indexConst(b, loc, 0)));
+    // Row groups sharing the partial row add theirs together first, and the
+    // first group stores the total.
+    SmallVector<Value> accs(loop.getResults());
+    if (groupsSharePartial()) {
+      accs = combineGroups(b, func, loc, accs);
+      hasRows = arith::AndIOp::create(
+          b, loc, hasRows,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                                indexConst(b, loc, 0)));
+    }
     auto storePartials = scf::IfOp::create(b, loc, hasRows,
                                            /*withElseRegion=*/false);
     OpBuilder pb = OpBuilder::atBlockBegin(storePartials.thenBlock());
@@ -315,12 +360,68 @@ private:
     for (unsigned k = 0; k < outputs.size(); ++k) {
       if (op.getOutputRole(k) != Role::col)
         continue;
-      SmallVector<Value> lanes(loop.getResults().begin() + accIndex,
-                               loop.getResults().begin() + accIndex +
+      SmallVector<Value> lanes(accs.begin() + accIndex,
+                               accs.begin() + accIndex +
                                    layout.elementsPerThread());
       accIndex += layout.elementsPerThread();
       storeRow(pb, loc, outputs[k], bid, lanes);
     }
+  }
+
+  /// The sums over the block's row groups of each thread's column
+  /// accumulators `accs`, in the threads of the first group (the others get
+  /// partial sums): an xor butterfly over the groups of a warp, then the
+  /// warps' sums through shared memory, added in warp order. The order is
+  /// fixed, so the partial rows are the same from run to run.
+  SmallVector<Value> combineGroups(OpBuilder &b, gpu::GPUFuncOp func,
+                                   Location loc, ArrayRef<Value> accs) {
+    int64_t width = layout.threadsPerRow();
+    SmallVector<Value> sums;
+    for (Value v : accs) {
+      for (int64_t offset = width; offset < 32; offset *= 2)
+        v = arith::AddFOp::create(
+            b, loc, v,
+            gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+                .getShuffleResult());
+      sums.push_back(v);
+    }
+    int64_t warps = layout.threads / 32;
+    if (warps == 1)
+      return sums;
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    int64_t count = static_cast<int64_t>(sums.size());
+    Value buffer = addWorkgroupBuffer(func,
+                                      MemRefType::get({warps, count, width},
+                                                      b.getF32Type(),
+                                                      AffineMap(), workgroup),
+                                      loc);
+    // The first group of each warp publishes its warp's sums.
+    Value groupsPerWarp = indexConst(b, loc, 32 / width);
+    Value warp = arith::DivUIOp::create(b, loc, group, groupsPerWarp);
+    Value leads = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, group, groupsPerWarp),
+        indexConst(b, loc, 0));
+    scf::IfOp::create(b, loc, leads, [&](OpBuilder &tb, Location l) {
+      for (int64_t i = 0; i < count; ++i)
+        memref::StoreOp::create(tb, l, sums[i], buffer,
+                                ValueRange{warp, indexConst(tb, l, i), tid});
+      scf::YieldOp::create(tb, l);
+    });
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> totals;
+    for (int64_t i = 0; i < count; ++i) {
+      Value total;
+      for (int64_t w = 0; w < warps; ++w) {
+        Value v = memref::LoadOp::create(
+            b, loc, buffer,
+            ValueRange{indexConst(b, loc, w), indexConst(b, loc, i), tid});
+        total = total ? arith::AddFOp::create(b, loc, total, v).getResult() : v;
+      }
+      totals.push_back(total);
+    }
+    return totals;
   }
 
   /// Copies the row inputs (a backward's mean and rstd) of this block's rows
@@ -490,7 +591,17 @@ private:
       storeAlignedVector(
           b, loc, memref,
           isRow ? ValueRange{columns[c]} : ValueRange{row, columns[c]},
-          lanes.slice(c * layout.vectorWidth, layout.vectorWidth), inBounds[c]);
+          lanes.slice(c * layout.vectorWidth, layout.vectorWidth),
+          isRow ? inBounds[c] : andRowValid(b, loc, inBounds[c]));
+  }
+
+  /// `inside` (null: always) and, on a step of a row group past its
+  /// block's rows, false.
+  Value andRowValid(OpBuilder &b, Location loc, Value inside) {
+    if (!rowValid)
+      return inside;
+    return inside ? arith::AndIOp::create(b, loc, inside, rowValid).getResult()
+                  : rowValid;
   }
 
   /// Writes this thread's chunks `lanes` of an output row into slot `slot`
@@ -816,6 +927,7 @@ private:
               b, loc, first,
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sliceY,
                                     indexConst(b, loc, 0)));
+        first = andRowValid(b, loc, first);
         scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location l) {
           memref::StoreOp::create(tb, l, lanes[0], outputs[k], row);
           scf::YieldOp::create(tb, l);
@@ -823,9 +935,14 @@ private:
         break;
       }
       case Role::col:
-        for (int64_t e = 0; e < elements; ++e)
-          nextAccs.push_back(
-              arith::AddFOp::create(b, loc, accs[accIndex + e], lanes[e]));
+        for (int64_t e = 0; e < elements; ++e) {
+          Value sum =
+              arith::AddFOp::create(b, loc, accs[accIndex + e], lanes[e]);
+          if (rowValid)
+            sum = arith::SelectOp::create(b, loc, rowValid, sum,
+                                          accs[accIndex + e]);
+          nextAccs.push_back(sum);
+        }
         accIndex += elements;
         break;
       }
@@ -865,8 +982,12 @@ private:
   /// Shared-memory copies of the row inputs of this block's rows, by input
   /// index (stageRowInputs).
   DenseMap<unsigned, Value> rowInputBuffers;
-  /// This thread's index in its row and its lane; the (virtual) block.
-  Value tid, lane, bid;
+  /// This thread's index in its row and its lane; the (virtual) block; the
+  /// row group (null: one a block).
+  Value tid, lane, bid, group;
+  /// Within a row group's step: whether its row is one of its block's
+  /// (null: every row is).
+  Value rowValid;
   /// Rows of the kernel; this (virtual) block's rows are [rowBegin, rowEnd).
   Value rows, rowBegin, rowEnd;
   int64_t reductionsPerRow = 0;

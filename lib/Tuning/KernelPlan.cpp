@@ -146,8 +146,16 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
         plan.layout.clusterSize >= 8)
       plan.minBlocksPerSM = 3;
   } else if (hasRowReductions) {
+    // Kernels with column outputs keep a warp or more a block, except rows
+    // that half a warp covers (at most 16 vectors: bf16 N <= 128), whose
+    // lanes would otherwise idle: there the block's row groups add their
+    // column sums into one partial row. Rows of 17-31 vectors take a warp
+    // either way, and lost with row groups (bf16 N = 200: 0.89x).
+    // Evidence: docs/tuning.md, chooseRowLayout.
+    bool subWarpRows = ceilDiv(n, chooseVectorWidth(n, elementBytes)) <= 16;
     plan.layout = chooseRowLayout(n, elementBytes, fullOperands, device,
-                                  /*allowRowGroups=*/shape.columnOutputs == 0);
+                                  /*allowRowGroups=*/shape.columnOutputs == 0 ||
+                                      subWarpRows);
     plan.layout.sharedStages = stagesFor(plan.layout);
   } else {
     plan.kind = KernelPlan::Kind::Sliced;

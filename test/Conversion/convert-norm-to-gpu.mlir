@@ -782,6 +782,65 @@ func.func @heads_share_a_warp(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>) {
 
 // -----
 
+// With a column output (a backward's dW partials) the row groups share their
+// block's rows and partial row: group g takes rows first + g + 16 k, every
+// group the same number of steps (a step past the block's rows reads its
+// last row again, stores nothing and adds nothing), then the groups' sums
+// are added (xor 8 and 16 within a warp, the four warps through shared
+// memory, in warp order) and the first group stores one partial row. The
+// grid is a block per partial row: ceil(M / 64).
+// CHECK-LABEL: func @heads_share_a_partial_row
+// CHECK: %[[PARTIALS:.+]] = arith.ceildivui %{{.+}}, %c64
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[PARTIALS]], %{{.+}}, %{{.+}}) threads in (%c128
+// CHECK: gpu.func @norm_fused({{.+}}) workgroup(%[[SUMS:.+]] : memref<4x8x8xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME: norm.rows_in_parallel = 16
+// CHECK: %[[GROUP:.+]] = arith.divui %thread_id_x, %c8
+// CHECK: %[[FIRST:.+]] = arith.muli %block_id_x, %c64
+// CHECK: %[[STEPS:.+]] = arith.ceildivui %{{.+}}, %c16
+// CHECK: %[[START:.+]] = arith.addi %[[FIRST]], %[[GROUP]]
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %[[STEPS]]
+// CHECK: %[[TURN:.+]] = arith.addi %[[START]], %{{.+}}
+// CHECK: %[[VALID:.+]] = arith.cmpi ult, %[[TURN]], %[[END:[^ ]+]]
+// CHECK: %[[ROW:.+]] = arith.minui %[[TURN]],
+// CHECK: gpu.shuffle xor %{{.+}}, %c4_i32
+// CHECK: scf.if %[[VALID]] {
+// CHECK-NEXT: vector.store %{{.+}}, %{{.+}}[%[[ROW]], %{{.+}}]
+// CHECK: %[[SUM:.+]] = arith.addf %{{.+}}, %{{.+}}
+// CHECK-NEXT: arith.select %[[VALID]], %[[SUM]], %{{.+}} : f32
+// CHECK: } {norm.row_loop}
+// CHECK: gpu.shuffle xor %{{.+}}, %c8_i32
+// CHECK: gpu.shuffle xor %{{.+}}, %c16_i32
+// CHECK: memref.store %{{.+}}, %[[SUMS]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SUMS]][%c0
+// CHECK: memref.load %[[SUMS]][%c1
+// CHECK: memref.load %[[SUMS]][%c2
+// CHECK: memref.load %[[SUMS]][%c3
+// CHECK: %[[LEADS:.+]] = arith.cmpi eq, %[[GROUP]], %c0
+// CHECK: %[[STORES:.+]] = arith.andi %{{.+}}, %[[LEADS]]
+// CHECK: scf.if %[[STORES]] {
+// CHECK: vector.store %{{.+}}, %{{.+}}[%block_id_x, %{{.+}}] {{.+}} : memref<?x64xf32>, vector<4xf32>
+func.func @heads_share_a_partial_row(%dy: memref<?x64xbf16>, %x: memref<?x64xbf16>, %r: memref<?xf32>, %dx: memref<?x64xbf16>, %ws: memref<?x64xf32>) {
+  norm.fused ins(%dy : full memref<?x64xbf16>, %x : full memref<?x64xbf16>, %r : row memref<?xf32>) outs(%dx : full memref<?x64xbf16>, %ws : col memref<?x64xf32>) attributes {rows_per_partial = 64 : i64} {
+  ^bb0(%g: bf16, %a: bf16, %rs: f32):
+    %gf = arith.extf %g : bf16 to f32
+    %af = arith.extf %a : bf16 to f32
+    %xh = arith.mulf %af, %rs : f32
+    %p = arith.mulf %gf, %xh : f32
+    %s = norm.row_reduce <add> %p : f32
+    %c = arith.constant 1.562500e-02 : f32
+    %m = arith.mulf %s, %c : f32
+    %q = arith.mulf %xh, %m : f32
+    %d = arith.subf %gf, %q : f32
+    %o = arith.mulf %d, %rs : f32
+    %t = arith.truncf %o : f32 to bf16
+    norm.yield %t, %p : bf16, f32
+  }
+  return
+}
+
+// -----
+
 // A gate's sigmoid: f32 math.exp becomes x * log2(e) and PTX ex2.approx.f32
 // through its NVVM intrinsic (no libdevice call), in every kernel.
 // CHECK-LABEL: func @sigmoid_gate

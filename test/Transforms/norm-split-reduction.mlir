@@ -37,9 +37,9 @@
 // CHECK: %[[SPREAD:.+]] = arith.ceildivui %[[FILL]], %[[WAVES]]
 // CHECK: %[[R:.+]] = arith.maxui %[[FLOOR]], %[[SPREAD]]
 // CHECK: %[[P:.+]] = arith.ceildivui %[[M]], %[[R]]
-// CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x64xf32>
-// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x64xbf16>, %[[WS]] : col tensor<?x64xf32>) -> tensor<?x64xbf16>, tensor<?x64xf32> attributes {max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 16 : i64}
-// CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x64xf32>) outs(%{{.+}} : tensor<64xbf16>) -> tensor<64xbf16>
+// CHECK: %[[WS:.+]] = tensor.empty(%[[P]]) : tensor<?x256xf32>
+// CHECK: %[[F:.+]]:2 = norm.fused {{.+}} outs (%{{.+}} : full tensor<?x256xbf16>, %[[WS]] : col tensor<?x256xf32>) -> tensor<?x256xbf16>, tensor<?x256xf32> attributes {max_partials = 4224 : i64, min_partials = 2112 : i64, min_rows_per_partial = 4 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 16 : i64}
+// CHECK: %[[DW:.+]] = norm.combine ins(%[[F]]#1 : tensor<?x256xf32>) outs(%{{.+}} : tensor<256xbf16>) -> tensor<256xbf16>
 // CHECK: return %[[F]]#0, %[[DW]]
 // With the rule's split too (16 with max_partials), waves of 2112 partial
 // rows up to 33792 rows. Without max_partials, whole waves of 2112 partial
@@ -52,9 +52,25 @@
 // SMALLCAP: error: 'norm.fused' op max-partials (100) must be at least min_partials (2112)
 // NOFILL-LABEL: func @rms_bwd
 // NOFILL: %[[P:.+]] = arith.ceildivui %{{.+}}, %c16
-// NOFILL: tensor.empty(%[[P]]) : tensor<?x64xf32>
+// NOFILL: tensor.empty(%[[P]]) : tensor<?x256xf32>
 // NOFILL-NOT: min_partials
-func.func @rms_bwd(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xbf16>) -> (tensor<?x64xbf16>, tensor<64xbf16>) {
+func.func @rms_bwd(%dy: tensor<?x256xbf16>, %x: tensor<?x256xbf16>, %r: tensor<?xf32>, %w: tensor<256xbf16>) -> (tensor<?x256xbf16>, tensor<256xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<256xbf16>)
+      : tensor<?x256xbf16>, tensor<?x256xbf16>, tensor<?xf32> -> tensor<?x256xbf16>, tensor<256xbf16>
+  return %dx, %dw : tensor<?x256xbf16>, tensor<256xbf16>
+}
+
+// -----
+
+// Rows of 64 bf16 (8 vectors) share warps in the backward too (row_groups
+// = 16, 128 threads): a partial row is a block's, so the rule fills 4
+// blocks an SM (528 partial rows, waves of up to 256 rows a partial), with
+// neither the small blocks' cap nor their floor.
+// HEUR-LABEL: func @rms_bwd_heads
+// HEUR: arith.ceildivui %[[M:.+]], %c528
+// HEUR: arith.ceildivui %[[M]], %c135168
+// HEUR: norm.fused {{.+}} attributes {min_partials = 528 : i64, norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 8>, rows_per_partial = 256 : i64}
+func.func @rms_bwd_heads(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xbf16>) -> (tensor<?x64xbf16>, tensor<64xbf16>) {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xbf16>)
       : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xf32> -> tensor<?x64xbf16>, tensor<64xbf16>
   return %dx, %dw : tensor<?x64xbf16>, tensor<64xbf16>

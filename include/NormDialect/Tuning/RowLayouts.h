@@ -110,7 +110,8 @@ int64_t chooseVectorWidth(int64_t n, int64_t elementBytes);
 /// shared by `fullOperands` operands whose thread count (a multiple of 32)
 /// still reaches 128. May exceed the budget at the 1024-thread limit;
 /// rowsFitInRegisters() says when. With `allowRowGroups`, rows a warp can hold
-/// within the budget get a warp each (rowGroups = 4 warps). Evidence:
+/// within the budget get a warp each (rowGroups = 4 warps), and rows of fewer
+/// than 32 vectors the power of two of lanes that covers them. Evidence:
 /// docs/tuning.md, chooseRowLayout.
 RowLayout chooseRowLayout(int64_t n, int64_t elementBytes, int64_t fullOperands,
                           const DeviceInfo &device,
