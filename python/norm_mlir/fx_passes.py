@@ -19,7 +19,8 @@ everything else is left to Inductor. Recognized:
     the L2 norm of Gated DeltaNet's q and k (FLA's l2norm);
   * an RMSNorm multiplied by silu(z) or sigmoid(z) (z possibly upcast, the
     product possibly cast back): the gated RMSNorm of Qwen3-Next and Gated
-    DeltaNet, norm before the gate;
+    DeltaNet, norm before the gate; and the written-out RMSNorm of x *
+    silu(z) (both possibly upcast): Mamba2's, the gate before the norm;
   * the residual add before an RMSNorm or LayerNorm whose sum is read again
     (the pre-norm block's next residual): fused_add_rms_norm /
     fused_add_layer_norm, one kernel each way.
@@ -147,10 +148,41 @@ def _other(node, one):
     return b if a is one else a if b is one else None
 
 
+def _activation_of(node):
+    """'silu' or 'sigmoid' if `node` applies that activation (not in
+    place), else None."""
+    if not isinstance(node, torch.fx.Node) or node.kwargs.get("inplace"):
+        return None
+    if node.op == "call_function" and node.target in _ACTIVATIONS:
+        return _ACTIVATIONS[node.target]
+    return "sigmoid" if _is_call(node, methods=("sigmoid",)) else None
+
+
+def _gate_first(product):
+    """(x, z, activation, nodes passed) if `product` is x * act(z), each
+    possibly upcast (Mamba2's gated RMSNorm, the gate before the norm),
+    else None."""
+    if not _is_call(product, functions=(operator.mul, torch.mul), methods=("mul",)):
+        return None
+    if product.kwargs or len(product.args) != 2:
+        return None
+    for act, x in (product.args, product.args[::-1]):
+        activation = _activation_of(act)
+        if activation is None or not _single_user(act) or not isinstance(x, torch.fx.Node):
+            continue
+        gate, gate_casts = _strip_casts(act.args[0])
+        source, casts = _strip_casts(x)
+        passed = [product, act] + [c for c in casts + gate_casts if _single_user(c)]
+        return source, gate, activation, passed
+    return None
+
+
 def _match_written_rms_norm(rsqrt):
     """The written-out RMSNorm (or, over a sum of squares, L2 norm) through
     `rsqrt`: ('mean' or 'sum', input, weight or None, offset, eps, result
-    node, nodes it replaces), or None."""
+    node, nodes it replaces, gate), or None. `gate` is (z, activation) where
+    the normalized value is input * act(z) (the gate before the norm), else
+    None."""
     operand = _rsqrt_operand(rsqrt)
     if operand is None or not _single_user(rsqrt):
         return None
@@ -208,6 +240,14 @@ def _match_written_rms_norm(rsqrt):
         replaced += [c for c in weight_casts if _single_user(c)]
         result = user
         replaced.append(user)
+    # Mamba2's gated RMSNorm: the normalized value is x * act(z), upcast.
+    gate = None
+    gated = _gate_first(source) if reduction == "mean" else None
+    if gated is not None and _value(gated[0]) is not None and _value(gated[1]) is not None:
+        x, z = _value(gated[0]), _value(gated[1])
+        if z.shape == x.shape and z.dtype == x.dtype:
+            source, gate = gated[0], (gated[1], gated[2])
+            replaced += gated[3]
     x, y = _value(source), _value(result)
     if x is None or y is None or y.dtype != x.dtype or y.shape != x.shape:
         return None
@@ -216,7 +256,7 @@ def _match_written_rms_norm(rsqrt):
         return None
     if weight is not None and _value(weight).shape[0] != x.shape[-1]:
         return None
-    return reduction, source, weight, offset, eps, result, replaced
+    return reduction, source, weight, offset, eps, result, replaced, gate
 
 
 def _erase_unused(graph, nodes):
@@ -255,11 +295,16 @@ def rewrite_norms(gm):
         match = _match_written_rms_norm(node)
         if match is None:
             continue
-        reduction, source, weight, offset, eps, result, replaced = match
+        reduction, source, weight, offset, eps, result, replaced, gate = match
         n = (_value(source).shape[-1],)
         with graph.inserting_before(result):
             if reduction == "sum":
                 new = graph.call_function(functional.l2_norm, (source, eps))
+            elif gate is not None:
+                new = graph.call_function(
+                    functional.rms_norm_gated, (source, gate[0], weight, eps, gate[1], False),
+                    {"offset": offset} if offset else {})
+                count("gated")
             else:
                 new = graph.call_function(functional.rms_norm, (source, n, weight, eps),
                                           {"offset": offset} if offset else {})
@@ -303,15 +348,8 @@ def _fuse_gate(graph, norm):
     if not _is_call(mul, functions=(operator.mul, torch.mul), methods=("mul",)):
         return False
     act = _other(mul, head)
-    if not (isinstance(act, torch.fx.Node) and _single_user(act)):
-        return False
-    if act.op == "call_function" and act.target in _ACTIVATIONS:
-        activation = _ACTIVATIONS[act.target]
-    elif _is_call(act, methods=("sigmoid",)):
-        activation = "sigmoid"
-    else:
-        return False
-    if act.kwargs.get("inplace"):
+    activation = _activation_of(act)
+    if activation is None or not _single_user(act):
         return False
     gate, gate_casts = _strip_casts(act.args[0])
     result, replaced = mul, casts + [mul, act] + [c for c in gate_casts if _single_user(c)]

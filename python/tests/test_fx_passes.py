@@ -174,12 +174,12 @@ def test_dynamic_rows_and_no_graph_break():
         assert rel(norm_mlir.compile(model, **kwargs)(x), model(x)) < 1e-5
 
 
-@pytest.mark.parametrize("family", ["llama", "qwen3"])
+@pytest.mark.parametrize("family", ["llama", "qwen3", "mamba2"])
 def test_hugging_face_models_unchanged(family):
-    """Hugging Face Llama and Qwen3 models, built from configs and compiled
-    as they are: every RMSNorm (Qwen3's q/k norms included) and every
-    residual add before one is rewritten, and a training step's loss and
-    gradients are the model's."""
+    """Hugging Face Llama, Qwen3 and Mamba2 models, built from configs and
+    compiled as they are: every RMSNorm (Qwen3's q/k norms and Mamba2's
+    gated norms included) and every residual add before one is rewritten,
+    and a training step's loss and gradients are the model's."""
     transformers = pytest.importorskip("transformers")
     import copy
     torch.manual_seed(4)
@@ -187,14 +187,21 @@ def test_hugging_face_models_unchanged(family):
                   num_attention_heads=4, num_key_value_heads=2)
     if family == "llama":
         model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**common))
-        norms = 2 * 2 + 1
-    else:
+        expected = {"written_rms_norm": 2 * 2 + 1, "fused_add": 2 * 2}
+    elif family == "qwen3":
         model = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(head_dim=16, **common))
-        norms = 2 * 4 + 1
+        expected = {"written_rms_norm": 2 * 4 + 1, "fused_add": 2 * 2}
+    else:
+        # The naive (torch) path of the mixer: its gated norm with the gate
+        # first, a plain RMSNorm before each mixer and at the end.
+        model = transformers.Mamba2ForCausalLM(transformers.Mamba2Config(
+            vocab_size=128, hidden_size=64, num_hidden_layers=2, num_heads=4, head_dim=32,
+            expand=2, state_size=16, n_groups=1, chunk_size=8))
+        expected = {"written_rms_norm": 2 * 2 + 1, "gated": 2, "fused_add": 2}
     reference = copy.deepcopy(model)
     ids = torch.randint(0, 128, (2, 9))
     loss, counts = compiled_counts(lambda i: model(i, labels=i).loss, ids)
-    assert counts == {"written_rms_norm": norms, "fused_add": 2 * 2}
+    assert counts == expected
     loss.backward()
     want = reference(ids, labels=ids).loss
     want.backward()
@@ -247,3 +254,55 @@ def test_l2_and_gated_norms_are_rewritten():
     assert rel(out, ref) < 1e-5
     for got, want in zip(grads, [x.grad] + [p.grad for p in model.parameters()]):
         assert rel(got, want) < 1e-4
+
+
+class MambaRMSNormGated(nn.Module):
+    """Hugging Face's MambaRMSNormGated (Mamba2), as written there: the
+    gate before the norm."""
+
+    def __init__(self, n, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.rand(n) + 0.5)
+        self.variance_epsilon = eps
+
+    def forward(self, hidden_states, gate=None):
+        input_dtype = hidden_states.dtype
+        hidden_states = hidden_states.to(torch.float32)
+        if gate is not None:
+            hidden_states = hidden_states * torch.nn.functional.silu(gate.to(torch.float32))
+        variance = hidden_states.pow(2).mean(-1, keepdim=True)
+        hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)
+        return self.weight * hidden_states.to(input_dtype)
+
+
+class GateAfterTheSquares(nn.Module):
+    """A near miss: the statistics of x, the gate only on the value."""
+
+    def forward(self, x, z):
+        variance = x.pow(2).mean(-1, keepdim=True)
+        return x * torch.nn.functional.silu(z) * torch.rsqrt(variance + 1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_gate_before_the_norm_is_rewritten(dtype):
+    torch.manual_seed(6)
+    model = MambaRMSNormGated(64).to(dtype)
+    x = torch.randn(3, 5, 64, dtype=dtype, requires_grad=True)
+    z = torch.randn(3, 5, 64, dtype=dtype, requires_grad=True)
+    out, counts = compiled_counts(model, x, z, fullgraph=True)
+    assert counts == {"written_rms_norm": 1, "gated": 1}
+    out.float().square().sum().backward()
+    grads = [x.grad, z.grad, model.weight.grad]
+    x.grad = z.grad = None
+    model.zero_grad()
+    ref = model(x, z)
+    ref.float().square().sum().backward()
+    tol = 1e-5 if dtype == torch.float32 else 2e-2
+    assert rel(out, ref) < tol
+    for got, want in zip(grads, [x.grad, z.grad, model.weight.grad]):
+        assert rel(got, want) < 2 * tol
+    # The statistics of x with the gate on the value only is not that norm.
+    x32, z32 = x.detach().float(), z.detach().float()
+    out, counts = compiled_counts(GateAfterTheSquares(), x32, z32, fullgraph=True)
+    assert not counts.get("gated") and not counts.get("written_rms_norm")
+    assert rel(out, GateAfterTheSquares()(x32, z32)) < 1e-6
