@@ -23,7 +23,11 @@ everything else is left to Inductor. Recognized:
     silu(z) (both possibly upcast): Mamba2's, the gate before the norm;
   * the residual add before an RMSNorm or LayerNorm whose sum is read again
     (the pre-norm block's next residual): fused_add_rms_norm /
-    fused_add_layer_norm, one kernel each way.
+    fused_add_layer_norm, one kernel each way;
+  * an RMSNorm's or LayerNorm's y quantized to FP8 e4m3 per row in float32
+    (amax of |y| over the last dimension, scale amax / 448 clamped at
+    1e-12, y / scale clamped to +-448 and cast), where nothing else reads
+    y and no gradient is needed: rms_norm_quant / layer_norm_quant.
 
 A written-out RMSNorm is replaced only where its result has the dtype norm
 gives (the input's) and nothing else reads its intermediate values (the
@@ -216,11 +220,16 @@ def _match_written_rms_norm(rsqrt):
     # after it): casts, and one multiplication by the weight (or 1 + it);
     # the L2 norm (a sum of squares) takes no weight.
     weight, offset = None, 0.0
+    # Each point of the chain where the norm could end: the last one with
+    # the input's dtype wins (a cast after it, to float32 for the next op,
+    # stays in the graph).
+    ends = [(result, len(replaced), weight, offset)]
     while _single_user(result):
         user = next(iter(result.users))
         if _is_call(user, methods=("to", "type_as", "type", "float")):
             result = user
             replaced.append(user)
+            ends.append((result, len(replaced), weight, offset))
             continue
         if reduction == "sum" or weight is not None or not _is_call(
                 user, functions=(operator.mul, torch.mul), methods=("mul",)):
@@ -229,28 +238,34 @@ def _match_written_rms_norm(rsqrt):
         if not isinstance(w, torch.fx.Node):
             break
         plus_one = _constant_plus(w)
+        weight_nodes = []
         if plus_one is not None and plus_one[1] == 1.0 and _single_user(w):
-            replaced.append(w)
+            weight_nodes.append(w)
             w, offset = plus_one[0], 1.0
         w, weight_casts = _strip_casts(w)
         wv = _value(w)
         if wv is None or wv.dim() != 1:
             break
         weight = w
-        replaced += [c for c in weight_casts if _single_user(c)]
+        replaced += weight_nodes + [c for c in weight_casts if _single_user(c)] + [user]
         result = user
-        replaced.append(user)
+        ends.append((result, len(replaced), weight, offset))
     # Mamba2's gated RMSNorm: the normalized value is x * act(z), upcast.
-    gate = None
+    gate, gate_nodes = None, []
     gated = _gate_first(source) if reduction == "mean" else None
     if gated is not None and _value(gated[0]) is not None and _value(gated[1]) is not None:
         x, z = _value(gated[0]), _value(gated[1])
         if z.shape == x.shape and z.dtype == x.dtype:
-            source, gate = gated[0], (gated[1], gated[2])
-            replaced += gated[3]
-    x, y = _value(source), _value(result)
-    if x is None or y is None or y.dtype != x.dtype or y.shape != x.shape:
+            source, gate, gate_nodes = gated[0], (gated[1], gated[2]), gated[3]
+    x = _value(source)
+    if x is None:
         return None
+    ends = [e for e in ends if _value(e[0]) is not None and _value(e[0]).dtype == x.dtype
+            and _value(e[0]).shape == x.shape]
+    if not ends:
+        return None
+    result, kept, weight, offset = ends[-1]
+    replaced = replaced[:kept] + gate_nodes
     # The kernels are compiled for a static normalized size.
     if x.dim() == 0 or not isinstance(x.shape[-1], int):
         return None
@@ -316,6 +331,9 @@ def rewrite_norms(gm):
         if node.graph is graph and _fuse_gate(graph, node):
             count("gated")
     for node in list(graph.nodes):
+        if node.graph is graph and _fuse_fp8_quant(graph, node):
+            count("fp8_quant")
+    for node in list(graph.nodes):
         if node.graph is graph and _fuse_residual_add(graph, node):
             count("fused_add")
     graph.lint()
@@ -371,6 +389,119 @@ def _fuse_gate(graph, norm):
     new.meta.update(result.meta)
     result.replace_all_uses_with(new)
     _erase_unused(graph, replaced + [norm])
+    return True
+
+
+_QUANTIZED = {functional.rms_norm: functional.rms_norm_quant,
+              functional.layer_norm: functional.layer_norm_quant}
+_E4M3_MAX = 448.0
+
+
+def _clamp_bounds(node):
+    """(min, max) of a clamp / clamp_min at `node` (None where absent), or
+    None if `node` is no clamp."""
+    if _is_call(node, functions=(torch.clamp, torch.clip), methods=("clamp", "clip")):
+        args = list(node.args[1:]) + [None] * 2
+        return (node.kwargs.get("min", args[0]), node.kwargs.get("max", args[1]))
+    if _is_call(node, functions=(torch.clamp_min,), methods=("clamp_min",)):
+        return (node.args[1] if len(node.args) > 1 else node.kwargs.get("min"), None)
+    return None
+
+
+def _only_user(node, functions=(), methods=()):
+    """The one user of `node` if it is such a call, else None."""
+    if not _single_user(node):
+        return None
+    user = next(iter(node.users))
+    return user if _is_call(user, functions, methods) else None
+
+
+def _fuse_fp8_quant(graph, norm):
+    """Replaces a norm's y quantized to FP8 e4m3 per row, as model code
+    writes it in float32 (amax = y.abs().amax(-1, keepdim=True); scale =
+    (amax / 448).clamp(min=1e-12); q = (y / scale).clamp(-448,
+    448).to(torch.float8_e4m3fn)), with the norm's quantizing kernel, where
+    nothing else reads y and no gradient is needed (the quantizing ops are
+    inference forwards). q may differ from the model's by one FP8 step
+    where y's rounding to its dtype decided the FP8 rounding. Returns
+    whether it did."""
+    if norm.op != "call_function" or norm.target not in _QUANTIZED:
+        return False
+    y = _value(norm)
+    if y is None or y.requires_grad:
+        return False
+    # y, possibly upcast, read by abs and by the division (through one
+    # upcast or one each).
+    readers, casts = [], []
+    for user in norm.users:
+        if _is_call(user, methods=("float", "to")) and _value(user) is not None and \
+                _value(user).dtype == torch.float32:
+            casts.append(user)
+            readers += list(user.users)
+        else:
+            readers.append(user)
+    values = [norm] + casts
+    absolute = [r for r in readers if _is_call(r, functions=(torch.abs,), methods=("abs",))]
+    division = [r for r in readers if _is_call(r, functions=(operator.truediv, torch.div),
+                                              methods=("div",))]
+    if len(absolute) != 1 or len(division) != 1 or len(readers) != 2:
+        return False
+    absolute, division = absolute[0], division[0]
+    amax = _only_user(absolute, functions=(torch.amax,), methods=("amax",))
+    if amax is None or not _keeps_last_dim(amax, absolute):
+        return False
+    scaled = _only_user(amax, functions=(operator.truediv, torch.div), methods=("div",))
+    if scaled is None or scaled.args[0] is not amax or scaled.args[1] != _E4M3_MAX:
+        return False
+    floor = _only_user(scaled, functions=(torch.clamp, torch.clamp_min),
+                       methods=("clamp", "clamp_min"))
+    if floor is None or _clamp_bounds(floor) != (1e-12, None):
+        return False
+    scale = floor
+    if division.args[0] not in values or division.args[1] is not scale:
+        return False
+    bounded = _only_user(division, functions=(torch.clamp, torch.clip),
+                         methods=("clamp", "clip"))
+    if bounded is None or _clamp_bounds(bounded) not in ((-_E4M3_MAX, _E4M3_MAX),
+                                                          (-448, 448)):
+        return False
+    cast = _only_user(bounded, methods=("to",))
+    if cast is None or _value(cast) is None or _value(cast).dtype != torch.float8_e4m3fn:
+        return False
+    sv = _value(scale)
+    if sv is None or sv.dtype != torch.float32 or _value(division).dtype != torch.float32:
+        return False
+    # The scale's other readers (a dequantization) come after the norm.
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    if any(order[u] < order[cast] for u in scale.users if u is not division):
+        return False
+    args = list(norm.args)
+    kwargs = {}
+    if norm.target is functional.rms_norm:
+        # rms_norm(x, shape, weight, eps, offset=) -> rms_norm_quant(x,
+        # weight, eps, offset=); torch's eps=None (its dtype's epsilon) has
+        # no quantizing kernel here.
+        args = [args[0]] + [norm.kwargs.get("weight", args[2] if len(args) > 2 else None),
+                            norm.kwargs.get("eps", args[3] if len(args) > 3 else None)]
+        if norm.kwargs.get("offset"):
+            kwargs["offset"] = norm.kwargs["offset"]
+    else:
+        args = [args[0]] + [norm.kwargs.get(k, args[i] if len(args) > i else default)
+                            for i, k, default in ((2, "weight", None), (3, "bias", None),
+                                                  (4, "eps", 1e-5))]
+    if args[-1] is None:
+        return False
+    with graph.inserting_before(cast):
+        fused = graph.call_function(_QUANTIZED[norm.target], tuple(args), kwargs)
+        q = graph.call_function(operator.getitem, (fused, 0))
+        row_scale = graph.call_function(operator.getitem, (fused, 1))
+        kept = graph.call_function(torch.unsqueeze, (row_scale, -1))
+    q.meta.update(cast.meta)
+    kept.meta.update(scale.meta)
+    cast.replace_all_uses_with(q)
+    scale.replace_all_uses_with(kept)
+    _erase_unused(graph, [cast, bounded, division, scale, scaled, amax, absolute]
+                  + casts + [norm])
     return True
 
 

@@ -78,6 +78,9 @@ class Block(nn.Module):
 def compiled_counts(model, *inputs, **kwargs):
     """Compiles `model` with the rewrite, runs it, and returns its outputs
     and the forms rewritten."""
+    # A fresh Dynamo cache: models of one class compiled by earlier tests
+    # would otherwise count against its recompile limit.
+    torch._dynamo.reset()
     counts = {}
 
     def backend(gm, example_inputs):
@@ -306,3 +309,58 @@ def test_gate_before_the_norm_is_rewritten(dtype):
     out, counts = compiled_counts(GateAfterTheSquares(), x32, z32, fullgraph=True)
     assert not counts.get("gated") and not counts.get("written_rms_norm")
     assert rel(out, GateAfterTheSquares()(x32, z32)) < 1e-6
+
+
+class NormThenFP8(nn.Module):
+    """A norm's output quantized to FP8 e4m3 per row in float32, as model
+    code writes it; `spelling` varies the quantization."""
+
+    def __init__(self, n=64, kind="rms", spelling="plain"):
+        super().__init__()
+        self.norm = LlamaRMSNorm(n) if kind == "rms" else nn.LayerNorm(n)
+        self.spelling = spelling
+
+    def forward(self, x):
+        y = self.norm(x).float()
+        amax = torch.amax(torch.abs(y), dim=-1, keepdim=True)
+        fmax = 240.0 if self.spelling == "e5m2-bound" else 448.0
+        scale = (amax / fmax).clamp(min=1e-12)
+        q = y / scale
+        if self.spelling != "no-clamp":
+            q = q.clamp(-fmax, fmax)
+        return q.to(torch.float8_e4m3fn), scale
+
+
+@pytest.mark.parametrize("kind", ["rms", "layer"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_fp8_quantization_of_a_norm_is_rewritten(kind, dtype):
+    torch.manual_seed(7)
+    model = NormThenFP8(kind=kind).to(dtype)
+    x = torch.randn(4, 9, 64, dtype=dtype) * 3
+    with torch.no_grad():
+        (q, scale), counts = compiled_counts(model, x, fullgraph=True)
+        want_q, want_scale = model(x)
+    assert counts.get("fp8_quant") == 1
+    assert q.dtype == torch.float8_e4m3fn and scale.shape == want_scale.shape == (4, 9, 1)
+    assert rel(scale, want_scale) < (1e-6 if dtype == torch.float32 else 1e-2)
+    # Where y's rounding decided the FP8 rounding, one step apart at most.
+    got, want = q.float(), want_q.float()
+    steps = (got - want).abs() / want.abs().clamp_min(2 ** -6)
+    assert steps.max() <= 0.125 + 1e-6
+    assert (got != want).float().mean() < (1e-6 if dtype == torch.float32 else 0.05)
+
+
+def test_fp8_near_misses_and_training_graphs_are_left():
+    torch.manual_seed(8)
+    x = torch.randn(3, 64)
+    for spelling in ("no-clamp", "e5m2-bound"):
+        model = NormThenFP8(spelling=spelling)
+        with torch.no_grad():
+            (q, scale), counts = compiled_counts(model, x, fullgraph=True)
+            want_q, want_scale = model(x)
+        assert "fp8_quant" not in counts, spelling
+        assert torch.equal(q.float(), want_q.float()) and rel(scale, want_scale) < 1e-6
+    # With gradients wanted (a training graph) the norm keeps its backward.
+    model = NormThenFP8()
+    (q, scale), counts = compiled_counts(model, x.requires_grad_(), fullgraph=True)
+    assert "fp8_quant" not in counts and counts.get("written_rms_norm") == 1
