@@ -202,6 +202,33 @@ TEST(Tuning, SplitSizeOfClusterKernels) {
   EXPECT_EQ(chooseSplitSize(20, 131072, h200, true), 20);
 }
 
+TEST(Tuning, PlansFollowTheDeviceProperties) {
+  // What the Python package reads from the driver reaches the plans: an
+  // H100 PCIe (114 SMs) gets fewer partial rows and forward blocks than the
+  // SXM's 132, and an SM of 100 KB of shared memory (an sm_89 GPU's) does
+  // not stage the rows of the RMSNorm backward at N = 8192, which 228 KB
+  // stage twice (two blocks of two 16 KB rows of each input).
+  DeviceInfo sxm, pcie, ada;
+  pcie.numSMs = 114;
+  ada.numSMs = 128;
+  ada.sharedMemoryPerBlock = 99 * 1024;
+  ada.sharedMemoryPerSM = 100 * 1024;
+  ada.threadsPerSM = 1536;
+  KernelShape rmsBwd{4096, 2, 2, 1, 1, false};
+  EXPECT_EQ(chooseMinPartials(rmsBwd, planKernel(rmsBwd, sxm, nullptr), sxm),
+            264);
+  EXPECT_EQ(chooseMinPartials(rmsBwd, planKernel(rmsBwd, pcie, nullptr), pcie),
+            228);
+  KernelShape rmsFwd{4096, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(rmsFwd, sxm, nullptr).minBlocks, 8 * 132);
+  EXPECT_EQ(planKernel(rmsFwd, pcie, nullptr).minBlocks, 8 * 114);
+  KernelShape rmsBwd8K{8192, 2, 2, 1, 1, false};
+  EXPECT_EQ(planKernel(rmsBwd8K, sxm, nullptr).layout.sharedStages, 2);
+  EXPECT_EQ(planKernel(rmsBwd8K, ada, nullptr).layout.sharedStages, 0);
+  // Clusters the GPU holds at once follow the SM count too.
+  EXPECT_LT(pcie.residentClusters(8), sxm.residentClusters(8));
+}
+
 TEST(Tuning, PlanPicksTheLayoutKind) {
   DeviceInfo h200;
   KernelShape rmsFwd{4096, 2, 1, 0, 1, false};

@@ -21,7 +21,10 @@ using namespace mlir::norm;
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t numSms, int64_t registerBudget,
                                  int64_t maxClusterSize,
-                                 int64_t maxThreadsPerBlock) {
+                                 int64_t maxThreadsPerBlock,
+                                 int64_t sharedMemoryPerBlock,
+                                 int64_t sharedMemoryPerSm,
+                                 int64_t threadsPerSm, int64_t registersPerSm) {
   // The tuning library says which values its rules take.
   std::string problem =
       numSms > 0 ? validateRegisterBudget(registerBudget)
@@ -31,6 +34,10 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (problem.empty() && (maxThreadsPerBlock < 32 || maxThreadsPerBlock % 32))
     problem = "max_threads_per_block must be a positive multiple of 32, got " +
               std::to_string(maxThreadsPerBlock);
+  if (problem.empty())
+    problem =
+        validateSMResources(maxThreadsPerBlock, sharedMemoryPerBlock,
+                            sharedMemoryPerSm, threadsPerSm, registersPerSm);
   if (!problem.empty())
     return emitError() << "invalid #norm.target: " << problem;
   return success();

@@ -42,6 +42,10 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   target.registerBudget = options.registerBudget;
   target.maxClusterSize = splitLongRows ? options.maxClusterSize.getValue() : 1;
   target.maxThreads = options.maxThreads;
+  target.sharedMemoryPerBlock = options.sharedMemoryPerBlock;
+  target.sharedMemoryPerSM = options.sharedMemoryPerSM;
+  target.threadsPerSM = options.threadsPerSM;
+  target.registersPerSM = options.registersPerSM;
   pm.addPass(createNormSetTarget(target));
   pm.addPass(createNormDecompose());
   pm.addPass(createNormFuseMixedOrder());

@@ -40,9 +40,12 @@ struct NormSetTargetPass
       });
       if (succeeded(TargetAttr::verify(
               [&] { return emitError(UnknownLoc::get(context)); }, numSMs,
-              registerBudget, maxClusterSize, maxThreads)))
-        target = TargetAttr::get(context, numSMs, registerBudget,
-                                 maxClusterSize, maxThreads);
+              registerBudget, maxClusterSize, maxThreads, sharedMemoryPerBlock,
+              sharedMemoryPerSM, threadsPerSM, registersPerSM)))
+        target =
+            TargetAttr::get(context, numSMs, registerBudget, maxClusterSize,
+                            maxThreads, sharedMemoryPerBlock, sharedMemoryPerSM,
+                            threadsPerSM, registersPerSM);
     }
     return reportOptionError(context, getArgument(), error);
   }

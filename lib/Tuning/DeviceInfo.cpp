@@ -1,7 +1,7 @@
 //===- DeviceInfo.cpp - properties of the target GPU ----------------------===//
 //
 // What DeviceInfo derives from its fields (the clusters the GPU holds at
-// once) and the check of its register budget.
+// once) and the checks of its register budget and SM resources.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,5 +37,29 @@ std::string mlir::norm::validateRegisterBudget(int64_t budget) {
     return "register-budget must be 1 to " +
            std::to_string(kMaxRegisterBudget) + " elements a thread, got " +
            std::to_string(budget);
+  return {};
+}
+
+std::string mlir::norm::validateSMResources(int64_t maxThreadsPerBlock,
+                                            int64_t sharedMemoryPerBlock,
+                                            int64_t sharedMemoryPerSM,
+                                            int64_t threadsPerSM,
+                                            int64_t registersPerSM) {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  // Every kernel may use 48 KB of shared memory without opting in.
+  constexpr int64_t kStaticSharedMemory = 48 * 1024;
+  if (threadsPerSM < maxThreadsPerBlock || threadsPerSM % 32)
+    return "threads_per_sm must be a multiple of 32 that holds a block of " +
+           str(maxThreadsPerBlock) + " threads, got " + str(threadsPerSM);
+  if (sharedMemoryPerBlock < kStaticSharedMemory ||
+      sharedMemoryPerSM < sharedMemoryPerBlock)
+    return "shared memory must be at least 48 KB a block and no more a block "
+           "than an SM has, got " +
+           str(sharedMemoryPerBlock) + " a block and " +
+           str(sharedMemoryPerSM) + " an SM";
+  if (registersPerSM < 32 * maxThreadsPerBlock)
+    return "registers_per_sm must hold 32 registers for each thread of a "
+           "block of " +
+           str(maxThreadsPerBlock) + ", got " + str(registersPerSM);
   return {};
 }

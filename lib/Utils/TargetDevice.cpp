@@ -17,6 +17,10 @@ DeviceInfo mlir::norm::deviceOf(TargetAttr target) {
   device.registerBudget = target.getRegisterBudget();
   device.maxClusterSize = target.getMaxClusterSize();
   device.maxThreadsPerBlock = target.getMaxThreadsPerBlock();
+  device.sharedMemoryPerBlock = target.getSharedMemoryPerBlock();
+  device.sharedMemoryPerSM = target.getSharedMemoryPerSm();
+  device.threadsPerSM = target.getThreadsPerSm();
+  device.registersPerSM = target.getRegistersPerSm();
   return device;
 }
 

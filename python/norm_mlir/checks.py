@@ -1,7 +1,9 @@
 """What every norm_mlir kernel shares on the tensor side: the argument
 checks (CPU, CUDA, with or without the native extension, whose C++ kernels
 give the same errors), the copy into the layout the kernels read, and the
-chip a device's bundles are compiled for."""
+chip and target a device's bundles are compiled for."""
+
+import functools
 
 import torch
 
@@ -12,6 +14,43 @@ def device_chip(device):
     """The chip name ("sm_90", ...) bundles are compiled for on `device`."""
     major, minor = torch.cuda.get_device_capability(device)
     return f"sm_{major}{minor}"
+
+
+# The compiler's target (norm-set-target's defaults: an H100 SXM or H200),
+# and the device property each option takes.
+_TARGET_DEFAULTS = {"num-sms": 132, "shared-memory-per-block": 232448,
+                    "shared-memory-per-sm": 233472, "threads-per-sm": 2048,
+                    "registers-per-sm": 65536}
+_TARGET_PROPERTIES = {"num-sms": "multi_processor_count",
+                      "shared-memory-per-block": "shared_memory_per_block_optin",
+                      "shared-memory-per-sm": "shared_memory_per_multiprocessor",
+                      "threads-per-sm": "max_threads_per_multi_processor",
+                      "registers-per-sm": "regs_per_multiprocessor"}
+
+
+def target_options(properties):
+    """The compiler's target options for a GPU with `properties` (what
+    torch.cuda.get_device_properties gives): its SMs, shared memory,
+    threads and registers, naming only what differs from the compiler's
+    defaults, so that bundles built for those GPUs (an H100 SXM, an H200)
+    keep one cache key. An H100 PCIe gives "num-sms=114"."""
+    parts = []
+    for option, attribute in _TARGET_PROPERTIES.items():
+        value = getattr(properties, attribute, None)
+        if isinstance(value, int) and value > 0 and value != _TARGET_DEFAULTS[option]:
+            parts.append(f"{option}={value}")
+    return " ".join(parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _device_target_options(index):
+    return target_options(torch.cuda.get_device_properties(index))
+
+
+def device_target_options(device):
+    """target_options of CUDA `device` (read once per device)."""
+    index = device.index if isinstance(device, torch.device) else device
+    return _device_target_options(torch.cuda.current_device() if index is None else index)
 
 
 def check_params(x, *params, name):

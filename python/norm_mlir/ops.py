@@ -59,7 +59,7 @@ import torch
 
 from . import native
 from .checks import (check_bias, check_grad, check_input, check_residual, device_chip,
-                     gated_flags, rows, shaped_results)
+                     device_target_options, gated_flags, rows, shaped_results)
 from .compiler import bundle_directory
 from .programs import op_program
 
@@ -119,7 +119,8 @@ def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, re
     if quant:
         flags["quant"] = True
     program = op_program(kind, n, dtype, weight_dtype, **flags)
-    return bundle_directory(program, chip=device_chip(device))
+    return bundle_directory(program, chip=device_chip(device),
+                            options=device_target_options(device))
 
 
 if native.loaded:

@@ -8,7 +8,7 @@ norm_mlir.ops adds the fake, CPU and autocast kernels to either.
 import torch
 
 from .checks import (aligned, check_bias, check_cuda, check_grad, check_residual, device_chip,
-                     gated_flags, rows, shaped_results)
+                     device_target_options, gated_flags, rows, shaped_results)
 from .compiler import compile_program
 from .launcher import Launcher
 from .programs import op_program
@@ -24,7 +24,8 @@ def _launcher(kind, n, x, weight, **flags):
     if key not in _launchers:
         program = op_program(kind, n, x.dtype,
                              weight.dtype if weight is not None else None, **flags)
-        _launchers[key] = Launcher(compile_program(program, chip=key[-1]))
+        _launchers[key] = Launcher(compile_program(
+            program, chip=key[-1], options=device_target_options(x.device)))
     return _launchers[key]
 
 

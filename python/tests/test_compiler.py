@@ -114,3 +114,30 @@ def test_pipeline_options_reach_the_kernels(tmp_path, monkeypatch):
     program = op_program("ln_fwd", 1024, "bf16", "bf16", eps=1e-6, offset=0.0)
     assert "fma.rn.f32" in compile_program(program).ptx
     assert "fma.rn.f32" not in compile_program(program, options="fp-contract=false").ptx
+
+
+def test_device_properties_reach_the_plans(tmp_path, monkeypatch):
+    # The package compiles for the GPU it runs on: its SMs, shared memory,
+    # threads and registers become target options (only those that differ
+    # from the compiler's H100 SXM / H200 defaults, so bundles prebuilt for
+    # those keep their cache keys), and the plans follow them: an H100
+    # PCIe's 114 SMs give the RMSNorm backward 228 partial rows, not 264.
+    from types import SimpleNamespace
+    from norm_mlir.checks import target_options
+    sxm = SimpleNamespace(multi_processor_count=132, shared_memory_per_block_optin=232448,
+                          shared_memory_per_multiprocessor=233472,
+                          max_threads_per_multi_processor=2048, regs_per_multiprocessor=65536)
+    assert target_options(sxm) == ""
+    assert target_options(SimpleNamespace(**dict(vars(sxm), multi_processor_count=114))) \
+        == "num-sms=114"
+    a100 = SimpleNamespace(multi_processor_count=108, shared_memory_per_block_optin=166912,
+                           shared_memory_per_multiprocessor=167936)
+    assert target_options(a100) == ("num-sms=108 shared-memory-per-block=166912 "
+                                    "shared-memory-per-sm=167936")
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    program = op_program("rms_bwd", 4096, "bf16", "bf16", offset=0.0)
+    manifests = [str(compile_program(program, options=o).manifest) for o in ("", "num-sms=114")]
+    assert "264" in manifests[0] and "228" not in manifests[0]
+    assert "228" in manifests[1] and "264" not in manifests[1]
+    with pytest.raises(CompileError, match="registers_per_sm must hold"):
+        compile_program(program, options="registers-per-sm=1024")

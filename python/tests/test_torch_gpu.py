@@ -724,3 +724,43 @@ def test_norm_mlir_compile_rewrites_model_code_on_the_gpu():
     again = run(norm_mlir.compile(model))
     for a, b in zip(again, want):
         assert rel(a, b) < 2e-2
+
+
+def test_norm_mlir_compile_fp8_quantization_on_the_gpu():
+    # A norm's y quantized to FP8 per row in float32, written out: under
+    # no_grad norm_mlir.compile runs it as the quantizing kernel; the scale
+    # within bf16 rounding of the model's, q within one FP8 step.
+    from norm_mlir import fx_passes
+    from torch._inductor.compile_fx import compile_fx
+    torch._dynamo.reset()
+
+    class Quantized(torch.nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.norm = torch.nn.RMSNorm(n, eps=1e-6)
+
+        def forward(self, x):
+            y = self.norm(x).float()
+            scale = (torch.amax(torch.abs(y), dim=-1, keepdim=True) / 448.0).clamp(min=1e-12)
+            return (y / scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn), scale
+
+    counts = {}
+
+    def backend(gm, example_inputs):
+        for form, k in fx_passes.rewrite_norms(gm).items():
+            counts[form] = counts.get(form, 0) + k
+        return compile_fx(gm, example_inputs)
+
+    torch.manual_seed(12)
+    model = Quantized(4096).to("cuda", torch.bfloat16)
+    with torch.no_grad():
+        model.norm.weight.uniform_(0.5, 1.5)
+        x = torch.randn(4, 1000, 4096, device="cuda", dtype=torch.bfloat16) * 3
+        q, scale = torch.compile(model, backend=backend, fullgraph=True)(x)
+        want_q, want_scale = model(x)
+    assert counts == {"rms_norm": 1, "fp8_quant": 1}
+    assert q.dtype == torch.float8_e4m3fn and scale.shape == want_scale.shape
+    assert rel(scale, want_scale) < 1e-2
+    got, want = q.float(), want_q.float()
+    assert ((got - want).abs() / want.abs().clamp_min(2 ** -6)).max() <= 0.125 + 1e-6
+    assert (got != want).float().mean() < 0.05

@@ -11,6 +11,13 @@
 // RUN: not norm-opt %s --norm-set-target="max-cluster-size=3" 2>&1 | FileCheck %s --check-prefix=BADCLUSTER
 // RUN: not norm-opt %s --norm-set-target="max-threads=100" 2>&1 | FileCheck %s --check-prefix=BADTHREADS
 // RUN: norm-opt %s --norm-set-target="max-threads=512" --split-input-file | FileCheck %s --check-prefix=THREADS
+// An SM's resources, as the Python package reads them from the driver: half
+// the registers halve the blocks an SM holds, and with them the partial
+// rows (min_partials 132, not 264).
+// RUN: norm-opt %s --norm-set-target="registers-per-sm=32768 shared-memory-per-block=166912 shared-memory-per-sm=167936 threads-per-sm=1536" --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=SMRES
+// RUN: not norm-opt %s --norm-set-target="shared-memory-per-block=300000" 2>&1 | FileCheck %s --check-prefix=BADSMEM
+// RUN: not norm-opt %s --norm-set-target="registers-per-sm=16384" 2>&1 | FileCheck %s --check-prefix=BADREGS
+// RUN: not norm-opt %s --norm-set-target="threads-per-sm=512" 2>&1 | FileCheck %s --check-prefix=BADSMTHREADS
 
 // BADSMS: error: norm-set-target: invalid #norm.target: num_sms must be positive, got 0
 // BADBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 0
@@ -18,6 +25,11 @@
 // BADCLUSTER: error: norm-set-target: invalid #norm.target: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 3
 // BADTHREADS: error: norm-set-target: invalid #norm.target: max_threads_per_block must be a positive multiple of 32, got 100
 // THREADS: #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 16, max_threads_per_block = 512>
+// SMRES: #norm.target<num_sms = 132, register_budget = 32, max_cluster_size = 16, shared_memory_per_block = 166912, shared_memory_per_sm = 167936, threads_per_sm = 1536, registers_per_sm = 32768>
+// SMRES: min_partials = 132
+// BADSMEM: error: norm-set-target: invalid #norm.target: shared memory must be at least 48 KB a block and no more a block than an SM has, got 300000 a block and 233472 an SM
+// BADREGS: error: norm-set-target: invalid #norm.target: registers_per_sm must hold 32 registers for each thread of a block of 1024, got 16384
+// BADSMTHREADS: error: norm-set-target: invalid #norm.target: threads_per_sm must be a multiple of 32 that holds a block of 1024 threads, got 512
 // An option error is checked before the pass sees the IR: no dump of the module.
 // BADCLUSTER-NOT: see current operation
 

@@ -64,14 +64,18 @@ def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
   let description = [{
     What the tuning rules take of the device: streaming multiprocessors,
     the register budget (elements of all full operands one thread keeps in
-    registers) and the largest thread block cluster a row may use. Set once
+    registers), the largest thread block cluster a row may use, the largest
+    block, and an SM's resources (shared memory a block may opt into and an
+    SM holds, threads and 32-bit registers an SM holds). Set once
     per module, as the discardable attribute `norm.target`, by
     `--norm-set-target` (whose options are the only place these are
     declared), and read by every pass that plans kernels
     (`--norm-short-rows`, `--norm-split-rows`, `--norm-plan-kernels`,
     `--convert-norm-to-gpu`). A module without one is planned for an
     H100/H200 (132 SMs, a budget of 32, clusters of up to 16, blocks of up
-    to 1024 threads).
+    to 1024 threads, 227 KB of shared memory a block and 228 KB an SM, 2048
+    threads and 64K registers an SM); the parameters after
+    max_cluster_size default to those values.
 
     ```mlir
     module attributes {norm.target = #norm.target<num_sms = 114,
@@ -82,7 +86,15 @@ def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
   let parameters = (ins "int64_t":$num_sms, "int64_t":$register_budget,
                         "int64_t":$max_cluster_size,
                         DefaultValuedParameter<"int64_t", "1024">:
-                          $max_threads_per_block);
+                          $max_threads_per_block,
+                        DefaultValuedParameter<"int64_t", "232448">:
+                          $shared_memory_per_block,
+                        DefaultValuedParameter<"int64_t", "233472">:
+                          $shared_memory_per_sm,
+                        DefaultValuedParameter<"int64_t", "2048">:
+                          $threads_per_sm,
+                        DefaultValuedParameter<"int64_t", "65536">:
+                          $registers_per_sm);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -131,6 +131,20 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       *this, "max-threads",
       llvm::cl::desc("Largest thread block the target launches"),
       llvm::cl::init(1024)};
+  Option<int64_t> sharedMemoryPerBlock{
+      *this, "shared-memory-per-block",
+      llvm::cl::desc("Shared memory one block may opt into (bytes)"),
+      llvm::cl::init(232448)};
+  Option<int64_t> sharedMemoryPerSM{
+      *this, "shared-memory-per-sm",
+      llvm::cl::desc("Shared memory of one SM (bytes)"),
+      llvm::cl::init(233472)};
+  Option<int64_t> threadsPerSM{*this, "threads-per-sm",
+                               llvm::cl::desc("Threads one SM holds"),
+                               llvm::cl::init(2048)};
+  Option<int64_t> registersPerSM{*this, "registers-per-sm",
+                                 llvm::cl::desc("32-bit registers of one SM"),
+                                 llvm::cl::init(65536)};
 };
 
 /// User-level norm IR on tensors -> gpu.module kernels launched from a host

@@ -45,7 +45,10 @@ def NormSetTarget : Pass<"norm-set-target", "::mlir::ModuleOp"> {
   let summary = "Declare the GPU the module's kernels are planned for";
   let description = [{
     Sets the module's `norm.target` (`#norm.target<num_sms, register_budget,
-    max_cluster_size, max_threads_per_block>`), which every pass that plans
+    max_cluster_size, max_threads_per_block, shared_memory_per_block,
+    shared_memory_per_sm, threads_per_sm, registers_per_sm>`: what the
+    Python package reads from the CUDA driver for the GPU a program runs
+    on), which every pass that plans
     or lowers kernels reads (`norm-short-rows`, `norm-split-rows`,
     `norm-plan-kernels`, `convert-norm-to-gpu`): the device is declared here once, by these
     options, instead of by each pass. A target the module already has is
@@ -62,6 +65,15 @@ def NormSetTarget : Pass<"norm-set-target", "::mlir::ModuleOp"> {
            "clusters; 1, 2, 4, 8 or 16)">,
     Option<"maxThreads", "max-threads", "int64_t", /*default=*/"1024",
            "Largest thread block the target launches (a multiple of 32)">,
+    Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t",
+           /*default=*/"232448",
+           "Shared memory one block may opt into (bytes)">,
+    Option<"sharedMemoryPerSM", "shared-memory-per-sm", "int64_t",
+           /*default=*/"233472", "Shared memory of one SM (bytes)">,
+    Option<"threadsPerSM", "threads-per-sm", "int64_t", /*default=*/"2048",
+           "Threads one SM holds">,
+    Option<"registersPerSM", "registers-per-sm", "int64_t",
+           /*default=*/"65536", "32-bit registers of one SM">,
   ];
   let dependentDialects = ["::mlir::norm::NormDialect"];
 }

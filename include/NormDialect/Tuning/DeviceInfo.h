@@ -56,6 +56,15 @@ constexpr int64_t kMaxRegisterBudget = 255;
 /// kMaxRegisterBudget elements a thread), else why not.
 std::string validateRegisterBudget(int64_t budget);
 
+/// Returns an empty string when an SM's resources can hold a block of
+/// `maxThreadsPerBlock` threads (its threads, a block's shared memory within
+/// the SM's, at least 48 KB a block, registers for 32 a thread), else why
+/// not.
+std::string validateSMResources(int64_t maxThreadsPerBlock,
+                                int64_t sharedMemoryPerBlock,
+                                int64_t sharedMemoryPerSM, int64_t threadsPerSM,
+                                int64_t registersPerSM);
+
 } // namespace mlir::norm
 
 #endif // NORMDIALECT_TUNING_DEVICE_INFO_H
