@@ -16,7 +16,9 @@ trap 'rm -rf "$out"' EXIT
 numeric=(bulk-stores combine-lanes combine-threads l2-prefetch-rows
          max-cluster-size max-partials min-blocks-per-sm min-partials
          min-rows-per-partial num-sms num-stages opt-level register-budget
-         rows-per-block shared-stages short-rows split-size warp-rows)
+         rows-per-block shared-stages short-rows split-size warp-rows
+         shared-memory-per-block shared-memory-per-sm threads-per-sm
+         registers-per-sm)
 failures=0
 try() {
   local input="$1"
@@ -36,7 +38,7 @@ for input in "$root/examples/layer_norm_bwd.mlir" "$root/examples/rms_norm_fwd.m
       try "$input" "--$option=$value"
     done
   done
-  for chip in 0 sm_80 sm_9 sm_100 ""; do
+  for chip in 0 sm_80 sm_9 sm_100 sm_120 ""; do
     try "$input" "--chip=$chip"
   done
   for features in "" +ptx78 +ptx89 xyz "+ptx81,+ptx82"; do

@@ -22,16 +22,27 @@ TEST(NVVMTarget, PtxVersionsComeFromLLVM) {
 TEST(NVVMTarget, AdmitsHopperWithAKnownPtxVersion) {
   EXPECT_EQ(validateNVVMTarget("sm_90", "+ptx81"), "");
   EXPECT_EQ(validateNVVMTarget("sm_90a", " +ptx90 "), "");
-  for (const char *features : {"+ptx78", "+ptx89", "+ptx", "ptx81", "",
-                               "+ptx81,+ptx82", "+ptx4294967377"})
+  for (const char *features :
+       {"+ptx78", "+ptx89", "+ptx", "ptx81", "+ptx81,+ptx82", "+ptx4294967377"})
     EXPECT_NE(validateNVVMTarget("sm_90", features)
                   .find("features must name one PTX ISA version"),
               std::string::npos)
         << features;
-  for (const char *chip : {"sm_80", "sm_100", "", "0"})
+  for (const char *chip : {"sm_80", "sm_120", "", "0"})
     EXPECT_NE(validateNVVMTarget(chip, "+ptx81").find("chip must be sm_90"),
               std::string::npos)
         << chip;
+}
+
+TEST(NVVMTarget, BlackwellNeedsAPtxVersionThatNamesIt) {
+  // sm_100a from PTX ISA 8.6; empty features take the chip's oldest.
+  EXPECT_EQ(validateNVVMTarget("sm_100a", "+ptx86"), "");
+  EXPECT_EQ(validateNVVMTarget("sm_100", ""), "");
+  EXPECT_NE(validateNVVMTarget("sm_100a", "+ptx85").find("on sm_100a"),
+            std::string::npos);
+  EXPECT_EQ(nvvmFeatures("sm_100a", ""), "+ptx86");
+  EXPECT_EQ(nvvmFeatures("sm_90", ""), "+ptx81");
+  EXPECT_EQ(nvvmFeatures("sm_90", "+ptx83"), "+ptx83");
 }
 
 } // namespace

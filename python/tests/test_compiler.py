@@ -102,7 +102,7 @@ def test_compile_errors_carry_diagnostics(tmp_path, monkeypatch):
     assert "norm.fused" not in str(error.value)
     # A GPU other than Hopper (torch reports sm_80 on an A100): an error
     # before any work, not an abort inside LLVM or PTX that ptxas rejects.
-    with pytest.raises(CompileError, match="chip must be sm_90 or sm_90a .* got 'sm_80'"):
+    with pytest.raises(CompileError, match="chip must be sm_90, sm_90a, sm_100 or sm_100a .* got 'sm_80'"):
         compile_program(op_program("rms_fwd", 64, "f32", None, eps=1e-6, offset=0.0),
                         chip="sm_80")
 
@@ -141,3 +141,16 @@ def test_device_properties_reach_the_plans(tmp_path, monkeypatch):
     assert "228" in manifests[1] and "264" not in manifests[1]
     with pytest.raises(CompileError, match="registers_per_sm must hold"):
         compile_program(program, options="registers-per-sm=1024")
+
+
+def test_blackwell_chips_compile(tmp_path, monkeypatch):
+    # A B200 reports sm_100: its programs compile (PTX ISA 8.6, the oldest
+    # that names it, unless features say otherwise); nothing here runs them.
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    program = op_program("rms_bwd", 65536, "bf16", "bf16", offset=0.0)
+    for chip in ("sm_100", "sm_100a"):
+        ptx = compile_program(program, chip=chip).ptx
+        assert f".target {chip}" in ptx and ".version 8.6" in ptx
+    with pytest.raises(CompileError, match="on sm_100a and LLVM knows: \\+ptx86"):
+        compile_program(program, chip="sm_100a", options="features=+ptx81")
+

@@ -108,7 +108,7 @@ module attributes {gpu.container_module} {
 // not an LLVM abort (sm_80 cannot select the shuffles and bulk copies; a
 // PTX version without st.async, or one LLVM does not know, neither).
 module attributes {gpu.container_module} {
-  // expected-error @below {{chip must be sm_90 or sm_90a (the kernels use Hopper's clusters, bulk copies and mbarriers), got 'sm_80'}}
+  // expected-error @below {{chip must be sm_90, sm_90a, sm_100 or sm_100a (the kernels use Hopper's clusters, bulk copies and mbarriers), got 'sm_80'}}
   gpu.module @ampere [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx81">] {
     llvm.func @ampere() attributes {gpu.kernel, nvvm.kernel} {
       llvm.return
@@ -119,7 +119,7 @@ module attributes {gpu.container_module} {
 // -----
 
 module attributes {gpu.container_module} {
-  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use (8.1 or later) and LLVM knows: +ptx81, {{.*}}, +ptx90; got '+ptx78'}}
+  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use on sm_90 and LLVM knows: +ptx81, {{.*}}, +ptx90; got '+ptx78'}}
   gpu.module @old_ptx [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx78">] {
     llvm.func @old_ptx() attributes {gpu.kernel, nvvm.kernel} {
       llvm.return
@@ -130,7 +130,7 @@ module attributes {gpu.container_module} {
 // -----
 
 module attributes {gpu.container_module} {
-  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use (8.1 or later) and LLVM knows: +ptx81, {{.*}}, +ptx90; got '+ptx89'}}
+  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use on sm_90a and LLVM knows: +ptx81, {{.*}}, +ptx90; got '+ptx89'}}
   gpu.module @unknown_ptx [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx89">] {
     llvm.func @unknown_ptx() attributes {gpu.kernel, nvvm.kernel} {
       llvm.return

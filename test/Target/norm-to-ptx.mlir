@@ -3,7 +3,7 @@
 // RUN: norm-opt %S/Inputs/two-dynamic-row-dims.mlir --norm-to-ptx | FileCheck %s --check-prefix=TWOROWDIMS
 // An empty chip once crashed upstream's target verification.
 // RUN: not norm-opt %s --norm-to-ptx="chip=" 2>&1 | FileCheck %s --check-prefix=EMPTYCHIP
-// EMPTYCHIP: error: norm-attach-target: chip must be sm_90 or sm_90a{{.*}}got ''
+// EMPTYCHIP: error: norm-attach-target: chip must be sm_90, sm_90a, sm_100 or sm_100a{{.*}}got ''
 // EMPTYCHIP-NOT: Stack dump
 // TWOROWDIMS: gpu.binary @norm_fused
 // Other chips are an error, not PTX ptxas rejects: at sm_80 the kernels
@@ -40,7 +40,7 @@
 // CHECK-SAME: .entry norm_fused_1(
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-NOT: sqrt.rn.f32
-// SM80: error: norm-attach-target: chip must be sm_90 or sm_90a
+// SM80: error: norm-attach-target: chip must be sm_90, sm_90a, sm_100 or sm_100a
 // SM90A: .version 9.0
 // SM90A-SAME: .target sm_90a
 func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x2048xbf16>, tensor<?xf32>) {

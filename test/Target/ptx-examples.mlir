@@ -173,7 +173,7 @@
 // NOTPERSISTENT-NEXT: "M",
 // NOTPERSISTENT-NEXT: 8
 // NOTPERSISTENT: "persistent": false
-// SM80: error: chip must be sm_90 or sm_90a (the kernels use Hopper's clusters, bulk copies and mbarriers), got 'sm_80'
+// SM80: error: chip must be sm_90, sm_90a, sm_100 or sm_100a (the kernels use Hopper's clusters, bulk copies and mbarriers), got 'sm_80'
 // STAGED: .shared .align 16 .b8
 // STAGED: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // STAGED: mbarrier.try_wait.parity.shared::cta.b64

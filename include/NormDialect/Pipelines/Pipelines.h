@@ -20,8 +20,10 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
                            llvm::cl::desc("Target GPU (PTX .target)"),
                            llvm::cl::init("sm_90")};
   Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features, e.g. +ptx81"),
-                               llvm::cl::init("+ptx81")};
+                               llvm::cl::desc("PTX features, e.g. +ptx81 "
+                                              "(empty: the chip's oldest the "
+                                              "kernels can use)"),
+                               llvm::cl::init("")};
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("LLVM optimization level (0-3)"),
                        llvm::cl::init(3)};

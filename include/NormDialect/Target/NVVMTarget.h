@@ -19,12 +19,20 @@ namespace mlir::norm {
 /// Empty when the kernels can be compiled for `chip` with `features`, else
 /// why not. The kernels use Hopper's thread block clusters, bulk copies,
 /// mbarriers and st.async, so the chip is sm_90 or sm_90a (the targets they
-/// are built and measured for), and the features name one PTX ISA version
-/// (+ptxNN) that has all of them (8.1) and that this LLVM's NVPTX target
-/// knows (knownPtxVersions). LLVM itself aborts on anything else: an unknown
-/// chip or an older PTX version cannot select the shuffles and copies, and a
-/// chip newer than the PTX version is a fatal error.
+/// are built and measured for) or Blackwell's sm_100 / sm_100a, which keep
+/// them (ptxas-checked, not run here), and the features name one PTX ISA
+/// version (+ptxNN) that has all of them and names the chip (8.1; 8.6 for
+/// sm_100a) and that this LLVM's NVPTX target knows (knownPtxVersions), or
+/// are empty: the chip's oldest such version (nvvmFeatures). LLVM itself
+/// aborts on anything else: an unknown chip or an older PTX version cannot
+/// select the shuffles and copies, and a chip newer than the PTX version is
+/// a fatal error.
 std::string validateNVVMTarget(llvm::StringRef chip, llvm::StringRef features);
+
+/// `features`, or where they are empty the oldest PTX ISA version the
+/// kernels can use on `chip` (+ptx81 for sm_90, +ptx86 for sm_100a). For a
+/// target validateNVVMTarget accepts.
+std::string nvvmFeatures(llvm::StringRef chip, llvm::StringRef features);
 
 /// The PTX ISA versions (NN of +ptxNN) this LLVM's NVPTX target knows, in
 /// increasing order: its subtarget features named ptxNN.

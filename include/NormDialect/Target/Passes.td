@@ -25,9 +25,10 @@ def NormAttachTarget : Pass<"norm-attach-target", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "Target GPU (sm_90 or sm_90a)">,
-    Option<"features", "features", "std::string", /*default=*/"\"+ptx81\"",
-           "PTX features: one PTX ISA version, e.g. +ptx81">,
+           "Target GPU (sm_90, sm_90a, sm_100 or sm_100a)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "PTX features: one PTX ISA version, e.g. +ptx81 (empty: the "
+           "chip's oldest the kernels can use)">,
     Option<"optLevel", "O", "unsigned", /*default=*/"2",
            "LLVM optimization level of the kernels (0 to 3)">,
   ];

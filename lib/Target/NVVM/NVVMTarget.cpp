@@ -46,25 +46,54 @@ std::vector<unsigned> mlir::norm::knownPtxVersions() {
   return versions;
 }
 
+/// The chips the kernels compile for (Hopper's clusters, bulk copies and
+/// mbarriers, which Blackwell's data-center chips keep), with the oldest PTX
+/// ISA version that names each (PTX ISA: sm_100a from 8.6).
+static constexpr std::pair<const char *, unsigned> kChips[] = {
+    {"sm_90", kMinPtx}, {"sm_90a", kMinPtx}, {"sm_100", 86}, {"sm_100a", 86}};
+
+/// The entry of `chip` in kChips, or the end.
+static const std::pair<const char *, unsigned> *findChip(StringRef chip) {
+  return llvm::find_if(kChips,
+                       [&](const auto &entry) { return chip == entry.first; });
+}
+
+std::string mlir::norm::nvvmFeatures(StringRef chip, StringRef features) {
+  if (!features.trim().empty())
+    return features.str();
+  const auto *found = findChip(chip);
+  unsigned minPtx = found == std::end(kChips) ? kMinPtx : found->second;
+  for (unsigned version : knownPtxVersions())
+    if (version >= minPtx)
+      return "+ptx" + std::to_string(version);
+  return features.str();
+}
+
 std::string mlir::norm::validateNVVMTarget(StringRef chip, StringRef features) {
-  if (chip != "sm_90" && chip != "sm_90a")
-    return "chip must be sm_90 or sm_90a (the kernels use Hopper's clusters, "
-           "bulk copies and mbarriers), got '" +
+  const auto *found = findChip(chip);
+  if (found == std::end(kChips))
+    return "chip must be sm_90, sm_90a, sm_100 or sm_100a (the kernels use "
+           "Hopper's clusters, bulk copies and mbarriers), got '" +
            chip.str() + "'";
+  unsigned minPtx = found->second;
   std::vector<unsigned> known = knownPtxVersions();
   std::string allowed;
   for (unsigned version : known)
-    if (version >= kMinPtx)
+    if (version >= minPtx)
       allowed +=
           (allowed.empty() ? "+ptx" : ", +ptx") + std::to_string(version);
   if (allowed.empty())
-    return "this LLVM's NVPTX target knows no PTX ISA version from 8.1 on";
+    return "this LLVM's NVPTX target knows no PTX ISA version for " +
+           chip.str();
   StringRef digits = features.trim();
+  if (digits.empty())
+    return {};
   unsigned version = 0;
   if (!digits.consume_front("+ptx") || digits.getAsInteger(10, version) ||
-      version < kMinPtx || !llvm::is_contained(known, version))
+      version < minPtx || !llvm::is_contained(known, version))
     return "features must name one PTX ISA version that the kernels can use "
-           "(8.1 or later) and LLVM knows: " +
-           allowed + "; got '" + features.str() + "'";
+           "on " +
+           chip.str() + " and LLVM knows: " + allowed + "; got '" +
+           features.str() + "'";
   return {};
 }

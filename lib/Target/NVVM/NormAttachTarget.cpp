@@ -38,8 +38,9 @@ struct NormAttachTargetPass
   }
 
   void runOnOperation() override {
-    auto target = NVVM::NVVMTargetAttr::get(
-        &getContext(), optLevel, "nvptx64-nvidia-cuda", chip, features);
+    auto target = NVVM::NVVMTargetAttr::get(&getContext(), optLevel,
+                                            "nvptx64-nvidia-cuda", chip,
+                                            nvvmFeatures(chip, features));
     Builder builder(&getContext());
     getOperation().walk([&](gpu::GPUModuleOp module) {
       SmallVector<Attribute> targets;
