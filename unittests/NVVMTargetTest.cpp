@@ -37,7 +37,7 @@ TEST(NVVMTarget, AdmitsHopperWithAKnownPtxVersion) {
 TEST(NVVMTarget, BlackwellNeedsAPtxVersionThatNamesIt) {
   // sm_100a from PTX ISA 8.6; empty features take the chip's oldest.
   EXPECT_EQ(validateNVVMTarget("sm_100a", "+ptx86"), "");
-  EXPECT_EQ(validateNVVMTarget("sm_100", ""), "");
+  EXPECT_EQ(validateNVVMTarget("sm_100", nvvmFeatures("sm_100", "")), "");
   EXPECT_NE(validateNVVMTarget("sm_100a", "+ptx85").find("on sm_100a"),
             std::string::npos);
   EXPECT_EQ(nvvmFeatures("sm_100a", ""), "+ptx86");

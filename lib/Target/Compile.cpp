@@ -40,7 +40,8 @@ bool mlir::norm::compileToBundle(const std::string &source,
   // A target the kernels cannot be compiled for fails before any work, not
   // after the GPU lowering (where clusters on an older chip already fail
   // NVVM's verifier with a less direct message).
-  if (std::string why = validateNVVMTarget(options.chip, options.features);
+  if (std::string why = validateNVVMTarget(
+          options.chip, nvvmFeatures(options.chip, options.features));
       !why.empty()) {
     diagnostics += "error: " + why + "\n";
     return false;

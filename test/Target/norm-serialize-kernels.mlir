@@ -129,6 +129,31 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A target in the IR names its PTX version: empty features (which an
+// option may leave to the chip's oldest) are refused here, and sm_100a's
+// must be 8.6 or later.
+module attributes {gpu.container_module} {
+  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use on sm_90 and LLVM knows: +ptx81, {{.*}}; got ''}}
+  gpu.module @no_ptx [#nvvm.target<O = 3, chip = "sm_90", features = "">] {
+    llvm.func @no_ptx() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error-re @below {{features must name one PTX ISA version that the kernels can use on sm_100a and LLVM knows: +ptx86, {{.*}}; got '+ptx81'}}
+  gpu.module @blackwell_old_ptx [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx81">] {
+    llvm.func @blackwell_old_ptx() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
 module attributes {gpu.container_module} {
   // expected-error-re @below {{features must name one PTX ISA version that the kernels can use on sm_90a and LLVM knows: +ptx81, {{.*}}, +ptx90; got '+ptx89'}}
   gpu.module @unknown_ptx [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx89">] {

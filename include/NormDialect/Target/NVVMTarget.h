@@ -22,8 +22,8 @@ namespace mlir::norm {
 /// are built and measured for) or Blackwell's sm_100 / sm_100a, which keep
 /// them (ptxas-checked, not run here), and the features name one PTX ISA
 /// version (+ptxNN) that has all of them and names the chip (8.1; 8.6 for
-/// sm_100a) and that this LLVM's NVPTX target knows (knownPtxVersions), or
-/// are empty: the chip's oldest such version (nvvmFeatures). LLVM itself
+/// sm_100a) and that this LLVM's NVPTX target knows (knownPtxVersions);
+/// options left empty are resolved first (nvvmFeatures). LLVM itself
 /// aborts on anything else: an unknown chip or an older PTX version cannot
 /// select the shuffles and copies, and a chip newer than the PTX version is
 /// a fatal error.

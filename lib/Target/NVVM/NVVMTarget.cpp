@@ -86,8 +86,6 @@ std::string mlir::norm::validateNVVMTarget(StringRef chip, StringRef features) {
     return "this LLVM's NVPTX target knows no PTX ISA version for " +
            chip.str();
   StringRef digits = features.trim();
-  if (digits.empty())
-    return {};
   unsigned version = 0;
   if (!digits.consume_front("+ptx") || digits.getAsInteger(10, version) ||
       version < minPtx || !llvm::is_contained(known, version))

@@ -31,7 +31,7 @@ struct NormAttachTargetPass
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
-    std::string why = validateNVVMTarget(chip, features);
+    std::string why = validateNVVMTarget(chip, nvvmFeatures(chip, features));
     if (why.empty() && optLevel > 3)
       why = "O must be 0 to 3, got " + std::to_string(optLevel);
     return reportOptionError(context, getArgument(), why);
