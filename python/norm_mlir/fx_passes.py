@@ -64,6 +64,25 @@ def _single_user(node):
     return isinstance(node, torch.fx.Node) and len(node.users) == 1
 
 
+def _only_user(node, functions=(), methods=()):
+    """The one user of `node` if it is such a call, else None."""
+    if not _single_user(node):
+        return None
+    user = next(iter(node.users))
+    return user if _is_call(user, functions, methods) else None
+
+
+def _is_mul(node):
+    return _is_call(node, functions=(operator.mul, torch.mul), methods=("mul",))
+
+
+def _argument(node, index, name, default=None):
+    """Argument `name` of call `node`, given by keyword or at `index`."""
+    if name in node.kwargs:
+        return node.kwargs[name]
+    return node.args[index] if len(node.args) > index else default
+
+
 def _widens(source, target):
     """Whether every `source` value is exactly a `target` value."""
     return (source == target or target == torch.float64
@@ -118,7 +137,7 @@ def _is_square_of(node, x):
         return node.args[0] is x and node.args[1] == 2
     if _is_call(node, functions=(torch.square,), methods=("square",)):
         return node.args[0] is x
-    if _is_call(node, functions=(operator.mul, torch.mul), methods=("mul",)):
+    if _is_mul(node):
         return node.args[0] is x and node.args[1] is x
     return False
 
@@ -166,7 +185,7 @@ def _gate_first(product):
     """(x, z, activation, nodes passed) if `product` is x * act(z), each
     possibly upcast (Mamba2's gated RMSNorm, the gate before the norm),
     else None."""
-    if not _is_call(product, functions=(operator.mul, torch.mul), methods=("mul",)):
+    if not _is_mul(product):
         return None
     if product.kwargs or len(product.args) != 2:
         return None
@@ -205,7 +224,7 @@ def _match_written_rms_norm(rsqrt):
         return None
     # x * rsqrt(...): the normalized value, in the upcast dtype.
     scaled = next(iter(rsqrt.users))
-    if not _is_call(scaled, functions=(operator.mul, torch.mul), methods=("mul",)):
+    if not _is_mul(scaled):
         return None
     if _other(scaled, rsqrt) is not upcast:
         return None
@@ -231,8 +250,7 @@ def _match_written_rms_norm(rsqrt):
             replaced.append(user)
             ends.append((result, len(replaced), weight, offset))
             continue
-        if reduction == "sum" or weight is not None or not _is_call(
-                user, functions=(operator.mul, torch.mul), methods=("mul",)):
+        if reduction == "sum" or weight is not None or not _is_mul(user):
             break
         w = _other(user, result)
         if not isinstance(w, torch.fx.Node):
@@ -356,14 +374,13 @@ def _fuse_gate(graph, norm):
     if x is None:
         return False
     head, casts = norm, []
-    while _single_user(head) and _is_call(next(iter(head.users)), methods=("to", "float")):
-        user = next(iter(head.users))
+    while (user := _only_user(head, methods=("to", "float"))) is not None:
         if _value(user) is None or not _widens(_value(head).dtype, _value(user).dtype):
             return False
         head = user
         casts.append(user)
-    mul = next(iter(head.users)) if _single_user(head) else None
-    if not _is_call(mul, functions=(operator.mul, torch.mul), methods=("mul",)):
+    mul = _only_user(head, functions=(operator.mul, torch.mul), methods=("mul",))
+    if mul is None:
         return False
     act = _other(mul, head)
     activation = _activation_of(act)
@@ -371,16 +388,13 @@ def _fuse_gate(graph, norm):
         return False
     gate, gate_casts = _strip_casts(act.args[0])
     result, replaced = mul, casts + [mul, act] + [c for c in gate_casts if _single_user(c)]
-    while _single_user(result) and _is_call(next(iter(result.users)),
-                                            methods=("to", "type_as", "type")):
-        result = next(iter(result.users))
+    while (user := _only_user(result, methods=("to", "type_as", "type"))) is not None:
+        result = user
         replaced.append(result)
     z, y = _value(gate), _value(result)
     if z is None or y is None or z.shape != x.shape or z.dtype != x.dtype or y.dtype != x.dtype:
         return False
-    args = list(norm.args) + [None] * (4 - len(norm.args))
-    weight = norm.kwargs.get("weight", args[2])
-    eps = norm.kwargs.get("eps", args[3])
+    weight, eps = _argument(norm, 2, "weight"), _argument(norm, 3, "eps")
     if eps is None or not isinstance(eps, (int, float)):
         return False
     with graph.inserting_before(result):
@@ -406,14 +420,6 @@ def _clamp_bounds(node):
     if _is_call(node, functions=(torch.clamp_min,), methods=("clamp_min",)):
         return (node.args[1] if len(node.args) > 1 else node.kwargs.get("min"), None)
     return None
-
-
-def _only_user(node, functions=(), methods=()):
-    """The one user of `node` if it is such a call, else None."""
-    if not _single_user(node):
-        return None
-    user = next(iter(node.users))
-    return user if _is_call(user, functions, methods) else None
 
 
 def _fuse_fp8_quant(graph, norm):
@@ -453,17 +459,15 @@ def _fuse_fp8_quant(graph, norm):
     scaled = _only_user(amax, functions=(operator.truediv, torch.div), methods=("div",))
     if scaled is None or scaled.args[0] is not amax or scaled.args[1] != _E4M3_MAX:
         return False
-    floor = _only_user(scaled, functions=(torch.clamp, torch.clamp_min),
+    scale = _only_user(scaled, functions=(torch.clamp, torch.clamp_min),
                        methods=("clamp", "clamp_min"))
-    if floor is None or _clamp_bounds(floor) != (1e-12, None):
+    if scale is None or _clamp_bounds(scale) != (1e-12, None):
         return False
-    scale = floor
     if division.args[0] not in values or division.args[1] is not scale:
         return False
     bounded = _only_user(division, functions=(torch.clamp, torch.clip),
                          methods=("clamp", "clip"))
-    if bounded is None or _clamp_bounds(bounded) not in ((-_E4M3_MAX, _E4M3_MAX),
-                                                          (-448, 448)):
+    if bounded is None or _clamp_bounds(bounded) != (-_E4M3_MAX, _E4M3_MAX):
         return False
     cast = _only_user(bounded, methods=("to",))
     if cast is None or _value(cast) is None or _value(cast).dtype != torch.float8_e4m3fn:
@@ -475,20 +479,17 @@ def _fuse_fp8_quant(graph, norm):
     order = {n: i for i, n in enumerate(graph.nodes)}
     if any(order[u] < order[cast] for u in scale.users if u is not division):
         return False
-    args = list(norm.args)
     kwargs = {}
     if norm.target is functional.rms_norm:
         # rms_norm(x, shape, weight, eps, offset=) -> rms_norm_quant(x,
         # weight, eps, offset=); torch's eps=None (its dtype's epsilon) has
         # no quantizing kernel here.
-        args = [args[0]] + [norm.kwargs.get("weight", args[2] if len(args) > 2 else None),
-                            norm.kwargs.get("eps", args[3] if len(args) > 3 else None)]
+        args = [norm.args[0], _argument(norm, 2, "weight"), _argument(norm, 3, "eps")]
         if norm.kwargs.get("offset"):
             kwargs["offset"] = norm.kwargs["offset"]
     else:
-        args = [args[0]] + [norm.kwargs.get(k, args[i] if len(args) > i else default)
-                            for i, k, default in ((2, "weight", None), (3, "bias", None),
-                                                  (4, "eps", 1e-5))]
+        args = [norm.args[0], _argument(norm, 2, "weight"), _argument(norm, 3, "bias"),
+                _argument(norm, 4, "eps", 1e-5)]
     if args[-1] is None:
         return False
     with graph.inserting_before(cast):
