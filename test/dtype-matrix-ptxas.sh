@@ -3,8 +3,9 @@
 # weight/bias type (the same, bf16, f16, f32, none), at one N of each
 # layout class, with its inference forward, weight offset and bias-free
 # variants (scripts/build-bundles.py --dtype-matrix), compiles for every
-# target chip (Hopper's and Blackwell's sm_100a, which nothing here can
-# run) and is accepted by ptxas for it. bf16 rows with f32 weights
+# kind of target chip (sm_80's portable kernels, Hopper's, and Blackwell's
+# sm_100a and sm_120a, which nothing here can run) and is accepted by ptxas
+# for it. bf16 rows with f32 weights
 # once compiled to 32-byte weight loads that only sm_100 has, so every op
 # failed to load on the GPU. Exit 77 (skipped) where CUDA's ptxas is
 # missing: without it nothing here would be checked.
@@ -18,5 +19,5 @@ from cuda_tools import ptxas_path; sys.exit(0 if ptxas_path() else 1)"; then
 fi
 out="$build/dtype-matrix"
 rm -rf "$out"
-exec python3 "$root/scripts/build-bundles.py" --dtype-matrix --chips sm_90,sm_90a,sm_100a \
+exec python3 "$root/scripts/build-bundles.py" --dtype-matrix --chips sm_80,sm_90,sm_100a,sm_120a \
   --compiler "$build/bin/norm-compile" --out "$out"

@@ -28,10 +28,28 @@ TEST(NVVMTarget, AdmitsHopperWithAKnownPtxVersion) {
                   .find("features must name one PTX ISA version"),
               std::string::npos)
         << features;
-  for (const char *chip : {"sm_80", "sm_120", "", "0"})
-    EXPECT_NE(validateNVVMTarget(chip, "+ptx81").find("chip must be sm_90"),
+  for (const char *chip : {"sm_75", "sm_86", "sm_89", "", "0"})
+    EXPECT_NE(validateNVVMTarget(chip, "+ptx81").find("chip must be sm_80"),
               std::string::npos)
         << chip;
+}
+
+TEST(NVVMTarget, AmpereAndBlackwellChips) {
+  // sm_80: the portable kernels, from PTX ISA 8.1 like Hopper's; sm_120(a)
+  // from 8.7.
+  EXPECT_EQ(validateNVVMTarget("sm_80", nvvmFeatures("sm_80", "")), "");
+  EXPECT_EQ(nvvmFeatures("sm_80", ""), "+ptx81");
+  EXPECT_EQ(nvvmFeatures("sm_120a", ""), "+ptx87");
+  EXPECT_EQ(validateNVVMTarget("sm_120", "+ptx87"), "");
+  EXPECT_NE(validateNVVMTarget("sm_120a", "+ptx86").find("on sm_120a"),
+            std::string::npos);
+  // The compute capability each chip declares to the tuning rules.
+  EXPECT_EQ(chipComputeCapability("sm_80"), 80);
+  EXPECT_EQ(chipComputeCapability("sm_90a"), 90);
+  EXPECT_EQ(chipComputeCapability("sm_100a"), 100);
+  EXPECT_EQ(chipComputeCapability("sm_120"), 120);
+  for (const char *chip : {"", "sm_", "sm_x0", "compute_90", "90"})
+    EXPECT_EQ(chipComputeCapability(chip), 0) << chip;
 }
 
 TEST(NVVMTarget, BlackwellNeedsAPtxVersionThatNamesIt) {

@@ -91,6 +91,28 @@ TEST(Json, RefusesWhatWouldBeReadWrong) {
   EXPECT_EQ(v.string, "aA/\"\\");
 }
 
+TEST(Bundle, ChoosesTheChipTheGPURuns) {
+  // PTX runs on its chip and newer ones, arch-specific PTX on its own.
+  EXPECT_TRUE(chipRunsOn("sm_80", 8, 0));
+  EXPECT_TRUE(chipRunsOn("sm_80", 12, 0));
+  EXPECT_TRUE(chipRunsOn("sm_90", 10, 0));
+  EXPECT_FALSE(chipRunsOn("sm_90", 8, 9));
+  EXPECT_TRUE(chipRunsOn("sm_90a", 9, 0));
+  EXPECT_FALSE(chipRunsOn("sm_90a", 10, 0));
+  EXPECT_TRUE(chipRunsOn("sm_100", 10, 3));
+  for (const char *chip : {"", "sm_", "sm_9", "compute_90", "sm_x0"})
+    EXPECT_FALSE(chipRunsOn(chip, 12, 0)) << chip;
+  // The GPU's own chip first, else the newest that runs there.
+  std::vector<std::string> chips{"sm_80", "sm_90", "sm_100a"};
+  EXPECT_EQ(chooseChip(chips, 9, 0), 1);
+  EXPECT_EQ(chooseChip(chips, 8, 6), 0);
+  EXPECT_EQ(chooseChip(chips, 10, 0), 2);
+  EXPECT_EQ(chooseChip(chips, 10, 3), 1);
+  EXPECT_EQ(chooseChip(chips, 12, 0), 1);
+  EXPECT_EQ(chooseChip(chips, 7, 5), -1);
+  EXPECT_EQ(chooseChip({}, 9, 0), -1);
+}
+
 TEST(Bundle, EvaluatesSizes) {
   JsonValue v;
   std::string error;

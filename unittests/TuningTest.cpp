@@ -229,6 +229,64 @@ TEST(Tuning, PlansFollowTheDeviceProperties) {
   EXPECT_LT(pcie.residentClusters(8), sxm.residentClusters(8));
 }
 
+TEST(Tuning, ChipsBeforeHopperPlanWithoutItsCopiesAndClusters) {
+  // Compute capability 80 (the portable kernels): an A100's resources, no
+  // clusters, and none of the plans that need bulk copies (staged rows,
+  // bulk stores, the bulk L2 prefetch), which 90 gets for the same shapes.
+  DeviceInfo hopper = deviceOfCapability(90);
+  DeviceInfo ampere = deviceOfCapability(80);
+  EXPECT_EQ(hopper.numSMs, 132);
+  EXPECT_EQ(hopper.maxClusterSize, 16);
+  EXPECT_EQ(ampere.numSMs, 108);
+  EXPECT_EQ(ampere.sharedMemoryPerBlock, 163 * 1024);
+  EXPECT_EQ(ampere.maxClusterSize, 1);
+  EXPECT_FALSE(ampere.hasBulkCopies() || ampere.hasDependentLaunch() ||
+               ampere.hasFloat8Conversion());
+  EXPECT_TRUE(deviceOfCapability(89).hasFloat8Conversion());
+  EXPECT_EQ(deviceOfCapability(100).numSMs, 148);
+  EXPECT_EQ(deviceOfCapability(120).maxClusterSize, 8);
+  // The same SMs, so that only the capability differs.
+  DeviceInfo portable = hopper;
+  portable.computeCapability = 80;
+  portable.maxClusterSize = 1;
+  // {n, bytes, full inputs, column outputs, reductions, only row outputs,
+  //  narrowest input, column input bytes, full outputs}
+  KernelShape rmsBwd2K{2048, 2, 2, 1, 1, false, 0, 2, 1};
+  KernelPlan staged = planKernel(rmsBwd2K, hopper, nullptr);
+  KernelPlan held = planKernel(rmsBwd2K, portable, nullptr);
+  EXPECT_GT(staged.layout.sharedStages, 0);
+  EXPECT_EQ(held.layout.sharedStages, 0);
+  EXPECT_TRUE(staged.layout.bulkStores);
+  EXPECT_FALSE(held.layout.bulkStores);
+  // Asked for, staging and bulk stores are still refused.
+  KernelPlan asked =
+      planKernel(rmsBwd2K, portable, nullptr,
+                 PlanRequest().setSharedStages(2).setBulkStores(1));
+  EXPECT_EQ(asked.layout.sharedStages, 0);
+  EXPECT_FALSE(asked.layout.bulkStores);
+  KernelShape longFwd{32768, 2, 1, 0, 2, false};
+  EXPECT_EQ(planKernel(longFwd, hopper, nullptr).layout.l2PrefetchRows, 64);
+  EXPECT_EQ(planKernel(longFwd, portable, nullptr).layout.l2PrefetchRows, 0);
+  // Long backward rows: a cluster of 8 on Hopper; none here, so
+  // --norm-split-rows takes their statistics out first.
+  KernelShape longBwd{65536, 2, 2, 1, 1, false};
+  EXPECT_EQ(planKernel(longBwd, hopper, nullptr).kind,
+            KernelPlan::Kind::Cluster);
+  EXPECT_EQ(planKernel(longBwd, portable, nullptr).kind,
+            KernelPlan::Kind::OffChip);
+  // A staged plan written for Hopper is refused on the older chip.
+  EXPECT_NE(validatePlan(rmsBwd2K, staged, portable).find("bulk copies"),
+            std::string::npos);
+  EXPECT_EQ(validatePlan(rmsBwd2K, held, portable), "");
+  // The target's checks: Ampere from 80, and no clusters below 90.
+  EXPECT_EQ(validateComputeCapability(80, 1), "");
+  EXPECT_NE(validateComputeCapability(80, 16).find("max_cluster_size must "
+                                                   "be 1"),
+            std::string::npos);
+  EXPECT_NE(validateComputeCapability(75, 1).find("at least 80"),
+            std::string::npos);
+}
+
 TEST(Tuning, PlanPicksTheLayoutKind) {
   DeviceInfo h200;
   KernelShape rmsFwd{4096, 2, 1, 0, 1, false};

@@ -65,6 +65,21 @@ static void allowContraction(gpu::GPUModuleOp gpuModule) {
   });
 }
 
+/// Makes `module`'s kernels ordinary launches for a chip without
+/// programmatic dependent launch (before sm_90): the launches keep stream
+/// order, so griddepcontrol.wait (which would return at once) and
+/// launch_dependents (which would do nothing) go, as neither assembles
+/// there, and so does the bundle's programmatic mark.
+static void dropDependentLaunches(gpu::GPUModuleOp module) {
+  module.walk([](Operation *op) {
+    if (auto func = dyn_cast<gpu::GPUFuncOp>(op))
+      func->removeAttr(kProgrammaticAttr);
+    else if (auto ptx = dyn_cast<NVVM::InlinePtxOp>(op);
+             ptx && ptx.getPtxCode().starts_with("griddepcontrol."))
+      ptx->erase();
+  });
+}
+
 namespace {
 
 struct ConvertNormToGPUPass
@@ -497,7 +512,12 @@ struct ConvertNormToGPUPass
     }
     for (gpu::GPUModuleOp gpuModule : kernelModules) {
       lowerExpApprox(gpuModule);
-      lowerFloat8Truncs(gpuModule);
+      if (!device.hasDependentLaunch())
+        dropDependentLaunches(gpuModule);
+      // Older chips keep the truncation for norm-expand-float8's integer
+      // rounding (the norm-to-ptx pipeline runs it on the kernels).
+      if (device.hasFloat8Conversion())
+        lowerFloat8Truncs(gpuModule);
       if (fpContract)
         allowContraction(gpuModule);
     }

@@ -18,13 +18,12 @@ using namespace mlir::norm;
 #define GET_ATTRDEF_CLASSES
 #include "NormDialect/IR/NormAttrs.cpp.inc"
 
-LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 int64_t numSms, int64_t registerBudget,
-                                 int64_t maxClusterSize,
-                                 int64_t maxThreadsPerBlock,
-                                 int64_t sharedMemoryPerBlock,
-                                 int64_t sharedMemoryPerSm,
-                                 int64_t threadsPerSm, int64_t registersPerSm) {
+LogicalResult
+TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t numSms,
+                   int64_t registerBudget, int64_t maxClusterSize,
+                   int64_t maxThreadsPerBlock, int64_t sharedMemoryPerBlock,
+                   int64_t sharedMemoryPerSm, int64_t threadsPerSm,
+                   int64_t registersPerSm, int64_t computeCapability) {
   // The tuning library says which values its rules take.
   std::string problem =
       numSms > 0 ? validateRegisterBudget(registerBudget)
@@ -38,6 +37,8 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     problem =
         validateSMResources(maxThreadsPerBlock, sharedMemoryPerBlock,
                             sharedMemoryPerSm, threadsPerSm, registersPerSm);
+  if (problem.empty())
+    problem = validateComputeCapability(computeCapability, maxClusterSize);
   if (!problem.empty())
     return emitError() << "invalid #norm.target: " << problem;
   return success();

@@ -3,8 +3,10 @@
 #include "NormDialect/Pipelines/Pipelines.h"
 
 #include "NormDialect/Conversion/Passes.h"
+#include "NormDialect/Target/NVVMTarget.h"
 #include "NormDialect/Target/Passes.h"
 #include "NormDialect/Transforms/Passes.h"
+#include "NormDialect/Tuning/DeviceInfo.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
@@ -37,7 +39,12 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   // loops (no long-row split) plan their column splits without clusters.
   // Every kernel's plan is decided once, by norm-plan-kernels, before the
   // split reduction sizes its split from it.
+  // Resources left 0 are the chip's GPU's (norm-set-target). A name that
+  // is no chip plans for Hopper, and norm-attach-target refuses it with
+  // the chips it takes; one before Ampere (sm_75) norm-set-target refuses.
   NormSetTargetOptions target;
+  int64_t capability = chipComputeCapability(options.chip);
+  target.computeCapability = capability > 0 ? capability : kHopperCapability;
   target.numSMs = options.numSMs;
   target.registerBudget = options.registerBudget;
   target.maxClusterSize = splitLongRows ? options.maxClusterSize.getValue() : 1;
@@ -155,6 +162,9 @@ void mlir::norm::buildGPUToPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNormAttachTarget(target));
   OpPassManager &toLLVM = pm.nestAny();
+  // FP8 roundings left for chips without the conversion instruction
+  // (convert-norm-to-gpu lowers them on sm_89 and newer).
+  toLLVM.addPass(createNormExpandFloat8());
   toLLVM.addPass(createConvertNVGPUToNVVMPass());
   toLLVM.addPass(createSCFToControlFlowPass());
   toLLVM.addPass(createConvertNVVMToLLVMPass());

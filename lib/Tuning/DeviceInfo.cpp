@@ -32,11 +32,49 @@ int64_t DeviceInfo::residentClusters(int64_t clusterSize) const {
   return std::max<int64_t>(1, numSMs * 85 / (100 * clusterSize));
 }
 
+DeviceInfo mlir::norm::deviceOfCapability(int64_t computeCapability) {
+  DeviceInfo device; // H100 SXM / H200
+  device.computeCapability = computeCapability;
+  if (computeCapability < kHopperCapability) {
+    // A100 SXM.
+    device.numSMs = 108;
+    device.sharedMemoryPerBlock = 163 * 1024;
+    device.sharedMemoryPerSM = 164 * 1024;
+    device.maxClusterSize = 1;
+  } else if (computeCapability >= 120) {
+    // RTX 5090: its clusters hold the portable 8 blocks.
+    device.numSMs = 170;
+    device.sharedMemoryPerBlock = 99 * 1024;
+    device.sharedMemoryPerSM = 100 * 1024;
+    device.threadsPerSM = 1536;
+    device.maxClusterSize = 8;
+  } else if (computeCapability >= 100) {
+    // B200.
+    device.numSMs = 148;
+  }
+  return device;
+}
+
 std::string mlir::norm::validateRegisterBudget(int64_t budget) {
   if (budget < 1 || budget > kMaxRegisterBudget)
     return "register-budget must be 1 to " +
            std::to_string(kMaxRegisterBudget) + " elements a thread, got " +
            std::to_string(budget);
+  return {};
+}
+
+std::string mlir::norm::validateComputeCapability(int64_t computeCapability,
+                                                  int64_t maxClusterSize) {
+  if (computeCapability < kOldestCapability)
+    return "compute_capability must be at least " +
+           std::to_string(kOldestCapability) +
+           " (Ampere: the kernels use bf16 arithmetic), got " +
+           std::to_string(computeCapability);
+  if (computeCapability < kHopperCapability && maxClusterSize > 1)
+    return "max_cluster_size must be 1 below compute capability " +
+           std::to_string(kHopperCapability) +
+           " (thread block clusters are Hopper's), got " +
+           std::to_string(maxClusterSize);
   return {};
 }
 

@@ -185,9 +185,10 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
                     shape.columnOutputs == 0 && plan.layout.sharedStages == 0;
   if (plan.persistent)
     plan.rowsPerBlock = 1;
-  // The bulk prefetch moves whole rows (multiples of 16 bytes), from
-  // kernels that stage their rows or stream them a row per block.
+  // The bulk prefetch (Hopper's) moves whole rows (multiples of 16 bytes),
+  // from kernels that stage their rows or stream them a row per block.
   bool prefetchable =
+      device.hasBulkCopies() &&
       (plan.layout.sharedStages > 0 ||
        plan.kind == KernelPlan::Kind::Streaming || plan.persistent) &&
       n * elementBytes % 16 == 0 &&
@@ -356,6 +357,13 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
     return "a cluster of " + str(layout.clusterSize) +
            " blocks needs a plan of kind cluster within the target's " +
            str(device.maxClusterSize);
+  if (!device.hasBulkCopies() &&
+      (layout.sharedStages > 0 || layout.bulkStores ||
+       layout.l2PrefetchRows > 0))
+    return "staged rows, bulk stores and the bulk L2 prefetch need the bulk "
+           "copies of compute capability " +
+           str(kHopperCapability) + " or newer; the target's is " +
+           str(device.computeCapability);
   // Row groups are aligned groups of lanes that shuffle among themselves.
   if (layout.rowGroups < 1 || layout.threads % layout.rowGroups != 0 ||
       (layout.rowGroups > 1 &&

@@ -51,8 +51,9 @@ int64_t mlir::norm::chooseSharedStages(const KernelShape &shape,
                                        const RowLayout &layout,
                                        const DeviceInfo &device,
                                        int64_t requested) {
-  if (requested <= 0 || shape.rowReductions == 0 || layout.rowGroups != 1 ||
-      layout.columnSlices != layout.clusterSize ||
+  // Rows are staged by bulk copies (Hopper's).
+  if (requested <= 0 || !device.hasBulkCopies() || shape.rowReductions == 0 ||
+      layout.rowGroups != 1 || layout.columnSlices != layout.clusterSize ||
       layout.threadsPerRow() <= 32 ||
       layout.vectorWidth * shape.elementBytes != 16 ||
       shape.n % layout.vectorWidth != 0)

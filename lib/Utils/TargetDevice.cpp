@@ -21,6 +21,7 @@ DeviceInfo mlir::norm::deviceOf(TargetAttr target) {
   device.sharedMemoryPerSM = target.getSharedMemoryPerSm();
   device.threadsPerSM = target.getThreadsPerSm();
   device.registersPerSM = target.getRegistersPerSm();
+  device.computeCapability = target.getComputeCapability();
   return device;
 }
 

@@ -4,20 +4,72 @@ give the same errors), the copy into the layout the kernels read, and the
 chip and target a device's bundles are compiled for."""
 
 import functools
+import os
 
 import torch
 
 FLOATS = (torch.bfloat16, torch.float16, torch.float32)
 
 
+# The chips with kernels of their own, by compute capability; every other GPU
+# from Ampere on runs sm_80's, which use no clusters, bulk copies or dependent
+# launches (the driver compiles their PTX for it).
+_CHIPS = {(9, 0): "sm_90", (10, 0): "sm_100", (10, 3): "sm_100", (12, 0): "sm_120",
+          (12, 1): "sm_120"}
+PORTABLE_CHIP = "sm_80"
+
+
+def _capability_of(chip):
+    """(major, minor) of a chip name sm_NN[a|f], or None."""
+    digits = chip[3:].rstrip("af") if chip.startswith("sm_") else ""
+    if len(digits) < 2 or not digits.isdigit():
+        return None
+    return int(digits[:-1]), int(digits[-1])
+
+
+def chip_runs_on(chip, major, minor):
+    """Whether PTX compiled for `chip` runs on a GPU of compute capability
+    (major, minor): on its own chip and, through the driver's JIT, on newer
+    ones, except the arch-specific (sm_NNa) PTX, which runs only on NN."""
+    wanted = _capability_of(chip)
+    return wanted is not None and (
+        wanted == (major, minor) if chip.endswith("a") else wanted <= (major, minor))
+
+
+def chip_for_capability(major, minor, requested=""):
+    """The chip bundles are compiled for on a GPU of compute capability
+    (major, minor): `requested` (NORM_MLIR_CHIP) where that GPU can run its
+    PTX, else the GPU's own tuned chip, else sm_80. Raises where the GPU is
+    older than Ampere or cannot run the requested chip's PTX."""
+    if (major, minor) < (8, 0):
+        raise RuntimeError(f"norm_mlir needs a GPU of compute capability 8.0 (Ampere) or "
+                           f"newer; this one is {major}.{minor}")
+    if requested:
+        if not chip_runs_on(requested, major, minor):
+            raise RuntimeError(f"NORM_MLIR_CHIP={requested}: a GPU of compute capability "
+                               f"{major}.{minor} cannot run that chip's kernels (sm_80 runs on "
+                               f"every GPU from 8.0 on)")
+        return requested
+    return _CHIPS.get((major, minor), PORTABLE_CHIP)
+
+
+@functools.lru_cache(maxsize=None)
+def _device_chip(index, requested):
+    return chip_for_capability(*torch.cuda.get_device_capability(index), requested)
+
+
 def device_chip(device):
-    """The chip name ("sm_90", ...) bundles are compiled for on `device`."""
-    major, minor = torch.cuda.get_device_capability(device)
-    return f"sm_{major}{minor}"
+    """The chip name ("sm_90", ...) bundles are compiled for on `device`
+    (chip_for_capability; NORM_MLIR_CHIP=sm_80 asks for the portable kernels
+    on any GPU)."""
+    index = device.index if isinstance(device, torch.device) else device
+    return _device_chip(torch.cuda.current_device() if index is None else index,
+                        os.environ.get("NORM_MLIR_CHIP", ""))
 
 
-# The compiler's target (norm-set-target's defaults: an H100 SXM or H200),
-# and the device property each option takes.
+# The compiler's target for sm_90 (norm-set-target's values for compute
+# capability 90: an H100 SXM or H200), and the device property each option
+# takes.
 _TARGET_DEFAULTS = {"num-sms": 132, "shared-memory-per-block": 232448,
                     "shared-memory-per-sm": 233472, "threads-per-sm": 2048,
                     "registers-per-sm": 65536}
@@ -28,29 +80,34 @@ _TARGET_PROPERTIES = {"num-sms": "multi_processor_count",
                       "registers-per-sm": "regs_per_multiprocessor"}
 
 
-def target_options(properties):
+def target_options(properties, chip="sm_90"):
     """The compiler's target options for a GPU with `properties` (what
-    torch.cuda.get_device_properties gives): its SMs, shared memory,
-    threads and registers, naming only what differs from the compiler's
-    defaults, so that bundles built for those GPUs (an H100 SXM, an H200)
-    keep one cache key. An H100 PCIe gives "num-sms=114"."""
+    torch.cuda.get_device_properties gives) and kernels for `chip`: its SMs,
+    shared memory, threads and registers. For sm_90 only what differs from
+    the compiler's values for it, so that bundles built for those GPUs (an
+    H100 SXM, an H200) keep one cache key (an H100 PCIe gives
+    "num-sms=114"); for other chips all of them, as the compiler's values
+    for those are another GPU's (sm_80's an A100's)."""
     parts = []
     for option, attribute in _TARGET_PROPERTIES.items():
         value = getattr(properties, attribute, None)
-        if isinstance(value, int) and value > 0 and value != _TARGET_DEFAULTS[option]:
+        if isinstance(value, int) and value > 0 and (
+                chip != "sm_90" or value != _TARGET_DEFAULTS[option]):
             parts.append(f"{option}={value}")
     return " ".join(parts)
 
 
 @functools.lru_cache(maxsize=None)
-def _device_target_options(index):
-    return target_options(torch.cuda.get_device_properties(index))
+def _device_target_options(index, chip):
+    return target_options(torch.cuda.get_device_properties(index), chip)
 
 
 def device_target_options(device):
-    """target_options of CUDA `device` (read once per device)."""
+    """target_options of CUDA `device` for its chip (device_chip; read once
+    per device and chip)."""
     index = device.index if isinstance(device, torch.device) else device
-    return _device_target_options(torch.cuda.current_device() if index is None else index)
+    index = torch.cuda.current_device() if index is None else index
+    return _device_target_options(index, device_chip(index))
 
 
 def check_params(x, *params, name):

@@ -53,6 +53,15 @@ class Launcher:
         device is refused rather than failing in the driver; the torch ops
         keep one Launcher per device."""
         if self.module is None:
+            import torch
+            from .checks import chip_runs_on
+            capability = torch.cuda.get_device_capability(device)
+            if not chip_runs_on(self.bundle.target, *capability):
+                raise BundleError(
+                    f"this bundle's kernels are compiled for {self.bundle.target}, which a GPU "
+                    f"of compute capability {capability[0]}.{capability[1]} cannot run: "
+                    f"compile the program for its chip, or for sm_80 (which every GPU from "
+                    f"8.0 on runs)")
             self.module = Module(self.bundle.ptx)
             self._device = device
         elif device != self._device:

@@ -1,5 +1,6 @@
 """Compiling through the C API and the bundle cache (no GPU needed)."""
 
+import json
 import os
 
 import pytest
@@ -100,11 +101,11 @@ def test_compile_errors_carry_diagnostics(tmp_path, monkeypatch):
                         options="shared-stages=9")
     assert "see current operation" not in str(error.value)
     assert "norm.fused" not in str(error.value)
-    # A GPU other than Hopper (torch reports sm_80 on an A100): an error
-    # before any work, not an abort inside LLVM or PTX that ptxas rejects.
-    with pytest.raises(CompileError, match="chip must be sm_90, sm_90a, sm_100 or sm_100a .* got 'sm_80'"):
+    # A GPU before Ampere (torch reports sm_75 on a T4): an error before any
+    # work, not an abort inside LLVM or PTX that ptxas rejects.
+    with pytest.raises(CompileError, match="chip must be sm_80 .* got 'sm_75'"):
         compile_program(op_program("rms_fwd", 64, "f32", None, eps=1e-6, offset=0.0),
-                        chip="sm_80")
+                        chip="sm_75")
 
 
 def test_pipeline_options_reach_the_kernels(tmp_path, monkeypatch):
@@ -141,6 +142,61 @@ def test_device_properties_reach_the_plans(tmp_path, monkeypatch):
     assert "228" in manifests[1] and "264" not in manifests[1]
     with pytest.raises(CompileError, match="registers_per_sm must hold"):
         compile_program(program, options="registers-per-sm=1024")
+
+
+def test_each_gpu_gets_kernels_it_runs():
+    # Hopper and Blackwell get their own chips; every other GPU from Ampere
+    # on the portable sm_80 kernels (its PTX runs on newer chips through the
+    # driver's JIT); NORM_MLIR_CHIP picks sm_80 on any of them, but not a
+    # chip the GPU cannot run.
+    from norm_mlir.checks import chip_for_capability, chip_runs_on, target_options
+    assert chip_for_capability(9, 0) == "sm_90"
+    assert chip_for_capability(10, 0) == "sm_100"
+    assert chip_for_capability(12, 0) == "sm_120"
+    for capability in ((8, 0), (8, 6), (8, 9), (11, 0)):
+        assert chip_for_capability(*capability) == "sm_80"
+    assert chip_for_capability(9, 0, "sm_80") == "sm_80"
+    assert chip_for_capability(10, 0, "sm_90") == "sm_90"
+    with pytest.raises(RuntimeError, match="compute capability 8.0 .* this one is 7.5"):
+        chip_for_capability(7, 5)
+    for requested, capability in (("sm_90", (8, 0)), ("sm_90a", (10, 0)), ("sm_8", (9, 0))):
+        with pytest.raises(RuntimeError, match=f"NORM_MLIR_CHIP={requested}: .* cannot run"):
+            chip_for_capability(*capability, requested)
+    assert chip_runs_on("sm_100a", 10, 0) and not chip_runs_on("sm_100a", 10, 3)
+    # For sm_80 every property is an option: the compiler's own values for
+    # it are an A100's, not the GPU's it runs on.
+    from types import SimpleNamespace
+    sxm = SimpleNamespace(multi_processor_count=132, shared_memory_per_block_optin=232448,
+                          shared_memory_per_multiprocessor=233472,
+                          max_threads_per_multi_processor=2048, regs_per_multiprocessor=65536)
+    assert target_options(sxm, "sm_80") == (
+        "num-sms=132 shared-memory-per-block=232448 shared-memory-per-sm=233472 "
+        "threads-per-sm=2048 registers-per-sm=65536")
+
+
+def test_portable_chip_compiles_without_hopper_instructions(tmp_path, monkeypatch):
+    # sm_80: no clusters, bulk copies, mbarriers or dependent launches in any
+    # kernel, long rows split instead of spread over clusters, FP8 rounded in
+    # integer arithmetic (no cvt to e4m3 before sm_89); ptxas takes them
+    # (test/dtype-matrix-ptxas.sh assembles every op for sm_80).
+    monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
+    programs = [op_program("rms_bwd", 65536, "bf16", "bf16", offset=0.0),
+                op_program("ln_bwd", 4096, "bf16", "bf16", bias=True),
+                op_program("rms_fwd", 8192, "bf16", "bf16", eps=1e-6, offset=0.0, quant=True)]
+    for program in programs:
+        portable = compile_program(program, chip="sm_80")
+        assert ".target sm_80" in portable.ptx
+        for instruction in ("griddepcontrol", "cp.async.bulk", "mbarrier", "cluster"):
+            assert instruction not in portable.ptx, instruction
+        assert '"programmatic": true' not in json.dumps(portable.manifest)
+    # The backwards' combines are dependent launches on Hopper.
+    for program in programs[:2]:
+        hopper = compile_program(program)
+        assert "griddepcontrol" in hopper.ptx
+        assert '"programmatic": true' in json.dumps(hopper.manifest)
+    assert "cvt.rn.satfinite.e4m3x2.f32" in compile_program(programs[2]).ptx
+    assert "e4m3" not in compile_program(programs[2], chip="sm_80").ptx
+    assert ".reqnctapercluster" in compile_program(programs[0]).ptx
 
 
 def test_blackwell_chips_compile(tmp_path, monkeypatch):

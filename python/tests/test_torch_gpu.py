@@ -764,3 +764,56 @@ def test_norm_mlir_compile_fp8_quantization_on_the_gpu():
     got, want = q.float(), want_q.float()
     assert ((got - want).abs() / want.abs().clamp_min(2 ** -6)).max() <= 0.125 + 1e-6
     assert (got != want).float().mean() < 0.05
+
+
+@pytest.mark.parametrize("n", [128, 4096, 8192, 65536])
+def test_portable_kernels_run_on_this_gpu(n):
+    # sm_80's kernels, which every GPU without tuned ones runs (no clusters,
+    # bulk copies, mbarriers or dependent launches; rows a block cannot hold
+    # split into a statistics and an apply kernel; FP8 rounded in integer
+    # arithmetic), run here through the driver's PTX JIT and match float64,
+    # forward and backward, and their FP8 bytes are the sm_90 kernels'.
+    from norm_mlir.bundle import BundleError
+    from norm_mlir.checks import device_chip, target_options
+    from norm_mlir.compiler import compile_program
+    from norm_mlir.launcher import Launcher
+    from norm_mlir.programs import op_program
+    options = target_options(torch.cuda.get_device_properties(0), "sm_80")
+
+    def launcher(kind, chip="sm_80", **flags):
+        bundle = compile_program(op_program(kind, n, "bf16", "bf16", **flags), chip=chip,
+                                 options=options if chip == "sm_80" else "")
+        assert bundle.target == chip
+        return Launcher(bundle)
+
+    torch.manual_seed(n)
+    m = 1031
+    x = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    w = (torch.randn(n, device="cuda") * 0.5 + 1).to(torch.bfloat16)
+    b = (torch.randn(n, device="cuda") * 0.1).to(torch.bfloat16)
+    dy = torch.randn_like(x)
+    xd, wd, bd = (v.double().requires_grad_() for v in (x, w, b))
+    tol = 2 * TOL["bf16"]
+    y, rstd = launcher("rms_fwd", eps=1e-6, offset=0.0)(None, x, w)
+    ref = F.rms_norm(xd, (n,), wd, 1e-6)
+    assert rel(y, ref) < tol
+    dx, dw = launcher("rms_bwd", offset=0.0)(None, dy, x, rstd.view(-1), w)
+    rx, rw = torch.autograd.grad(ref, (xd, wd), dy.double())
+    assert rel(dx, rx) < tol and rel(dw, rw) < tol
+    y, mean, rstd = launcher("ln_fwd", eps=1e-5, bias=True)(None, x, w, b)
+    ref = F.layer_norm(xd, (n,), wd, bd, 1e-5)
+    assert rel(y, ref) < tol
+    dx, dw, db = launcher("ln_bwd", bias=True)(None, dy, x, mean.view(-1), rstd.view(-1), w)
+    rx, rw, rb = torch.autograd.grad(ref, (xd, wd, bd), dy.double())
+    assert rel(dx, rx) < tol and rel(dw, rw) < tol and rel(db, rb) < tol
+    quant = dict(eps=1e-6, offset=0.0, quant=True)
+    portable = launcher("rms_fwd", **quant)(None, x, w)
+    tuned = launcher("rms_fwd", chip=device_chip(x.device), **quant)(None, x, w)
+    assert len(portable) == len(tuned)
+    for a, c in zip(portable, tuned):
+        assert torch.equal(a.view(torch.uint8) if a.element_size() == 1 else a,
+                           c.view(torch.uint8) if c.element_size() == 1 else c)
+    # A bundle for a chip this GPU cannot run is refused before loading.
+    with pytest.raises(BundleError, match="compiled for sm_120a, which a GPU of compute "
+                                          "capability .* cannot run"):
+        launcher("rms_fwd", chip="sm_120a", eps=1e-6, offset=0.0)(None, x, w)

@@ -609,3 +609,39 @@ std::vector<std::string> Bundle::functionNames() const {
     names.push_back(name);
   return names;
 }
+
+/// (major, minor) of sm_NN[a|f], or (-1, -1).
+static std::pair<int, int> capabilityOf(const std::string &chip) {
+  if (chip.rfind("sm_", 0) != 0)
+    return {-1, -1};
+  std::string digits = chip.substr(3);
+  if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
+    digits.pop_back();
+  if (digits.size() < 2 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return {-1, -1};
+  return {std::stoi(digits.substr(0, digits.size() - 1)), digits.back() - '0'};
+}
+
+bool norm::runtime::chipRunsOn(const std::string &chip, int major, int minor) {
+  std::pair<int, int> wanted = capabilityOf(chip);
+  if (wanted.first < 0)
+    return false;
+  std::pair<int, int> gpu{major, minor};
+  return chip.back() == 'a' ? wanted == gpu : wanted <= gpu;
+}
+
+int norm::runtime::chooseChip(const std::vector<std::string> &chips, int major,
+                              int minor) {
+  int best = -1;
+  for (int i = 0, e = static_cast<int>(chips.size()); i < e; ++i) {
+    if (!chipRunsOn(chips[i], major, minor))
+      continue;
+    // The GPU's own chip wins; among the others, the newest.
+    if (capabilityOf(chips[i]) == std::make_pair(major, minor))
+      return i;
+    if (best < 0 || capabilityOf(chips[best]) < capabilityOf(chips[i]))
+      best = i;
+  }
+  return best;
+}

@@ -147,6 +147,24 @@ bool Launcher::ensureModule(std::string &error) {
             "(another device); use one Launcher per context";
     return false;
   }
+  // PTX for a newer chip than the GPU's fails to load with a JIT log about
+  // SM versions; say which chip instead.
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  if (d.ctxGetDevice && d.deviceGetAttribute &&
+      d.ctxGetDevice(&device) == CUDA_SUCCESS &&
+      d.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                           device) == CUDA_SUCCESS &&
+      d.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                           device) == CUDA_SUCCESS &&
+      !chipRunsOn(bundle.target(), major, minor)) {
+    error = "this bundle's kernels are compiled for " + bundle.target() +
+            ", which a GPU of compute capability " + std::to_string(major) +
+            "." + std::to_string(minor) +
+            " cannot run: compile the program for its chip, or for sm_80 "
+            "(which every GPU from 8.0 on runs)";
+    return false;
+  }
   char log[8192] = {0};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};

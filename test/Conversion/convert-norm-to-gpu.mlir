@@ -9,6 +9,22 @@
 // RUN: norm-opt %s --norm-plan-kernels="shared-stages=0" --convert-norm-to-gpu="combine-lanes=8 combine-threads=256" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=LANES
 // Every kernel needs its plan (norm-plan-kernels or written in the IR).
 // RUN: not norm-opt %s --convert-norm-to-gpu --split-input-file 2>&1 | FileCheck %s --check-prefix=NOPLAN
+// Compute capability 80 (sm_80, run on any GPU since Ampere): the same
+// kernels without Hopper's instructions. Asked to stage, the plans do not
+// (no bulk copies); the split kernel and its combine are ordinary launches
+// in stream order (no griddepcontrol, no norm.programmatic); the FP8
+// rounding stays arith.truncf for norm-expand-float8's integer form.
+// RUN: norm-opt %S/Inputs/ampere-kernels.mlir --norm-set-target="compute-capability=80" --norm-plan-kernels="shared-stages=2 bulk-stores=1" --convert-norm-to-gpu | FileCheck %s --check-prefix=AMPERE
+// AMPERE-NOT: griddepcontrol
+// AMPERE-NOT: norm.programmatic
+// AMPERE-NOT: cp.async.bulk
+// AMPERE-NOT: mbarrier
+// AMPERE-LABEL: gpu.module @norm_fused_0
+// AMPERE: arith.truncf %{{.+}} : f32 to f8E4M3FN
+// AMPERE-NOT: nvvm.convert.f32x2.to.f8x2
+// A plan written for Hopper's staged rows is refused on that target.
+// RUN: not norm-opt %S/Inputs/ampere-kernels.mlir --norm-plan-kernels="shared-stages=2" --norm-set-target="compute-capability=80" --convert-norm-to-gpu 2>&1 | FileCheck %s --check-prefix=AMPERESTAGED
+// AMPERESTAGED: cannot be lowered as its norm.plan says: staged rows, bulk stores and the bulk L2 prefetch need the bulk copies of compute capability 90 or newer; the target's is 80
 // BADLANES: error: convert-norm-to-gpu: combine-lanes must be 0 (the rule) or a power of two up to 1024, got 24
 
 // The mixed-order kernel: 16-byte vector loads of the row (predicated

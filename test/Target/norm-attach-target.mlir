@@ -10,9 +10,15 @@
 // chip crashed upstream's nvvm-attach-target, other chips and PTX versions
 // abort LLVM later.
 // RUN: not norm-opt %s --norm-attach-target="chip=" 2>&1 | FileCheck %s --check-prefix=EMPTY
-// EMPTY: error: norm-attach-target: chip must be sm_90, sm_90a, sm_100 or sm_100a (the kernels use Hopper's clusters, bulk copies and mbarriers), got ''
-// RUN: not norm-opt %s --norm-attach-target="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=SM80
-// SM80: error: norm-attach-target: chip must be sm_90, sm_90a, sm_100 or sm_100a{{.*}}got 'sm_80'
+// EMPTY: error: norm-attach-target: chip must be sm_80 (any GPU since Ampere), sm_90, sm_90a, sm_100, sm_100a, sm_120 or sm_120a, got ''
+// sm_80 (the kernels every GPU since Ampere runs) from PTX ISA 8.1 like
+// Hopper; sm_120a from 8.7; Turing's sm_75 is refused.
+// RUN: norm-opt %s --norm-attach-target="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// SM80: gpu.module @a [#nvvm.target<chip = "sm_80", features = "+ptx81">]
+// RUN: norm-opt %s --norm-attach-target="chip=sm_120a" | FileCheck %s --check-prefix=SM120A
+// SM120A: gpu.module @a [#nvvm.target<chip = "sm_120a", features = "+ptx87">]
+// RUN: not norm-opt %s --norm-attach-target="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=SM75
+// SM75: error: norm-attach-target: chip must be sm_80 {{.*}}got 'sm_75'
 // RUN: not norm-opt %s --norm-attach-target="features=+ptx60" 2>&1 | FileCheck %s --check-prefix=PTX60
 // PTX60: error: norm-attach-target: features must name one PTX ISA version that the kernels can use on sm_90 and LLVM knows: +ptx81{{.*}}got '+ptx60'
 // RUN: not norm-opt %s --norm-attach-target="O=4" 2>&1 | FileCheck %s --check-prefix=BADO

@@ -105,12 +105,26 @@ module attributes {gpu.container_module} {
 // -----
 
 // Targets the kernels cannot be compiled for are errors on their module,
-// not an LLVM abort (sm_80 cannot select the shuffles and bulk copies; a
-// PTX version without st.async, or one LLVM does not know, neither).
+// not an LLVM abort (a chip before Ampere, a PTX version without st.async,
+// or one LLVM does not know).
 module attributes {gpu.container_module} {
-  // expected-error @below {{chip must be sm_90, sm_90a, sm_100 or sm_100a (the kernels use Hopper's clusters, bulk copies and mbarriers), got 'sm_80'}}
+  // expected-error @below {{chip must be sm_80 (any GPU since Ampere), sm_90, sm_90a, sm_100, sm_100a, sm_120 or sm_120a, got 'sm_75'}}
+  gpu.module @turing [#nvvm.target<O = 3, chip = "sm_75", features = "+ptx81">] {
+    llvm.func @turing() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// A Hopper instruction in a module for sm_80 is upstream's target
+// verification's error, not a selection failure inside LLVM.
+module attributes {gpu.container_module} {
   gpu.module @ampere [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx81">] {
     llvm.func @ampere() attributes {gpu.kernel, nvvm.kernel} {
+      // expected-error @below {{'nvvm.read.ptx.sreg.cluster.ctarank' op is not supported on sm_80}}
+      %0 = nvvm.read.ptx.sreg.cluster.ctarank : i32
       llvm.return
     }
   }

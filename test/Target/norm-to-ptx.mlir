@@ -3,12 +3,14 @@
 // RUN: norm-opt %S/Inputs/two-dynamic-row-dims.mlir --norm-to-ptx | FileCheck %s --check-prefix=TWOROWDIMS
 // An empty chip once crashed upstream's target verification.
 // RUN: not norm-opt %s --norm-to-ptx="chip=" 2>&1 | FileCheck %s --check-prefix=EMPTYCHIP
-// EMPTYCHIP: error: norm-attach-target: chip must be sm_90, sm_90a, sm_100 or sm_100a{{.*}}got ''
+// EMPTYCHIP: error: norm-attach-target: chip must be sm_80 {{.*}}got ''
 // EMPTYCHIP-NOT: Stack dump
 // TWOROWDIMS: gpu.binary @norm_fused
-// Other chips are an error, not PTX ptxas rejects: at sm_80 the kernels
-// compiled to griddepcontrol and bulk prefetches Ampere does not have.
-// RUN: not norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" 2>&1 | FileCheck %s --check-prefix=SM80
+// sm_80: the kernels plan for an A100 (compute capability 80, from the
+// chip) and use none of Hopper's instructions; an older PTX version than
+// the kernels need is an error, not PTX ptxas rejects.
+// RUN: norm-opt %s --norm-to-ptx="chip=sm_80" | FileCheck %s --check-prefix=SM80
+// RUN: not norm-opt %s --norm-to-ptx="chip=sm_80 features=+ptx75" 2>&1 | FileCheck %s --check-prefix=SM80OLD
 // RUN: norm-opt %s --norm-to-ptx="chip=sm_90a features=+ptx90" | FileCheck %s --check-prefix=SM90A
 // A hand-written gpu.launch is outlined, then given the target like the
 // norm kernels (it was outlined after the target was attached, and had none).
@@ -40,7 +42,12 @@
 // CHECK-SAME: .entry norm_fused_1(
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-NOT: sqrt.rn.f32
-// SM80: error: norm-attach-target: chip must be sm_90, sm_90a, sm_100 or sm_100a
+// SM80: gpu.binary @norm_fused {{.*}}#nvvm.target<{{.*}}chip = "sm_80", features = "+ptx81">
+// SM80-SAME: .target sm_80
+// SM80-NOT: griddepcontrol
+// SM80-NOT: cp.async.bulk
+// SM80-NOT: cluster
+// SM80OLD: error: norm-attach-target: features must name one PTX ISA version that the kernels can use on sm_80 and LLVM knows: +ptx81
 // SM90A: .version 9.0
 // SM90A-SAME: .target sm_90a
 func.func @rms_fwd(%x: tensor<?x2048xbf16>, %w: tensor<2048xbf16>) -> (tensor<?x2048xbf16>, tensor<?xf32>) {

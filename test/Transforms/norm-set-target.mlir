@@ -4,7 +4,7 @@
 // backward's split fewer partial rows (min_partials two a SM) than 132.
 // RUN: norm-opt %s --norm-set-target="num-sms=114" --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN114
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN132
-// RUN: not norm-opt %s --norm-set-target="num-sms=0" 2>&1 | FileCheck %s --check-prefix=BADSMS
+// RUN: not norm-opt %s --norm-set-target="num-sms=-1" 2>&1 | FileCheck %s --check-prefix=BADSMS
 // RUN: not norm-opt %s --norm-set-target="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // An out-of-range budget is an error, not hours of layout search.
 // RUN: not norm-opt %s --norm-set-target="register-budget=99999999999999" 2>&1 | FileCheck %s --check-prefix=HUGEBUDGET
@@ -18,8 +18,19 @@
 // RUN: not norm-opt %s --norm-set-target="shared-memory-per-block=300000" 2>&1 | FileCheck %s --check-prefix=BADSMEM
 // RUN: not norm-opt %s --norm-set-target="registers-per-sm=16384" 2>&1 | FileCheck %s --check-prefix=BADREGS
 // RUN: not norm-opt %s --norm-set-target="threads-per-sm=512" 2>&1 | FileCheck %s --check-prefix=BADSMTHREADS
+// Options left 0 take the compute capability's GPU: 80 plans for an A100
+// (108 SMs: 216 partial rows) without clusters, which it lacks.
+// RUN: norm-opt %s --norm-set-target="compute-capability=80" --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=AMPERE
+// RUN: norm-opt %s --norm-set-target="compute-capability=100" --split-input-file | FileCheck %s --check-prefix=BLACKWELL
+// RUN: not norm-opt %s --norm-set-target="compute-capability=80 max-cluster-size=16" 2>&1 | FileCheck %s --check-prefix=AMPERECLUSTER
+// RUN: not norm-opt %s --norm-set-target="compute-capability=75" 2>&1 | FileCheck %s --check-prefix=TURING
 
-// BADSMS: error: norm-set-target: invalid #norm.target: num_sms must be positive, got 0
+// AMPERE: #norm.target<num_sms = 108, register_budget = 32, max_cluster_size = 1, shared_memory_per_block = 166912, shared_memory_per_sm = 167936, compute_capability = 80>
+// AMPERE: min_partials = 216
+// BLACKWELL: #norm.target<num_sms = 148, register_budget = 32, max_cluster_size = 16, compute_capability = 100>
+// AMPERECLUSTER: error: norm-set-target: invalid #norm.target: max_cluster_size must be 1 below compute capability 90 (thread block clusters are Hopper's), got 16
+// TURING: error: norm-set-target: invalid #norm.target: compute_capability must be at least 80 (Ampere: the kernels use bf16 arithmetic), got 75
+// BADSMS: error: norm-set-target: invalid #norm.target: num_sms must be positive, got -1
 // BADBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 0
 // HUGEBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 99999999999999
 // BADCLUSTER: error: norm-set-target: invalid #norm.target: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 3

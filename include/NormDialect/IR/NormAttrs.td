@@ -66,7 +66,11 @@ def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
     the register budget (elements of all full operands one thread keeps in
     registers), the largest thread block cluster a row may use, the largest
     block, and an SM's resources (shared memory a block may opt into and an
-    SM holds, threads and 32-bit registers an SM holds). Set once
+    SM holds, threads and 32-bit registers an SM holds) and its compute
+    capability (major * 10 + minor), which says which instructions the
+    kernels may use: below 90 (Ampere, Ada) no thread block clusters (so
+    max_cluster_size 1), bulk copies, mbarrier transaction counts or
+    dependent launches, and below 89 no FP8 conversion instruction. Set once
     per module, as the discardable attribute `norm.target`, by
     `--norm-set-target` (whose options are the only place these are
     declared), and read by every pass that plans kernels
@@ -74,8 +78,8 @@ def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
     `--convert-norm-to-gpu`). A module without one is planned for an
     H100/H200 (132 SMs, a budget of 32, clusters of up to 16, blocks of up
     to 1024 threads, 227 KB of shared memory a block and 228 KB an SM, 2048
-    threads and 64K registers an SM); the parameters after
-    max_cluster_size default to those values.
+    threads and 64K registers an SM, compute capability 90); the parameters
+    after max_cluster_size default to those values.
 
     ```mlir
     module attributes {norm.target = #norm.target<num_sms = 114,
@@ -94,7 +98,9 @@ def Norm_TargetAttr : AttrDef<Norm_Dialect, "Target"> {
                         DefaultValuedParameter<"int64_t", "2048">:
                           $threads_per_sm,
                         DefaultValuedParameter<"int64_t", "65536">:
-                          $registers_per_sm);
+                          $registers_per_sm,
+                        DefaultValuedParameter<"int64_t", "90">:
+                          $compute_capability);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

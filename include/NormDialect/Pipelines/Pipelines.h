@@ -66,8 +66,9 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
   Option<int64_t> maxClusterSize{
       *this, "max-cluster-size",
       llvm::cl::desc("Most blocks of a thread block cluster sharing a long "
-                     "row (1: no clusters, long rows are split)"),
-      llvm::cl::init(16)};
+                     "row (1: no clusters, long rows are split; 0: the chip's "
+                     "GPU's, 16 for sm_90, 1 for sm_80)"),
+      llvm::cl::init(0)};
   Option<int64_t> sharedStages{
       *this, "shared-stages",
       llvm::cl::desc("Rows staged ahead in shared memory by bulk copies (0: "
@@ -126,27 +127,32 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       *this, "combine-threads",
       llvm::cl::desc("Threads of a combine block (0: the tuning rule)"),
       llvm::cl::init(0)};
-  Option<int64_t> numSMs{*this, "num-sms",
-                         llvm::cl::desc("Multiprocessors of the target"),
-                         llvm::cl::init(132)};
+  Option<int64_t> numSMs{
+      *this, "num-sms",
+      llvm::cl::desc("Multiprocessors of the target (0: the chip's GPU's)"),
+      llvm::cl::init(0)};
   Option<int64_t> maxThreads{
       *this, "max-threads",
-      llvm::cl::desc("Largest thread block the target launches"),
-      llvm::cl::init(1024)};
+      llvm::cl::desc(
+          "Largest thread block the target launches (0: the chip's GPU's)"),
+      llvm::cl::init(0)};
   Option<int64_t> sharedMemoryPerBlock{
       *this, "shared-memory-per-block",
-      llvm::cl::desc("Shared memory one block may opt into (bytes)"),
-      llvm::cl::init(232448)};
+      llvm::cl::desc(
+          "Shared memory one block may opt into (bytes; 0: the chip's GPU's)"),
+      llvm::cl::init(0)};
   Option<int64_t> sharedMemoryPerSM{
       *this, "shared-memory-per-sm",
-      llvm::cl::desc("Shared memory of one SM (bytes)"),
-      llvm::cl::init(233472)};
-  Option<int64_t> threadsPerSM{*this, "threads-per-sm",
-                               llvm::cl::desc("Threads one SM holds"),
-                               llvm::cl::init(2048)};
-  Option<int64_t> registersPerSM{*this, "registers-per-sm",
-                                 llvm::cl::desc("32-bit registers of one SM"),
-                                 llvm::cl::init(65536)};
+      llvm::cl::desc("Shared memory of one SM (bytes; 0: the chip's GPU's)"),
+      llvm::cl::init(0)};
+  Option<int64_t> threadsPerSM{
+      *this, "threads-per-sm",
+      llvm::cl::desc("Threads one SM holds (0: the chip's GPU's)"),
+      llvm::cl::init(0)};
+  Option<int64_t> registersPerSM{
+      *this, "registers-per-sm",
+      llvm::cl::desc("32-bit registers of one SM (0: the chip's GPU's)"),
+      llvm::cl::init(0)};
 };
 
 /// User-level norm IR on tensors -> gpu.module kernels launched from a host

@@ -46,34 +46,51 @@ def NormSetTarget : Pass<"norm-set-target", "::mlir::ModuleOp"> {
   let description = [{
     Sets the module's `norm.target` (`#norm.target<num_sms, register_budget,
     max_cluster_size, max_threads_per_block, shared_memory_per_block,
-    shared_memory_per_sm, threads_per_sm, registers_per_sm>`: what the
+    shared_memory_per_sm, threads_per_sm, registers_per_sm,
+    compute_capability>`: what the
     Python package reads from the CUDA driver for the GPU a program runs
     on), which every pass that plans
     or lowers kernels reads (`norm-short-rows`, `norm-split-rows`,
     `norm-plan-kernels`, `convert-norm-to-gpu`): the device is declared here once, by these
-    options, instead of by each pass. A target the module already has is
-    replaced. Values the tuning rules do not take are refused before the
-    pass sees any IR.
+    options, instead of by each pass. Options left 0 take the values of
+    the GPU the compute capability names (90: an H100 SXM / H200; 80 gives an A100's 108 SMs, 163 KB of shared
+    memory a block and no clusters; 100 a B200's 148 SMs; 120 an RTX 5090's;
+    `deviceOfCapability` in NormDialect/Tuning/DeviceInfo.h). A target the
+    module already has is replaced. Values the tuning rules do not take are
+    refused before the pass sees any IR.
   }];
   let options = [
-    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
-           "Streaming multiprocessors of the target">,
+    Option<"numSMs", "num-sms", "int64_t", /*default=*/"0",
+           "Streaming multiprocessors of the target (0: the compute "
+           "capability's GPU's, 132 for 90)">,
     Option<"registerBudget", "register-budget", "int64_t", /*default=*/"32",
            "Elements of all full operands a thread keeps in registers">,
-    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"16",
+    Option<"maxClusterSize", "max-cluster-size", "int64_t", /*default=*/"0",
            "Most blocks of a thread block cluster sharing a long row (1: no "
-           "clusters; 1, 2, 4, 8 or 16)">,
-    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"1024",
-           "Largest thread block the target launches (a multiple of 32)">,
+           "clusters; 1, 2, 4, 8 or 16; 0: the compute capability's, 16 for "
+           "90)">,
+    Option<"maxThreads", "max-threads", "int64_t", /*default=*/"0",
+           "Largest thread block the target launches (a multiple of 32; 0: "
+           "1024)">,
     Option<"sharedMemoryPerBlock", "shared-memory-per-block", "int64_t",
-           /*default=*/"232448",
-           "Shared memory one block may opt into (bytes)">,
+           /*default=*/"0",
+           "Shared memory one block may opt into (bytes; 0: the compute "
+           "capability's GPU's, 232448 for 90)">,
     Option<"sharedMemoryPerSM", "shared-memory-per-sm", "int64_t",
-           /*default=*/"233472", "Shared memory of one SM (bytes)">,
-    Option<"threadsPerSM", "threads-per-sm", "int64_t", /*default=*/"2048",
-           "Threads one SM holds">,
+           /*default=*/"0",
+           "Shared memory of one SM (bytes; 0: the compute capability's "
+           "GPU's, 233472 for 90)">,
+    Option<"threadsPerSM", "threads-per-sm", "int64_t", /*default=*/"0",
+           "Threads one SM holds (0: the compute capability's GPU's, 2048 "
+           "for 90)">,
     Option<"registersPerSM", "registers-per-sm", "int64_t",
-           /*default=*/"65536", "32-bit registers of one SM">,
+           /*default=*/"0",
+           "32-bit registers of one SM (0: the compute capability's GPU's, "
+           "65536)">,
+    Option<"computeCapability", "compute-capability", "int64_t",
+           /*default=*/"90",
+           "Compute capability, major * 10 + minor (80 or more; below 90 "
+           "max-cluster-size must be 1)">,
   ];
   let dependentDialects = ["::mlir::norm::NormDialect"];
 }

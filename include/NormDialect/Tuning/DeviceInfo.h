@@ -13,6 +13,13 @@
 
 namespace mlir::norm {
 
+/// The first compute capability with Hopper's thread block clusters, bulk
+/// copies, mbarrier transaction counts and dependent launches.
+constexpr int64_t kHopperCapability = 90;
+/// The oldest compute capability the kernels compile for (Ampere: bf16
+/// arithmetic, cp.async, L2 cache hints).
+constexpr int64_t kOldestCapability = 80;
+
 /// What the tuning rules need to know about the target GPU.
 struct DeviceInfo {
   /// Streaming multiprocessors (H100 SXM and H200: 132).
@@ -37,6 +44,20 @@ struct DeviceInfo {
   /// clusters). Hopper guarantees 8; 16 is a non-portable size the runtime
   /// enables per kernel (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
   int64_t maxClusterSize = 16;
+  /// Compute capability, major * 10 + minor (H100 / H200: 90). It says
+  /// which of the chip's instructions the kernels may use.
+  int64_t computeCapability = kHopperCapability;
+
+  /// Hopper's asynchronous bulk copies with mbarrier transaction counts
+  /// (staged rows, bulk stores, bulk L2 prefetch): sm_90 and newer.
+  bool hasBulkCopies() const { return computeCapability >= kHopperCapability; }
+  /// Programmatic dependent launch (griddepcontrol): sm_90 and newer.
+  bool hasDependentLaunch() const {
+    return computeCapability >= kHopperCapability;
+  }
+  /// A conversion from f32 to FP8 (cvt.rn.satfinite.e4m3x2.f32): sm_89 and
+  /// newer; older chips round in integer arithmetic.
+  bool hasFloat8Conversion() const { return computeCapability >= 89; }
 
   /// Clusters of `clusterSize` blocks, one block per SM, that the GPU holds
   /// at once (what cuOccupancyMaxActiveClusters reports). The GPCs decide,
@@ -47,6 +68,14 @@ struct DeviceInfo {
   int64_t residentClusters(int64_t clusterSize) const;
 };
 
+/// The GPU the tuning rules assume for `computeCapability` where nothing
+/// else is said of it: the data-center part of its generation (80: A100
+/// SXM, 108 SMs and 163 KB of shared memory a block; 90: H100 SXM / H200;
+/// 100: B200, 148 SMs; 120: RTX 5090, 170 SMs, 99 KB a block, 1536 threads
+/// an SM and clusters of up to 8), else that of the newest generation
+/// before it. Their values are the CUDA driver's for those GPUs.
+DeviceInfo deviceOfCapability(int64_t computeCapability);
+
 /// The largest DeviceInfo::registerBudget: elements a thread keeps of all
 /// its full operands cannot outnumber the 255 registers ptxas gives a
 /// thread, and larger budgets only make the layout searches longer.
@@ -55,6 +84,12 @@ constexpr int64_t kMaxRegisterBudget = 255;
 /// Returns an empty string when `budget` is a usable register budget (1 to
 /// kMaxRegisterBudget elements a thread), else why not.
 std::string validateRegisterBudget(int64_t budget);
+
+/// Returns an empty string when the kernels compile for `computeCapability`
+/// (major * 10 + minor, 80 or more) with clusters of up to `maxClusterSize`
+/// blocks (chips before Hopper have none: 1), else why not.
+std::string validateComputeCapability(int64_t computeCapability,
+                                      int64_t maxClusterSize);
 
 /// Returns an empty string when an SM's resources can hold a block of
 /// `maxThreadsPerBlock` threads (its threads, a block's shared memory within

@@ -46,16 +46,31 @@ std::vector<unsigned> mlir::norm::knownPtxVersions() {
   return versions;
 }
 
-/// The chips the kernels compile for (Hopper's clusters, bulk copies and
-/// mbarriers, which Blackwell's data-center chips keep), with the oldest PTX
-/// ISA version that names each (PTX ISA: sm_100a from 8.6).
+/// The chips the kernels compile for, with the oldest PTX ISA version that
+/// names each (PTX ISA: sm_100a from 8.6, sm_120a from 8.7): sm_80, whose
+/// kernels any GPU since Ampere runs (the target's compute capability keeps
+/// them off clusters, bulk copies and dependent launches), and Hopper's and
+/// Blackwell's, which have them.
 static constexpr std::pair<const char *, unsigned> kChips[] = {
-    {"sm_90", kMinPtx}, {"sm_90a", kMinPtx}, {"sm_100", 86}, {"sm_100a", 86}};
+    {"sm_80", kMinPtx}, {"sm_90", kMinPtx}, {"sm_90a", kMinPtx}, {"sm_100", 86},
+    {"sm_100a", 86},    {"sm_120", 87},     {"sm_120a", 87}};
 
 /// The entry of `chip` in kChips, or the end.
 static const std::pair<const char *, unsigned> *findChip(StringRef chip) {
   return llvm::find_if(kChips,
                        [&](const auto &entry) { return chip == entry.first; });
+}
+
+int64_t mlir::norm::chipComputeCapability(StringRef chip) {
+  StringRef digits = chip;
+  if (!digits.consume_front("sm_"))
+    return 0;
+  if (digits.ends_with("a") || digits.ends_with("f"))
+    digits = digits.drop_back();
+  int64_t capability = 0;
+  if (digits.getAsInteger(10, capability))
+    return 0;
+  return capability;
 }
 
 std::string mlir::norm::nvvmFeatures(StringRef chip, StringRef features) {
@@ -72,8 +87,8 @@ std::string mlir::norm::nvvmFeatures(StringRef chip, StringRef features) {
 std::string mlir::norm::validateNVVMTarget(StringRef chip, StringRef features) {
   const auto *found = findChip(chip);
   if (found == std::end(kChips))
-    return "chip must be sm_90, sm_90a, sm_100 or sm_100a (the kernels use "
-           "Hopper's clusters, bulk copies and mbarriers), got '" +
+    return "chip must be sm_80 (any GPU since Ampere), sm_90, sm_90a, "
+           "sm_100, sm_100a, sm_120 or sm_120a, got '" +
            chip.str() + "'";
   unsigned minPtx = found->second;
   std::vector<unsigned> known = knownPtxVersions();

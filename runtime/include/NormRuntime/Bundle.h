@@ -181,6 +181,18 @@ constexpr int64_t kMaxGridY = 65535;
 std::string checkGrid(const std::string &kernel, int64_t gridX, int64_t gridY,
                       int64_t rows);
 
+/// Whether PTX compiled for `chip` (sm_NN, sm_NNa or sm_NNf) runs on a GPU of
+/// compute capability `major`.`minor`: on its own chip and, through the
+/// driver's JIT, on every newer one, except arch-specific PTX (sm_NNa),
+/// which runs on NN only. False for a name not of that form.
+bool chipRunsOn(const std::string &chip, int major, int minor);
+
+/// Of bundles compiled for `chips`, the index of the one to load on a GPU of
+/// compute capability `major`.`minor`: the one compiled for that chip, else
+/// the newest whose PTX runs there (chipRunsOn: sm_80's runs on every GPU
+/// from Ampere on); -1 when none does.
+int chooseChip(const std::vector<std::string> &chips, int major, int minor);
+
 /// A loaded bundle.
 class Bundle {
 public:
