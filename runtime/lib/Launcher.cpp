@@ -149,14 +149,9 @@ bool Launcher::ensureModule(std::string &error) {
   }
   // PTX for a newer chip than the GPU's fails to load with a JIT log about
   // SM versions; say which chip instead.
-  CUdevice device = 0;
   int major = 0, minor = 0;
-  if (d.ctxGetDevice && d.deviceGetAttribute &&
-      d.ctxGetDevice(&device) == CUDA_SUCCESS &&
-      d.deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                           device) == CUDA_SUCCESS &&
-      d.deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                           device) == CUDA_SUCCESS &&
+  std::string unknown;
+  if (device::capability(major, minor, unknown) &&
       !chipRunsOn(bundle.target(), major, minor)) {
     error = "this bundle's kernels are compiled for " + bundle.target() +
             ", which a GPU of compute capability " + std::to_string(major) +
@@ -506,4 +501,47 @@ bool norm::runtime::device::copyToHost(void *dst, const void *src,
 bool norm::runtime::device::synchronize(std::string &error) {
   Driver *d = loadedDriver(error);
   return d && d->check(d->ctxSynchronize(), "cuCtxSynchronize", error);
+}
+
+bool norm::runtime::device::capability(int &major, int &minor,
+                                       std::string &error) {
+  Driver &d = Driver::get();
+  if (!d.loaded) {
+    error = d.error;
+    return false;
+  }
+  if (!d.ctxGetDevice || !d.deviceGetAttribute) {
+    error = "the CUDA driver lacks cuCtxGetDevice or cuDeviceGetAttribute";
+    return false;
+  }
+  CUdevice device = 0;
+  return d.check(d.ctxGetDevice(&device), "cuCtxGetDevice", error) &&
+         d.check(
+             d.deviceGetAttribute(
+                 &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+             "cuDeviceGetAttribute", error) &&
+         d.check(
+             d.deviceGetAttribute(
+                 &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+             "cuDeviceGetAttribute", error);
+}
+
+const Bundle *
+norm::runtime::bundleForDevice(const std::vector<const Bundle *> &bundles,
+                               std::string &error) {
+  int major = 0, minor = 0;
+  if (!device::capability(major, minor, error))
+    return nullptr;
+  std::vector<std::string> chips;
+  for (const Bundle *bundle : bundles)
+    chips.push_back(bundle->target());
+  int chosen = chooseChip(chips, major, minor);
+  if (chosen < 0) {
+    error = "no bundle is compiled for a chip that a GPU of compute "
+            "capability " +
+            std::to_string(major) + "." + std::to_string(minor) +
+            " runs (sm_80's run on every GPU from 8.0 on)";
+    return nullptr;
+  }
+  return bundles[chosen];
 }

@@ -13,6 +13,9 @@
 //   norm-run .out/bundles/rms_fwd_bf16_4096 4097
 //   norm-run .out/bundles/rms_bwd_bf16_4096 1,2,300,9362
 //
+// Several bundle directories separated by commas (one program compiled for
+// several chips) run the one for the GPU (bundleForDevice).
+//
 //===----------------------------------------------------------------------===//
 
 #include "NormRuntime/Bundle.h"
@@ -143,8 +146,8 @@ static bool runRows(const Function *f, Launcher &launcher, int64_t rows);
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(
-        stderr, "usage: norm-run <bundle dir> <rows>[,<rows>...] [function]\n");
+    std::fprintf(stderr, "usage: norm-run <bundle dir>[,<bundle dir>...] "
+                         "<rows>[,<rows>...] [function]\n");
     return 2;
   }
   // Rows: whole numbers, at least 0 (0 runs the launches M = 0 keeps).
@@ -169,21 +172,44 @@ int main(int argc, char **argv) {
     start = comma + 1;
   }
   std::string error;
-  auto bundle = Bundle::load(argv[1], error);
-  if (!bundle) {
-    std::fprintf(stderr, "norm-run: %s\n", error.c_str());
-    return 1;
+  std::vector<std::unique_ptr<Bundle>> loaded;
+  std::vector<const Bundle *> bundles;
+  std::string dirs = argv[1];
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t comma = dirs.find(',', start);
+    auto bundle = Bundle::load(dirs.substr(start, comma == std::string::npos
+                                                      ? std::string::npos
+                                                      : comma - start),
+                               error);
+    if (!bundle) {
+      std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+      return 1;
+    }
+    bundles.push_back(bundle.get());
+    loaded.push_back(std::move(bundle));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
   }
-  const Function *f = bundle->function(argc > 3 ? argv[3] : "", error);
-  if (!f) {
-    std::fprintf(stderr, "norm-run: %s\n", error.c_str());
-    return 1;
-  }
+  const char *name = argc > 3 ? argv[3] : "";
+  for (const Bundle *bundle : bundles)
+    if (!bundle->function(name, error)) {
+      std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+      return 1;
+    }
   if (!cudaAvailable() || !device::useDevice(0, error)) {
     std::printf("norm-run: skipped, no CUDA driver or device %s\n",
                 error.c_str());
     return 0;
   }
+  const Bundle *bundle = bundleForDevice(bundles, error);
+  if (!bundle) {
+    std::fprintf(stderr, "norm-run: %s\n", error.c_str());
+    return 1;
+  }
+  if (bundles.size() > 1)
+    std::printf("norm-run: the %s bundle\n", bundle->target().c_str());
+  const Function *f = bundle->function(name, error);
   Launcher launcher(*bundle);
   bool ok = true;
   for (int64_t rows : rowCounts)

@@ -76,6 +76,13 @@ private:
 /// True when a CUDA driver and at least one device are present.
 bool cudaAvailable();
 
+/// Of bundles compiled from one program for several chips, the one for the
+/// GPU of the calling thread's current context: chooseChip over their
+/// targets (that GPU's own chip, else the newest whose PTX it runs). Null
+/// with `error` without a current context or where no bundle runs there.
+const Bundle *bundleForDevice(const std::vector<const Bundle *> &bundles,
+                              std::string &error);
+
 /// Small driver helpers for programs that do not already manage CUDA (the
 /// norm-run tool, tests). Each returns false with `error` on failure.
 namespace device {
@@ -93,6 +100,8 @@ bool copyToDevice(void *dst, const void *src, int64_t bytes,
                   std::string &error);
 bool copyToHost(void *dst, const void *src, int64_t bytes, std::string &error);
 bool synchronize(std::string &error);
+/// The compute capability of the current context's device.
+bool capability(int &major, int &minor, std::string &error);
 } // namespace device
 
 } // namespace norm::runtime
