@@ -5,6 +5,35 @@
 
 include "mlir/Pass/PassBase.td"
 
+def NormRaise : Pass<"norm-raise"> {
+  let summary = "Raise RMSNorm and LayerNorm written in linalg into norm's ops";
+  let description = [{
+    Finds, in linalg-on-tensors IR (what torch-mlir, IREE's importers and
+    other MLIR front ends make of `aten.rms_norm`, `aten.layer_norm` and
+    the norms written out in model code), the computations that are RMSNorm
+    or LayerNorm and rewrites each into `norm.rms_norm` / `norm.layer_norm`;
+    everything else stays. A computation is read through its elementwise
+    `linalg.generic` ops, its sums over the last dimension (a generic with a
+    trailing reduction into a zero `linalg.fill`) and the reshapes that add
+    or drop a trailing unit dimension, and is matched by what it computes,
+    not by how the ops are split: the row mean as the sum divided by the row
+    length N (or multiplied by 1/N), epsilon added before `math.rsqrt` (or
+    `1 / math.sqrt`), squares as products or `math.fpowi` / `math.powf` by
+    2, the rows read in their own type or extended to f32, an optional
+    weight (with Gemma's `1 + w` as RMSNorm's weight offset) and bias
+    (LayerNorm), and y rounded to x's type at the end or kept in f32.
+    Hugging Face's RMSNorm, which multiplies the weight into y already
+    rounded to x's type, is raised too: norm's op rounds once, after the
+    product. Each statistic is recomputed from the rows, so the rewrite
+    holds whatever else reads the original ops (those that nothing reads
+    any more are erased). A computation that scales rows by an rsqrt or sqrt
+    of a row sum but is neither norm (another divisor than N, no epsilon,
+    a bias on RMSNorm, the mean of other values subtracted, y rounded to a
+    third type, ...) gets a remark saying what differs, and stays.
+  }];
+  let dependentDialects = ["::mlir::norm::NormDialect"];
+}
+
 def NormDecompose : Pass<"norm-decompose"> {
   let summary = "Rewrite user-level norm ops into order-typed reductions";
   let description = [{
