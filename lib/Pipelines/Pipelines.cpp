@@ -13,6 +13,7 @@
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -42,6 +44,8 @@ static void buildNormKernelPipeline(OpPassManager &pm,
   // Resources left 0 are the chip's GPU's (norm-set-target). A name that
   // is no chip plans for Hopper, and norm-attach-target refuses it with
   // the chips it takes; one before Ampere (sm_75) norm-set-target refuses.
+  if (options.raise)
+    pm.addPass(createNormRaise());
   NormSetTargetOptions target;
   int64_t capability = chipComputeCapability(options.chip);
   target.computeCapability = capability > 0 ? capability : kHopperCapability;
@@ -215,6 +219,14 @@ void mlir::norm::buildNormToCPUPipeline(OpPassManager &pm,
 
 void mlir::norm::buildNormLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertNormToLoops());
+  // The rest of a module that mixes norm with other work (norm-raise's
+  // output: the host's matmuls and softmaxes), by upstream's lowering:
+  // linalg to loops, and math functions LLVM has no intrinsic for (erf) as
+  // libm calls, after those it has (rsqrt, which libm has not) became
+  // LLVM's.
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createNormExpandFloat8());
   // bf16 truncation and extension as integer arithmetic: LLVM lowers a
   // float -> bfloat fptrunc to a __truncsfbf2 call on hosts without bf16

@@ -12,10 +12,56 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstring>
 #include <mutex>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::norm;
+
+/// A memref as the LLVM lowering passes it unranked: its rank and its
+/// ranked descriptor (allocated and aligned pointers, offset, sizes[rank],
+/// strides[rank]).
+struct UnrankedDescriptor {
+  int64_t rank;
+  void *descriptor;
+};
+
+/// MLIR's runtime function for memref.copy between memrefs whose layouts
+/// are not both contiguous (finalize-memref-to-llvm calls it; upstream's
+/// libmlir_c_runner_utils defines it, which the JIT does not load): copies
+/// each element of `src` to the same index of `dst`.
+static void copyMemref(int64_t elementSize, UnrankedDescriptor *src,
+                       UnrankedDescriptor *dst) {
+  int64_t rank = src->rank;
+  auto base = [&](UnrankedDescriptor *d) {
+    char *aligned = static_cast<char **>(d->descriptor)[1];
+    int64_t offset = reinterpret_cast<int64_t *>(d->descriptor)[2];
+    return aligned + offset * elementSize;
+  };
+  auto *sizes = reinterpret_cast<int64_t *>(src->descriptor) + 3;
+  int64_t *srcStrides = sizes + rank;
+  int64_t *dstStrides = reinterpret_cast<int64_t *>(dst->descriptor) + 3 + rank;
+  char *from = base(src), *to = base(dst);
+  for (int64_t d = 0; d < rank; ++d)
+    if (sizes[d] == 0)
+      return;
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t srcOffset = 0, dstOffset = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      srcOffset += index[d] * srcStrides[d];
+      dstOffset += index[d] * dstStrides[d];
+    }
+    std::memcpy(to + dstOffset * elementSize, from + srcOffset * elementSize,
+                elementSize);
+    int64_t d = rank - 1;
+    for (; d >= 0 && ++index[d] == sizes[d]; --d)
+      index[d] = 0;
+    if (d < 0)
+      return;
+  }
+}
 
 CpuJit::~CpuJit() = default;
 
@@ -49,6 +95,13 @@ std::unique_ptr<CpuJit> CpuJit::create(const std::string &source,
     diagnostics += llvm::toString(engine.takeError());
     return nullptr;
   }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&copyMemref),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   std::unique_ptr<CpuJit> jit(new CpuJit());
   jit->engine = std::move(*engine);
   jit->signatures = std::move(signatures);

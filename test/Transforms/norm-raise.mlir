@@ -7,6 +7,20 @@
 // RUN: norm-opt %S/Inputs/external/llama_block.mlir --norm-raise --verify-diagnostics | FileCheck %s --check-prefix=LLAMA
 // RUN: norm-opt %S/Inputs/external/bert_block.mlir --norm-raise --verify-diagnostics | FileCheck %s --check-prefix=BERT
 
+// The pipelines raise first with raise=true: a host compiler's module keeps
+// its own work (the matmuls, bufferized) and gets norm's kernels as
+// gpu.launch_func.
+// RUN: norm-opt %S/Inputs/external/llama_block.mlir --norm-to-gpu="raise=true" | FileCheck %s --check-prefix=HOST
+// HOST: linalg.batch_matmul ins({{.+}} : memref<
+// HOST: gpu.launch_func @norm_fused::@norm_fused
+// HOST: linalg.batch_matmul
+// HOST: gpu.launch_func @norm_fused_0::@norm_fused_0
+// HOST: linalg.batch_matmul
+// HOST-NOT: gpu.launch_func
+// HOST-NOT: norm.rms_norm
+// HOST: gpu.module @norm_fused
+// HOST: gpu.module @norm_fused_0
+
 // RMS32: func.func @main(%[[X:.+]]: tensor<2x8x64xf32>, %[[W:.+]]: tensor<64xf32>)
 // RMS32-NEXT: %[[Y:.+]], %{{.+}} = norm.rms_norm %[[X]] weight(%[[W]] : tensor<64xf32>) {epsilon = 9.9999999747524271E-7 : f64} : tensor<2x8x64xf32> -> tensor<2x8x64xf32>, tensor<2x8xf32>
 // RMS32-NEXT: return %[[Y]]

@@ -74,6 +74,12 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
       llvm::cl::desc("Rows staged ahead in shared memory by bulk copies (0: "
                      "register prefetch; -1: tuning table, else the rule)"),
       llvm::cl::init(-1)};
+  Option<bool> raise{
+      *this, "raise",
+      llvm::cl::desc("First raise RMSNorm and LayerNorm written in linalg "
+                     "into norm's ops (--norm-raise); the rest of the module "
+                     "is left, bufferized, to the host compiler"),
+      llvm::cl::init(false)};
   Option<bool> streamRows{
       *this, "stream-rows",
       llvm::cl::desc("Stream forward rows in chunks, re-reading them from L2 "
