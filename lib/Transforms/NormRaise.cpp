@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -36,9 +37,11 @@ using namespace mlir::norm;
 
 namespace {
 
-/// A normalization as the user ops take it.
+/// A normalization as norm's ops take it.
 struct Normalization {
   bool layerNorm = false;
+  /// x * rsqrt(sum(x^2) + epsilon): no row mean (Gated DeltaNet's q/k).
+  bool l2 = false;
   Value x, weight, bias;
   double epsilon = 0, weightOffset = 0;
 };
@@ -134,6 +137,14 @@ public:
     std::string layerNormWhy = why;
     if (rmsCore(e, result))
       return bias ? fail("an RMSNorm with a bias") : finish(root, result);
+    std::string rmsWhy = why;
+    if (l2Core(e, result)) {
+      if (bias || result.weightOffset != 0)
+        return fail("an L2 norm with a bias or a weight offset");
+      result.l2 = true;
+      return finish(root, result);
+    }
+    why = rmsWhy;
     // The LayerNorm reason where the rows are centered first.
     if (e->isOp(kMulF) && llvm::any_of(e->operands, [](const RowExpr *o) {
           return o->isOp(kSubF);
@@ -198,11 +209,18 @@ private:
   /// m of rsqrt(m + epsilon) or 1 / sqrt(m + epsilon); sets epsilon.
   const RowExpr *inverseRoot(const RowExpr *e, double &epsilon) {
     const RowExpr *arg = nullptr, *one, *root;
-    if (e->isOp(kRsqrt))
+    if (dividing) {
+      if (e->isOp(kSqrt))
+        arg = e->operands[0];
+      else
+        return failed("the rows are not divided by the square root of a row "
+                      "statistic plus epsilon");
+    } else if (e->isOp(kRsqrt)) {
       arg = e->operands[0];
-    else if (operandsOf(e, kDivF, isConstant, one, root) && one->value == 1.0 &&
-             root->isOp(kSqrt))
+    } else if (operandsOf(e, kDivF, isConstant, one, root) &&
+               one->value == 1.0 && root->isOp(kSqrt)) {
       arg = root->operands[0];
+    }
     if (!arg)
       return failed("the rows are not scaled by rsqrt of a row statistic");
     const RowExpr *eps, *m;
@@ -212,10 +230,25 @@ private:
     return m;
   }
 
-  /// x * rsqrt(mean(x * x) + epsilon).
+  /// e = other * scale or other / scale with a per-row scale; `dividing`
+  /// says which.
+  bool scaledByRow(const RowExpr *e, const RowExpr *&scale,
+                   const RowExpr *&other) {
+    dividing = false;
+    if (operandsOf(e, kMulF, isRow, scale, other))
+      return true;
+    if (!e->isOp(kDivF) || !isRow(e->operands[1]) || isRow(e->operands[0]))
+      return false;
+    other = e->operands[0];
+    scale = e->operands[1];
+    dividing = true;
+    return true;
+  }
+
+  /// x * rsqrt(mean(x * x) + epsilon) (or x / sqrt(...)).
   bool rmsCore(const RowExpr *e, Normalization &found) {
     const RowExpr *scale, *xe;
-    if (!operandsOf(e, kMulF, isRow, scale, xe) || !(found.x = rows(xe)))
+    if (!scaledByRow(e, scale, xe) || !(found.x = rows(xe)))
       return failed("not the rows scaled by a per-row factor"), false;
     this->scale = scale;
     const RowExpr *mean = inverseRoot(scale, found.epsilon);
@@ -230,10 +263,24 @@ private:
     return true;
   }
 
+  /// x * rsqrt(sum(x * x) + epsilon), no mean.
+  bool l2Core(const RowExpr *e, Normalization &found) {
+    const RowExpr *scale, *xe;
+    if (!scaledByRow(e, scale, xe) || !(found.x = rows(xe)))
+      return false;
+    const RowExpr *sum = inverseRoot(scale, found.epsilon);
+    if (!sum || sum->kind != RowExpr::Kind::RowSum)
+      return false;
+    const RowExpr *square = sum->operands[0];
+    return square->isOp(kMulF) && square->operands.size() == 2 &&
+           sameRowExpr(square->operands[0], xe) &&
+           sameRowExpr(square->operands[1], xe);
+  }
+
   /// (x - mean(x)) * rsqrt(mean((x - mean(x))^2) + epsilon).
   bool layerNormCore(const RowExpr *e, Normalization &found) {
     const RowExpr *scale, *centered;
-    if (!operandsOf(e, kMulF, isRow, scale, centered) || !centered->isOp(kSubF))
+    if (!scaledByRow(e, scale, centered) || !centered->isOp(kSubF))
       return failed("not the centered rows scaled by a per-row factor"), false;
     this->scale = scale;
     const RowExpr *xe = centered->operands[0];
@@ -272,6 +319,9 @@ private:
 
   const RowExprReader &reader;
   int64_t n;
+  /// Whether the rows are divided by their scale (x / sqrt(...)) rather
+  /// than multiplied (x * rsqrt(...)).
+  bool dividing = false;
 };
 
 /// Whether `e` scales by an rsqrt or sqrt of a row statistic computed from
@@ -296,12 +346,102 @@ bool normalizesRows(const RowExpr *e) {
     const RowExpr *x = worklist.pop_back_val();
     if (!seen.insert(x).second)
       continue;
-    if ((x->isOp(kRsqrt) || x->isOp(kSqrt)) && isRow(x) && hasRowSum(x))
+    // A root as rsqrt, sqrt or a power of 1/2 or -1/2 (torch's
+    // normalize writes pow(sum, 0.5)).
+    bool root = x->isOp(kRsqrt) || x->isOp(kSqrt) ||
+                (x->isOp("math.powf") && isConstant(x->operands[1]) &&
+                 std::abs(x->operands[1]->value) == 0.5);
+    if (root && isRow(x) && hasRowSum(x))
       return true;
     if (x->kind == RowExpr::Kind::Op)
       worklist.append(x->operands.begin(), x->operands.end());
   }
   return false;
+}
+
+/// The order-typed ops of an L2 norm (norm has no user op for it), as
+/// norm_mlir's l2_fwd program writes them, over x's rows collapsed to M x N:
+/// norm.reduce <row> of x^2 in f32, norm.map <row> to rsqrt(sum + epsilon),
+/// norm.map <full> to x * rstd (* w), in y's type, expanded back.
+static Value buildL2(OpBuilder &b, Location loc, RankedTensorType yType,
+                     const Normalization &found,
+                     SmallVectorImpl<Operation *> &ops) {
+  auto xType = cast<RankedTensorType>(found.x.getType());
+  int64_t rank = xType.getRank();
+  Type f32 = b.getF32Type();
+  SmallVector<ReassociationIndices> reassoc{
+      llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
+  Value x2 = found.x;
+  if (rank != 2) {
+    x2 = tensor::CollapseShapeOp::create(b, loc, found.x, reassoc);
+    ops.push_back(x2.getDefiningOp());
+  }
+  auto x2Type = cast<RankedTensorType>(x2.getType());
+  int64_t m = x2Type.getDimSize(0), n = x2Type.getDimSize(1);
+  auto rowType = RankedTensorType::get({m}, f32);
+  auto role = [&](Role r) { return RoleAttr::get(b.getContext(), r); };
+  auto toF32 = [&](OpBuilder &ob, Value v) -> Value {
+    return v.getType().isF32() ? v : arith::ExtFOp::create(ob, loc, f32, v);
+  };
+  auto body = [&](Operation *op, ValueRange inputs) {
+    SmallVector<Type> types;
+    for (Value v : inputs)
+      types.push_back(getElementTypeOrSelf(v.getType()));
+    SmallVector<Location> locs(inputs.size(), loc);
+    return b.createBlock(&op->getRegion(0), {}, types, locs);
+  };
+  OpBuilder::InsertionGuard guard(b);
+  auto sum = ReduceOp::create(
+      b, loc, rowType, OrderAttr::get(b.getContext(), Order::row),
+      CombinerAttr::get(b.getContext(), Combiner::add), ValueRange{x2},
+      b.getArrayAttr({role(Role::full)}));
+  ops.push_back(sum);
+  Block *block = body(sum, {x2});
+  Value xf = toF32(b, block->getArgument(0));
+  YieldOp::create(b, loc, arith::MulFOp::create(b, loc, xf, xf).getResult());
+  b.setInsertionPointAfter(sum);
+  auto rstd = MapOp::create(b, loc, rowType, role(Role::row),
+                            ValueRange{sum.getResult()},
+                            b.getArrayAttr({role(Role::row)}));
+  ops.push_back(rstd);
+  block = body(rstd, {sum.getResult()});
+  Value eps =
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(found.epsilon));
+  Value plus = arith::AddFOp::create(b, loc, block->getArgument(0), eps);
+  YieldOp::create(b, loc, math::RsqrtOp::create(b, loc, plus).getResult());
+  b.setInsertionPointAfter(rstd);
+  SmallVector<Value> inputs{x2, rstd.getResult()};
+  SmallVector<Attribute> roles{role(Role::full), role(Role::row)};
+  if (found.weight) {
+    inputs.push_back(found.weight);
+    roles.push_back(role(Role::col));
+  }
+  auto y2Type = RankedTensorType::get({m, n}, yType.getElementType());
+  auto y = MapOp::create(b, loc, y2Type, role(Role::full), inputs,
+                         b.getArrayAttr(roles));
+  ops.push_back(y);
+  block = body(y, inputs);
+  Value v = arith::MulFOp::create(b, loc, toF32(b, block->getArgument(0)),
+                                  block->getArgument(1));
+  if (found.weight)
+    v = arith::MulFOp::create(b, loc, v, toF32(b, block->getArgument(2)));
+  if (!yType.getElementType().isF32())
+    v = arith::TruncFOp::create(b, loc, yType.getElementType(), v);
+  YieldOp::create(b, loc, v);
+  b.setInsertionPointAfter(y);
+  if (rank == 2)
+    return y.getResult();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(
+        xType.isDynamicDim(d)
+            ? OpFoldResult(
+                  tensor::DimOp::create(b, loc, found.x, d).getResult())
+            : OpFoldResult(b.getIndexAttr(xType.getDimSize(d))));
+  auto expanded = tensor::ExpandShapeOp::create(b, loc, yType, y.getResult(),
+                                                reassoc, sizes);
+  ops.push_back(expanded);
+  return expanded.getResult();
 }
 
 /// The user op computing `found` in place of `root`'s result: y of
@@ -313,6 +453,19 @@ Value buildUserOp(OpBuilder &b, linalg::GenericOp root,
   auto statsType =
       RankedTensorType::get(yType.getShape().drop_back(), b.getF32Type());
   Location loc = root.getLoc();
+  ScopedDiagnosticHandler captureL2(b.getContext(), [&](Diagnostic &d) {
+    why = d.str();
+    return success();
+  });
+  if (found.l2) {
+    SmallVector<Operation *> ops;
+    Value y = buildL2(b, loc, yType, found, ops);
+    if (llvm::all_of(ops, [](Operation *op) { return succeeded(verify(op)); }))
+      return y;
+    for (Operation *op : llvm::reverse(ops))
+      op->erase();
+    return Value();
+  }
   Operation *op;
   Value y;
   if (found.layerNorm) {

@@ -21,6 +21,20 @@
 // HOST: gpu.module @norm_fused
 // HOST: gpu.module @norm_fused_0
 
+// Gated DeltaNet's L2 norm becomes norm's order-typed ops over the rows
+// collapsed to 16 x 64; torch's F.normalize (a clamped pow(sum, 1/2)) is a
+// near miss, refused with a remark.
+// RUN: norm-opt %S/Inputs/external/l2_norm_f32.mlir --norm-raise | FileCheck %s --check-prefix=L2
+// RUN: norm-opt %S/Inputs/external/normalize_f32.mlir --norm-raise 2>&1 | FileCheck %s --check-prefix=NORMALIZE
+// L2: %[[X:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x8x64xf32> into tensor<16x64xf32>
+// L2: norm.reduce <row> <add> ins (%[[X]] : full tensor<16x64xf32>)
+// L2: norm.map <row>
+// L2: %[[Y:.+]] = norm.map <full>
+// L2: %[[E:.+]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [2, 8, 64]
+// L2-NEXT: return %[[E]]
+// NORMALIZE: remark: norm-raise: rows normalized here are not raised: the rows are not divided by the square root of a row statistic plus epsilon
+// NORMALIZE-NOT: norm.
+
 // RMS32: func.func @main(%[[X:.+]]: tensor<2x8x64xf32>, %[[W:.+]]: tensor<64xf32>)
 // RMS32-NEXT: %[[Y:.+]], %{{.+}} = norm.rms_norm %[[X]] weight(%[[W]] : tensor<64xf32>) {epsilon = 9.9999999747524271E-7 : f64} : tensor<2x8x64xf32> -> tensor<2x8x64xf32>, tensor<2x8xf32>
 // RMS32-NEXT: return %[[Y]]
@@ -213,9 +227,17 @@ func.func @rms_with_bias(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x6
 
 // -----
 
-// An L2 norm (no row mean): not an RMSNorm; norm has no user op for it.
+// An L2 norm (no row mean; norm has no user op for it): the order-typed
+// ops of norm_mlir's l2_fwd, the sum of squares, rsqrt(sum + epsilon) per
+// row, and x times it.
 // CHECK-LABEL: func @l2_norm(
-// CHECK-NOT: norm.
+// CHECK: %[[SS:.+]] = norm.reduce <row> <add> ins (%arg0 : full tensor<8x64xf32>) -> tensor<8xf32>
+// CHECK: arith.mulf
+// CHECK: %[[R:.+]] = norm.map <row> ins (%[[SS]] : row tensor<8xf32>)
+// CHECK: arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT: math.rsqrt
+// CHECK: %[[Y:.+]] = norm.map <full> ins (%arg0 : full tensor<8x64xf32>, %[[R]] : row tensor<8xf32>)
+// CHECK: return %[[Y]]
 #full = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0, 0)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -240,7 +262,6 @@ func.func @l2_norm(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8x64xf32>
     linalg.yield %t : f32
   } -> tensor<8x1xf32>
   %o = tensor.empty() : tensor<8x64xf32>
-  // expected-remark @below {{norm-raise: rows normalized here are not raised: no row mean (a row sum divided by the row length)}}
   %y = linalg.generic {indexing_maps = [#full, #row, #col, #full], iterator_types = ["parallel", "parallel"]} ins(%x, %r, %w : tensor<8x64xf32>, tensor<8x1xf32>, tensor<64xf32>) outs(%o : tensor<8x64xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32, %out: f32):
     %v = arith.mulf %b, %a : f32

@@ -10,15 +10,17 @@ def NormRaise : Pass<"norm-raise"> {
   let description = [{
     Finds, in linalg-on-tensors IR (what torch-mlir, IREE's importers and
     other MLIR front ends make of `aten.rms_norm`, `aten.layer_norm` and
-    the norms written out in model code), the computations that are RMSNorm
-    or LayerNorm and rewrites each into `norm.rms_norm` / `norm.layer_norm`;
-    everything else stays. A computation is read through its elementwise
+    the norms written out in model code), the computations that are RMSNorm,
+    LayerNorm or the L2 norm and rewrites each into `norm.rms_norm` /
+    `norm.layer_norm`, or, for the L2 norm (`x / sqrt(sum x^2 + eps)`,
+    which has no user op), into the row `norm.reduce` and the `norm.map`s
+    of norm_mlir's `l2_fwd`; everything else stays. A computation is read through its elementwise
     `linalg.generic` ops, its sums over the last dimension (a generic with a
     trailing reduction into a zero `linalg.fill`) and the reshapes that add
     or drop a trailing unit dimension, and is matched by what it computes,
     not by how the ops are split: the row mean as the sum divided by the row
     length N (or multiplied by 1/N), epsilon added before `math.rsqrt` (or
-    `1 / math.sqrt`), squares as products or `math.fpowi` / `math.powf` by
+    `1 / math.sqrt`, or the rows divided by `math.sqrt`), squares as products or `math.fpowi` / `math.powf` by
     2, the rows read in their own type or extended to f32, an optional
     weight (with Gemma's `1 + w` as RMSNorm's weight offset) and bias
     (LayerNorm), and y rounded to x's type at the end or kept in f32.

@@ -70,6 +70,20 @@ class LlamaBlock(torch.nn.Module):
         return out[0] if isinstance(out, tuple) else out
 
 
+class L2Norm(torch.nn.Module):
+    """Gated DeltaNet's q/k normalization (fla's l2norm): x / sqrt(sum x^2 + eps)."""
+
+    def forward(self, x):
+        return x * torch.rsqrt((x * x).sum(-1, keepdim=True) + 1e-6)
+
+
+class Normalize(torch.nn.Module):
+    """torch.nn.functional.normalize: x / max(||x||, eps), which norm does not raise."""
+
+    def forward(self, x):
+        return torch.nn.functional.normalize(x, dim=-1)
+
+
 class BertBlock(torch.nn.Module):
     """Hugging Face's BERT layer (post-norm: LayerNorm after each residual add)."""
 
@@ -96,6 +110,8 @@ def modules():
         "rms_norm_bf16": (LlamaRMSNorm(64, eps=1e-6).to(torch.bfloat16),
                           x.to(torch.bfloat16)),
         "layer_norm_f32": (torch.nn.LayerNorm(64, eps=1e-5), x),
+        "l2_norm_f32": (L2Norm(), x),
+        "normalize_f32": (Normalize(), x),
         "llama_block": (LlamaBlock(llama), x),
         "bert_block": (BertBlock(bert), x),
     }
