@@ -274,6 +274,15 @@ TEST(Tuning, ChipsBeforeHopperPlanWithoutItsCopiesAndClusters) {
             KernelPlan::Kind::Cluster);
   EXPECT_EQ(planKernel(longBwd, portable, nullptr).kind,
             KernelPlan::Kind::OffChip);
+  EXPECT_FALSE(rowsFitOnChip(longBwd, portable, -1));
+  // Long forward rows stream there (re-read from L2) instead of being split;
+  // Hopper spreads N = 131072 over a cluster.
+  KernelShape widestFwd{131072, 2, 1, 0, 1, false};
+  EXPECT_EQ(planKernel(widestFwd, hopper, nullptr).kind,
+            KernelPlan::Kind::Cluster);
+  EXPECT_EQ(planKernel(widestFwd, portable, nullptr).kind,
+            KernelPlan::Kind::Streaming);
+  EXPECT_TRUE(rowsFitOnChip(widestFwd, portable, -1));
   // A staged plan written for Hopper is refused on the older chip.
   EXPECT_NE(validatePlan(rmsBwd2K, staged, portable).find("bulk copies"),
             std::string::npos);
@@ -974,17 +983,17 @@ TEST(Tuning, LongForwardRowsUpTo64KBStream) {
   // backward (column outputs) of the same N keeps its cluster.
   KernelShape rmsFwd{32768, 2, 1, 0, 1, false};
   KernelShape lnFwd{32768, 2, 1, 0, 2, false};
-  EXPECT_TRUE(streamsLongForwardRows(rmsFwd));
+  EXPECT_TRUE(streamsLongForwardRows(rmsFwd, DeviceInfo()));
   KernelPlan rms = planKernel(rmsFwd, h200, nullptr);
   EXPECT_EQ(rms.kind, KernelPlan::Kind::Streaming);
   EXPECT_EQ(rms.layout.threads, 1024);
   EXPECT_FALSE(rms.persistent);
   EXPECT_EQ(planKernel(lnFwd, h200, nullptr).kind, KernelPlan::Kind::Streaming);
   rmsFwd.n = 65536;
-  EXPECT_FALSE(streamsLongForwardRows(rmsFwd));
+  EXPECT_FALSE(streamsLongForwardRows(rmsFwd, DeviceInfo()));
   EXPECT_EQ(planKernel(rmsFwd, h200, nullptr).kind, KernelPlan::Kind::Cluster);
   KernelShape rmsBwd{32768, 2, 2, 1, 1, false};
-  EXPECT_FALSE(streamsLongForwardRows(rmsBwd));
+  EXPECT_FALSE(streamsLongForwardRows(rmsBwd, DeviceInfo()));
   EXPECT_EQ(planKernel(rmsBwd, h200, nullptr).kind, KernelPlan::Kind::Cluster);
 }
 
@@ -994,19 +1003,19 @@ TEST(Tuning, LongForwardRowsUpTo64KBStream) {
 TEST(Tuning, FourByteRmsNormForwardsStreamUpTo128KB) {
   DeviceInfo h200;
   KernelShape rmsFwd{32768, 4, 1, 0, 1, false};
-  EXPECT_TRUE(streamsLongForwardRows(rmsFwd));
+  EXPECT_TRUE(streamsLongForwardRows(rmsFwd, DeviceInfo()));
   KernelPlan rms = planKernel(rmsFwd, h200, nullptr);
   ASSERT_EQ(rms.kind, KernelPlan::Kind::Streaming);
   EXPECT_EQ(rms.layout.threads, 1024);
   EXPECT_FALSE(rms.layout.holdsRow);
   EXPECT_EQ(rms.layout.sweepsPerStep, 8);
   KernelShape lnFwd{32768, 4, 1, 0, 2, false};
-  EXPECT_FALSE(streamsLongForwardRows(lnFwd));
+  EXPECT_FALSE(streamsLongForwardRows(lnFwd, DeviceInfo()));
   EXPECT_EQ(planKernel(lnFwd, h200, nullptr).kind, KernelPlan::Kind::Cluster);
   KernelShape longer{65536, 4, 1, 0, 1, false};
-  EXPECT_FALSE(streamsLongForwardRows(longer));
+  EXPECT_FALSE(streamsLongForwardRows(longer, DeviceInfo()));
   KernelShape rmsBwd{32768, 4, 2, 1, 1, false};
-  EXPECT_FALSE(streamsLongForwardRows(rmsBwd));
+  EXPECT_FALSE(streamsLongForwardRows(rmsBwd, DeviceInfo()));
 }
 
 TEST(Tuning, StreamSweepsLoadAheadOnlyInLongRmsNormRows) {

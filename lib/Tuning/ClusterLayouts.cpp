@@ -281,6 +281,7 @@ bool mlir::norm::rowsFitOnChip(const KernelShape &shape,
                                const DeviceInfo &device, int64_t sharedStages) {
   return rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
                             shape.columnOutputs, device) ||
+         (!shape.onlyRowOutputs && streamsLongForwardRows(shape, device)) ||
          chooseClusterLayout(shape, device).has_value() ||
          stagedClusterFallback(shape, device, sharedStages).has_value();
 }

@@ -89,7 +89,8 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // Long forward rows just past what a block holds stream too: one wave of
   // 1024-thread blocks re-reading their row from L2 beats a cluster there.
   bool streaming =
-      (longRows && (shape.onlyRowOutputs || streamsLongForwardRows(shape))) ||
+      (longRows &&
+       (shape.onlyRowOutputs || streamsLongForwardRows(shape, device))) ||
       (streamForward && hasRowReductions && shape.columnOutputs == 0);
   std::optional<RowLayout> cluster;
   if (longRows && !streaming)

@@ -224,12 +224,18 @@ RowLayout mlir::norm::chooseOneRowLayout(const RowLayout &layout, int64_t n,
   return one;
 }
 
-bool mlir::norm::streamsLongForwardRows(const KernelShape &shape) {
+bool mlir::norm::streamsLongForwardRows(const KernelShape &shape,
+                                        const DeviceInfo &device) {
   // Past that (f32 N = 65536-131072, bf16 N = 65536) the clusters won or tied,
   // and LayerNorm's f32 clusters at the budget beat its streamed rows
   // (chooseClusterLayout). Evidence: docs/tuning.md, streamsLongForwardRows.
   if (shape.columnOutputs != 0 || shape.rowReductions == 0)
     return false;
+  // Without clusters the alternative is the split rows' second pass over
+  // memory (0.64-0.69x of sm_90's kernels on the H100 at bf16 N = 32768 to
+  // 131072: docs/tuning.md, streamsLongForwardRows).
+  if (device.maxClusterSize <= 1)
+    return true;
   int64_t rowBytes = shape.n * shape.elementBytes;
   return rowBytes <= kLongStreamedRowBytes ||
          (shape.elementBytes == 4 && shape.rowReductions == 1 &&

@@ -286,8 +286,11 @@ bool fencesColumnLoads(const KernelShape &shape, bool wholeBlocks);
 /// Whether a forward (row reductions, no column outputs) whose rows do not
 /// fit one block's registers streams them (KernelPlan::Kind::Streaming)
 /// rather than spreading them over a cluster: rows up to
-/// kLongStreamedRowBytes, measured (see the definition).
-bool streamsLongForwardRows(const KernelShape &shape);
+/// kLongStreamedRowBytes, measured (see the definition), and every such
+/// forward on a target without clusters (`device.maxClusterSize` 1), where
+/// re-reading the row from L2 beats splitting it into a statistics kernel
+/// and a second pass over memory.
+bool streamsLongForwardRows(const KernelShape &shape, const DeviceInfo &device);
 
 } // namespace mlir::norm
 
