@@ -72,6 +72,12 @@ bool operandsOf(const RowExpr *e, StringRef name, Pred first, const RowExpr *&a,
   return false;
 }
 
+/// Whether `e` is v * v.
+bool isSquareOf(const RowExpr *e, const RowExpr *v) {
+  return e->isOp(kMulF) && e->operands.size() == 2 &&
+         sameRowExpr(e->operands[0], v) && sameRowExpr(e->operands[1], v);
+}
+
 bool isConstant(const RowExpr *e) { return e->kind == RowExpr::Kind::Constant; }
 bool isRow(const RowExpr *e) { return e->order == RowOrder::Row; }
 bool isCol(const RowExpr *e) { return e->order == RowOrder::Col; }
@@ -255,9 +261,7 @@ private:
     const RowExpr *square = mean ? rowMean(mean) : nullptr;
     if (!square)
       return false;
-    if (!square->isOp(kMulF) || square->operands.size() != 2 ||
-        !sameRowExpr(square->operands[0], xe) ||
-        !sameRowExpr(square->operands[1], xe))
+    if (!isSquareOf(square, xe))
       return failed("the row sum is not of the squares of the scaled rows"),
              false;
     return true;
@@ -271,10 +275,7 @@ private:
     const RowExpr *sum = inverseRoot(scale, found.epsilon);
     if (!sum || sum->kind != RowExpr::Kind::RowSum)
       return false;
-    const RowExpr *square = sum->operands[0];
-    return square->isOp(kMulF) && square->operands.size() == 2 &&
-           sameRowExpr(square->operands[0], xe) &&
-           sameRowExpr(square->operands[1], xe);
+    return isSquareOf(sum->operands[0], xe);
   }
 
   /// (x - mean(x)) * rsqrt(mean((x - mean(x))^2) + epsilon).
@@ -295,9 +296,7 @@ private:
     const RowExpr *square = variance ? rowMean(variance) : nullptr;
     if (!square)
       return false;
-    if (!square->isOp(kMulF) || square->operands.size() != 2 ||
-        !sameRowExpr(square->operands[0], centered) ||
-        !sameRowExpr(square->operands[1], centered))
+    if (!isSquareOf(square, centered))
       return failed("the variance is not the mean square of the centered "
                     "rows"),
              false;
