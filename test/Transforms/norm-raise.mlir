@@ -20,6 +20,13 @@
 // HOST-NOT: norm.rms_norm
 // HOST: gpu.module @norm_fused
 // HOST: gpu.module @norm_fused_0
+// The host then turns the kernels into PTX with its GPU lowering (here the
+// kernel half of norm-to-ptx) and norm-serialize-kernels, its own ops left
+// as they are.
+// RUN: norm-opt %S/Inputs/external/llama_block.mlir --pass-pipeline="builtin.module(norm-to-gpu{raise=true},norm-attach-target,gpu.module(convert-nvgpu-to-nvvm,convert-scf-to-cf,convert-nvvm-to-llvm,expand-strided-metadata,lower-affine,convert-gpu-to-nvvm{index-bitwidth=64},canonicalize,cse,reconcile-unrealized-casts),norm-serialize-kernels)" | FileCheck %s --check-prefix=HOSTPTX
+// HOSTPTX: linalg.batch_matmul
+// HOSTPTX: gpu.launch_func @norm_fused::@norm_fused
+// HOSTPTX-COUNT-2: gpu.binary @norm_fused{{(_0)?}} [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx81">{{.*}}.entry norm_fused
 
 // Gated DeltaNet's L2 norm becomes norm's order-typed ops over the rows
 // collapsed to 16 x 64; torch's F.normalize (a clamped pow(sum, 1/2)) is a
