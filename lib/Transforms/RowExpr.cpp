@@ -270,6 +270,14 @@ const RowExpr *RowExprReader::read(Value tensor) {
              orderOf(def->getOperand(0).getType()) == RowOrder::Row) {
     // [rows..., 1] <-> [rows...]: the same values.
     e = read(def->getOperand(0));
+  } else if (auto splat = dyn_cast_or_null<arith::ConstantOp>(def);
+             splat && orderOf(tensor.getType()) == RowOrder::Scalar &&
+             isa<DenseFPElementsAttr>(splat.getValue()) &&
+             cast<DenseFPElementsAttr>(splat.getValue()).isSplat()) {
+    // A 0-D constant (ONNX's epsilon and 1): its value.
+    auto value = cast<DenseFPElementsAttr>(splat.getValue());
+    e = constant(value.getSplatValue<APFloat>().convertToDouble(),
+                 value.getElementType());
   } else if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {
     std::optional<double> c = floatConstant(fill.getInputs()[0]);
     e = c ? constant(*c, getElementTypeOrSelf(tensor.getType())) : leaf(tensor);

@@ -26,24 +26,26 @@ _NUMPY = {"f32": np.float32, "bf16": np.uint16}
 
 
 def runnable(text):
-    """`text` with @main made private and a public @run(inputs..., outputs...)
-    on memrefs calling it, which the CPU programs take."""
-    signature = re.search(r"func\.func @main\((.*?)\) -> (.*?) \{\n", text)
-    args = re.findall(r"%\w+: (tensor<[^>]*>)", signature.group(1))
-    results = re.findall(r"tensor<[^>]*>", signature.group(2))
+    """`text` with its function (@main, or ONNX's @main_graph) made private
+    and a public @run(inputs..., outputs...) on memrefs calling it, which the
+    CPU programs take."""
+    signature = re.search(r"func\.func @(\w+)\((.*?)\) -> (.*?) \{\n", text)
+    name = signature.group(1)
+    args = re.findall(r"%\w+: (tensor<[^>]*>)", signature.group(2))
+    results = re.findall(r"tensor<[^>]*>", signature.group(3))
     memref = lambda t: "memref" + t[len("tensor"):]  # noqa: E731
     params = [f"%a{i}: {memref(t)}" for i, t in enumerate(args)]
     params += [f"%r{i}: {memref(t)}" for i, t in enumerate(results)]
     body = [f"    %t{i} = bufferization.to_tensor %a{i} restrict : {memref(t)} to {t}"
             for i, t in enumerate(args)]
     call = ", ".join(f"%t{i}" for i in range(len(args)))
-    body.append(f"    %out:{len(results)} = func.call @main({call}) : ({', '.join(args)}) -> "
+    body.append(f"    %out:{len(results)} = func.call @{name}({call}) : ({', '.join(args)}) -> "
                 f"({', '.join(results)})")
     body += [f"    bufferization.materialize_in_destination %out#{i} in restrict writable "
              f"%r{i} : ({t}, {memref(t)}) -> ()" for i, t in enumerate(results)]
     wrapper = (f"  func.func @run({', '.join(params)}) {{\n" + "\n".join(body)
                + "\n    return\n  }\n")
-    text = text.replace("func.func @main(", "func.func private @main(", 1)
+    text = text.replace(f"func.func @{name}(", f"func.func private @{name}(", 1)
     resources = text.find("{-#")
     head = text if resources < 0 else text[:resources]
     close = head.rstrip().rfind("}")
@@ -75,7 +77,8 @@ def as_float(a):
 # unscaled activations dwarf it).
 @pytest.mark.parametrize("name,norms,tolerance", [
     ("rms_norm_f32", 1, 1e-6), ("rms_norm_bf16", 1, 4e-3), ("layer_norm_f32", 1, 1e-6),
-    ("l2_norm_f32", 1, 1e-6), ("llama_block", 2, 5e-6), ("bert_block", 2, 1e-6)])
+    ("l2_norm_f32", 1, 1e-6), ("layer_norm_onnx", 1, 1e-6), ("rms_norm_onnx", 1, 1e-6),
+    ("llama_block", 2, 5e-6), ("bert_block", 2, 1e-6)])
 def test_raised_modules_compute_what_the_linalg_does(name, norms, tolerance):
     with open(os.path.join(EXTERNAL, f"{name}.mlir")) as f:
         original = f.read()

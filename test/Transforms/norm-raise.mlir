@@ -42,6 +42,19 @@
 // NORMALIZE: remark: norm-raise: rows normalized here are not raised: the rows are not divided by the square root of a row statistic plus epsilon
 // NORMALIZE-NOT: norm.
 
+// Through ONNX (IREE's importer, torch-mlir's onnx-to-torch): LayerNorm's
+// LayerNormalization and Hugging Face's RMSNorm (Pow, ReduceMean, Add, Sqrt,
+// Div: the rows times 1 / sqrt, epsilon a 0-D constant); their parameters
+// are constants.
+// RUN: norm-opt %S/Inputs/external/layer_norm_onnx.mlir --norm-raise | FileCheck %s --check-prefix=LNONNX
+// RUN: norm-opt %S/Inputs/external/rms_norm_onnx.mlir --norm-raise | FileCheck %s --check-prefix=RMSONNX
+// LNONNX: func.func @main_graph(%[[X:.+]]: tensor<2x8x64xf32>)
+// LNONNX: %[[Y:.+]], %{{.+}}, %{{.+}} = norm.layer_norm %[[X]] weight(%{{.+}} : tensor<64xf32>) bias(%{{.+}} : tensor<64xf32>) {epsilon = 9.9999997473787516E-6 : f64}
+// LNONNX-NEXT: return %[[Y]]
+// RMSONNX: func.func @main_graph(%[[X:.+]]: tensor<2x8x64xf32>)
+// RMSONNX: %[[Y:.+]], %{{.+}} = norm.rms_norm %[[X]] weight(%{{.+}} : tensor<64xf32>) {epsilon = 9.9999999747524271E-7 : f64}
+// RMSONNX-NEXT: return %[[Y]]
+
 // RMS32: func.func @main(%[[X:.+]]: tensor<2x8x64xf32>, %[[W:.+]]: tensor<64xf32>)
 // RMS32-NEXT: %[[Y:.+]], %{{.+}} = norm.rms_norm %[[X]] weight(%[[W]] : tensor<64xf32>) {epsilon = 9.9999999747524271E-7 : f64} : tensor<2x8x64xf32> -> tensor<2x8x64xf32>, tensor<2x8xf32>
 // RMS32-NEXT: return %[[Y]]
