@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Level2Builder.h"
 #include "RowExpr.h"
 
 #include "NormDialect/IR/NormDialect.h"
@@ -323,124 +324,98 @@ private:
   bool dividing = false;
 };
 
+/// Whether `pred` holds for a node of `root`'s expression reached through
+/// nodes for which `descend` holds, each node tried once.
+template <typename Pred, typename Descend>
+bool anyRowExpr(const RowExpr *root, Pred pred, Descend descend) {
+  SmallVector<const RowExpr *> worklist{root};
+  llvm::SmallPtrSet<const RowExpr *, 16> seen;
+  while (!worklist.empty()) {
+    const RowExpr *e = worklist.pop_back_val();
+    if (!seen.insert(e).second)
+      continue;
+    if (pred(e))
+      return true;
+    if (descend(e))
+      worklist.append(e->operands.begin(), e->operands.end());
+  }
+  return false;
+}
+
 /// Whether `e` scales by an rsqrt or sqrt of a row statistic computed from
 /// a sum over the row: what a normalization does.
 bool normalizesRows(const RowExpr *e) {
-  SmallVector<const RowExpr *> worklist{e};
-  llvm::SmallPtrSet<const RowExpr *, 16> seen;
-  auto hasRowSum = [](const RowExpr *root) {
-    SmallVector<const RowExpr *> stack{root};
-    llvm::SmallPtrSet<const RowExpr *, 16> visited;
-    while (!stack.empty()) {
-      const RowExpr *x = stack.pop_back_val();
-      if (!visited.insert(x).second)
-        continue;
-      if (x->kind == RowExpr::Kind::RowSum)
-        return true;
-      stack.append(x->operands.begin(), x->operands.end());
-    }
-    return false;
+  auto hasRowSum = [](const RowExpr *x) {
+    return anyRowExpr(
+        x, [](const RowExpr *y) { return y->kind == RowExpr::Kind::RowSum; },
+        [](const RowExpr *) { return true; });
   };
-  while (!worklist.empty()) {
-    const RowExpr *x = worklist.pop_back_val();
-    if (!seen.insert(x).second)
-      continue;
-    // A root as rsqrt, sqrt or a power of 1/2 or -1/2 (torch's
-    // normalize writes pow(sum, 0.5)).
-    bool root = x->isOp(kRsqrt) || x->isOp(kSqrt) ||
-                (x->isOp("math.powf") && isConstant(x->operands[1]) &&
-                 std::abs(x->operands[1]->value) == 0.5);
-    if (root && isRow(x) && hasRowSum(x))
-      return true;
-    if (x->kind == RowExpr::Kind::Op)
-      worklist.append(x->operands.begin(), x->operands.end());
-  }
-  return false;
+  // A root as rsqrt, sqrt or a power of 1/2 or -1/2 (torch's normalize
+  // writes pow(sum, 0.5)), reached through elementwise ops.
+  return anyRowExpr(
+      e,
+      [&](const RowExpr *x) {
+        bool root = x->isOp(kRsqrt) || x->isOp(kSqrt) ||
+                    (x->isOp("math.powf") && isConstant(x->operands[1]) &&
+                     std::abs(x->operands[1]->value) == 0.5);
+        return root && isRow(x) && hasRowSum(x);
+      },
+      [](const RowExpr *x) { return x->kind == RowExpr::Kind::Op; });
 }
 
 /// The order-typed ops of an L2 norm (norm has no user op for it), as
 /// norm_mlir's l2_fwd program writes them, over x's rows collapsed to M x N:
 /// norm.reduce <row> of x^2 in f32, norm.map <row> to rsqrt(sum + epsilon),
-/// norm.map <full> to x * rstd (* w), in y's type, expanded back.
+/// norm.map <full> to x * rstd (* w), in y's type, expanded back. `ops`
+/// gets the ops built, in order.
 static Value buildL2(OpBuilder &b, Location loc, RankedTensorType yType,
                      const Normalization &found,
                      SmallVectorImpl<Operation *> &ops) {
-  auto xType = cast<RankedTensorType>(found.x.getType());
-  int64_t rank = xType.getRank();
+  Block *block = b.getInsertionBlock();
+  Block::iterator before = b.getInsertionPoint();
+  bool atStart = before == block->begin();
+  Operation *previous = atStart ? nullptr : &*std::prev(before);
+  Level2Builder rows(b, loc, found.x);
   Type f32 = b.getF32Type();
-  SmallVector<ReassociationIndices> reassoc{
-      llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
-  Value x2 = found.x;
-  if (rank != 2) {
-    x2 = tensor::CollapseShapeOp::create(b, loc, found.x, reassoc);
-    ops.push_back(x2.getDefiningOp());
-  }
-  auto x2Type = cast<RankedTensorType>(x2.getType());
-  int64_t m = x2Type.getDimSize(0), n = x2Type.getDimSize(1);
-  auto rowType = RankedTensorType::get({m}, f32);
-  auto role = [&](Role r) { return RoleAttr::get(b.getContext(), r); };
-  auto toF32 = [&](OpBuilder &ob, Value v) -> Value {
-    return v.getType().isF32() ? v : arith::ExtFOp::create(ob, loc, f32, v);
-  };
-  auto body = [&](Operation *op, ValueRange inputs) {
-    SmallVector<Type> types;
-    for (Value v : inputs)
-      types.push_back(getElementTypeOrSelf(v.getType()));
-    SmallVector<Location> locs(inputs.size(), loc);
-    return b.createBlock(&op->getRegion(0), {}, types, locs);
-  };
-  OpBuilder::InsertionGuard guard(b);
-  auto sum = ReduceOp::create(
-      b, loc, rowType, OrderAttr::get(b.getContext(), Order::row),
-      CombinerAttr::get(b.getContext(), Combiner::add), ValueRange{x2},
-      b.getArrayAttr({role(Role::full)}));
-  ops.push_back(sum);
-  Block *block = body(sum, {x2});
-  Value xf = toF32(b, block->getArgument(0));
-  YieldOp::create(b, loc, arith::MulFOp::create(b, loc, xf, xf).getResult());
-  b.setInsertionPointAfter(sum);
-  auto rstd = MapOp::create(b, loc, rowType, role(Role::row),
-                            ValueRange{sum.getResult()},
-                            b.getArrayAttr({role(Role::row)}));
-  ops.push_back(rstd);
-  block = body(rstd, {sum.getResult()});
-  Value eps =
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(found.epsilon));
-  Value plus = arith::AddFOp::create(b, loc, block->getArgument(0), eps);
-  YieldOp::create(b, loc, math::RsqrtOp::create(b, loc, plus).getResult());
-  b.setInsertionPointAfter(rstd);
-  SmallVector<Value> inputs{x2, rstd.getResult()};
-  SmallVector<Attribute> roles{role(Role::full), role(Role::row)};
-  if (found.weight) {
-    inputs.push_back(found.weight);
-    roles.push_back(role(Role::col));
-  }
-  auto y2Type = RankedTensorType::get({m, n}, yType.getElementType());
-  auto y = MapOp::create(b, loc, y2Type, role(Role::full), inputs,
-                         b.getArrayAttr(roles));
-  ops.push_back(y);
-  block = body(y, inputs);
-  Value v = arith::MulFOp::create(b, loc, toF32(b, block->getArgument(0)),
-                                  block->getArgument(1));
+  Value sum = rows.reduce(Order::row, f32, {{rows.x2d, Role::full}},
+                          [](OpBuilder &ob, Location l, ValueRange e) -> Value {
+                            Value x = Level2Builder::toF32(ob, l, e[0]);
+                            return arith::MulFOp::create(ob, l, x, x);
+                          });
+  Value rstd = rows.map(Role::row, f32, {{sum, Role::row}},
+                        [&](OpBuilder &ob, Location l, ValueRange e) -> Value {
+                          Value eps =
+                              Level2Builder::constant(ob, l, found.epsilon);
+                          return math::RsqrtOp::create(
+                              ob, l, arith::AddFOp::create(ob, l, e[0], eps));
+                        });
+  SmallVector<Input> inputs{{rows.x2d, Role::full}, {rstd, Role::row}};
   if (found.weight)
-    v = arith::MulFOp::create(b, loc, v, toF32(b, block->getArgument(2)));
-  if (!yType.getElementType().isF32())
-    v = arith::TruncFOp::create(b, loc, yType.getElementType(), v);
-  YieldOp::create(b, loc, v);
-  b.setInsertionPointAfter(y);
-  if (rank == 2)
-    return y.getResult();
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(
-        xType.isDynamicDim(d)
-            ? OpFoldResult(
-                  tensor::DimOp::create(b, loc, found.x, d).getResult())
-            : OpFoldResult(b.getIndexAttr(xType.getDimSize(d))));
-  auto expanded = tensor::ExpandShapeOp::create(b, loc, yType, y.getResult(),
-                                                reassoc, sizes);
-  ops.push_back(expanded);
-  return expanded.getResult();
+    inputs.push_back({found.weight, Role::col});
+  Type yElement = yType.getElementType();
+  Value y = rows.map(Role::full, yElement, inputs,
+                     [&](OpBuilder &ob, Location l, ValueRange e) -> Value {
+                       Value v = arith::MulFOp::create(
+                           ob, l, Level2Builder::toF32(ob, l, e[0]), e[1]);
+                       if (found.weight)
+                         v = arith::MulFOp::create(
+                             ob, l, v, Level2Builder::toF32(ob, l, e[2]));
+                       return Level2Builder::fromF32(ob, l, v, yElement);
+                     });
+  Value result = rows.activationFromRows(y);
+  // What the builder inserted, reshapes and sizes included, less what
+  // nothing reads (its 1/N).
+  Block::iterator first =
+      atStart ? block->begin() : std::next(previous->getIterator());
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::make_range(first, b.getInsertionPoint()))) {
+    if (op.use_empty() && result.getDefiningOp() != &op &&
+        isOpTriviallyDead(&op))
+      op.erase();
+    else
+      ops.push_back(&op);
+  }
+  return result;
 }
 
 /// The user op computing `found` in place of `root`'s result: y of
@@ -452,7 +427,8 @@ Value buildUserOp(OpBuilder &b, linalg::GenericOp root,
   auto statsType =
       RankedTensorType::get(yType.getShape().drop_back(), b.getF32Type());
   Location loc = root.getLoc();
-  ScopedDiagnosticHandler captureL2(b.getContext(), [&](Diagnostic &d) {
+  // A verifier's message is the remark's reason.
+  ScopedDiagnosticHandler capture(b.getContext(), [&](Diagnostic &d) {
     why = d.str();
     return success();
   });
@@ -480,10 +456,6 @@ Value buildUserOp(OpBuilder &b, linalg::GenericOp root,
     op = rms;
     y = rms.getY();
   }
-  ScopedDiagnosticHandler capture(b.getContext(), [&](Diagnostic &d) {
-    why = d.str();
-    return success();
-  });
   if (failed(verify(op))) {
     op->erase();
     return Value();

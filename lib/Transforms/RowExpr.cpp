@@ -162,12 +162,16 @@ const RowExpr *RowExprReader::readGeneric(Operation *op, unsigned result) {
                        ? leaf(input->get())
                        : read(input->get());
   }
+  // An elementwise body seldom reads its outputs (their tensor.empty).
   if (!reduces)
-    for (OpOperand &output : generic.getDpsInitsMutable())
-      scalars[generic.getMatchingBlockArgument(&output)] =
-          mapOrder(op, output.getOperandNumber()) == RowOrder::Other
-              ? leaf(output.get())
-              : read(output.get());
+    for (OpOperand &output : generic.getDpsInitsMutable()) {
+      BlockArgument arg = generic.getMatchingBlockArgument(&output);
+      if (!arg.use_empty())
+        scalars[arg] =
+            mapOrder(op, output.getOperandNumber()) == RowOrder::Other
+                ? leaf(output.get())
+                : read(output.get());
+    }
   auto scalar = [&](Value v) -> const RowExpr * {
     if (const RowExpr *e = scalars.lookup(v))
       return e;
@@ -202,7 +206,6 @@ const RowExpr *RowExprReader::readGeneric(Operation *op, unsigned result) {
       e.operands = {base, base};
       e.order = base->order;
       e.type = out.getType();
-      e.source = op;
       scalars[out] = &e;
       continue;
     }
@@ -230,7 +233,6 @@ const RowExpr *RowExprReader::readGeneric(Operation *op, unsigned result) {
     for (const RowExpr *operand : operands)
       e.order = joinOrders(e.order, operand->order);
     e.type = out.getType();
-    e.source = op;
     scalars[out] = &e;
   }
   if (!reduces) {
@@ -253,7 +255,6 @@ const RowExpr *RowExprReader::readGeneric(Operation *op, unsigned result) {
   e.operands = {term};
   e.order = term->order == RowOrder::Other ? RowOrder::Other : RowOrder::Row;
   e.type = yielded.getType();
-  e.source = op;
   return &e;
 }
 
@@ -287,20 +288,6 @@ const RowExpr *RowExprReader::read(Value tensor) {
   memo[tensor] = e;
   tensors.try_emplace(e, tensor);
   return e;
-}
-
-void RowExprReader::collectSources(const RowExpr *expr,
-                                   llvm::SmallPtrSetImpl<Operation *> &ops) {
-  SmallVector<const RowExpr *> worklist{expr};
-  llvm::SmallPtrSet<const RowExpr *, 16> seen;
-  while (!worklist.empty()) {
-    const RowExpr *e = worklist.pop_back_val();
-    if (!seen.insert(e).second)
-      continue;
-    if (e->source)
-      ops.insert(e->source);
-    worklist.append(e->operands.begin(), e->operands.end());
-  }
 }
 
 bool mlir::norm::sameRowExpr(const RowExpr *a, const RowExpr *b) {

@@ -17,7 +17,6 @@
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <deque>
@@ -47,8 +46,6 @@ struct RowExpr {
   StringRef name;
   /// Op: its operands; RowSum: the summand.
   SmallVector<const RowExpr *, 2> operands;
-  /// Op and RowSum: the linalg op computing it.
-  Operation *source = nullptr;
 
   bool isOp(StringRef opName) const {
     return kind == Kind::Op && name == opName;
@@ -70,13 +67,6 @@ public:
 
   /// The order of a tensor of `type` in this row space.
   RowOrder orderOf(Type type) const;
-
-  /// The linalg ops computing an expression (the sources of its Op and
-  /// RowSum nodes).
-  static void collectSources(const RowExpr *expr,
-                             llvm::SmallPtrSetImpl<Operation *> &ops);
-
-  int64_t rowLength() const { return n; }
 
 private:
   const RowExpr *leaf(Value tensor);
