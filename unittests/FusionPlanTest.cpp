@@ -100,4 +100,27 @@ TEST(FusionPlan, NoCycleBetweenKernels) {
   EXPECT_NE(plan.kernelOf[2], plan.kernelOf[0]);
   EXPECT_EQ(plan.kernelOf[2], plan.kernelOf[1]);
 }
+TEST(FusionPlan, GroupOpsJoinKernelsOfTheirGroupSize) {
+  // FP8 group scales after a norm: row reduction, rstd, y, group amax,
+  // group scale, q: one kernel.
+  std::vector<FusionNode> nodes = {
+      {NodeKind::RowReduce, {kX}, {}},    {NodeKind::RowMap, {}, {0}},
+      {NodeKind::FullMap, {kX}, {1}},     {NodeKind::GroupReduce, {}, {2}, 128},
+      {NodeKind::GroupMap, {}, {3}, 128}, {NodeKind::FullMap, {}, {2, 4}, 128},
+  };
+  FusionPlan plan = planMixedOrderFusion(nodes);
+  EXPECT_EQ(plan.numKernels, 1u);
+  // A group reduction of another size starts its own kernel, and says why.
+  nodes.push_back({NodeKind::GroupReduce, {}, {2}, 64});
+  plan = planMixedOrderFusion(nodes);
+  EXPECT_EQ(plan.numKernels, 2u);
+  EXPECT_EQ(plan.kernelOf.back(), 1u);
+  EXPECT_NE(plan.notFusedBecause.back().find("groups of 64 columns are not "
+                                             "the kernel's groups of 128"),
+            std::string::npos);
+  // Without fusion a group map still follows its producer.
+  FusionPlan unfused = planMixedOrderFusion(nodes, /*allowFusion=*/false);
+  EXPECT_EQ(unfused.kernelOf[4], unfused.kernelOf[3]);
+}
+
 } // namespace

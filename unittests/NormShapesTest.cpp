@@ -16,6 +16,13 @@ TEST(NormShapes, RoleShapes) {
   EXPECT_EQ(shapeForRole(Role::full, 4, 8), (SmallVector<int64_t>{4, 8}));
   EXPECT_EQ(shapeForRole(Role::row, 4, 8), (SmallVector<int64_t>{4}));
   EXPECT_EQ(shapeForRole(Role::col, 4, 8), (SmallVector<int64_t>{8}));
+  // A group value: one per row and group of 4 columns.
+  EXPECT_EQ(shapeForRole(Role::group, 4, 8, 4), (SmallVector<int64_t>{4, 2}));
+  EXPECT_EQ(shapeForRole(Role::group, 4, ShapedType::kDynamic, 4),
+            (SmallVector<int64_t>{4, ShapedType::kDynamic}));
+  EXPECT_TRUE(
+      checkRoleShape(Role::group, {ShapedType::kDynamic, 2}, 4, 8, 4).empty());
+  EXPECT_NE(checkRoleShape(Role::group, {4, 4}, 4, 8, 4), "");
 }
 
 TEST(NormShapes, CheckRoleShapeAcceptsDynamic) {

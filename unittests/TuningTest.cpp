@@ -105,6 +105,59 @@ TEST(Tuning, RowsOfFewerThan32VectorsShareAWarp) {
     EXPECT_GE(chooseRowLayout(n, 2, 1, h200, true).sliceWidth(), n) << n;
 }
 
+TEST(Tuning, GroupsSitOnConsecutiveLanesOfAChunk) {
+  DeviceInfo h200;
+  auto shapeOf = [](int64_t n, int64_t bytes, int64_t group,
+                    int64_t fullOperands = 1) {
+    KernelShape shape;
+    shape.n = n;
+    shape.elementBytes = bytes;
+    shape.fullOperands = fullOperands;
+    shape.fullOutputs = 1;
+    shape.groupSize = group;
+    shape.groupReductions = 1;
+    return shape;
+  };
+  // FP8 1 x 128 scales, bf16 N = 4096: vectors of 8, a group's 16 lanes
+  // inside the rule's block, which the plan keeps.
+  KernelShape scales = shapeOf(4096, 2, 128);
+  KernelPlan plan = planKernel(scales, h200, nullptr);
+  EXPECT_EQ(plan.kind, KernelPlan::Kind::RowResident);
+  EXPECT_EQ(plan.layout.vectorWidth, 8);
+  EXPECT_EQ(plan.layout.threadsPerRow() % 16, 0);
+  EXPECT_EQ(plan.layout.sharedStages, 0);
+  EXPECT_FALSE(plan.layout.bulkStores);
+  EXPECT_EQ(validatePlan(scales, plan, h200), "");
+  // Groups of 4 bf16 narrow the vectors to 4 elements.
+  KernelShape narrow = shapeOf(4096, 2, 4);
+  EXPECT_EQ(planKernel(narrow, h200, nullptr).layout.vectorWidth, 4);
+  // Groups of 1024 bf16 (128 vectors) at N = 5120: 256 threads, not 160.
+  KernelShape wide = shapeOf(5120, 2, 1024);
+  plan = planKernel(wide, h200, nullptr);
+  EXPECT_EQ(plan.layout.threads, 256);
+  EXPECT_EQ(plan.layout.chunksPerThread, 3);
+  EXPECT_EQ(validatePlan(wide, plan, h200), "");
+  // Rows only a whole block holds (a residual add at N = 16384): 1024
+  // threads, no register prefetch of the next row; longer rows fit nothing.
+  KernelShape residual = shapeOf(16384, 2, 128, 2);
+  plan = planKernel(residual, h200, nullptr);
+  EXPECT_EQ(plan.layout.threads, 1024);
+  EXPECT_EQ(plan.numStages, 1);
+  EXPECT_EQ(validatePlan(residual, plan, h200), "");
+  EXPECT_EQ(planKernel(shapeOf(65536, 4, 128, 2), h200, nullptr).kind,
+            KernelPlan::Kind::OffChip);
+  // 640 bf16 is 80 vectors of 8: no power of two of lanes.
+  KernelShape odd = shapeOf(5120, 2, 640);
+  EXPECT_NE(validatePlan(odd, planKernel(odd, h200, nullptr), h200)
+                .find("power of two of vectors"),
+            std::string::npos);
+  // Forwards with groups never stream, whatever is asked.
+  PlanRequest streamed;
+  streamed.streamRows = true;
+  EXPECT_EQ(planKernel(scales, h200, nullptr, streamed).kind,
+            KernelPlan::Kind::RowResident);
+}
+
 TEST(Tuning, ShortRowsGetAWarpEach) {
   DeviceInfo h200;
   RowLayout small = chooseRowLayout(1024, 2, 1, h200, true);

@@ -174,10 +174,11 @@ struct ConvertNormToGPUPass
     // here, so it is rejected with its location.
     for (Operation &bodyOp : op.getBody().front().without_terminator())
       if (!isa<arith::ArithDialect>(bodyOp.getDialect()) &&
-          !isa<math::RsqrtOp, math::ExpOp, RowReduceOp>(bodyOp))
+          !isa<math::RsqrtOp, math::ExpOp, RowReduceOp, GroupReduceOp>(bodyOp))
         return bodyOp.emitOpError("is not supported in a norm.fused body by "
                                   "the GPU lowering (arith ops, math.rsqrt, "
-                                  "math.exp and norm.row_reduce are)");
+                                  "math.exp, norm.row_reduce and "
+                                  "norm.group_reduce are)");
     std::string why;
     for (Operation &bodyOp : op.getBody().front().without_terminator())
       if (isUnsupportedFloat8Conversion(&bodyOp, why))
@@ -268,6 +269,11 @@ struct ConvertNormToGPUPass
                             "before convert-norm-to-gpu (the norm-to-gpu "
                             "pipeline does)");
     const KernelPlan &plan = *planned;
+    if (plan.kind == KernelPlan::Kind::OffChip && op.getGroupSize())
+      return op.emitOpError("rows of ")
+             << n << " elements with groups of " << *op.getGroupSize()
+             << " columns fit no block's registers (kernels with groups are "
+                "not split across blocks)";
     if (plan.kind == KernelPlan::Kind::OffChip)
       return op.emitOpError("rows of ")
              << n << " elements fit neither a block's registers nor a "

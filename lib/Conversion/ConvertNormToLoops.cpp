@@ -5,6 +5,8 @@
 // values it needs are recomputed from the inputs, which is cheap on a CPU and
 // keeps the lowering obviously correct), row outputs are stored once, and a
 // final loop over j stores full outputs and accumulates column outputs.
+// With groups, that final loop runs a group at a time, after the group's
+// norm.group_reduce loops and its group outputs.
 //
 // Sums accumulate in f64 and are rounded to f32 once: a sequential f32 sum
 // of N terms errs by up to N ulps, which on rows of 200,000 elements or rows
@@ -114,34 +116,11 @@ public:
           rowMapping.map(body.getArgument(k),
                          memref::LoadOp::create(b, loc, input, i));
       // Row reductions, in body order: a loop over the row each.
-      for (auto reduce : body.getOps<RowReduceOp>()) {
-        Combiner combiner = reduce.getCombiner();
-        // Sums in f64 (see the file comment); a maximum is exact in f32.
-        bool wide = combiner == Combiner::add;
-        Value init = combinerIdentity(b, loc, combiner);
-        if (wide)
-          init = arith::ExtFOp::create(b, loc, b.getF64Type(), init);
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        auto loop = scf::ForOp::create(
-            b, loc, zero, cols, one, ValueRange{init},
-            [&](OpBuilder &nb, Location, Value j, ValueRange acc) {
-              IRMapping mapping = rowMapping;
-              mapElements(nb, loc, i, j, {reduce.getValue()}, mapping);
-              if (failed(
-                      cloneBodySlice(nb, body, {reduce.getValue()}, mapping)))
-                status = failure();
-              Value v = mapping.lookupOrDefault(reduce.getValue());
-              if (wide)
-                v = arith::ExtFOp::create(nb, loc, nb.getF64Type(), v);
-              scf::YieldOp::create(nb, loc,
-                                   combine(nb, loc, combiner, acc[0], v));
-            });
-        Value total = loop.getResult(0);
-        if (wide)
-          total = arith::TruncFOp::create(b, loc, b.getF32Type(), total);
-        rowMapping.map(reduce.getResult(), total);
-      }
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      for (auto reduce : body.getOps<RowReduceOp>())
+        rowMapping.map(reduce.getResult(),
+                       reduceOver(b, loc, i, zero, cols, reduce.getCombiner(),
+                                  reduce.getValue(), rowMapping, status));
       // Row outputs: row-uniform, computed once.
       SmallVector<Value> perElement;
       for (auto [k, value] : llvm::enumerate(yield.getValues())) {
@@ -156,33 +135,40 @@ public:
       }
       if (perElement.empty())
         return;
-      // Full outputs and column accumulation.
       Value partial;
       if (rowsPerPartial)
         partial = arith::DivUIOp::create(b, loc, i, rowsPerPartial);
-      forEach(b, loc, cols, [&](OpBuilder &nb, Value j) {
-        IRMapping mapping = rowMapping;
-        mapElements(nb, loc, i, j, perElement, mapping);
-        if (failed(cloneBodySlice(nb, body, perElement, mapping)))
-          status = failure();
+      std::optional<int64_t> groupSize = op.getGroupSize();
+      if (!groupSize) {
+        storeElements(b, loc, i, zero, cols, partial, rowMapping, accumulators,
+                      status);
+        return;
+      }
+      // Groups: their reductions (a loop over the group each), their
+      // outputs, then their elements.
+      Value width = arith::ConstantIndexOp::create(b, loc, *groupSize);
+      Value groups = arith::DivUIOp::create(b, loc, cols, width);
+      forEach(b, loc, groups, [&](OpBuilder &gb, Value g) {
+        Value begin = arith::MulIOp::create(gb, loc, g, width);
+        Value end = arith::AddIOp::create(gb, loc, begin, width);
+        IRMapping groupMapping = rowMapping;
+        for (auto reduce : body.getOps<GroupReduceOp>())
+          groupMapping.map(reduce.getResult(),
+                           reduceOver(gb, loc, i, begin, end,
+                                      reduce.getCombiner(), reduce.getValue(),
+                                      groupMapping, status));
         for (auto [k, value] : llvm::enumerate(yield.getValues())) {
-          Role role = op.getOutputRole(k);
-          if (role == Role::row)
+          if (op.getOutputRole(k) != Role::group)
             continue;
-          Value element = mapping.lookupOrDefault(value);
-          if (role == Role::full) {
-            memref::StoreOp::create(nb, loc, element, op.getOutputs()[k],
-                                    ValueRange{i, j});
-            continue;
-          }
-          SmallVector<Value> index =
-              partial ? SmallVector<Value>{partial, j} : SmallVector<Value>{j};
-          Value old = memref::LoadOp::create(nb, loc, accumulators[k], index);
-          Value sum = arith::AddFOp::create(
-              nb, loc, old,
-              arith::ExtFOp::create(nb, loc, nb.getF64Type(), element));
-          memref::StoreOp::create(nb, loc, sum, accumulators[k], index);
+          IRMapping mapping = groupMapping;
+          mapElements(gb, loc, i, begin, {value}, mapping);
+          if (failed(cloneBodySlice(gb, body, {value}, mapping)))
+            status = failure();
+          memref::StoreOp::create(gb, loc, mapping.lookupOrDefault(value),
+                                  op.getOutputs()[k], ValueRange{i, g});
         }
+        storeElements(gb, loc, i, begin, end, partial, groupMapping,
+                      accumulators, status);
       });
     });
     if (failed(status))
@@ -210,8 +196,80 @@ public:
   }
 
 private:
-  /// Maps the full and column block arguments the slice of `targets` reads
-  /// to loads at (i, j).
+  /// The combination by `combiner` of `value` over columns [begin, end) of
+  /// row i: a loop recomputing the value's slice of the body at each column
+  /// (sums in f64, see the file comment; a maximum is exact in f32).
+  Value reduceOver(OpBuilder &b, Location loc, Value i, Value begin, Value end,
+                   Combiner combiner, Value value, const IRMapping &outer,
+                   LogicalResult &status) {
+    bool wide = combiner == Combiner::add;
+    Value init = combinerIdentity(b, loc, combiner);
+    if (wide)
+      init = arith::ExtFOp::create(b, loc, b.getF64Type(), init);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ForOp::create(
+        b, loc, begin, end, one, ValueRange{init},
+        [&](OpBuilder &nb, Location, Value j, ValueRange acc) {
+          IRMapping mapping = outer;
+          mapElements(nb, loc, i, j, {value}, mapping);
+          if (failed(cloneBodySlice(nb, body, {value}, mapping)))
+            status = failure();
+          Value v = mapping.lookupOrDefault(value);
+          if (wide)
+            v = arith::ExtFOp::create(nb, loc, nb.getF64Type(), v);
+          scf::YieldOp::create(nb, loc, combine(nb, loc, combiner, acc[0], v));
+        });
+    Value total = loop.getResult(0);
+    if (wide)
+      total = arith::TruncFOp::create(b, loc, b.getF32Type(), total);
+    return total;
+  }
+
+  /// Stores the full outputs and accumulates the column outputs of
+  /// columns [begin, end) of row i (into partial row `partial` when split).
+  void storeElements(OpBuilder &b, Location loc, Value i, Value begin,
+                     Value end, Value partial, const IRMapping &outer,
+                     ArrayRef<Value> accumulators, LogicalResult &status) {
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> perElement;
+    for (auto [k, value] : llvm::enumerate(yield.getValues()))
+      if (Role role = op.getOutputRole(k);
+          role == Role::full || role == Role::col)
+        perElement.push_back(value);
+    if (perElement.empty())
+      return;
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    scf::ForOp::create(
+        b, loc, begin, end, one, ValueRange{},
+        [&](OpBuilder &nb, Location, Value j, ValueRange) {
+          IRMapping mapping = outer;
+          mapElements(nb, loc, i, j, perElement, mapping);
+          if (failed(cloneBodySlice(nb, body, perElement, mapping)))
+            status = failure();
+          for (auto [k, value] : llvm::enumerate(yield.getValues())) {
+            Role role = op.getOutputRole(k);
+            Value element = mapping.lookupOrDefault(value);
+            if (role == Role::full) {
+              memref::StoreOp::create(nb, loc, element, op.getOutputs()[k],
+                                      ValueRange{i, j});
+              continue;
+            }
+            if (role != Role::col)
+              continue;
+            SmallVector<Value> index = partial ? SmallVector<Value>{partial, j}
+                                               : SmallVector<Value>{j};
+            Value old = memref::LoadOp::create(nb, loc, accumulators[k], index);
+            Value sum = arith::AddFOp::create(
+                nb, loc, old,
+                arith::ExtFOp::create(nb, loc, nb.getF64Type(), element));
+            memref::StoreOp::create(nb, loc, sum, accumulators[k], index);
+          }
+          scf::YieldOp::create(nb, loc);
+        });
+  }
+
+  /// Maps the full, column and group block arguments the slice of `targets`
+  /// reads to loads at (i, j) (a group input's at (i, j / group_size)).
   void mapElements(OpBuilder &b, Location loc, Value i, Value j,
                    ArrayRef<Value> targets, IRMapping &mapping) {
     for (BlockArgument arg : argumentsUsedBy(body, targets, mapping)) {
@@ -222,6 +280,14 @@ private:
                     memref::LoadOp::create(b, loc, input, ValueRange{i, j}));
       else if (role == Role::col)
         mapping.map(arg, memref::LoadOp::create(b, loc, input, j));
+      else if (role == Role::group)
+        mapping.map(arg,
+                    memref::LoadOp::create(
+                        b, loc, input,
+                        ValueRange{i, arith::DivUIOp::create(
+                                          b, loc, j,
+                                          arith::ConstantIndexOp::create(
+                                              b, loc, *op.getGroupSize()))}));
     }
   }
 

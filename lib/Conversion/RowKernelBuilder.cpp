@@ -24,10 +24,14 @@
 // being held in registers across it. With layout.bulkStores the full outputs go
 // through shared memory too, a row at a time by one bulk copy each.
 // Without row reductions, rows can be cut into column slices (grid y).
+// norm.group_reduce is a per-chunk combine and a shuffle butterfly over the
+// group's lanes (GroupReductions.cpp); group inputs are read and group
+// outputs written once per chunk, by the group's first lane.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernelBuilders.h"
+#include "GroupReductions.h"
 #include "PtxBuilders.h"
 #include "RowReductions.h"
 #include "RowStaging.h"
@@ -75,7 +79,7 @@ public:
     // The full and column inputs' global addresses, once: their loads are
     // predicated ld.global (emitGlobalLoad), which take global addresses.
     for (unsigned i = 0; i < numInputs; ++i)
-      if (op.getInputRole(i) != Role::row)
+      if (op.getInputRole(i) == Role::full || op.getInputRole(i) == Role::col)
         globalBases[inputs[i]] = emitGlobalBase(b, loc, inputs[i]);
     alwaysTrue = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
 
@@ -106,6 +110,11 @@ private:
     }
     reductions.emplace(layout, reductionsPerRow);
     reductions->allocate(func, op.getLoc());
+    if (std::optional<int64_t> groupSize = op.getGroupSize()) {
+      int64_t groupReductions = llvm::range_size(body.getOps<GroupReduceOp>());
+      groupReductionCode.emplace(layout, *groupSize, groupReductions);
+      groupReductionCode->allocate(func, op.getLoc());
+    }
     // With row groups (short rows), each group of threadsPerRow() lanes (a
     // warp, or an aligned part of one) works on rows of its own: its thread
     // index is the lane within the group. Without column outputs a group is
@@ -124,6 +133,8 @@ private:
             group);
     }
     lane = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, 32));
+    if (groupReductionCode)
+      groupReductionCode->setThread(tid, lane);
     return success();
   }
 
@@ -792,6 +803,21 @@ private:
           m.map(arg, scalar);
         continue;
       }
+      if (role == Role::group) {
+        // One value a chunk: its group's, at (row, column / group size);
+        // a chunk outside the row reads the row's first group instead.
+        for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+          Value index = groupIndex(b, loc, c);
+          if (inBounds[c])
+            index = arith::SelectOp::create(b, loc, inBounds[c], index,
+                                            indexConst(b, loc, 0));
+          Value scalar =
+              memref::LoadOp::create(b, loc, inputs[i], ValueRange{row, index});
+          for (int64_t e = 0; e < layout.vectorWidth; ++e)
+            mappings[c * layout.vectorWidth + e].map(arg, scalar);
+        }
+        continue;
+      }
       SmallVector<Value> scalars =
           role == Role::col ? columnValues(b, loc, i)
           : staging ? loadStaged(b, loc, staging->buffer(fullIndex++), stage)
@@ -819,8 +845,9 @@ private:
       int64_t level = 0;
       for (Value v : bodyOp.getOperands())
         if (Operation *def = v.getDefiningOp(); def && levels.count(def))
-          level =
-              std::max(level, levels[def] + (isa<RowReduceOp>(def) ? 1 : 0));
+          level = std::max(level,
+                           levels[def] +
+                               (isa<RowReduceOp, GroupReduceOp>(def) ? 1 : 0));
       levels[&bodyOp] = level;
       maxLevel = std::max(maxLevel, level);
     }
@@ -828,11 +855,16 @@ private:
     int64_t reductionIndex = 0;
     for (int64_t level = 0; level <= maxLevel; ++level) {
       SmallVector<RowReduceOp> batch;
+      SmallVector<GroupReduceOp> groupBatch;
       for (Operation &bodyOp : body.without_terminator()) {
         if (levels[&bodyOp] != level)
           continue;
         if (auto reduce = dyn_cast<RowReduceOp>(bodyOp)) {
           batch.push_back(reduce);
+          continue;
+        }
+        if (auto reduce = dyn_cast<GroupReduceOp>(bodyOp)) {
+          groupBatch.push_back(reduce);
           continue;
         }
         rematerialize(b, loc, bodyOp.getOperands(), mappings);
@@ -855,6 +887,8 @@ private:
         }
         emitElementwise(b, loc, bodyOp, mappings);
       }
+      for (GroupReduceOp reduce : groupBatch)
+        reduceGroups(b, loc, reduce, local, first, mappings);
       if (batch.empty())
         continue;
       SmallVector<Combiner> combiners;
@@ -897,9 +931,51 @@ private:
     }
   }
 
+  /// The group of chunk `c` of this thread: its first column over the
+  /// group size.
+  Value groupIndex(OpBuilder &b, Location loc, int64_t c) {
+    return arith::DivUIOp::create(b, loc, columns[c],
+                                  indexConst(b, loc, *op.getGroupSize()));
+  }
+
+  /// norm.group_reduce `reduce`: each chunk's vector combined (elements
+  /// outside the row as the identity), then its group's lanes
+  /// (GroupReductions); every element of a chunk gets its group's total.
+  void reduceGroups(OpBuilder &b, Location loc, GroupReduceOp reduce,
+                    Value local, Value first,
+                    std::vector<IRMapping> &mappings) {
+    rematerialize(b, loc, reduce.getValue(), mappings);
+    Combiner combiner = reduce.getCombiner();
+    Value identity = combinerIdentity(b, loc, combiner);
+    SmallVector<Value> partials;
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+      SmallVector<Value> values;
+      for (int64_t e = 0; e < layout.vectorWidth; ++e) {
+        Value v =
+            mappings[c * layout.vectorWidth + e].lookup(reduce.getValue());
+        if (Value inside = inBounds[c])
+          v = arith::SelectOp::create(b, loc, inside, v, identity);
+        values.push_back(v);
+      }
+      partials.push_back(treeCombine(b, loc, combiner, std::move(values)));
+    }
+    int64_t index = 0;
+    for (auto other : body.getOps<GroupReduceOp>()) {
+      if (other == reduce)
+        break;
+      ++index;
+    }
+    SmallVector<Value> totals = groupReductionCode->reduce(
+        b, loc, combiner, partials, index, local, first);
+    for (int64_t c = 0; c < layout.chunksPerThread; ++c)
+      for (int64_t e = 0; e < layout.vectorWidth; ++e)
+        mappings[c * layout.vectorWidth + e].map(reduce.getResult(), totals[c]);
+  }
+
   /// Stores the row's yielded values by role (full: the thread's chunks, or
   /// with bulk stores its chunks of output slot `outputSlot`; row: one
-  /// thread; col: added to the accumulators, `nextAccs`).
+  /// thread; col: added to the accumulators, `nextAccs`; group: each
+  /// chunk's group by its first lane).
   void storeRowOutputs(OpBuilder &b, Location loc, Value row, Value tid,
                        Value outputSlot, std::vector<IRMapping> &mappings,
                        ValueRange accs, SmallVector<Value> &nextAccs) {
@@ -932,6 +1008,23 @@ private:
           memref::StoreOp::create(tb, l, lanes[0], outputs[k], row);
           scf::YieldOp::create(tb, l);
         });
+        break;
+      }
+      case Role::group: {
+        Value leader = groupReductionCode->isGroupLeader(b, loc);
+        for (int64_t c = 0; c < layout.chunksPerThread; ++c) {
+          Value store = leader;
+          if (inBounds[c])
+            store = arith::AndIOp::create(b, loc, store, inBounds[c]);
+          store = andRowValid(b, loc, store);
+          Value index = groupIndex(b, loc, c);
+          Value value = lanes[c * layout.vectorWidth];
+          scf::IfOp::create(b, loc, store, [&](OpBuilder &tb, Location l) {
+            memref::StoreOp::create(tb, l, value, outputs[k],
+                                    ValueRange{row, index});
+            scf::YieldOp::create(tb, l);
+          });
+        }
         break;
       }
       case Role::col:
@@ -970,6 +1063,8 @@ private:
   Value sliceY;
   /// The row reductions' code and shared memory.
   std::optional<RowReductions> reductions;
+  /// The group reductions' (a kernel with groups).
+  std::optional<GroupReductions> groupReductionCode;
   /// Rows staged in shared memory (layout.sharedStages > 0), and the end of
   /// this block's rows.
   std::optional<RowStaging> staging;

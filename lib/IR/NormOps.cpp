@@ -99,7 +99,8 @@ static LogicalResult verifyEpsilon(Operation *op, double epsilon) {
 /// with the space. `what` names the operand group in messages.
 static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
                                         ArrayAttr roles, StringRef what,
-                                        int64_t &m, int64_t &n) {
+                                        int64_t &m, int64_t &n,
+                                        int64_t groupSize) {
   if (values.size() != roles.size())
     return op->emitOpError() << "has " << values.size() << " " << what
                              << " but " << roles.size() << " roles";
@@ -116,7 +117,8 @@ static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
              << what << " #" << i << " has element type "
              << type.getElementType() << ": expected bf16, f16 or f32";
     Role role = roleAt(roles, i);
-    std::string message = checkRoleShape(role, type.getShape(), m, n);
+    std::string message =
+        checkRoleShape(role, type.getShape(), m, n, groupSize);
     if (!message.empty())
       return op->emitOpError() << what << " #" << i << " does not fit the " << m
                                << "x" << n << " iteration space: " << message;
@@ -125,6 +127,10 @@ static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
       refine(n, type.getDimSize(1));
     } else if (role == Role::row) {
       refine(m, type.getDimSize(0));
+    } else if (role == Role::group) {
+      refine(m, type.getDimSize(0));
+      if (!type.isDynamicDim(1) && groupSize > 0)
+        refine(n, type.getDimSize(1) * groupSize);
     } else {
       refine(n, type.getDimSize(0));
     }
@@ -134,6 +140,35 @@ static LogicalResult inferAndCheckSpace(Operation *op, ValueRange values,
       return op->emitOpError() << what << " #" << i << ": " << message;
   }
   return success();
+}
+
+/// Checks an op's `group_size` against its use: an op with a group order or
+/// role (`usesGroups`) needs a positive one that divides a static N, and an
+/// op without one takes none.
+static LogicalResult verifyGroupSize(Operation *op,
+                                     std::optional<int64_t> groupSize,
+                                     bool usesGroups, int64_t n) {
+  if (!groupSize) {
+    if (usesGroups)
+      return op->emitOpError("a 'group' order, role or norm.group_reduce "
+                             "needs a group_size");
+    return success();
+  }
+  if (!usesGroups)
+    return op->emitOpError("has a group_size but no 'group' order, role or "
+                           "norm.group_reduce");
+  if (*groupSize <= 0)
+    return op->emitOpError("group_size must be positive, got ") << *groupSize;
+  if (!ShapedType::isDynamic(n) && n % *groupSize != 0)
+    return op->emitOpError("group_size ")
+           << *groupSize << " does not divide the row of " << n << " elements";
+  return success();
+}
+
+static bool hasGroupRole(ArrayAttr roles) {
+  return llvm::any_of(roles, [](Attribute r) {
+    return cast<RoleAttr>(r).getValue() == Role::group;
+  });
 }
 
 /// Checks that `block` has one scalar argument per operand, typed like the
@@ -283,18 +318,38 @@ LogicalResult LayerNormGradOp::verify() {
 // Level 2 verifiers
 //===----------------------------------------------------------------------===//
 
+/// The role of a reduction's result: one value per row, column or group.
+static Role resultRoleOf(Order order) {
+  switch (order) {
+  case Order::row:
+    return Role::row;
+  case Order::col:
+    return Role::col;
+  case Order::group:
+    return Role::group;
+  }
+  llvm_unreachable("unknown order");
+}
+
 LogicalResult ReduceOp::verify() {
   int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
-  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n)))
+  int64_t groupSize = getGroupSize().value_or(0);
+  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n,
+                                groupSize)))
+    return failure();
+  if (failed(verifyGroupSize(
+          *this, getGroupSize(),
+          getOrder() == Order::group || hasGroupRole(getRoles()), n)))
     return failure();
   if (!llvm::any_of(getRoles(), [](Attribute r) {
         return cast<RoleAttr>(r).getValue() == Role::full;
       }))
     return emitOpError("needs at least one 'full' input to define the M x N "
                        "space it reduces");
-  Role resultRole = getOrder() == Order::row ? Role::row : Role::col;
+  Role resultRole = resultRoleOf(getOrder());
   auto resultType = getResult().getType();
-  std::string message = checkRoleShape(resultRole, resultType.getShape(), m, n);
+  std::string message =
+      checkRoleShape(resultRole, resultType.getShape(), m, n, groupSize);
   if (!message.empty())
     return emitOpError() << "result contradicts order '"
                          << stringifyOrder(getOrder()) << "': " << message;
@@ -326,19 +381,31 @@ LogicalResult ReduceOp::verifyRegions() {
 
 LogicalResult MapOp::verify() {
   int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
-  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n)))
+  int64_t groupSize = getGroupSize().value_or(0);
+  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n,
+                                groupSize)))
     return failure();
   Role resultRole = getResultRole();
+  if (failed(verifyGroupSize(
+          *this, getGroupSize(),
+          resultRole == Role::group || hasGroupRole(getRoles()), n)))
+    return failure();
   if (resultRole != Role::full)
-    for (auto [i, role] : llvm::enumerate(getRoles()))
-      if (cast<RoleAttr>(role).getValue() != resultRole)
+    for (auto [i, role] : llvm::enumerate(getRoles())) {
+      Role inputRole = cast<RoleAttr>(role).getValue();
+      // A group's values are the same across it, as a row's are.
+      bool sameAcross = inputRole == resultRole ||
+                        (resultRole == Role::group && inputRole == Role::row);
+      if (!sameAcross)
         return emitOpError()
                << "a '" << stringifyRole(resultRole)
                << "' result may only read '" << stringifyRole(resultRole)
+               << (resultRole == Role::group ? "' and 'row" : "")
                << "' inputs, but input #" << i << " is '"
-               << stringifyRole(cast<RoleAttr>(role).getValue()) << "'";
-  std::string message =
-      checkRoleShape(resultRole, getResult().getType().getShape(), m, n);
+               << stringifyRole(inputRole) << "'";
+    }
+  std::string message = checkRoleShape(
+      resultRole, getResult().getType().getShape(), m, n, groupSize);
   return emitIfError(*this, message, "result");
 }
 
@@ -480,7 +547,16 @@ Value FusedOp::getShapeSource() {
 
 LogicalResult FusedOp::verify() {
   int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
-  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n)))
+  int64_t groupSize = getGroupSize().value_or(0);
+  if (failed(inferAndCheckSpace(*this, getInputs(), getRoles(), "input", m, n,
+                                groupSize)))
+    return failure();
+  bool groupReduces =
+      !getBody().empty() && !getBody().front().getOps<GroupReduceOp>().empty();
+  if (failed(verifyGroupSize(*this, getGroupSize(),
+                             groupReduces || hasGroupRole(getRoles()) ||
+                                 hasGroupRole(getOutputRoles()),
+                             n)))
     return failure();
   for (auto [i, output] : llvm::enumerate(getOutputs())) {
     auto type = cast<ShapedType>(output.getType());
@@ -636,7 +712,8 @@ LogicalResult FusedOp::verify() {
                << "output #" << i << ": column partials must be f32";
       continue;
     }
-    std::string message = checkRoleShape(role, type.getShape(), m, n);
+    std::string message =
+        checkRoleShape(role, type.getShape(), m, n, groupSize);
     if (!message.empty())
       return emitOpError() << "output #" << i << " does not fit the " << m
                            << "x" << n << " iteration space: " << message;
@@ -644,26 +721,29 @@ LogicalResult FusedOp::verify() {
   return success();
 }
 
-/// True when `value` is the same for every column of a row: a row input, a
-/// norm.row_reduce result, a value from outside the body, or an op computed
-/// only from such values.
-static bool isRowUniform(Value value, FusedOp op,
-                         llvm::DenseMap<Value, bool> &cache) {
+/// True when `value` is the same for every column of a row (`across` row)
+/// or of a group (`across` group): a row input, a norm.row_reduce result, a
+/// value from outside the body, for groups also a group input or a
+/// norm.group_reduce result, or an op computed only from such values.
+static bool isUniform(Value value, FusedOp op, Role across,
+                      llvm::DenseMap<Value, bool> &cache) {
   if (auto it = cache.find(value); it != cache.end())
     return it->second;
   Block &body = op.getBody().front();
   bool uniform;
   if (auto arg = dyn_cast<BlockArgument>(value)) {
-    uniform = arg.getOwner() != &body ||
-              op.getInputRole(arg.getArgNumber()) == Role::row;
+    Role role = arg.getOwner() == &body ? op.getInputRole(arg.getArgNumber())
+                                        : Role::row;
+    uniform = role == Role::row || (across == Role::group && role == across);
   } else {
     Operation *def = value.getDefiningOp();
-    if (def->getBlock() != &body || isa<RowReduceOp>(def)) {
+    if (def->getBlock() != &body || isa<RowReduceOp>(def) ||
+        (across == Role::group && isa<GroupReduceOp>(def))) {
       uniform = true;
     } else {
       cache[value] = false; // Guards against (invalid) cycles.
       uniform = llvm::all_of(def->getOperands(), [&](Value operand) {
-        return isRowUniform(operand, op, cache);
+        return isUniform(operand, op, across, cache);
       });
     }
   }
@@ -685,13 +765,20 @@ LogicalResult FusedOp::verifyRegions() {
   }
   if (failed(verifyYieldTypes(*this, block, expected)))
     return failure();
-  llvm::DenseMap<Value, bool> cache;
+  llvm::DenseMap<Value, bool> rowCache, groupCache;
   auto yield = cast<YieldOp>(block.getTerminator());
-  for (auto [i, value] : llvm::enumerate(yield.getValues()))
-    if (getOutputRole(i) == Role::row && !isRowUniform(value, *this, cache))
+  for (auto [i, value] : llvm::enumerate(yield.getValues())) {
+    Role role = getOutputRole(i);
+    if (role == Role::row && !isUniform(value, *this, role, rowCache))
       return emitOpError() << "output #" << i
                            << " is a 'row' output but its value varies along "
                               "the row (reduce it with norm.row_reduce first)";
+    if (role == Role::group && !isUniform(value, *this, role, groupCache))
+      return emitOpError()
+             << "output #" << i
+             << " is a 'group' output but its value varies along the group "
+                "(reduce it with norm.group_reduce first)";
+  }
   return success();
 }
 

@@ -22,8 +22,12 @@ bool mlir::norm::dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
-SmallVector<int64_t> mlir::norm::shapeForRole(Role role, int64_t m, int64_t n) {
+SmallVector<int64_t> mlir::norm::shapeForRole(Role role, int64_t m, int64_t n,
+                                              int64_t groupSize) {
   switch (role) {
+  case Role::group:
+    return {m, ShapedType::isDynamic(n) || groupSize <= 0 ? ShapedType::kDynamic
+                                                          : n / groupSize};
   case Role::full:
     return {m, n};
   case Role::row:
@@ -49,8 +53,9 @@ static std::string shapeToString(ArrayRef<int64_t> shape) {
 }
 
 std::string mlir::norm::checkRoleShape(Role role, ArrayRef<int64_t> shape,
-                                       int64_t m, int64_t n) {
-  SmallVector<int64_t> expected = shapeForRole(role, m, n);
+                                       int64_t m, int64_t n,
+                                       int64_t groupSize) {
+  SmallVector<int64_t> expected = shapeForRole(role, m, n, groupSize);
   if (shape.size() != expected.size())
     return llvm::formatv("a '{0}' value must have rank {1}, got shape {2}",
                          stringifyRole(role), expected.size(),

@@ -60,7 +60,7 @@ struct FusedOpInterface
         rewriter, op->getLoc(), TypeRange{}, *inputs, fused.getRoles(),
         *outputs, fused.getOutputRoles(), fused.getRowsPerPartialAttr(),
         fused.getMinPartialsAttr(), fused.getMinRowsPerPartialAttr(),
-        fused.getMaxPartialsAttr());
+        fused.getMaxPartialsAttr(), fused.getGroupSizeAttr());
     // Discardable attributes (norm.whole_columns, per-kernel settings such
     // as norm.rows_per_block) describe the kernel, not its operands' types.
     for (NamedAttribute attr : fused->getDiscardableAttrs())

@@ -156,7 +156,8 @@ public:
     auto [values, roles] = split(inputs);
     auto op = ReduceOp::create(
         b, loc, type, OrderAttr::get(b.getContext(), order),
-        CombinerAttr::get(b.getContext(), Combiner::add), values, roles);
+        CombinerAttr::get(b.getContext(), Combiner::add), values, roles,
+        /*group_size=*/nullptr);
     if (order == Order::col && splitHint)
       op->setAttr(NormDialect::SplitSizeAttrHelper::getNameStr(), splitHint);
     fillBody(op.getBody(), values, body);
@@ -173,7 +174,8 @@ public:
     auto type = RankedTensorType::get(shape, elementType);
     auto [values, roles] = split(inputs);
     auto op = MapOp::create(
-        b, loc, type, RoleAttr::get(b.getContext(), resultRole), values, roles);
+        b, loc, type, RoleAttr::get(b.getContext(), resultRole), values, roles,
+        /*group_size=*/nullptr);
     fillBody(op.getBody(), values, body);
     return op.getResult();
   }

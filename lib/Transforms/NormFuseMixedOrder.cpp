@@ -4,7 +4,8 @@
 // (FusionPlan.h); this file translates a block's norm.reduce / norm.map ops
 // into FusionNodes and each planned group into one norm.fused op whose body
 // evaluates the members per element: row reductions become norm.row_reduce,
-// column reductions become `col` outputs.
+// group reductions norm.group_reduce, column reductions become `col`
+// outputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "NormDialect/Tuning/FusionPlan.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -54,15 +56,26 @@ struct Member {
     case NodeKind::ColMap:
     case NodeKind::ColReduce:
       return Role::col;
+    case NodeKind::GroupMap:
+    case NodeKind::GroupReduce:
+      return Role::group;
     }
     llvm_unreachable("unknown node kind");
   }
 };
 
 static NodeKind kindOf(Operation *op) {
-  if (auto reduce = dyn_cast<ReduceOp>(op))
-    return reduce.getOrder() == Order::row ? NodeKind::RowReduce
-                                           : NodeKind::ColReduce;
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    switch (reduce.getOrder()) {
+    case Order::row:
+      return NodeKind::RowReduce;
+    case Order::col:
+      return NodeKind::ColReduce;
+    case Order::group:
+      return NodeKind::GroupReduce;
+    }
+    llvm_unreachable("unknown order");
+  }
   switch (cast<MapOp>(op).getResultRole()) {
   case Role::full:
     return NodeKind::FullMap;
@@ -70,8 +83,17 @@ static NodeKind kindOf(Operation *op) {
     return NodeKind::RowMap;
   case Role::col:
     return NodeKind::ColMap;
+  case Role::group:
+    return NodeKind::GroupMap;
   }
   llvm_unreachable("unknown role");
+}
+
+/// The group_size of a norm.reduce or norm.map (null: none).
+static IntegerAttr groupSizeOf(Operation *op) {
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return reduce.getGroupSizeAttr();
+  return cast<MapOp>(op).getGroupSizeAttr();
 }
 
 /// Builds one norm.fused op from `members` (in program order).
@@ -120,6 +142,11 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
       return {};
     return {tensor::DimOp::create(rewriter, loc, shapeSource, d)};
   };
+  // The members share one group size (planMixedOrderFusion).
+  IntegerAttr groupSize;
+  for (Member &m : members)
+    if (IntegerAttr size = groupSizeOf(m.op))
+      groupSize = size;
   SmallVector<Value> inputs, outputs;
   SmallVector<Attribute> roles, outputRoles;
   for (auto &[key, index] : inputIndex) {
@@ -131,10 +158,15 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
     auto type = cast<RankedTensorType>(m->result().getType());
     SmallVector<Value> dynamic;
     Role role = m->resultRole();
-    if (role == Role::full || role == Role::row)
+    if (role == Role::full || role == Role::row || role == Role::group)
       dynamic.append(dimValue(0));
     if (role == Role::full || role == Role::col)
       dynamic.append(dimValue(1));
+    if (role == Role::group && type.isDynamicDim(1))
+      for (Value columns : dimValue(1))
+        dynamic.push_back(arith::DivUIOp::create(
+            rewriter, loc, columns,
+            arith::ConstantIndexOp::create(rewriter, loc, groupSize.getInt())));
     outputs.push_back(tensor::EmptyOp::create(rewriter, loc, type, dynamic));
     outputRoles.push_back(RoleAttr::get(rewriter.getContext(), role));
   }
@@ -143,7 +175,7 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
       rewriter.getArrayAttr(roles), outputs, rewriter.getArrayAttr(outputRoles),
       /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr,
       /*min_rows_per_partial=*/nullptr,
-      /*max_partials=*/nullptr);
+      /*max_partials=*/nullptr, groupSize);
   for (Member &m : members)
     if (Attribute split =
             m.op->getAttr(NormDialect::SplitSizeAttrHelper::getNameStr()))
@@ -177,11 +209,18 @@ static LogicalResult buildKernel(IRRewriter &rewriter,
     Type resultElement =
         cast<ShapedType>(m.result().getType()).getElementType();
     switch (m.kind) {
-    case NodeKind::RowReduce: {
+    case NodeKind::RowReduce:
+    case NodeKind::GroupReduce: {
       auto reduce = cast<ReduceOp>(m.op);
       Value row =
-          RowReduceOp::create(rewriter, m.op->getLoc(), yielded.getType(),
-                              reduce.getCombinerAttr(), yielded);
+          m.kind == NodeKind::RowReduce
+              ? RowReduceOp::create(rewriter, m.op->getLoc(), yielded.getType(),
+                                    reduce.getCombinerAttr(), yielded)
+                    .getResult()
+              : GroupReduceOp::create(rewriter, m.op->getLoc(),
+                                      yielded.getType(),
+                                      reduce.getCombinerAttr(), yielded)
+                    .getResult();
       if (!resultElement.isF32())
         row = arith::TruncFOp::create(rewriter, m.op->getLoc(), resultElement,
                                       row);
@@ -229,6 +268,8 @@ struct NormFuseMixedOrderPass
     for (auto [i, m] : llvm::enumerate(members)) {
       nodeIndex[m.op] = i;
       FusionNode node{m.kind, {}, {}};
+      if (IntegerAttr size = groupSizeOf(m.op))
+        node.groupSize = size.getInt();
       for (auto [value, role] : llvm::zip(m.inputs(), m.roles())) {
         Operation *def = value.getDefiningOp();
         if (def && nodeIndex.contains(def)) {

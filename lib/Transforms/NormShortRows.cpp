@@ -123,7 +123,7 @@ FusedOp buildPart(OpBuilder &b, FusedOp op, ArrayRef<unsigned> outputs) {
       b.getArrayAttr(outputRoles),
       /*rows_per_partial=*/nullptr, /*min_partials=*/nullptr,
       /*min_rows_per_partial=*/nullptr,
-      /*max_partials=*/nullptr);
+      /*max_partials=*/nullptr, op.getGroupSizeAttr());
   OpBuilder::InsertionGuard guard(b);
   Block *partBody = b.createBlock(&part.getBody(), {}, argTypes, argLocs);
   IRMapping mapping;
@@ -529,8 +529,11 @@ struct NormShortRowsPass
     SmallVector<FusedOp> candidates;
     getOperation()->walk([&](FusedOp op) {
       auto parentIf = op->getParentOfType<scf::IfOp>();
+      // Kernels with group reductions keep one version: only the row
+      // kernel lowers them (planKernel), and their column part would carry
+      // the group reductions into a column kernel.
       if (isa<RankedTensorType>(op.getShapeSource().getType()) &&
-          !op.getRowsPerPartial() &&
+          !op.getRowsPerPartial() && !op.getGroupSize() &&
           !op->hasAttr(FusedOp::getWholeColumnsAttrName()) &&
           !(parentIf && parentIf->hasAttr(kShortRowsIfAttr)))
         candidates.push_back(op);

@@ -175,7 +175,8 @@ struct NormSplitReductionPass
         rewriter.getI64IntegerAttr(*s),
         fill > 0 ? rewriter.getI64IntegerAttr(fill) : IntegerAttr(),
         floor > 0 ? rewriter.getI64IntegerAttr(floor) : IntegerAttr(),
-        cap > 0 ? rewriter.getI64IntegerAttr(cap) : IntegerAttr());
+        cap > 0 ? rewriter.getI64IntegerAttr(cap) : IntegerAttr(),
+        op.getGroupSizeAttr());
     // The split kernel is the kernel that was planned.
     if (PlanAttr planned = planAttrOf(op))
       splitOp->setAttr(NormDialect::PlanAttrHelper::getNameStr(), planned);

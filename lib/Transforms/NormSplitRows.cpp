@@ -88,7 +88,7 @@ struct NormSplitRowsPass
         rewriter.getArrayAttr(statRoles), statOutputs,
         rewriter.getArrayAttr(statOutputRoles), /*rows_per_partial=*/nullptr,
         /*min_partials=*/nullptr, /*min_rows_per_partial=*/nullptr,
-        /*max_partials=*/nullptr);
+        /*max_partials=*/nullptr, /*group_size=*/nullptr);
     Block *statBody =
         rewriter.createBlock(&stats.getBody(), {}, argTypes, argLocs);
     IRMapping statMap;
@@ -115,11 +115,12 @@ struct NormSplitRowsPass
       inputs.push_back(s);
       roles.push_back(RoleAttr::get(op.getContext(), Role::row));
     }
-    auto rest = FusedOp::create(
-        rewriter, loc, op.getResultTypes(), inputs,
-        rewriter.getArrayAttr(roles), op.getOutputs(), op.getOutputRoles(),
-        op.getRowsPerPartialAttr(), op.getMinPartialsAttr(),
-        op.getMinRowsPerPartialAttr(), op.getMaxPartialsAttr());
+    auto rest =
+        FusedOp::create(rewriter, loc, op.getResultTypes(), inputs,
+                        rewriter.getArrayAttr(roles), op.getOutputs(),
+                        op.getOutputRoles(), op.getRowsPerPartialAttr(),
+                        op.getMinPartialsAttr(), op.getMinRowsPerPartialAttr(),
+                        op.getMaxPartialsAttr(), op.getGroupSizeAttr());
     rest->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     rewriter.inlineRegionBefore(op.getBody(), rest.getBody(),
                                 rest.getBody().end());
@@ -142,7 +143,10 @@ struct NormSplitRowsPass
   void runOnOperation() override {
     SmallVector<FusedOp> candidates;
     getOperation()->walk([&](FusedOp op) {
+      // Group reductions are not split: such rows stay off chip, which the
+      // GPU lowering refuses with the row length it cannot hold.
       if (!op.getBody().front().getOps<RowReduceOp>().empty() &&
+          !op.getGroupSize() &&
           isa<RankedTensorType>(op.getShapeSource().getType()) &&
           // A kernel that only reduces (all row outputs) is already the
           // statistics kernel.

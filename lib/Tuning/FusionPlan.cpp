@@ -16,6 +16,8 @@ struct KernelState {
   llvm::DenseSet<int64_t> fullInputs;
   /// Kernels whose results this kernel reads (transitively closed).
   llvm::DenseSet<unsigned> dependsOn;
+  /// The group size of its group ops (0: none yet).
+  int64_t groupSize = 0;
 };
 } // namespace
 
@@ -48,6 +50,13 @@ FusionPlan mlir::norm::planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
                  ", which is complete only after every row has been seen";
         continue;
       }
+      if (node.groupSize > 0 && kernels[k].groupSize > 0 &&
+          node.groupSize != kernels[k].groupSize) {
+        reason = "its groups of " + std::to_string(node.groupSize) +
+                 " columns are not the kernel's groups of " +
+                 std::to_string(kernels[k].groupSize);
+        continue;
+      }
       bool cycle = llvm::any_of(node.producers, [&](unsigned p) {
         unsigned other = plan.kernelOf[p];
         return other != k && kernels[other].dependsOn.contains(k);
@@ -58,9 +67,11 @@ FusionPlan mlir::norm::planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
       }
       chosen = k;
     }
-    // A row map is per-row epilogue work (rstd from a sum): it always goes
-    // with the kernel of its first producer, even when fusion is off.
-    if (!chosen && !allowFusion && node.kind == NodeKind::RowMap &&
+    // A row or group map is per-row epilogue work (rstd from a sum): it
+    // always goes with the kernel of its first producer, even when fusion is
+    // off.
+    if (!chosen && !allowFusion &&
+        (node.kind == NodeKind::RowMap || node.kind == NodeKind::GroupMap) &&
         !node.producers.empty())
       chosen = plan.kernelOf[node.producers.front()];
     if (!chosen) {
@@ -72,6 +83,8 @@ FusionPlan mlir::norm::planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
     }
     KernelState &kernel = kernels[*chosen];
     kernel.fullInputs.insert(node.fullInputs.begin(), node.fullInputs.end());
+    if (node.groupSize > 0)
+      kernel.groupSize = node.groupSize;
     for (unsigned p : node.producers) {
       unsigned other = plan.kernelOf[p];
       if (other == *chosen)

@@ -55,17 +55,37 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   int64_t n = shape.n, elementBytes = shape.elementBytes;
   int64_t fullOperands = shape.fullOperands;
   bool hasRowReductions = shape.rowReductions > 0;
+  // Groups of columns: only the row kernel lowers them (the layout keeps a
+  // group's vectors on consecutive lanes), without staging, clusters or
+  // streaming, and without the table, which measured kernels without groups.
+  bool groups = shape.groupSize > 0;
+  if (groups) {
+    sharedStages = 0;
+    streamRows = false;
+    persistent = false;
+  }
   KernelPlan plan;
   // Rows with row reductions that one block cannot hold in registers: a
   // statistics-only kernel streams them; any other kernel spreads each row
   // over a cluster (--norm-split-rows has already taken the statistics out
   // of kernels no cluster holds).
   int64_t heldColumnOutputs = shape.onlyRowOutputs ? 0 : shape.columnOutputs;
-  bool longRows =
-      hasRowReductions && !rowsFitInRegisters(n, elementBytes, fullOperands,
-                                              heldColumnOutputs, device);
+  bool longRows = (hasRowReductions || groups) &&
+                  !rowsFitInRegisters(n, elementBytes, fullOperands,
+                                      heldColumnOutputs, device);
+  // Rows with groups have no cluster or split to go to: the largest block
+  // holds them where their full operands take at most half of its
+  // registers (32 a thread): a residual add with FP8 group scales at
+  // N = 16384 (64 KB of bf16, 128 KB of f32).
+  constexpr int64_t kGroupRowRegisterBytes = 32 * 4;
+  bool groupRowsFillBlock =
+      groups && longRows &&
+      n * elementBytes * fullOperands <=
+          blockThreadLimit(device) * kGroupRowRegisterBytes;
+  if (groupRowsFillBlock)
+    longRows = false;
   std::optional<TuningChoice> tuned;
-  if (table && !table->empty() && !longRows) {
+  if (table && !table->empty() && !longRows && !groups) {
     // The nearest entry whose register budget still holds this row: one
     // measured at a shorter N can leave a longer row over its budget, whose
     // layout then spills (docs/tuning.md, "Table entries").
@@ -92,13 +112,15 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
       (longRows &&
        (shape.onlyRowOutputs || streamsLongForwardRows(shape, device))) ||
       (streamForward && hasRowReductions && shape.columnOutputs == 0);
+  if (groups)
+    streaming = false;
   std::optional<RowLayout> cluster;
-  if (longRows && !streaming)
+  if (longRows && !streaming && !groups)
     cluster = chooseClusterLayout(shape, device);
   // No cluster within the limit keeps the row: a backward may still
   // re-read staged slices over up to 8 blocks (as rowsFitOnChip counts),
   // e.g. N = 131072 at --max-cluster-size=8.
-  if (longRows && !streaming && !cluster)
+  if (longRows && !streaming && !cluster && !groups)
     cluster = stagedClusterFallback(shape, device, sharedStages);
   if (longRows && !streaming && !cluster) {
     plan.kind = KernelPlan::Kind::OffChip;
@@ -112,7 +134,21 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
       return chooseSharedStages(shape, layout, device, tuned->sharedStages);
     return defaultSharedStages(shape, layout, device);
   };
-  if (streaming) {
+  if (groups) {
+    plan.kind = KernelPlan::Kind::RowResident;
+    bool subWarpRows = ceilDiv(n, chooseVectorWidth(n, elementBytes)) <= 16;
+    plan.layout = chooseGroupRowLayout(
+        n, elementBytes, fullOperands, device, shape.groupSize,
+        /*allowRowGroups=*/shape.columnOutputs == 0 || subWarpRows);
+    // Such rows take every register of the block: no next row prefetched
+    // into registers beside them (ptxas spilled with it).
+    if (groupRowsFillBlock) {
+      plan.layout.threads = blockThreadLimit(device);
+      plan.layout.chunksPerThread =
+          ceilDiv(ceilDiv(n, plan.layout.vectorWidth), plan.layout.threads);
+      plan.numStages = 1;
+    }
+  } else if (streaming) {
     plan.kind = KernelPlan::Kind::Streaming;
     plan.layout = chooseStreamingLayout(n, elementBytes, device,
                                         request.vectorWidth, fullOperands);
@@ -162,7 +198,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.kind = KernelPlan::Kind::Sliced;
     plan.layout = chooseSlicedLayout(n, elementBytes, fullOperands, device);
   }
-  if (request.oneRow &&
+  if (request.oneRow && !groups &&
       (streaming || plan.kind == KernelPlan::Kind::RowResident))
     plan.layout = chooseOneRowLayout(plan.layout, n, device);
   if (streaming)
@@ -208,7 +244,7 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
       plan.layout.l2PrefetchRows = plan.layout.l2PrefetchMinRows = 0;
   }
   // Bulk stores: the request, else the table's measurement, else the rule.
-  int64_t bulkStores = oneBlock ? 0 : request.bulkStores;
+  int64_t bulkStores = oneBlock || groups ? 0 : request.bulkStores;
   if (bulkStores < 0 && tuned)
     bulkStores = tuned->bulkStores;
   plan.layout.bulkStores = chooseBulkStores(shape, plan, device, bulkStores);
@@ -375,6 +411,26 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
            " threads must each be a power of two of at most 32 threads";
   if (layout.warpRows && (plan.kind != Kind::Streaming || !layout.holdsRow))
     return "warp rows need a streamed kernel that holds its row";
+  // A group's vectors are consecutive lanes of one chunk: an aligned power
+  // of two of lanes within a warp, or whole warps.
+  if (int64_t group = shape.groupSize; group > 0) {
+    if (plan.kind != Kind::RowResident || layout.sharedStages > 0 ||
+        layout.bulkStores || layout.columnSlices > 1)
+      return "groups of columns are lowered by row-resident kernels without "
+             "staging, bulk stores or column slices";
+    if (group % layout.vectorWidth != 0)
+      return "vectors of " + str(layout.vectorWidth) +
+             " elements must divide the group of " + str(group);
+    int64_t lanes = group / layout.vectorWidth;
+    if (!llvm::isPowerOf2_64(static_cast<uint64_t>(lanes)))
+      return "a group of " + str(group) + " elements is " + str(lanes) +
+             " vectors of " + str(layout.vectorWidth) +
+             "; the GPU lowering reduces groups of a power of two of vectors";
+    if (layout.threadsPerRow() % lanes != 0)
+      return "a row's " + str(layout.threadsPerRow()) +
+             " threads must be a multiple of a group's " + str(lanes) +
+             " vectors";
+  }
   int64_t covered =
       layout.sliceWidth() * std::max(layout.columnSlices, layout.clusterSize);
   if (plan.kind == Kind::Streaming) {

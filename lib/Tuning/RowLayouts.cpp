@@ -76,6 +76,48 @@ RowLayout mlir::norm::chooseRowLayout(int64_t n, int64_t elementBytes,
   return layout;
 }
 
+RowLayout mlir::norm::chooseGroupRowLayout(int64_t n, int64_t elementBytes,
+                                           int64_t fullOperands,
+                                           const DeviceInfo &device,
+                                           int64_t groupSize,
+                                           bool allowRowGroups) {
+  RowLayout layout =
+      chooseRowLayout(n, elementBytes, fullOperands, device, allowRowGroups);
+  int64_t width = layout.vectorWidth;
+  while (width > 1 && groupSize % width != 0)
+    width /= 2;
+  int64_t lanes = groupSize / width;
+  if (!llvm::isPowerOf2_64(static_cast<uint64_t>(lanes)))
+    return layout;
+  int64_t vectors = ceilDiv(n, width);
+  bool rowGroupsFit = layout.rowGroups > 1 && lanes <= 32;
+  if (width == layout.vectorWidth &&
+      (layout.rowGroups > 1 ? rowGroupsFit
+                            : layout.threadsPerRow() % lanes == 0))
+    return layout;
+  layout.vectorWidth = width;
+  if (rowGroupsFit) {
+    // A power of two of lanes a row, as chooseRowLayout's row groups, and at
+    // least a group's.
+    int64_t rowThreads = std::max<int64_t>(
+        lanes, std::min<int64_t>(
+                   32, llvm::PowerOf2Ceil(static_cast<uint64_t>(vectors))));
+    layout.rowGroups = layout.threads / rowThreads;
+    layout.chunksPerThread = ceilDiv(vectors, rowThreads);
+    return layout;
+  }
+  // Whole warps, a multiple of the group's lanes (both powers of two from
+  // 32 on), enough to cover the row within the block limit.
+  int64_t step = std::max<int64_t>(32, lanes);
+  layout.rowGroups = 1;
+  layout.threads = std::max(step, ceilDiv(layout.threads, step) * step);
+  int64_t limit = blockThreadLimit(device);
+  while (layout.threads > limit && layout.threads > step)
+    layout.threads -= step;
+  layout.chunksPerThread = ceilDiv(vectors, layout.threads);
+  return layout;
+}
+
 int64_t mlir::norm::estimateRegisters(const RowLayout &layout,
                                       int64_t elementBytes,
                                       int64_t fullOperands,

@@ -27,7 +27,7 @@ neededOps(Block &body, ArrayRef<Value> targets, const IRMapping &mapping,
     Operation *def = value.getDefiningOp();
     if (def->getBlock() != &body || !needed.insert(def).second)
       continue;
-    if (isa<RowReduceOp>(def))
+    if (isa<RowReduceOp, GroupReduceOp>(def))
       continue;
     worklist.append(def->operand_begin(), def->operand_end());
   }
@@ -59,7 +59,7 @@ LogicalResult mlir::norm::cloneBodySlice(OpBuilder &builder, Block &body,
     if (!needed.contains(&op) ||
         (op.getNumResults() && mapping.contains(op.getResult(0))))
       continue;
-    if (isa<RowReduceOp>(op))
+    if (isa<RowReduceOp, GroupReduceOp>(op))
       return failure();
     builder.clone(op, mapping);
   }
@@ -134,6 +134,10 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
   }
   auto reduces = op.getBody().front().getOps<RowReduceOp>();
   traits.rowReductions = std::distance(reduces.begin(), reduces.end());
+  traits.groupSize = op.getGroupSize().value_or(0);
+  auto groupReduces = op.getBody().front().getOps<GroupReduceOp>();
+  traits.groupReductions =
+      std::distance(groupReduces.begin(), groupReduces.end());
   return traits;
 }
 

@@ -25,8 +25,9 @@ class _Op:
     """One norm.reduce or norm.map: its inputs become f32 values named as the
     inputs, the body lines compute with them, `result` is yielded."""
 
-    def __init__(self, name, head, inputs, out_type):
+    def __init__(self, name, head, inputs, out_type, group_size=None):
         self.name, self.head, self.inputs, self.out_type = name, head, inputs, out_type
+        self.attrs = f" {{group_size = {group_size} : i64}}" if group_size else ""
         self.lines = []
 
     def let(self, name, text):
@@ -50,7 +51,7 @@ class _Op:
         # Regions see the function's values: the region's own names get the
         # op's name as a prefix so they never shadow them.
         body = re.sub(r"%(\w+)", rf"%{self.name}_\1", "\n".join(body))
-        return (f"  %{self.name} = {self.head} ins({ins}) -> {self.out_type} {{\n"
+        return (f"  %{self.name} = {self.head} ins({ins}){self.attrs} -> {self.out_type} {{\n"
                 f"{body}\n  }}\n")
 
 
@@ -82,9 +83,11 @@ def _act_grad(op, z, sig, activation):
     return op.let("dact", f"arith.mulf {sig}, {t} : f32")
 
 
-def _rstd_map(name, ss, scale, eps):
-    """The row map rsqrt(scale * ss + eps)."""
-    op = _Op(name, "norm.map <row>", [(ss, "row", "tensor<?xf32>", "f32")], "tensor<?xf32>")
+def _rstd_map(name, ss, scale, eps, group_size=None, n=None):
+    """The row map rsqrt(scale * ss + eps) (a group map with group_size)."""
+    order = "group" if group_size else "row"
+    s = scale_type(n, group_size)
+    op = _Op(name, f"norm.map <{order}>", [(ss, order, s, "f32")], s, group_size)
     s = op.let("scaled", f"arith.mulf %{ss}, {_const(op, 'scale', scale)} : f32")
     a = op.let("a", f"arith.addf {s}, {_const(op, 'eps', eps)} : f32")
     return op.text(op.let("q", f"math.rsqrt {a} : f32"))
@@ -127,13 +130,20 @@ def l2_program(kind, n, t, eps, stats=True):
 
 
 def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_gate,
-                  stats=True):
+                  stats=True, group_size=None):
     """The gated RMSNorm. 'gated_fwd' takes x, z (x's shape and dtype) and
     the weight, returns y (and rstd unless stats is False); 'gated_bwd' takes
-    dy, x, z, rstd and the weight, returns dx, dz (and dw)."""
+    dy, x, z, rstd and the weight, returns dx, dz (and dw). With group_size
+    G (a divisor of N other than N) each group of G consecutive columns of a
+    row is normalized by itself (Mamba2's ngroups): its statistics are group
+    reductions and rstd is M x N/G."""
     _check_activation(activation)
+    if group_size == n:
+        group_size = None
     x = f"tensor<?x{n}x{t}>"
-    s = "tensor<?xf32>"
+    s = scale_type(n, group_size)
+    order = "group" if group_size else "row"
+    g_n = group_size or n
     v = f"tensor<{n}x{wt}>"
     w_in = [("w", "col", v, wt)] if weight else []
 
@@ -153,11 +163,11 @@ def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_g
     xz = [("x", "full", x, t), ("z", "full", x, t)]
     if kind == "gated_fwd":
         ins = [("x", "full", x, t)] if norm_before_gate else xz
-        ss = _Op("ss", "norm.reduce <row> <add>", ins, s)
+        ss = _Op("ss", f"norm.reduce <{order}> <add>", ins, s, group_size)
         h, _, _ = normed_input(ss)
         body = ss.text(ss.let("sq", f"arith.mulf {h}, {h} : f32"))
-        body += _rstd_map("rstd", "ss", 1.0 / n, eps)
-        y = _Op("y", "norm.map <full>", xz + [("rstd", "row", s, "f32")] + w_in, x)
+        body += _rstd_map("rstd", "ss", 1.0 / g_n, eps, group_size, n)
+        y = _Op("y", "norm.map <full>", xz + [("rstd", order, s, "f32")] + w_in, x, group_size)
         h, _, _ = normed_input(y)
         p = y.let("xn", f"arith.mulf {h}, %rstd : f32")
         p = y.let("yw", f"arith.mulf {p}, {scaled_weight(y)} : f32")
@@ -170,7 +180,7 @@ def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_g
         return f"func.func @gated_fwd({', '.join(args)}) -> {res} {{\n{body}  return {ret}\n}}\n"
     if kind != "gated_bwd":
         raise ValueError(f"unknown op kind {kind!r}")
-    common = [("dy", "full", x, t)] + xz + [("rstd", "row", s, "f32")]
+    common = [("dy", "full", x, t)] + xz + [("rstd", order, s, "f32")]
 
     def norm_grad_parts(op):
         """g (the gradient reaching the norm's output xn = h rstd) and xn."""
@@ -186,24 +196,25 @@ def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_g
         """dn = rstd (g - xn c / N), the gradient at the normalized input
         (c: the row reduction below), with act(z) and sigmoid(z)."""
         g, xn, a, sig = norm_grad_parts(op)
-        cn = op.let("cn", f"arith.mulf %c, {_const(op, 'invn', 1.0 / n)} : f32")
+        cn = op.let("cn", f"arith.mulf %c, {_const(op, 'invn', 1.0 / g_n)} : f32")
         xc = op.let("xc", f"arith.mulf {xn}, {cn} : f32")
         dn = op.let("dn", f"arith.mulf %rstd, {op.let('gd', f'arith.subf {g}, {xc} : f32')} : f32")
         return dn, a, sig
 
-    # c = (1/N) sum_j g xn: the row term of the RMSNorm gradient.
-    c = _Op("c", "norm.reduce <row> <add>", common + w_in, s)
+    # c = sum_j g xn over the row (group): the statistics' term of the
+    # RMSNorm gradient.
+    c = _Op("c", f"norm.reduce <{order}> <add>", common + w_in, s, group_size)
     g, xn, _, _ = norm_grad_parts(c)
     body = c.text(c.let("p", f"arith.mulf {g}, {xn} : f32"))
-    dx = _Op("dx", "norm.map <full>", common + [("c", "row", s, "f32")] + w_in, x)
+    dx = _Op("dx", "norm.map <full>", common + [("c", order, s, "f32")] + w_in, x, group_size)
     dn, a, sig = input_grad(dx)
     if not norm_before_gate:
         dn = dx.let("dxg", f"arith.mulf {dn}, {a} : f32")
     body += dx.text(dn, t)
     # dz: the gate's gradient, dy w' xn act'(z) before the norm, dn x act'(z)
     # after it (dn recomputed in the same kernel from the same reads).
-    dz = _Op("dz", "norm.map <full>", common + ([("c", "row", s, "f32")] if not norm_before_gate
-                                                else []) + w_in, x)
+    dz = _Op("dz", "norm.map <full>", common + ([("c", order, s, "f32")] if not norm_before_gate
+                                                else []) + w_in, x, group_size)
     if norm_before_gate:
         xn = dz.let("xn", "arith.mulf %x, %rstd : f32")
         a, sig = _act(dz, "%z", activation)
@@ -215,7 +226,7 @@ def gated_program(kind, n, t, wt, weight, eps, offset, activation, norm_before_g
     results = [("%dx", x), ("%dz", x)]
     if weight:
         # dw = sum_i dy xn (times act(z) before the norm).
-        dw = _Op("dw", "norm.reduce <col> <add>", common, f"tensor<{n}x{wt}>")
+        dw = _Op("dw", "norm.reduce <col> <add>", common, f"tensor<{n}x{wt}>", group_size)
         h, _, _ = normed_input(dw)
         p = dw.let("xn", f"arith.mulf {h}, %rstd : f32")
         p = dw.let("p", f"arith.mulf %dy, {p} : f32")
@@ -236,23 +247,31 @@ FP8_MAX = 448.0
 MIN_SCALE = 1e-12
 
 
-def fp8_quant_ops(y, n):
+def scale_type(n, group_size=None):
+    """The type of fp8_quant_ops' %scale: one a row, or one a row and group."""
+    return f"tensor<?x{n // group_size}xf32>" if group_size else "tensor<?xf32>"
+
+
+def fp8_quant_ops(y, n, group_size=None):
     """norm.reduce / norm.map text quantizing %`y` (an f32 M x N value) to
-    f8E4M3FN per row: %amax = max_j |y| (row), %scale = max(amax / 448,
-    1e-12) (row), %q = y * (1 / scale) rounded to f8E4M3FN (saturating).
-    Dequantized, q * scale approximates y. One division a row, not one an
-    element: an f32 division (div.rn) per element made the kernels at rows
-    of 128 compute-bound (Evidence: docs/tuning.md, fp8_quant_ops)."""
-    xf, s = f"tensor<?x{n}xf32>", "tensor<?xf32>"
-    amax = _Op("amax", "norm.reduce <row> <max>", [(y, "full", xf, "f32")], s)
+    f8E4M3FN per row, or with `group_size` G per group of G consecutive
+    columns of a row (DeepSeek-V3's 1 x 128 activation scales): %amax =
+    max |y| over the row (group), %scale = max(amax / 448, 1e-12) (M, or
+    M x N/G), %q = y * (1 / scale) rounded to f8E4M3FN (saturating).
+    Dequantized, q * scale approximates y. One division a row (group), not
+    one an element: an f32 division (div.rn) per element made the kernels at
+    rows of 128 compute-bound (Evidence: docs/tuning.md, fp8_quant_ops)."""
+    xf, s = f"tensor<?x{n}xf32>", scale_type(n, group_size)
+    order = "group" if group_size else "row"
+    amax = _Op("amax", f"norm.reduce <{order}> <max>", [(y, "full", xf, "f32")], s, group_size)
     neg = amax.let("neg", f"arith.negf %{y} : f32")
     body = amax.text(amax.let("abs", f"arith.maximumf %{y}, {neg} : f32"))
-    scale = _Op("scale", "norm.map <row>", [("amax", "row", s, "f32")], s)
+    scale = _Op("scale", f"norm.map <{order}>", [("amax", order, s, "f32")], s, group_size)
     v = scale.let("v", f"arith.divf %amax, {_const(scale, 'max', FP8_MAX)} : f32")
     body += scale.text(scale.let("c", f"arith.maximumf {v}, {_const(scale, 'min', MIN_SCALE)} : f32"))
-    inv = _Op("inv", "norm.map <row>", [("scale", "row", s, "f32")], s)
+    inv = _Op("inv", f"norm.map <{order}>", [("scale", order, s, "f32")], s, group_size)
     body += inv.text(inv.let("r", f"arith.divf {_const(inv, 'one', 1.0)}, %scale : f32"))
-    q = _Op("q", "norm.map <full>", [(y, "full", xf, "f32"), ("inv", "row", s, "f32")],
-            f"tensor<?x{n}xf8E4M3FN>")
+    q = _Op("q", "norm.map <full>", [(y, "full", xf, "f32"), ("inv", order, s, "f32")],
+            f"tensor<?x{n}xf8E4M3FN>", group_size)
     body += q.text(q.let("v", f"arith.mulf %{y}, %inv : f32"), "f8E4M3FN")
     return body

@@ -46,13 +46,14 @@ def _add(name, a, at, b, bt, out_t, elem):
 
 def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
                  eps=1e-6, offset=0.0, stats=True, residual=False, activation="silu",
-                 norm_before_gate=True, quant=False):
+                 norm_before_gate=True, quant=False, group_size=None):
     """MLIR for one op.
 
     kind: 'rms_fwd', 'rms_bwd', 'ln_fwd' or 'ln_bwd', or one of the programs
     written as order-typed IR (norm_mlir.order_programs): 'l2_fwd',
     'l2_bwd' (the L2 norm), 'gated_fwd', 'gated_bwd' (the gated RMSNorm,
-    with `activation` and `norm_before_gate`). Arguments and results
+    with `activation`, `norm_before_gate` and `group_size`, the columns of
+    each group normalized by itself). Arguments and results
     follow the op's operand order (see docs/bundle.md). stats=False makes a
     forward return only y (the inference forward): its kernel then stores no
     mean or rstd, which the backward is the only reader of.
@@ -60,7 +61,8 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
     quant=True (the forwards) quantizes y to FP8 e4m3 per row: the program
     returns q (f8E4M3FN) and the row's f32 scale in y's place (q * scale
     approximates y; order_programs.fp8_quant_ops), the norm's y computed in
-    f32 and never stored.
+    f32 and never stored. With group_size G (a divisor of N) the scales are
+    per group of G consecutive columns of a row (M x N/G).
 
     residual=True makes the pre-norm block's fused residual add: a forward
     takes (x, residual, ...) and normalizes h = x + residual, returning y, h
@@ -79,6 +81,13 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
         raise ValueError(f"offset must be finite, got {offset!r}")
     if quant and kind not in ("rms_fwd", "ln_fwd"):
         raise ValueError(f"quant=True is for the RMSNorm and LayerNorm forwards, not {kind!r}")
+    if group_size is not None:
+        if not quant and kind not in ("gated_fwd", "gated_bwd"):
+            raise ValueError("group_size is for quant=True (group scales) and the gated "
+                             f"norm, not {kind!r}")
+        if not isinstance(group_size, int) or group_size <= 0 or n % group_size:
+            raise ValueError(f"group_size must be a positive divisor of N ({n}), "
+                             f"got {group_size!r}")
     if not stats and kind not in ("rms_fwd", "ln_fwd", "l2_fwd", "gated_fwd"):
         raise ValueError(f"stats=False is for the forwards, not {kind!r}")
     t = mlir_type(dtype)
@@ -93,9 +102,10 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
         return order_programs.l2_program(kind, n, t, eps, stats)
     if kind in ("gated_fwd", "gated_bwd"):
         return order_programs.gated_program(kind, n, t, wt, weight, eps, offset, activation,
-                                            norm_before_gate, stats)
+                                            norm_before_gate, stats, group_size)
     if quant:
-        return _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual)
+        return _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual,
+                              group_size)
     if residual:
         return _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats)
     if kind == "rms_fwd":
@@ -181,9 +191,11 @@ def _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats):
     raise ValueError(f"unknown op kind {kind!r}")
 
 
-def _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual):
+def _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual,
+                   group_size=None):
     """program_text's quant=True forwards (see there): returns q, then h
-    with the residual add, the scale, then the statistics."""
+    with the residual add, the scale (per row, or per group of group_size
+    columns), then the statistics."""
     x = f"tensor<?x{n}x{t}>"
     xf = f"tensor<?x{n}xf32>"
     q = f"tensor<?x{n}xf8E4M3FN>"
@@ -201,10 +213,11 @@ def _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual)
     else:
         body += (f"  %yn, %mean, %rstd = norm.layer_norm {src}{wc} {{{eps_attr}}} : "
                  f"{x} -> {xf}, {s}, {s}\n")
-    body += order_programs.fp8_quant_ops("yn", n)
+    body += order_programs.fp8_quant_ops("yn", n, group_size)
     stat_names = ["%rstd"] if rms else ["%mean", "%rstd"]
     names = ["%q"] + (["%h"] if residual else []) + ["%scale"] + (stat_names if stats else [])
-    types = [q] + ([x] if residual else []) + [s] + ([s] * len(stat_names) if stats else [])
+    types = ([q] + ([x] if residual else []) + [order_programs.scale_type(n, group_size)]
+             + ([s] * len(stat_names) if stats else []))
     return (f"func.func @{kind}({', '.join(args)}) -> ({', '.join(types)}) {{\n{body}"
             f"  return {', '.join(names)} : {', '.join(types)}\n}}\n")
 

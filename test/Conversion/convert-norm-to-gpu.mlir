@@ -2095,3 +2095,75 @@ func.func @plan_short_of_the_row(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16
   }
   return
 }
+
+// -----
+
+// FP8-style group scales (groups of 128 bf16, 16 vectors): each chunk's
+// group is 16 consecutive lanes, reduced by xor shuffles of 8, 4, 2 and 1
+// (once per chunk; the row is a warp's, 2 chunks a lane); each group's
+// first lane stores its scale at (row, column / 128). Staging is off for
+// kernels with groups, whatever the options ask.
+// CHECK-LABEL: func @group_scales
+// CHECK: gpu.func @norm_fused(%{{.*}}: memref<?x512xbf16>, %[[S:.*]]: memref<?x4xf32>, %{{.*}}: memref<?x512xbf16>)
+// CHECK-NOT: workgroup
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK-NOT: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[S]][%{{.*}}, %{{.*}}] : memref<?x4xf32>
+// STAGED-LABEL: func @group_scales
+// STAGED-NOT: nvvm.cp.async.bulk
+// STAGED: gpu.return
+func.func @group_scales(%x: memref<?x512xbf16>, %s: memref<?x4xf32>, %y: memref<?x512xbf16>) {
+  norm.fused ins(%x : full memref<?x512xbf16>) outs(%s : group memref<?x4xf32>, %y : full memref<?x512xbf16>) attributes {group_size = 128 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %g = norm.group_reduce <max> %af : f32
+    %q = arith.divf %af, %g : f32
+    %t = arith.truncf %q : f32 to bf16
+    norm.yield %g, %t : f32, bf16
+  }
+  return
+}
+
+// -----
+
+// Groups of 1024 bf16 (128 vectors, 4 warps): a warp's butterfly, then the
+// warp totals of each chunk through shared memory [parity][reduction]
+// [chunk][warp], one barrier, and each thread combines its group's 4 warps.
+// CHECK-LABEL: func @wide_groups
+// CHECK: gpu.func @norm_fused({{.*}}) workgroup(%[[W:.*]] : memref<2x1x3x8xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK: memref.store %{{.*}}, %[[W]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[W]]
+func.func @wide_groups(%x: memref<?x5120xbf16>, %y: memref<?x5120xbf16>) {
+  norm.fused ins(%x : full memref<?x5120xbf16>) outs(%y : full memref<?x5120xbf16>) attributes {group_size = 1024 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %g = norm.group_reduce <add> %af : f32
+    %d = arith.mulf %af, %g : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A group that is not a power of two of vectors (640 bf16: 80 vectors of 8)
+// has no lowering.
+func.func @odd_groups(%x: memref<?x5120xbf16>, %y: memref<?x5120xbf16>) {
+  // expected-error @+1 {{cannot be lowered as its norm.plan says: a group of 640 elements is 80 vectors of 8; the GPU lowering reduces groups of a power of two of vectors}}
+  norm.fused ins(%x : full memref<?x5120xbf16>) outs(%y : full memref<?x5120xbf16>) attributes {group_size = 640 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %g = norm.group_reduce <add> %af : f32
+    %d = arith.mulf %af, %g : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}

@@ -83,3 +83,33 @@ func.func @fp8_from_f16(%x: memref<?x64xf32>, %y: memref<?x64xf8E4M3FN>) {
   }
   return
 }
+
+// -----
+
+// Groups of 128: per row, a loop over the N / 128 groups; in each, one loop
+// over the group's columns per norm.group_reduce, the group output stored
+// at (i, g), then the group's elements (a group input read at (i, j / 128)).
+// CHECK-LABEL: func @groups
+// CHECK-SAME: (%[[X:.*]]: memref<?x256xf32>, %[[G:.*]]: memref<?x2xf32>, %[[S:.*]]: memref<?x2xf32>, %[[Y:.*]]: memref<?x256xf32>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}}
+// CHECK: %[[NG:.*]] = arith.divui %{{.*}}, %c128
+// CHECK: scf.for %[[GI:.*]] = %{{.*}} to %[[NG]]
+// CHECK: %[[B:.*]] = arith.muli %[[GI]], %c128
+// CHECK: %[[E:.*]] = arith.addi %[[B]], %c128
+// CHECK: %[[M:.*]] = scf.for %{{.*}} = %[[B]] to %[[E]] {{.*}} iter_args
+// CHECK: arith.maximumf
+// CHECK: memref.store %[[M]], %[[S]][%[[I]], %[[GI]]]
+// CHECK: scf.for %[[J:.*]] = %[[B]] to %[[E]]
+// CHECK: %[[GJ:.*]] = arith.divui %[[J]], %c128
+// CHECK: memref.load %[[G]][%[[I]], %[[GJ]]]
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[I]], %[[J]]]
+func.func @groups(%x: memref<?x256xf32>, %g: memref<?x2xf32>, %s: memref<?x2xf32>, %y: memref<?x256xf32>) {
+  norm.fused ins(%x : full memref<?x256xf32>, %g : group memref<?x2xf32>) outs(%s : group memref<?x2xf32>, %y : full memref<?x256xf32>) attributes {group_size = 128 : i64} {
+  ^bb0(%a: f32, %b: f32):
+    %m = norm.group_reduce <max> %a : f32
+    %d = arith.mulf %a, %b : f32
+    %q = arith.divf %d, %m : f32
+    norm.yield %m, %q : f32, f32
+  }
+  return
+}

@@ -849,3 +849,81 @@ func.func @plan_bad_kind(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   }
   return %y : tensor<?x64xf32>
 }
+
+// -----
+
+func.func @group_without_size(%y: tensor<?x256xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{a 'group' order, role or norm.group_reduce needs a group_size}}
+  %a = norm.reduce <group> <max> ins(%y : full tensor<?x256xf32>) -> tensor<?x2xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  return %a : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @group_size_not_dividing(%y: tensor<?x256xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{group_size 100 does not divide the row of 256 elements}}
+  %a = norm.reduce <group> <max> ins(%y : full tensor<?x256xf32>) {group_size = 100 : i64} -> tensor<?x2xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  return %a : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @group_result_shape(%y: tensor<?x256xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{result contradicts order 'group': a 'group' value must have shape [?x2], got [?x4]}}
+  %a = norm.reduce <group> <max> ins(%y : full tensor<?x256xf32>) {group_size = 128 : i64} -> tensor<?x4xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  return %a : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @group_size_unused(%y: tensor<?x256xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{has a group_size but no 'group' order, role or norm.group_reduce}}
+  %a = norm.reduce <row> <max> ins(%y : full tensor<?x256xf32>) {group_size = 128 : i64} -> tensor<?xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  return %a : tensor<?xf32>
+}
+
+// -----
+
+func.func @group_map_reads_full(%y: tensor<?x256xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{a 'group' result may only read 'group' and 'row' inputs, but input #0 is 'full'}}
+  %a = norm.map <group> ins(%y : full tensor<?x256xf32>) {group_size = 128 : i64} -> tensor<?x2xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  return %a : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @group_output_varies(%y: tensor<?x256xf32>, %o: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{output #0 is a 'group' output but its value varies along the group (reduce it with norm.group_reduce first)}}
+  %s = norm.fused ins(%y : full tensor<?x256xf32>) outs(%o : group tensor<?x2xf32>) -> tensor<?x2xf32> attributes {group_size = 128 : i64} {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  return %s : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @group_reduce_without_size(%y: tensor<?x256xf32>) -> tensor<?x256xf32> {
+  // expected-error @+1 {{a 'group' order, role or norm.group_reduce needs a group_size}}
+  %s = norm.fused ins(%y : full tensor<?x256xf32>) outs(%y : full tensor<?x256xf32>) -> tensor<?x256xf32> {
+  ^bb0(%v: f32):
+    %t = norm.group_reduce <add> %v : f32
+    norm.yield %t : f32
+  }
+  return %s : tensor<?x256xf32>
+}

@@ -172,3 +172,35 @@ func.func @plan_round_trip(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?x
   }
   return %y, %z : tensor<?x64xf32>, tensor<?x64xf32>
 }
+
+// Groups of columns: a group reduction, a group map reading it and a row
+// value, a full map reading the group value, and a kernel with a group
+// output and norm.group_reduce.
+// CHECK-LABEL: func @groups
+// CHECK: norm.reduce <group> <max> ins (%{{.*}} : full tensor<?x256xf32>) {group_size = 128 : i64} -> tensor<?x2xf32>
+// CHECK: norm.map <group> ins (%{{.*}} : group tensor<?x2xf32>, %{{.*}} : row tensor<?xf32>) {group_size = 128 : i64} -> tensor<?x2xf32>
+// CHECK: norm.map <full> ins (%{{.*}} : full tensor<?x256xf32>, %{{.*}} : group tensor<?x2xf32>) {group_size = 128 : i64}
+// CHECK: norm.fused ins (%{{.*}} : full tensor<?x256xf32>) outs (%{{.*}} : group tensor<?x2xf32>) -> tensor<?x2xf32> attributes {group_size = 128 : i64}
+// CHECK: norm.group_reduce <add> %{{.*}} : f32
+func.func @groups(%y: tensor<?x256xf32>, %r: tensor<?xf32>) -> (tensor<?x256xf32>, tensor<?x2xf32>) {
+  %amax = norm.reduce <group> <max> ins(%y : full tensor<?x256xf32>) {group_size = 128 : i64} -> tensor<?x2xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  %s = norm.map <group> ins(%amax : group tensor<?x2xf32>, %r : row tensor<?xf32>) {group_size = 128 : i64} -> tensor<?x2xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %a, %b : f32
+    norm.yield %p : f32
+  }
+  %q = norm.map <full> ins(%y : full tensor<?x256xf32>, %s : group tensor<?x2xf32>) {group_size = 128 : i64} -> tensor<?x256xf32> {
+  ^bb0(%v: f32, %g: f32):
+    %p = arith.mulf %v, %g : f32
+    norm.yield %p : f32
+  }
+  %sums = norm.fused ins(%y : full tensor<?x256xf32>) outs(%s : group tensor<?x2xf32>) -> tensor<?x2xf32> attributes {group_size = 128 : i64} {
+  ^bb0(%v: f32):
+    %t = norm.group_reduce <add> %v : f32
+    norm.yield %t : f32
+  }
+  return %q, %sums : tensor<?x256xf32>, tensor<?x2xf32>
+}

@@ -243,3 +243,60 @@ func.func @gated_rms_forward(%x: tensor<?x128xbf16>, %w: tensor<128xf32>, %z: te
   }
   return %y, %rstd : tensor<?x128xbf16>, tensor<?xf32>
 }
+
+// -----
+
+// FP8 with 1 x 128 group scales after an RMSNorm: the row reduction, the
+// group reduction (amax of |y| over each group of 128) and the maps around
+// them are one kernel with group_size 128: norm.group_reduce inside, the
+// scales a group output.
+// CHECK-LABEL: func @fp8_group_scales
+// CHECK: %[[S:.*]] = tensor.empty(%{{.*}}) : tensor<?x4xf32>
+// CHECK: norm.fused ins (%arg0 : full tensor<?x512xbf16>) outs (%[[S]] : group tensor<?x4xf32>, %{{.*}} : full tensor<?x512xf8E4M3FN>) -> tensor<?x4xf32>, tensor<?x512xf8E4M3FN> attributes {group_size = 128 : i64}
+// CHECK: norm.row_reduce <add>
+// CHECK: math.rsqrt
+// CHECK: norm.group_reduce <max>
+// CHECK: arith.truncf %{{.*}} : f32 to f8E4M3FN
+// CHECK-NOT: norm.fused
+func.func @fp8_group_scales(%x: tensor<?x512xbf16>) -> (tensor<?x512xf8E4M3FN>, tensor<?x4xf32>) {
+  %y, %rstd = norm.rms_norm %x {epsilon = 9.99999999999999955e-07 : f64} : tensor<?x512xbf16> -> tensor<?x512xf32>, tensor<?xf32>
+  %amax = norm.reduce <group> <max> ins(%y : full tensor<?x512xf32>) {group_size = 128 : i64} -> tensor<?x4xf32> {
+  ^bb0(%v: f32):
+    %n = arith.negf %v : f32
+    %a = arith.maximumf %v, %n : f32
+    norm.yield %a : f32
+  }
+  %scale = norm.map <group> ins(%amax : group tensor<?x4xf32>) {group_size = 128 : i64} -> tensor<?x4xf32> {
+  ^bb0(%a: f32):
+    %c = arith.constant 448.0 : f32
+    %v = arith.divf %a, %c : f32
+    norm.yield %v : f32
+  }
+  %q = norm.map <full> ins(%y : full tensor<?x512xf32>, %scale : group tensor<?x4xf32>) {group_size = 128 : i64} -> tensor<?x512xf8E4M3FN> {
+  ^bb0(%v: f32, %s: f32):
+    %d = arith.divf %v, %s : f32
+    %t = arith.truncf %d : f32 to f8E4M3FN
+    norm.yield %t : f8E4M3FN
+  }
+  return %q, %scale : tensor<?x512xf8E4M3FN>, tensor<?x4xf32>
+}
+
+// -----
+
+// A kernel has one group size: a group reduction over groups of another
+// size starts a kernel of its own.
+// CHECK-LABEL: func @two_group_sizes
+// CHECK: norm.fused {{.*}} attributes {group_size = 128 : i64}
+// CHECK: norm.fused {{.*}} attributes {group_size = 64 : i64}
+func.func @two_group_sizes(%y: tensor<?x512xf32>) -> (tensor<?x4xf32>, tensor<?x8xf32>) {
+  %a = norm.reduce <group> <max> ins(%y : full tensor<?x512xf32>) {group_size = 128 : i64} -> tensor<?x4xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  // expected-remark @+1 {{not fused into an earlier kernel: its groups of 64 columns are not the kernel's groups of 128}}
+  %b = norm.reduce <group> <add> ins(%y : full tensor<?x512xf32>) {group_size = 64 : i64} -> tensor<?x8xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  return %a, %b : tensor<?x4xf32>, tensor<?x8xf32>
+}

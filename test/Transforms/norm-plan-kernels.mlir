@@ -128,3 +128,71 @@ func.func @kept(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
   }
   return
 }
+
+// -----
+
+// Groups of columns (FP8 group scales, grouped norms): a row kernel whose
+// row threads are a multiple of a group's vectors, without staging or the
+// table (which measured kernels without groups). bf16 N = 512 in groups of
+// 128: vectors of 8, 16 lanes a group, a warp a row (2 chunks a lane).
+// RULE-LABEL: func @group_scales
+// RULE: group_size = 128 : i64, norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, chunks_per_thread = 2, row_groups = 4, rows_per_block = 8>
+// CHECK-LABEL: func @group_scales
+// CHECK: group_size = 128 : i64, norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, chunks_per_thread = 2, row_groups = 4, rows_per_block = 8>
+func.func @group_scales(%x: memref<?x512xbf16>, %s: memref<?x4xf32>, %y: memref<?x512xbf16>) {
+  norm.fused ins(%x : full memref<?x512xbf16>) outs(%s : group memref<?x4xf32>, %y : full memref<?x512xbf16>) attributes {group_size = 128 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %r = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %r : f32
+    %g = norm.group_reduce <max> %d : f32
+    %q = arith.divf %d, %g : f32
+    %t = arith.truncf %q : f32 to bf16
+    norm.yield %g, %t : f32, bf16
+  }
+  return
+}
+
+// -----
+
+// Groups of 1024 bf16 (128 vectors) at N = 5120: the rule's 160 threads
+// become 256 (a multiple of 128), 3 chunks each.
+// RULE-LABEL: func @wide_groups
+// RULE: norm.plan = #norm.plan<kind = row_resident, threads = 256, vector_width = 8, chunks_per_thread = 3, rows_per_block = 4, min_blocks = 1056>
+func.func @wide_groups(%x: memref<?x5120xbf16>, %y: memref<?x5120xbf16>) {
+  norm.fused ins(%x : full memref<?x5120xbf16>) outs(%y : full memref<?x5120xbf16>) attributes {group_size = 1024 : i64} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %g = norm.group_reduce <add> %af : f32
+    %d = arith.mulf %af, %g : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// A row with groups that a block holds only with all of its threads (a
+// residual add with FP8 group scales at N = 16384): 1024 threads and no
+// next row prefetched into registers beside it.
+// RULE-LABEL: func @long_group_rows
+// RULE: norm.plan = #norm.plan<kind = row_resident, threads = 1024, vector_width = 8, chunks_per_thread = 2, rows_per_block = 2, num_stages = 1, min_blocks = 1056>
+func.func @long_group_rows(%x: memref<?x16384xbf16>, %r: memref<?x16384xbf16>, %h: memref<?x16384xbf16>, %s: memref<?x128xf32>, %y: memref<?x16384xf8E4M3FN>) {
+  norm.fused ins(%x : full memref<?x16384xbf16>, %r : full memref<?x16384xbf16>) outs(%h : full memref<?x16384xbf16>, %s : group memref<?x128xf32>, %y : full memref<?x16384xf8E4M3FN>) attributes {group_size = 128 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %hf = arith.addf %af, %bf : f32
+    %ht = arith.truncf %hf : f32 to bf16
+    %hx = arith.extf %ht : bf16 to f32
+    %sq = arith.mulf %hx, %hx : f32
+    %ss = norm.row_reduce <add> %sq : f32
+    %yn = arith.mulf %hx, %ss : f32
+    %g = norm.group_reduce <max> %yn : f32
+    %q = arith.divf %yn, %g : f32
+    %t = arith.truncf %q : f32 to f8E4M3FN
+    norm.yield %ht, %g, %t : bf16, f32, f8E4M3FN
+  }
+  return
+}

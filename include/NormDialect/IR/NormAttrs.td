@@ -8,9 +8,11 @@ include "mlir/IR/EnumAttr.td"
 
 def Norm_OrderRow : I32EnumAttrCase<"row", 0>;
 def Norm_OrderCol : I32EnumAttrCase<"col", 1>;
+def Norm_OrderGroup : I32EnumAttrCase<"group", 2>;
 def Norm_Order : I32EnumAttr<"Order",
-    "order type of a reduction: along a row (innermost, contiguous) or across rows",
-    [Norm_OrderRow, Norm_OrderCol]> {
+    "order type of a reduction: along a row (innermost, contiguous), across "
+    "rows, or along each group of consecutive columns of a row",
+    [Norm_OrderRow, Norm_OrderCol, Norm_OrderGroup]> {
   let cppNamespace = "::mlir::norm";
   let genSpecializedAttr = 0;
 }
@@ -20,7 +22,10 @@ def Norm_OrderAttr : EnumAttr<Norm_Dialect, Norm_Order, "order"> {
   let description = [{
     `#norm.order<row>` reduces along the contiguous innermost dimension (one
     value per row); `#norm.order<col>` reduces across rows (one value per
-    column).
+    column); `#norm.order<group>` reduces along each group of `group_size`
+    consecutive columns of a row (one value per row and group: the 1 x 128
+    scales of FP8 quantization, the statistics of a grouped norm). The group
+    size is the op's `group_size` attribute.
   }];
 }
 
@@ -39,20 +44,22 @@ def Norm_CombinerAttr : EnumAttr<Norm_Dialect, Norm_Combiner, "combiner"> {
 def Norm_RoleFull : I32EnumAttrCase<"full", 0>;
 def Norm_RoleRow : I32EnumAttrCase<"row", 1>;
 def Norm_RoleCol : I32EnumAttrCase<"col", 2>;
+def Norm_RoleGroup : I32EnumAttrCase<"group", 3>;
 def Norm_Role : I32EnumAttr<"Role",
     "how an operand or result is indexed by the (row i, column j) iteration",
-    [Norm_RoleFull, Norm_RoleRow, Norm_RoleCol]> {
+    [Norm_RoleFull, Norm_RoleRow, Norm_RoleCol, Norm_RoleGroup]> {
   let cppNamespace = "::mlir::norm";
   let genSpecializedAttr = 0;
 }
 def Norm_RoleAttr : EnumAttr<Norm_Dialect, Norm_Role, "role"> {
   let assemblyFormat = "`<` $value `>`";
-  let summary = "Indexing role: full (M x N), row (M) or col (N)";
+  let summary = "Indexing role: full (M x N), row (M), col (N) or group (M x N/G)";
   let description = [{
     The role says how a value is indexed by the iteration over rows `i` and
     columns `j`: `full` is an M x N value read at (i, j), `row` an M-vector
-    read at i, `col` an N-vector read at j. Roles are explicit so that passes
-    never have to guess them from sizes, which coincide when M == N.
+    read at i, `col` an N-vector read at j, `group` an M x (N / G) value read
+    at (i, j / G), G being the op's `group_size`. Roles are explicit so that
+    passes never have to guess them from sizes, which coincide when M == N.
   }];
 }
 

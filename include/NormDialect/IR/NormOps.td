@@ -134,8 +134,11 @@ def Norm_ReduceOp : Norm_Op<"reduce", [Pure, SingleBlock]> {
     read according to its role: `full` at (i, j), `row` at i, `col` at j); the
     values are combined along the order: `#norm.order<row>` gives one value
     per row (result `tensor<M x T>`), `#norm.order<col>` one per column
-    (result `tensor<N x T>`). The region yields f32; accumulation is in f32
-    and the result is rounded once to its element type T.
+    (result `tensor<N x T>`), `#norm.order<group>` one per row and group of
+    `group_size` = G consecutive columns (result `tensor<M x (N/G) x T>`; G
+    must divide N; `group` operands are read at (i, j / G)). The region
+    yields f32; accumulation is in f32 and the result is rounded once to its
+    element type T.
     The region may use values defined above it (constants such as 1/N).
 
     ```mlir
@@ -146,9 +149,17 @@ def Norm_ReduceOp : Norm_Op<"reduce", [Pure, SingleBlock]> {
       norm.yield %sq : f32
     }
     ```
+
+    A group reduction (the 1 x 128 scales of FP8 quantization):
+
+    ```mlir
+    %amax = norm.reduce <group> <max> ins(%y : full tensor<?x4096xf32>)
+        {group_size = 128 : i64} -> tensor<?x32xf32> { ... }
+    ```
   }];
   let arguments = (ins Norm_OrderAttr:$order, Norm_CombinerAttr:$combiner,
-                   Variadic<AnyRankedTensor>:$inputs, Norm_RoleArrayAttr:$roles);
+                   Variadic<AnyRankedTensor>:$inputs, Norm_RoleArrayAttr:$roles,
+                   OptionalAttr<I64Attr>:$group_size);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -164,11 +175,14 @@ def Norm_MapOp : Norm_Op<"map", [Pure, SingleBlock]> {
   let description = [{
     Computes one value per point of the result's role: `full` results are
     M x N (one value per (i, j)), `row` results are M-vectors, `col` results
-    N-vectors. Operands are read according to their roles; a `row` result may
-    read only `row` operands and a `col` result only `col` operands.
+    N-vectors, `group` results M x (N / G) (G = `group_size`). Operands are
+    read according to their roles; a `row` result may read only `row`
+    operands, a `col` result only `col` operands and a `group` result
+    `group` and `row` operands (both the same across a group).
   }];
   let arguments = (ins Norm_RoleAttr:$result_role,
-                   Variadic<AnyRankedTensor>:$inputs, Norm_RoleArrayAttr:$roles);
+                   Variadic<AnyRankedTensor>:$inputs, Norm_RoleArrayAttr:$roles,
+                   OptionalAttr<I64Attr>:$group_size);
   let results = (outs AnyRankedTensor:$result);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -199,7 +213,12 @@ def Norm_FusedOp : Norm_Op<"fused", [
       * `full`: the M x N value at (i, j);
       * `row`:  the row-uniform value at i;
       * `col`:  the sum over all rows i of the value at (i, j) (a column
-                reduction, accumulated in f32).
+                reduction, accumulated in f32);
+      * `group`: the value at (i, j / G), the same at every column of the
+                group (G = `group_size`).
+    `norm.group_reduce` combines a value over the G columns of the point's
+    group, as `norm.row_reduce` does over the row; `group` inputs are read
+    at (i, j / G).
 
     With `rows_per_partial = S`, `col` outputs are f32 partial sums of shape
     `ceil(M / R) x N` with R = S: partial p sums rows [p*R, (p+1)*R).
@@ -277,7 +296,8 @@ def Norm_FusedOp : Norm_Op<"fused", [
                    OptionalAttr<I64Attr>:$rows_per_partial,
                    OptionalAttr<I64Attr>:$min_partials,
                    OptionalAttr<I64Attr>:$min_rows_per_partial,
-                   OptionalAttr<I64Attr>:$max_partials);
+                   OptionalAttr<I64Attr>:$max_partials,
+                   OptionalAttr<I64Attr>:$group_size);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -402,6 +422,22 @@ def Norm_RowReduceOp : Norm_Op<"row_reduce", [Pure, HasParent<"FusedOp">,
     combines `value` over all columns j of row i and returns the same result
     at every j. On a GPU this is a block reduction (warp shuffles, then
     shared memory); on a CPU a loop over the row.
+  }];
+  let arguments = (ins Norm_CombinerAttr:$combiner, F32:$value);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$combiner $value attr-dict `:` type($value)";
+}
+
+def Norm_GroupReduceOp : Norm_Op<"group_reduce", [Pure, HasParent<"FusedOp">,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "Reduce a value over the current group inside norm.fused";
+  let description = [{
+    Collective over the group of `group_size` consecutive columns (the
+    enclosing `norm.fused`'s) that holds the point being processed: combines
+    `value` over the group's columns of row i and returns the same result at
+    each of them. On a GPU the group's lanes exchange their values by warp
+    shuffles (and shared memory for groups wider than a warp); on a CPU it is
+    a loop over the group.
   }];
   let arguments = (ins Norm_CombinerAttr:$combiner, F32:$value);
   let results = (outs F32:$result);

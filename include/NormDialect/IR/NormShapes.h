@@ -29,12 +29,15 @@ bool isSupportedOutputType(Type type, Role role);
 bool dimsCompatible(int64_t a, int64_t b);
 
 /// Shape of a value with role `role` in an M x N iteration space.
-llvm::SmallVector<int64_t> shapeForRole(Role role, int64_t m, int64_t n);
+/// A `group` value is M x (N / groupSize) (its second dimension dynamic
+/// where N is, or without a group size).
+llvm::SmallVector<int64_t> shapeForRole(Role role, int64_t m, int64_t n,
+                                        int64_t groupSize = 0);
 
 /// Checks that `shape` fits role `role` in an M x N space. Returns an empty
 /// string when it does, else a message naming the mismatch.
 std::string checkRoleShape(Role role, llvm::ArrayRef<int64_t> shape, int64_t m,
-                           int64_t n);
+                           int64_t n, int64_t groupSize = 0);
 
 /// The statistics shape of an activation: its leading (row) dimensions.
 llvm::SmallVector<int64_t> statsShape(llvm::ArrayRef<int64_t> activationShape);

@@ -18,11 +18,13 @@ namespace mlir::norm {
 
 /// What an order-typed op computes, as far as fusion is concerned.
 enum class NodeKind {
-  RowReduce, ///< norm.reduce <row>: one value per row.
-  ColReduce, ///< norm.reduce <col>: one value per column, needs every row.
-  FullMap,   ///< norm.map full: one value per (row, column).
-  RowMap,    ///< norm.map row: one value per row from per-row values.
-  ColMap,    ///< norm.map col: one value per column from per-column values.
+  RowReduce,   ///< norm.reduce <row>: one value per row.
+  ColReduce,   ///< norm.reduce <col>: one value per column, needs every row.
+  FullMap,     ///< norm.map full: one value per (row, column).
+  RowMap,      ///< norm.map row: one value per row from per-row values.
+  ColMap,      ///< norm.map col: one value per column from per-column values.
+  GroupReduce, ///< norm.reduce <group>: one value per row and group.
+  GroupMap,    ///< norm.map group: one value per row and group.
 };
 
 /// One op of a block, in program order.
@@ -34,6 +36,8 @@ struct FusionNode {
   llvm::SmallVector<int64_t> fullInputs;
   /// Indices (into the node list) of earlier nodes whose results it reads.
   llvm::SmallVector<unsigned> producers;
+  /// The op's group_size (0: none); a kernel has one.
+  int64_t groupSize = 0;
 };
 
 /// The outcome: a kernel index per node, and for each node that could have
@@ -50,10 +54,11 @@ struct FusionPlan {
 ///  - it does not read a column reduction of that kernel (that result is
 ///    complete only after the kernel has seen every row);
 ///  - it is not a column-only map (no per-row work to share);
-///  - joining creates no cycle between kernels.
+///  - joining creates no cycle between kernels;
+///  - its group size (if any) is the kernel's (if any).
 /// Nodes that join no kernel start a new one. With `allowFusion` false every
-/// node gets a kernel of its own, except row maps, which stay with their
-/// first producer (they have no M x N space of their own).
+/// node gets a kernel of its own, except row and group maps, which stay with
+/// their first producer (they have no M x N space of their own).
 FusionPlan planMixedOrderFusion(llvm::ArrayRef<FusionNode> nodes,
                                 bool allowFusion = true);
 

@@ -117,6 +117,17 @@ RowLayout chooseRowLayout(int64_t n, int64_t elementBytes, int64_t fullOperands,
                           const DeviceInfo &device,
                           bool allowRowGroups = false);
 
+/// The layout of a row kernel with groups of `groupSize` columns (group
+/// reductions or values): chooseRowLayout's, with vectors narrowed until
+/// they divide the group and a row's threads a multiple of the group's
+/// vectors, so that each group's vectors sit on consecutive lanes of one
+/// chunk (the lanes of a warp, or whole warps). A group of a number of
+/// vectors that is not a power of two keeps the layout; validatePlan says
+/// why it cannot be lowered.
+RowLayout chooseGroupRowLayout(int64_t n, int64_t elementBytes,
+                               int64_t fullOperands, const DeviceInfo &device,
+                               int64_t groupSize, bool allowRowGroups);
+
 /// Registers a thread of a row-resident kernel needs, estimated from its
 /// layout: the loaded elements (two bf16/f16 per register, but whole
 /// registers for each vector: one per element of 2-byte vectors), their f32
