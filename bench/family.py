@@ -26,6 +26,12 @@ weight bf16):
              (1 byte an element) and the scales.
 - add_rms_quant: the same after the residual add, h returned too. Bytes:
              read x, residual, w, write h, q and the scales.
+- rms_quant_g128 / ln_quant_g128 / add_rms_quant_g128: the same with a
+             scale per group of 128 columns (DeepSeek-V3's 1 x 128
+             activation scales): 4 bytes per 128 elements of scales.
+- gated_grouped_fwd / gated_grouped_bwd: the gated RMSNorm over 8 groups of
+             the row (Mamba2's ngroups = 8): bytes as gated_fwd /
+             gated_bwd, with 8 statistics a row.
 The anchors are the same formulas in PyTorch (compiled: what Inductor
 builds for them). Timing as bench/bench.py.
 """
@@ -48,28 +54,43 @@ from bench import (EPS, TIMERS, compiled, forward_inputs, geomean,  # noqa: E402
                    parse_shapes, start_run, tbps)
 
 OPS = ["l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd", "qk_fwd", "qk_bwd", "rms_quant",
-       "ln_quant", "add_rms_quant"]
+       "ln_quant", "add_rms_quant", "rms_quant_g128", "ln_quant_g128", "add_rms_quant_g128",
+       "gated_grouped_fwd", "gated_grouped_bwd"]
 # Ops timed at the head rows only, and at the hidden sizes only.
 HEAD_OPS = ("qk_fwd", "qk_bwd")
 QUANT_OPS = ("rms_quant", "ln_quant", "add_rms_quant")
+GROUP_QUANT_OPS = ("rms_quant_g128", "ln_quant_g128", "add_rms_quant_g128")
+GROUPED_GATED_OPS = ("gated_grouped_fwd", "gated_grouped_bwd")
+GROUP = 128     # columns a scale of the group-quantized forwards
+GATE_GROUPS = 8  # groups of the grouped gated norm
 # tokens x heads rows of head_dim 64, 128 and 256 (8192-32768 tokens of
 # 8-32 heads), a ragged head_dim, and two hidden sizes of gated norms.
 SHAPES = {"heads": [(262144, 64), (65536, 128), (262144, 128), (1048576, 128),
                     (131072, 256), (200000, 100), (8192, 4096), (16384, 1024)],
           # FP8 quantization of hidden states: tokens x hidden size.
           "hidden": [(16384, 1024), (8192, 4096), (4096, 8192), (1024, 16384),
-                     (512, 32768), (32, 4096)]}
+                     (512, 32768), (32, 4096)],
+          # The group-scaled FP8 forwards and the grouped gated norms.
+          "groups": [(16384, 1024), (8192, 4096), (4096, 7168), (4096, 8192), (1024, 16384),
+                     (32, 7168), (16384, 2048), (32768, 4096)]}
+# The N each of those ops has bundles for (scripts/build-bundles.py).
+GROUP_QUANT_N = (1024, 4096, 7168, 8192, 16384)
+GROUPED_GATED_N = (2048, 4096, 8192)
 
 
 def min_bytes(op, m, n, e=2, w=2):
     """Bytes a call must move (see the module's docstring)."""
-    if op in QUANT_OPS:
-        full = {"rms_quant": e + 1, "ln_quant": e + 1, "add_rms_quant": 3 * e + 1}[op]
-        return full * m * n + (2 if op == "ln_quant" else 1) * n * w + 4 * m
+    grouped = op in GROUPED_GATED_OPS
+    if op in QUANT_OPS + GROUP_QUANT_OPS:
+        base = op.removesuffix("_g128")
+        full = {"rms_quant": e + 1, "ln_quant": e + 1, "add_rms_quant": 3 * e + 1}[base]
+        scales = 4 * m * (n // GROUP if op in GROUP_QUANT_OPS else 1)
+        return full * m * n + (2 if base == "ln_quant" else 1) * n * w + scales
+    op = {"gated_grouped_fwd": "gated_fwd", "gated_grouped_bwd": "gated_bwd"}.get(op, op)
     full = {"l2_fwd": 2, "l2_bwd": 3, "gated_fwd": 3, "gated_bwd": 5,
             "qk_fwd": 2, "qk_bwd": 3}[op]
     params = {"gated_fwd": 1, "gated_bwd": 2, "qk_fwd": 1, "qk_bwd": 2}.get(op, 0)
-    stats = 4 * m if op.endswith("bwd") else 0
+    stats = 4 * m * (GATE_GROUPS if grouped else 1) if op.endswith("bwd") else 0
     return full * m * n * e + params * n * w + stats
 
 
@@ -117,6 +138,52 @@ def quantize(y):
     return (y / scale[:, None]).clamp(-448.0, 448.0).to(torch.float8_e4m3fn), scale
 
 
+def quantize_groups(y):
+    """quantize with a scale per group of GROUP columns."""
+    g = y.unflatten(-1, (y.shape[-1] // GROUP, GROUP))
+    scale = (g.abs().amax(-1) / 448.0).clamp_min(1e-12)
+    q = (g / scale[..., None]).clamp(-448.0, 448.0).flatten(-2).to(torch.float8_e4m3fn)
+    return q, scale
+
+
+def rms_quant_g128(x, w):
+    return quantize_groups(F.rms_norm(x.float(), (x.shape[-1],), w.float(), EPS))
+
+
+def ln_quant_g128(x, w, b):
+    return quantize_groups(F.layer_norm(x.float(), (x.shape[-1],), w.float(), b.float(), EPS))
+
+
+def add_rms_quant_g128(x, r, w):
+    h = x + r
+    q, scale = rms_quant_g128(h, w)
+    return q, h, scale
+
+
+def _groups(t):
+    return t.unflatten(-1, (GATE_GROUPS, t.shape[-1] // GATE_GROUPS))
+
+
+def gated_grouped_fwd(x, z, w):
+    xg = _groups(x.float())
+    n = (xg * torch.rsqrt(xg.square().mean(-1, keepdim=True) + EPS)).flatten(-2)
+    return (n * w.float() * F.silu(z.float())).to(x.dtype)
+
+
+def gated_grouped_bwd(dy, x, z, rstd, w):
+    """gated_bwd with each group's statistics (rstd: M x groups)."""
+    zf = z.float()
+    s = torch.sigmoid(zf)
+    r = rstd[..., None]
+    xn = (_groups(x.float()) * r).flatten(-2)
+    g = dy.float() * w.float() * (zf * s)
+    c = (_groups(g * xn)).mean(-1, keepdim=True)
+    dx = (r * (_groups(g) - _groups(xn) * c)).flatten(-2).to(x.dtype)
+    dz = (dy.float() * xn * w.float() * s * (1 + zf * (1 - s))).to(x.dtype)
+    dw = (dy.float() * xn * zf * s).sum(0).to(w.dtype)
+    return dx, dz, dw
+
+
 def rms_quant(x, w):
     return quantize(F.rms_norm(x.float(), (x.shape[-1],), w.float(), EPS))
 
@@ -139,18 +206,29 @@ def implementations(op, m, n, bundles):
     xf = x.float()
     rstd_l2 = torch.rsqrt(xf.square().sum(-1) + EPS)
     rstd_rms = torch.rsqrt(xf.square().mean(-1) + EPS)
+    rstd_groups = torch.rsqrt(_groups(xf).square().mean(-1) + EPS)
     bundle = {"l2_fwd": "l2_fwd_bf16_{}_infer", "l2_bwd": "l2_bwd_bf16_{}",
               "gated_fwd": "gated_fwd_bf16_{}_infer", "gated_bwd": "gated_bwd_bf16_{}",
               "qk_fwd": "rms_fwd_bf16_{}_infer", "qk_bwd": "rms_bwd_bf16_{}",
               "rms_quant": "rms_fwd_bf16_{}_quant", "ln_quant": "ln_fwd_bf16_{}_quant",
-              "add_rms_quant": "rms_fwd_bf16_{}_add_quant"}[op].format(n)
+              "add_rms_quant": "rms_fwd_bf16_{}_add_quant",
+              "rms_quant_g128": "rms_fwd_bf16_{}_quant_g128",
+              "ln_quant_g128": "ln_fwd_bf16_{}_quant_g128",
+              "add_rms_quant_g128": "rms_fwd_bf16_{}_add_quant_g128",
+              "gated_grouped_fwd": "gated_fwd_bf16_{}_infer_g8",
+              "gated_grouped_bwd": "gated_bwd_bf16_{}_g8"}[op].format(n)
     ours = Launcher(load_bundle(os.path.join(bundles, bundle)))
     fn, args = {"l2_fwd": (l2_fwd, (x,)), "l2_bwd": (l2_bwd, (dy, x, rstd_l2)),
                 "gated_fwd": (gated_fwd, (x, z, w)),
                 "gated_bwd": (gated_bwd, (dy, x, z, rstd_rms, w)),
                 "qk_fwd": (qk_fwd, (x, w)), "qk_bwd": (qk_bwd, (dy, x, rstd_rms, w)),
                 "rms_quant": (rms_quant, (x, w)), "ln_quant": (ln_quant, (x, w, b)),
-                "add_rms_quant": (add_rms_quant, (x, z, w))}[op]
+                "add_rms_quant": (add_rms_quant, (x, z, w)),
+                "rms_quant_g128": (rms_quant_g128, (x, w)),
+                "ln_quant_g128": (ln_quant_g128, (x, w, b)),
+                "add_rms_quant_g128": (add_rms_quant_g128, (x, z, w)),
+                "gated_grouped_fwd": (gated_grouped_fwd, (x, z, w)),
+                "gated_grouped_bwd": (gated_grouped_bwd, (dy, x, z, rstd_groups, w))}[op]
     f = compiled(f"{op}{m}x{n}", fn)
     return {"norm": lambda: ours(None, *args), "eager": lambda: fn(*args),
             "compile": lambda: f(*args)}
@@ -176,7 +254,8 @@ def main():
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--shapes", default="heads",
                    help="MxN,MxN,... or 'heads' (tokens x heads rows of head_dim) or "
-                        "'hidden' (tokens x hidden size; the FP8 outputs run at these)")
+                        "'hidden' (tokens x hidden size; the FP8 outputs run at these) or "
+                        "'groups' (the group-scaled FP8 and grouped gated norms)")
     p.add_argument("--timing", default="graph,kernels")
     p.add_argument("--rounds", type=int, default=1)
     args = p.parse_args()
@@ -198,6 +277,10 @@ def main():
             if op in HEAD_OPS and n not in (64, 128, 256):
                 continue
             if op in QUANT_OPS and n not in (128, 1024, 4096, 8192, 16384, 32768):
+                continue
+            if op in GROUP_QUANT_OPS and n not in GROUP_QUANT_N:
+                continue
+            if op in GROUPED_GATED_OPS and n not in GROUPED_GATED_N:
                 continue
             impls = implementations(op, m, n, args.bundles)
             check(op, impls)

@@ -111,6 +111,12 @@ def variants():
     return out
 
 
+# Hidden sizes of the FP8 group-scale forwards (DeepSeek-V3's 7168 among
+# them) and of the grouped gated norms (8 groups), bench/family.py's.
+GROUP_QUANT_N = [1024, 4096, 7168, 8192, 16384]
+GROUPED_GATED_N = [2048, 4096, 8192]
+
+
 def family_variants():
     """(kind, dtype, n, variant, program kwargs) of the L2 norm and gated
     RMSNorm (silu gate after the norm, the default) at head rows and two
@@ -146,6 +152,16 @@ def family_variants():
                     {"quant": True, "stats": False, "residual": True}))
     for dtype in ("f16", "f32"):
         out.append(("rms_fwd", dtype, 4096, "quant", {"quant": True, "stats": False}))
+    # FP8 with 1 x 128 group scales, and Mamba2's gated norm of 8 groups.
+    for n in GROUP_QUANT_N:
+        for kind in ("rms_fwd", "ln_fwd"):
+            out.append((kind, "bf16", n, "quant_g128",
+                        {"quant": True, "stats": False, "group_size": 128}))
+        out.append(("rms_fwd", "bf16", n, "add_quant_g128",
+                    {"quant": True, "stats": False, "residual": True, "group_size": 128}))
+    for n in GROUPED_GATED_N:
+        out.append(("gated_fwd", "bf16", n, "infer_g8", {"stats": False, "group_size": n // 8}))
+        out.append(("gated_bwd", "bf16", n, "g8", {"group_size": n // 8}))
     return out
 
 

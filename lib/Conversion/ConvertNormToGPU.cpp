@@ -281,8 +281,10 @@ struct ConvertNormToGPUPass
                 "convert-norm-to-gpu (the norm-to-gpu pipeline does)";
     // A plan written by hand (or for another shape) is checked against
     // what the generators lower rather than trusted.
-    if (std::string problem = validatePlan(shape, plan, device);
-        !problem.empty())
+    std::string problem = validatePlan(shape, plan, device);
+    if (problem.empty())
+      problem = validateGroupPlan(shape, plan);
+    if (!problem.empty())
       return op.emitOpError("cannot be lowered as its norm.plan says: ")
              << problem;
     const RowLayout &layout = plan.layout;

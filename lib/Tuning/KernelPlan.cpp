@@ -411,26 +411,6 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
            " threads must each be a power of two of at most 32 threads";
   if (layout.warpRows && (plan.kind != Kind::Streaming || !layout.holdsRow))
     return "warp rows need a streamed kernel that holds its row";
-  // A group's vectors are consecutive lanes of one chunk: an aligned power
-  // of two of lanes within a warp, or whole warps.
-  if (int64_t group = shape.groupSize; group > 0) {
-    if (plan.kind != Kind::RowResident || layout.sharedStages > 0 ||
-        layout.bulkStores || layout.columnSlices > 1)
-      return "groups of columns are lowered by row-resident kernels without "
-             "staging, bulk stores or column slices";
-    if (group % layout.vectorWidth != 0)
-      return "vectors of " + str(layout.vectorWidth) +
-             " elements must divide the group of " + str(group);
-    int64_t lanes = group / layout.vectorWidth;
-    if (!llvm::isPowerOf2_64(static_cast<uint64_t>(lanes)))
-      return "a group of " + str(group) + " elements is " + str(lanes) +
-             " vectors of " + str(layout.vectorWidth) +
-             "; the GPU lowering reduces groups of a power of two of vectors";
-    if (layout.threadsPerRow() % lanes != 0)
-      return "a row's " + str(layout.threadsPerRow()) +
-             " threads must be a multiple of a group's " + str(lanes) +
-             " vectors";
-  }
   int64_t covered =
       layout.sliceWidth() * std::max(layout.columnSlices, layout.clusterSize);
   if (plan.kind == Kind::Streaming) {
@@ -445,5 +425,34 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
            " slices cover " + str(covered) + " of the row's " + str(shape.n) +
            " elements";
   }
+  return "";
+}
+
+std::string mlir::norm::validateGroupPlan(const KernelShape &shape,
+                                          const KernelPlan &plan) {
+  using Kind = KernelPlan::Kind;
+  const RowLayout &layout = plan.layout;
+  auto str = [](int64_t v) { return std::to_string(v); };
+  // A group's vectors are consecutive lanes of one chunk: an aligned power
+  // of two of lanes within a warp, or whole warps.
+  int64_t group = shape.groupSize;
+  if (group <= 0)
+    return "";
+  if (plan.kind != Kind::RowResident || layout.sharedStages > 0 ||
+      layout.bulkStores || layout.columnSlices > 1)
+    return "groups of columns are lowered by row-resident kernels without "
+           "staging, bulk stores or column slices";
+  if (group % layout.vectorWidth != 0)
+    return "vectors of " + str(layout.vectorWidth) +
+           " elements must divide the group of " + str(group);
+  int64_t lanes = group / layout.vectorWidth;
+  if (!llvm::isPowerOf2_64(static_cast<uint64_t>(lanes)))
+    return "a group of " + str(group) + " elements is " + str(lanes) +
+           " vectors of " + str(layout.vectorWidth) +
+           "; the GPU lowering reduces groups of a power of two of vectors";
+  if (layout.threadsPerRow() % lanes != 0)
+    return "a row's " + str(layout.threadsPerRow()) +
+           " threads must be a multiple of a group's " + str(lanes) +
+           " vectors";
   return "";
 }

@@ -26,17 +26,15 @@ using L2Signature = std::tuple<Tensor, Tensor>(const Tensor &, double);
 using L2InferenceSignature = Tensor(const Tensor &, double);
 using L2BackwardSignature = Tensor(const Tensor &, const Tensor &,
                                    const Tensor &);
-using GatedSignature = std::tuple<Tensor, Tensor>(const Tensor &,
-                                                  const Tensor &,
-                                                  const OptionalTensor &,
-                                                  double, double,
-                                                  c10::string_view, bool);
+using GatedSignature = std::tuple<Tensor, Tensor>(
+    const Tensor &, const Tensor &, const OptionalTensor &, double, double,
+    c10::string_view, bool, int64_t);
 using GatedInferenceSignature = Tensor(const Tensor &, const Tensor &,
                                        const OptionalTensor &, double, double,
-                                       c10::string_view, bool);
+                                       c10::string_view, bool, int64_t);
 using GatedBackwardSignature = std::tuple<Tensor, Tensor, Tensor>(
     const Tensor &, const Tensor &, const Tensor &, const Tensor &,
-    const OptionalTensor &, double, c10::string_view, bool);
+    const OptionalTensor &, double, c10::string_view, bool, int64_t);
 
 // The ops below autograd, looked up once.
 const c10::TypedOperatorHandle<L2Signature> &l2Op() {
@@ -113,15 +111,16 @@ public:
   static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                const Tensor &z, const OptionalTensor &weight,
                                double eps, double offset,
-                               c10::string_view activation,
-                               bool normBeforeGate) {
+                               c10::string_view activation, bool normBeforeGate,
+                               int64_t groupSize) {
     at::AutoDispatchBelowADInplaceOrView below;
-    auto [y, rstd] =
-        gatedOp().call(x, z, weight, eps, offset, activation, normBeforeGate);
+    auto [y, rstd] = gatedOp().call(x, z, weight, eps, offset, activation,
+                                    normBeforeGate, groupSize);
     ctx->save_for_backward({x, z, weight.value_or(Tensor()), rstd});
     ctx->saved_data["offset"] = offset;
     ctx->saved_data["activation"] = std::string(activation);
     ctx->saved_data["norm_before_gate"] = normBeforeGate;
+    ctx->saved_data["group_size"] = groupSize;
     ctx->mark_non_differentiable({rstd});
     ctx->set_materialize_grads(false);
     return {y, rstd};
@@ -129,7 +128,7 @@ public:
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     if (!grads[0].defined())
-      return variable_list(7);
+      return variable_list(8);
     auto saved = ctx->get_saved_variables();
     OptionalTensor weight =
         saved[2].defined() ? OptionalTensor(saved[2]) : std::nullopt;
@@ -137,8 +136,10 @@ public:
     auto [dx, dz, dw] =
         gatedBackwardOp().call(grads[0], saved[0], saved[1], saved[3], weight,
                                ctx->saved_data["offset"].toDouble(), activation,
-                               ctx->saved_data["norm_before_gate"].toBool());
-    return {dx,       dz,      weight ? dw : Tensor(), Tensor(), Tensor(),
+                               ctx->saved_data["norm_before_gate"].toBool(),
+                               ctx->saved_data["group_size"].toInt());
+    return {dx,       dz,       weight ? dw : Tensor(),
+            Tensor(), Tensor(), Tensor(),
             Tensor(), Tensor()};
   }
 };
@@ -148,10 +149,11 @@ class GatedInferenceFunction
 public:
   static Tensor forward(AutogradContext *, const Tensor &x, const Tensor &z,
                         const OptionalTensor &weight, double eps, double offset,
-                        c10::string_view activation, bool normBeforeGate) {
+                        c10::string_view activation, bool normBeforeGate,
+                        int64_t groupSize) {
     at::AutoDispatchBelowADInplaceOrView below;
     return gatedInferenceOp().call(x, z, weight, eps, offset, activation,
-                                   normBeforeGate);
+                                   normBeforeGate, groupSize);
   }
   static variable_list backward(AutogradContext *, variable_list) {
     refuseBackward("rms_norm_gated_inference", "rms_norm_gated");
@@ -185,32 +187,31 @@ Tensor l2NormInference(const Tensor &x, double eps) {
   return L2NormInferenceFunction::apply(x, eps);
 }
 
-std::tuple<Tensor, Tensor> rmsNormGated(const Tensor &x, const Tensor &z,
-                                        const OptionalTensor &weight,
-                                        double eps, double offset,
-                                        c10::string_view activation,
-                                        bool normBeforeGate) {
+std::tuple<Tensor, Tensor>
+rmsNormGated(const Tensor &x, const Tensor &z, const OptionalTensor &weight,
+             double eps, double offset, c10::string_view activation,
+             bool normBeforeGate, int64_t groupSize) {
   if (!needsGrad({&x, &z, weight ? &*weight : nullptr})) {
     at::AutoDispatchBelowADInplaceOrView below;
-    return gatedOp().call(x, z, weight, eps, offset, activation,
-                          normBeforeGate);
+    return gatedOp().call(x, z, weight, eps, offset, activation, normBeforeGate,
+                          groupSize);
   }
   auto outs = GatedFunction::apply(x, z, weight, eps, offset, activation,
-                                   normBeforeGate);
+                                   normBeforeGate, groupSize);
   return {outs[0], outs[1]};
 }
 
 Tensor rmsNormGatedInference(const Tensor &x, const Tensor &z,
                              const OptionalTensor &weight, double eps,
                              double offset, c10::string_view activation,
-                             bool normBeforeGate) {
+                             bool normBeforeGate, int64_t groupSize) {
   if (!needsGrad({&x, &z, weight ? &*weight : nullptr})) {
     at::AutoDispatchBelowADInplaceOrView below;
     return gatedInferenceOp().call(x, z, weight, eps, offset, activation,
-                                   normBeforeGate);
+                                   normBeforeGate, groupSize);
   }
   return GatedInferenceFunction::apply(x, z, weight, eps, offset, activation,
-                                       normBeforeGate);
+                                       normBeforeGate, groupSize);
 }
 
 } // namespace

@@ -52,7 +52,7 @@ void checkActivation(c10::string_view activation, const char *name) {
 ProgramKey gatedKey(Kind kind, const Tensor &x, const Tensor &z,
                     const OptionalTensor &weight, double offset,
                     c10::string_view activation, bool normBeforeGate,
-                    const char *name) {
+                    int64_t groupSize, const char *name) {
   checkInput(x, {&weight}, name);
   checkLike(z, x, "the gate z", name);
   checkActivation(activation, name);
@@ -60,50 +60,56 @@ ProgramKey gatedKey(Kind kind, const Tensor &x, const Tensor &z,
   key.offset = offset;
   key.activation = std::string(activation);
   key.normBeforeGate = normBeforeGate;
+  // A group of the whole row is the plain gated norm.
+  if (groupCount(groupSize, x, name) > 1)
+    key.groupSize = groupSize;
   return key;
 }
 
 std::vector<Tensor> gatedForward(const Tensor &x, const Tensor &z,
                                  const OptionalTensor &weight, double eps,
                                  double offset, c10::string_view activation,
-                                 bool normBeforeGate, bool stats,
-                                 const char *name) {
+                                 bool normBeforeGate, int64_t groupSize,
+                                 bool stats, const char *name) {
   ProgramKey key = gatedKey(Kind::GatedForward, x, z, weight, offset,
-                            activation, normBeforeGate, name);
+                            activation, normBeforeGate, groupSize, name);
   key.eps = eps;
   key.stats = stats;
   return runForward(key, {x, z}, {&weight}, 1);
 }
 
-std::tuple<Tensor, Tensor> rmsNormGated(const Tensor &x, const Tensor &z,
-                                        const OptionalTensor &weight,
-                                        double eps, double offset,
-                                        c10::string_view activation,
-                                        bool normBeforeGate) {
+std::tuple<Tensor, Tensor>
+rmsNormGated(const Tensor &x, const Tensor &z, const OptionalTensor &weight,
+             double eps, double offset, c10::string_view activation,
+             bool normBeforeGate, int64_t groupSize) {
   auto outs = gatedForward(x, z, weight, eps, offset, activation,
-                           normBeforeGate, true, "rms_norm_gated");
+                           normBeforeGate, groupSize, true, "rms_norm_gated");
   return {outs[0], outs[1]};
 }
 
 Tensor rmsNormGatedInference(const Tensor &x, const Tensor &z,
                              const OptionalTensor &weight, double eps,
                              double offset, c10::string_view activation,
-                             bool normBeforeGate) {
+                             bool normBeforeGate, int64_t groupSize) {
   return gatedForward(x, z, weight, eps, offset, activation, normBeforeGate,
-                      false, "rms_norm_gated_inference")[0];
+                      groupSize, false, "rms_norm_gated_inference")[0];
 }
 
 std::tuple<Tensor, Tensor, Tensor>
 rmsNormGatedBackward(const Tensor &dy, const Tensor &x, const Tensor &z,
                      const Tensor &rstd, const OptionalTensor &weight,
                      double offset, c10::string_view activation,
-                     bool normBeforeGate) {
+                     bool normBeforeGate, int64_t groupSize) {
   const char *name = "rms_norm_gated_backward";
   ProgramKey key = gatedKey(Kind::GatedBackward, x, z, weight, offset,
-                            activation, normBeforeGate, name);
-  checkGrad(dy, x, {&rstd}, name);
-  std::vector<Tensor> inputs{aligned(dy), aligned(x), aligned(z),
-                             aligned(rstd)};
+                            activation, normBeforeGate, groupSize, name);
+  int64_t groups = key.groupSize ? x.size(-1) / key.groupSize : 1;
+  checkGrad(dy, x, {&rstd}, name, groups);
+  // Statistics one a group are the program's M x N/G buffer.
+  Tensor stats = aligned(rstd);
+  if (groups > 1)
+    stats = stats.view({rowsOf(x), groups});
+  std::vector<Tensor> inputs{aligned(dy), aligned(x), aligned(z), stats};
   if (weight)
     inputs.push_back(aligned(*weight));
   auto outs = runProgram(key, inputs, rowsOf(x));
@@ -123,17 +129,19 @@ TORCH_LIBRARY_FRAGMENT(norm_mlir, m) {
   m.def("l2_norm_inference(Tensor x, float eps) -> Tensor", compliant);
   // The gated RMSNorm: y = rms_norm(x) (w + offset) act(z) with the norm
   // before the gate, rms_norm(x act(z)) (w + offset) after it.
+  // group_size G (0: the whole row) normalizes each group of G columns by
+  // itself; rstd is then x's rows by N / G.
   m.def("rms_norm_gated(Tensor x, Tensor z, Tensor? weight, float eps, "
-        "float offset, str activation, bool norm_before_gate) -> "
-        "(Tensor, Tensor)",
+        "float offset, str activation, bool norm_before_gate, "
+        "int group_size=0) -> (Tensor, Tensor)",
         compliant);
   m.def("rms_norm_gated_backward(Tensor dy, Tensor x, Tensor z, Tensor rstd, "
         "Tensor? weight, float offset, str activation, "
-        "bool norm_before_gate) -> (Tensor, Tensor, Tensor)",
+        "bool norm_before_gate, int group_size=0) -> (Tensor, Tensor, Tensor)",
         compliant);
   m.def("rms_norm_gated_inference(Tensor x, Tensor z, Tensor? weight, "
-        "float eps, float offset, str activation, bool norm_before_gate) -> "
-        "Tensor",
+        "float eps, float offset, str activation, bool norm_before_gate, "
+        "int group_size=0) -> Tensor",
         compliant);
 }
 

@@ -272,7 +272,7 @@ TORCH_LIBRARY(norm_mlir, m) {
   m.def("_bundle_directory(str kind, int n, ScalarType dtype, "
         "ScalarType? weight_dtype, float eps, float offset, bool bias, "
         "bool stats, bool residual, str activation, bool norm_before_gate, "
-        "bool quant, Device device) -> str");
+        "bool quant, Device device, int group_size=0) -> str");
 }
 
 TORCH_LIBRARY_IMPL(norm_mlir, CUDA, m) {

@@ -25,7 +25,7 @@ bool ProgramKey::operator==(const ProgramKey &other) const {
          offset == other.offset && bias == other.bias && stats == other.stats &&
          residual == other.residual && activation == other.activation &&
          normBeforeGate == other.normBeforeGate && quant == other.quant &&
-         device == other.device;
+         groupSize == other.groupSize && device == other.device;
 }
 
 namespace {
@@ -36,7 +36,7 @@ struct KeyHash {
         static_cast<int>(k.kind), k.n, static_cast<int>(k.dtype),
         k.weightDtype ? static_cast<int>(*k.weightDtype) : -1, k.eps, k.offset,
         k.bias, k.stats, k.residual, k.activation, k.normBeforeGate, k.quant,
-        static_cast<int>(k.device));
+        k.groupSize, static_cast<int>(k.device));
   }
 };
 
@@ -81,18 +81,19 @@ c10::ScalarType scalarType(DType dtype) {
 /// (norm_mlir.ops) compiles it or finds it in the cache, through the
 /// dispatcher, so the cache and its keys live in one place.
 std::string bundleDirectory(const ProgramKey &key) {
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("norm_mlir::_bundle_directory", "")
-                       .typed<std::string(
-                           c10::string_view, int64_t, c10::ScalarType,
-                           std::optional<c10::ScalarType>, double, double, bool,
-                           bool, bool, c10::string_view, bool, bool,
-                           c10::Device)>();
+  static auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("norm_mlir::_bundle_directory", "")
+          .typed<std::string(c10::string_view, int64_t, c10::ScalarType,
+                             std::optional<c10::ScalarType>, double, double,
+                             bool, bool, bool, c10::string_view, bool, bool,
+                             c10::Device, int64_t)>();
   try {
     return op.call(kindName(key.kind), key.n, key.dtype, key.weightDtype,
                    key.eps, key.offset, key.bias, key.stats, key.residual,
                    key.activation, key.normBeforeGate, key.quant,
-                   c10::Device(c10::DeviceType::CUDA, key.device));
+                   c10::Device(c10::DeviceType::CUDA, key.device),
+                   key.groupSize);
   } catch (const c10::Error &e) {
     TORCH_CHECK(false, "norm_mlir: no bundle for ", kindName(key.kind),
                 " at N = ", std::to_string(key.n), " (",

@@ -58,6 +58,9 @@ struct ProgramKey {
   /// Forwards: y quantized to FP8 e4m3 per row, returned with its scale
   /// (norm_mlir.programs' quant=True).
   bool quant = false;
+  /// Groups of columns (0: none): the scales of a quantized forward, the
+  /// statistics of a grouped gated norm, one a group of this many columns.
+  int64_t groupSize = 0;
   c10::DeviceIndex device = 0;
 
   bool operator==(const ProgramKey &other) const;

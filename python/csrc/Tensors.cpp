@@ -47,13 +47,14 @@ void checkInput(const Tensor &x,
 }
 
 void checkGrad(const Tensor &dy, const Tensor &x,
-               std::initializer_list<const Tensor *> stats, const char *name) {
+               std::initializer_list<const Tensor *> stats, const char *name,
+               int64_t perRow) {
   TORCH_CHECK_VALUE(dy.sizes() == x.sizes() &&
                         dy.scalar_type() == x.scalar_type(),
                     name, ": dy must have the shape and dtype of x (",
                     shapeText(x.sizes()), ", ", x.scalar_type(), "), got (",
                     shapeText(dy.sizes()), ", ", dy.scalar_type(), ")");
-  int64_t rows = x.numel() / x.size(-1);
+  int64_t rows = x.numel() / x.size(-1) * perRow;
   TORCH_CHECK_VALUE(dy.device() == x.device(), name,
                     ": dy and the statistics must be on ", x.device().str(),
                     ", got ", dy.device().str());
@@ -63,9 +64,10 @@ void checkGrad(const Tensor &dy, const Tensor &x,
                       ", got ", t->device().str());
     TORCH_CHECK_VALUE(
         t->scalar_type() == c10::ScalarType::Float && t->numel() == rows, name,
-        ": mean/rstd must be float32 with one value per row of "
-        "x (",
-        std::to_string(rows), "), got ", t->scalar_type(), " with ",
+        ": mean/rstd must be float32 with ",
+        perRow == 1 ? std::string("one value per row")
+                    : std::to_string(perRow) + " values per row (group)",
+        " of x (", std::to_string(rows), "), got ", t->scalar_type(), " with ",
         std::to_string(t->numel()));
   }
 }
@@ -108,6 +110,16 @@ ProgramKey keyFor(Kind kind, const Tensor &x, const OptionalTensor &weight) {
 
 int64_t rowsOf(const Tensor &x) { return x.numel() / x.size(-1); }
 
+int64_t groupCount(int64_t groupSize, const Tensor &x, const char *name) {
+  int64_t n = x.size(-1);
+  TORCH_CHECK_VALUE(groupSize >= 0 && (groupSize == 0 || n % groupSize == 0),
+                    name,
+                    ": group_size must be 0 (the whole row) or divide the last "
+                    "dimension (",
+                    std::to_string(n), "), got ", std::to_string(groupSize));
+  return groupSize ? n / groupSize : 1;
+}
+
 std::vector<int64_t> rowShape(const Tensor &x) {
   return std::vector<int64_t>(x.sizes().begin(), x.sizes().end() - 1);
 }
@@ -136,9 +148,16 @@ runForward(const ProgramKey &key, const std::vector<Tensor> &activations,
       inputs.push_back(aligned(**p));
   std::vector<Tensor> outs = runProgram(key, inputs, rowsOf(x));
   std::vector<int64_t> rows = rowShape(x);
-  for (size_t i = 0; i < outs.size(); ++i)
-    outs[i] =
-        shaped(outs[i], i < fullResults ? x.sizes() : c10::IntArrayRef(rows));
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (i < fullResults) {
+      outs[i] = shaped(outs[i], x.sizes());
+      continue;
+    }
+    std::vector<int64_t> shape = rows;
+    if (outs[i].dim() == 2) // One a group: M x N/G.
+      shape.push_back(outs[i].size(1));
+    outs[i] = shaped(outs[i], shape);
+  }
   return outs;
 }
 

@@ -38,10 +38,15 @@ void checkInput(const Tensor &x,
                 std::initializer_list<const OptionalTensor *> params,
                 const char *name);
 
-/// A backward's dy (x's shape and dtype) and statistics (float32, one per
-/// row of x), on x's device.
+/// A backward's dy (x's shape and dtype) and statistics (float32,
+/// `perRow` a row of x: one, or one a group), on x's device.
 void checkGrad(const Tensor &dy, const Tensor &x,
-               std::initializer_list<const Tensor *> stats, const char *name);
+               std::initializer_list<const Tensor *> stats, const char *name,
+               int64_t perRow = 1);
+
+/// The groups a row of x has for an op's `groupSize` (0: one, the whole
+/// row), after checking that it divides the row.
+int64_t groupCount(int64_t groupSize, const Tensor &x, const char *name);
 
 /// A bias needs a weight of its dtype.
 void checkBias(const OptionalTensor &weight, const OptionalTensor &bias,
@@ -67,7 +72,8 @@ ProgramKey keyFor(Kind kind, const Tensor &x, const OptionalTensor &weight);
 /// Runs forward program `key` over x's rows (x = activations[0]): its
 /// inputs are `activations` (x, then any other M x N input) and the
 /// parameters present, all aligned; its first `fullResults` results are
-/// shaped as x, the rest (per-row statistics, scales) as x's rows.
+/// shaped as x, the rest (per-row statistics, scales) as x's rows, those
+/// with a value per group as x's rows by their groups.
 std::vector<Tensor>
 runForward(const ProgramKey &key, const std::vector<Tensor> &activations,
            std::initializer_list<const OptionalTensor *> params,

@@ -142,20 +142,21 @@ def check_cuda(x, *params, name):
         raise ValueError(f"{name}: x must be a CUDA or CPU tensor, got {x.device}")
 
 
-def check_grad(dy, x, *stats, name):
+def check_grad(dy, x, *stats, name, per_row=1):
     """A backward's dy (x's shape and dtype) and saved statistics (float32,
-    one per row of x), on x's device."""
+    `per_row` a row of x: one, or one a group), on x's device."""
     if not isinstance(dy, torch.Tensor) or dy.shape != x.shape or dy.dtype != x.dtype:
         raise ValueError(f"{name}: dy must have the shape and dtype of x "
                          f"({tuple(x.shape)}, {x.dtype}), got "
                          f"{(tuple(dy.shape), dy.dtype) if isinstance(dy, torch.Tensor) else dy!r}")
-    rows = x.numel() // x.shape[-1]
+    rows = x.numel() // x.shape[-1] * per_row
     for t in (dy,) + stats:
         if t.device != x.device:
             raise ValueError(f"{name}: dy and the statistics must be on {x.device}, got {t.device}")
     for t in stats:
         if t.dtype != torch.float32 or t.numel() != rows:
-            raise ValueError(f"{name}: mean/rstd must be float32 with one value per row of x "
+            what = "one value per row" if per_row == 1 else f"{per_row} values per row (group)"
+            raise ValueError(f"{name}: mean/rstd must be float32 with {what} of x "
                              f"({rows}), got {t.dtype} with {t.numel()}")
 
 
@@ -196,8 +197,26 @@ def aligned(t):
 
 def shaped_results(outs, x, full=1):
     """A forward's results over the rows of x: the first `full` (y, h, q)
-    viewed as x, the rest (per-row statistics, scales) as x's rows."""
-    return tuple(t.view(x.shape if i < full else x.shape[:-1]) for i, t in enumerate(outs))
+    viewed as x, the rest (per-row statistics, scales) as x's rows, those
+    with a value per group (M x N/G) as x's rows by their groups."""
+    return tuple(t.view(x.shape if i < full else x.shape[:-1] + t.shape[1:])
+                 for i, t in enumerate(outs))
+
+
+def group_count(group_size, n, name):
+    """The groups a row of n elements has for an op's `group_size` (0: one,
+    the whole row), after checking that it divides n."""
+    if (not isinstance(group_size, int) or isinstance(group_size, bool) or group_size < 0
+            or (group_size and n % group_size)):
+        raise ValueError(f"{name}: group_size must be 0 (the whole row) or divide the last "
+                         f"dimension ({n}), got {group_size!r}")
+    return n // group_size if group_size else 1
+
+
+def group_flag(group_size, whole=None):
+    """The program flag of an op's group_size: none for 0, nor for `whole`
+    (the row length, where a group of the whole row is the plain op)."""
+    return {"group_size": group_size} if group_size and group_size != whole else {}
 
 
 def rows(t):
@@ -214,10 +233,12 @@ def check_activation(activation, name):
         raise ValueError(f"{name}: activation must be 'silu' or 'sigmoid', got {activation!r}")
 
 
-def gated_flags(x, z, offset, activation, norm_before_gate, name):
+def gated_flags(x, z, offset, activation, norm_before_gate, group_size, name):
     """The gated RMSNorm's program flags, after checking the gate z (x's
-    shape, dtype and device) and its activation; x and the weight are the
-    caller's to check (CPU or CUDA)."""
+    shape, dtype and device), its activation and the group size (0: the
+    whole row); x and the weight are the caller's to check (CPU or CUDA)."""
     check_residual(z, x, name, what="the gate z")
     check_activation(activation, name)
-    return dict(offset=offset, activation=activation, norm_before_gate=norm_before_gate)
+    group_count(group_size, x.shape[-1], name)
+    return dict(offset=offset, activation=activation, norm_before_gate=norm_before_gate,
+                **group_flag(group_size, x.shape[-1]))

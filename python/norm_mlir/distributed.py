@@ -119,30 +119,32 @@ if register_sharding is not None:
     def _(dy, x, rstd):
         return _strategies(x, [(dy, "row"), (x, "row"), (rstd, "row")], 0, ["row"])
 
+    # Statistics and scales per group (group_size) are x's rows by their
+    # groups: they shard with x's row dimensions as per-row ones do.
     @register_sharding(ops.rms_norm_gated.default)
-    def _(x, z, weight, eps, offset, activation, norm_before_gate):
-        return _strategies(x, [(x, "row"), (z, "row"), (weight, "param")], 4, ["row", "row"])
+    def _(x, z, weight, eps, offset, activation, norm_before_gate, group_size=0):
+        return _strategies(x, [(x, "row"), (z, "row"), (weight, "param")], 5, ["row", "row"])
 
     @register_sharding(ops.rms_norm_gated_inference.default)
-    def _(x, z, weight, eps, offset, activation, norm_before_gate):
-        return _strategies(x, [(x, "row"), (z, "row"), (weight, "param")], 4, ["row"])
+    def _(x, z, weight, eps, offset, activation, norm_before_gate, group_size=0):
+        return _strategies(x, [(x, "row"), (z, "row"), (weight, "param")], 5, ["row"])
 
     @register_sharding(ops.rms_norm_gated_backward.default)
-    def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate):
+    def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate, group_size=0):
         return _strategies(x, [(dy, "row"), (x, "row"), (z, "row"), (rstd, "row"),
-                               (weight, "param")], 3,
+                               (weight, "param")], 4,
                            ["row", "row", "sum" if weight is not None else "empty"])
 
     @register_sharding(ops.rms_norm_quant.default)
-    def _(x, weight, eps, offset):
-        return _strategies(x, [(x, "row"), (weight, "param")], 2, ["row", "row"])
+    def _(x, weight, eps, offset, group_size=0):
+        return _strategies(x, [(x, "row"), (weight, "param")], 3, ["row", "row"])
 
     @register_sharding(ops.layer_norm_quant.default)
-    def _(x, weight, bias, eps):
-        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 1,
+    def _(x, weight, bias, eps, group_size=0):
+        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 2,
                            ["row", "row"])
 
     @register_sharding(ops.fused_add_rms_norm_quant.default)
-    def _(x, residual, weight, eps, offset):
-        return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param")], 2,
+    def _(x, residual, weight, eps, offset, group_size=0):
+        return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param")], 3,
                            ["row", "row", "row"])

@@ -258,6 +258,14 @@ def _gated_reference(input, gate, weight, eps, activation, norm_before_gate, gro
     return y.to(input.dtype)
 
 
+def _groups_lowered(input, group_size):
+    """Whether the kernels take groups of group_size columns of `input`:
+    the CPU lowering any, the GPU's groups of a power of two of elements
+    (a group's vectors are a power of two of lanes; 640 is 80 vectors of 8)."""
+    return (group_size is None or not input.is_cuda
+            or group_size & (group_size - 1) == 0)
+
+
 def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
                    norm_before_gate=True, group_size=None, offset=0.0):
     """The gated RMSNorm of Gated DeltaNet and Mamba2 over the last
@@ -267,9 +275,10 @@ def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
     in f32). One kernel each way; the backward gives the gradients of
     input, gate and weight. group_size (a divisor of the last
     dimension) normalizes groups of that many elements separately, as
-    Mamba2's ngroups > 1 does; grouped calls compute with torch, as do
-    inputs the kernels do not take (another dtype or shape for the gate,
-    other devices)."""
+    Mamba2's ngroups > 1 does, in the same kernels (on the GPU groups of a
+    power of two of elements; other group sizes compute with torch there,
+    as do inputs the kernels do not take: another dtype or shape for the
+    gate, other devices)."""
     name = "rms_norm_gated"
     check_activation(activation, name)
     n = input.shape[-1] if isinstance(input, torch.Tensor) and input.dim() else 0
@@ -278,61 +287,84 @@ def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
                          f"got {group_size}")
     if weight is not None and (weight.dim() != 1 or weight.shape[0] != n):
         raise ValueError(f"{name}: weight must have shape ({n},), got {tuple(weight.shape)}")
-    grouped = group_size is not None and group_size != n
-    if (grouped or n == 0 or not _runs_here(input) or not _kernel_dtypes(input, (weight,))
-            or not _kernel_epsilon(float(eps)) or not _residual_fits(input, gate)):
+    groups = group_size if group_size is not None and group_size != n else 0
+    if (n == 0 or not _runs_here(input) or not _kernel_dtypes(input, (weight,))
+            or not _kernel_epsilon(float(eps)) or not _residual_fits(input, gate)
+            or not _groups_lowered(input, groups or None)):
         return _gated_reference(input, gate, weight, eps, activation, norm_before_gate,
                                 group_size or n, offset)
     if _needs_grad(input, gate, weight):
         return ops.rms_norm_gated(input, gate, weight, float(eps), float(offset), activation,
-                                  norm_before_gate)[0]
+                                  norm_before_gate, groups)[0]
     return ops.rms_norm_gated_inference(input, gate, weight, float(eps), float(offset),
-                                        activation, norm_before_gate)
+                                        activation, norm_before_gate, groups)
 
 
-def _quant_reference(y):
-    """q, scale of f32-or-wider y, as the kernels quantize it."""
-    scale = (y.abs().amax(-1) / 448.0).clamp_min(1e-12)
-    q = (y / scale.unsqueeze(-1)).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
-    return q, scale.float()
+def _quant_reference(y, group_size=None):
+    """q, scale of f32-or-wider y, as the kernels quantize it: a scale a row,
+    or a group of group_size columns."""
+    n = y.shape[-1]
+    parts = y.unflatten(-1, (n // group_size, group_size)) if group_size else y.unsqueeze(-2)
+    scale = (parts.abs().amax(-1) / 448.0).clamp_min(1e-12)
+    q = (parts / scale.unsqueeze(-1)).clamp(-448.0, 448.0).flatten(-2).to(torch.float8_e4m3fn)
+    return q, (scale if group_size else scale.squeeze(-1)).float()
 
 
-def rms_norm_quant(input, weight=None, eps=1e-6, residual=None, offset=0.0):
+def _check_group_size(input, group_size, name):
+    """A quantized forward's group_size: None (a scale a row) or a positive
+    divisor of the last dimension."""
+    n = input.shape[-1] if isinstance(input, torch.Tensor) and input.dim() else 0
+    if group_size is not None and (not isinstance(group_size, int) or group_size <= 0
+                                   or n % group_size):
+        raise ValueError(f"{name}: group_size must be a positive divisor of the last "
+                         f"dimension ({n}), got {group_size!r}")
+
+
+def rms_norm_quant(input, weight=None, eps=1e-6, residual=None, offset=0.0, group_size=None):
     """rms_norm(input) * weight quantized to FP8 e4m3 per row in one kernel
     (vLLM's rms_norm_dynamic_per_token_quant): returns (q, scale), q =
     y / scale as float8_e4m3fn and scale = max(max_j |y| / 448, 1e-12) per
-    row (float32), so q * scale approximates y. With `residual`, the
+    row (float32), so q * scale approximates y. With group_size G the
+    scales are per group of G consecutive columns (input's rows by N / G;
+    G = 128: DeepSeek-V3's 1 x 128 activation scales, vLLM's
+    per_token_group_quant_fp8), still one kernel. With `residual`, the
     pre-norm residual add comes first and (q, scale, input + residual) is
-    returned; offset 1 takes the weight as 1 + weight. An inference forward: no gradient flows through it. Inputs the
-    kernels do not take compute the same with torch."""
+    returned; offset 1 takes the weight as 1 + weight. An inference
+    forward: no gradient flows through it. Inputs the kernels do not take
+    (and on the GPU groups that are not a power of two of elements) compute
+    the same with torch."""
+    _check_group_size(input, group_size, "rms_norm_quant")
     h = None
     fits = (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
             and _runs_here(input) and _kernel_dtypes(input, (weight,))
-            and _kernel_epsilon(float(eps))
+            and _kernel_epsilon(float(eps)) and _groups_lowered(input, group_size)
             and (residual is None or _residual_fits(input, residual)))
     if not fits:
         h = input + residual if residual is not None else input
         wf = weight.to(_compute_type(h)) + offset if weight is not None else None
         q, scale = _quant_reference(F.rms_norm(h.to(_compute_type(h)), (h.shape[-1],), wf,
-                                               eps))
+                                               eps), group_size)
         return (q, scale) if residual is None else (q, scale, h)
     if residual is None:
-        return ops.rms_norm_quant(input, weight, float(eps), float(offset))
+        return ops.rms_norm_quant(input, weight, float(eps), float(offset), group_size or 0)
     q, h, scale = ops.fused_add_rms_norm_quant(input, residual, weight, float(eps),
-                                               float(offset))
+                                               float(offset), group_size or 0)
     return q, scale, h
 
 
-def layer_norm_quant(input, weight=None, bias=None, eps=1e-5):
-    """layer_norm(input) * weight + bias quantized to FP8 e4m3 per row in one
-    kernel: (q, scale) as rms_norm_quant's."""
+def layer_norm_quant(input, weight=None, bias=None, eps=1e-5, group_size=None):
+    """layer_norm(input) * weight + bias quantized to FP8 e4m3 per row (or
+    per group of group_size columns) in one kernel: (q, scale) as
+    rms_norm_quant's."""
+    _check_group_size(input, group_size, "layer_norm_quant")
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
     fits = (plain and isinstance(input, torch.Tensor) and input.dim() >= 1
             and input.shape[-1] > 0 and _runs_here(input)
-            and _kernel_dtypes(input, (weight, bias)) and _kernel_epsilon(float(eps)))
+            and _kernel_dtypes(input, (weight, bias)) and _kernel_epsilon(float(eps))
+            and _groups_lowered(input, group_size))
     if not fits:
         x = input.to(_compute_type(input))
         y = F.layer_norm(x, (x.shape[-1],), weight.to(x.dtype) if weight is not None else None,
                          bias.to(x.dtype) if bias is not None else None, eps)
-        return _quant_reference(y)
-    return ops.layer_norm_quant(input, weight, bias, float(eps))
+        return _quant_reference(y, group_size)
+    return ops.layer_norm_quant(input, weight, bias, float(eps), group_size or 0)

@@ -21,15 +21,16 @@ Ops (all take the normalized size from the last dimension of x):
   norm_mlir::l2_norm(x, eps) -> (y, rstd)
   norm_mlir::l2_norm_backward(dy, x, rstd) -> dx
   norm_mlir::l2_norm_inference(x, eps) -> y
-  norm_mlir::rms_norm_gated(x, z, weight?, eps, offset, activation, norm_before_gate)
-      -> (y, rstd)
+  norm_mlir::rms_norm_gated(x, z, weight?, eps, offset, activation, norm_before_gate,
+                            group_size=0) -> (y, rstd)
   norm_mlir::rms_norm_gated_backward(dy, x, z, rstd, weight?, offset, activation,
-                                     norm_before_gate) -> (dx, dz, dw)
+                                     norm_before_gate, group_size=0) -> (dx, dz, dw)
   norm_mlir::rms_norm_gated_inference(x, z, weight?, eps, offset, activation,
-                                      norm_before_gate) -> y
-  norm_mlir::rms_norm_quant(x, weight?, eps, offset) -> (q, scale)
-  norm_mlir::layer_norm_quant(x, weight?, bias?, eps) -> (q, scale)
-  norm_mlir::fused_add_rms_norm_quant(x, residual, weight?, eps, offset) -> (q, h, scale)
+                                      norm_before_gate, group_size=0) -> y
+  norm_mlir::rms_norm_quant(x, weight?, eps, offset, group_size=0) -> (q, scale)
+  norm_mlir::layer_norm_quant(x, weight?, bias?, eps, group_size=0) -> (q, scale)
+  norm_mlir::fused_add_rms_norm_quant(x, residual, weight?, eps, offset, group_size=0)
+      -> (q, h, scale)
 dw/db are empty tensors when there is no weight/bias. The fused_add ops are
 a pre-norm block's residual add and norm in one kernel: h = x + residual is
 normalized and returned (the next block's residual); their backward takes
@@ -39,11 +40,15 @@ l2_norm ops are the L2 norm of Gated DeltaNet's q and k, y = x / sqrt(sum_j
 x^2 + eps) with rstd = 1 / sqrt(sum_j x^2 + eps) per row; the
 rms_norm_gated ops the gated RMSNorm of Gated DeltaNet and Mamba2, y =
 rms_norm(x) (w + offset) act(z) with norm_before_gate, rms_norm(x act(z))
-(w + offset) without, act 'silu' or 'sigmoid'. The quant ops are
+(w + offset) without, act 'silu' or 'sigmoid'; a group_size G (a divisor
+of N) normalizes each group of G consecutive columns by itself (rstd is
+then one a group: x's rows by N/G). The quant ops are
 inference forwards whose y is quantized to FP8 e4m3 per row: q = y / scale
 rounded to float8_e4m3fn (saturating at +-448), scale = max(max_j |y| /
-448, 1e-12) per row (float32), y computed in f32 and never stored; they
-refuse a backward. The inference ops are
+448, 1e-12) per row (float32), y computed in f32 and never stored; with a
+group_size G the scales are per group of G consecutive columns (x's rows
+by N/G: DeepSeek-V3's 1 x 128 activation scales). They refuse a
+backward. The inference ops are
 the forwards without the saved statistics (their kernels store no mean or
 rstd) and refuse a backward: norm_mlir.functional (and so the modules) calls
 them when nothing needs a gradient.
@@ -59,7 +64,8 @@ import torch
 
 from . import native
 from .checks import (check_bias, check_grad, check_input, check_residual, device_chip,
-                     device_target_options, gated_flags, rows, shaped_results)
+                     device_target_options, gated_flags, group_count, group_flag, rows,
+                     shaped_results)
 from .compiler import bundle_directory
 from .programs import op_program
 
@@ -108,7 +114,7 @@ _PROGRAM_FLAGS = {"rms_fwd": ("eps", "offset"), "ln_fwd": ("eps", "bias"),
 
 
 def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, residual,
-                      activation, norm_before_gate, quant, device):
+                      activation, norm_before_gate, quant, device, group_size=0):
     values = dict(eps=eps, offset=offset, bias=bias, activation=activation,
                   norm_before_gate=norm_before_gate)
     flags = {name: values[name] for name in _PROGRAM_FLAGS[kind]}
@@ -118,6 +124,7 @@ def _bundle_directory(kind, n, dtype, weight_dtype, eps, offset, bias, stats, re
         flags["residual"] = True
     if quant:
         flags["quant"] = True
+    flags.update(group_flag(group_size))
     program = op_program(kind, n, dtype, weight_dtype, **flags)
     return bundle_directory(program, chip=device_chip(device),
                             options=device_target_options(device))
@@ -216,41 +223,49 @@ def _(x, eps):
     return torch.empty_like(x)
 
 
+def _group_stats(x, group_size, whole_row_shape):
+    """Statistics or scales of x: one a row (`whole_row_shape`: x's rows),
+    or with groups of group_size columns one a group (x's rows by N/G)."""
+    if group_size and (not whole_row_shape or group_size != x.shape[-1]):
+        return x.new_empty(x.shape[:-1] + (x.shape[-1] // group_size,), dtype=torch.float32)
+    return x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
 @torch.library.register_fake("norm_mlir::rms_norm_gated")
-def _(x, z, weight, eps, offset, activation, norm_before_gate):
-    return torch.empty_like(x), x.new_empty(x.shape[:-1], dtype=torch.float32)
+def _(x, z, weight, eps, offset, activation, norm_before_gate, group_size=0):
+    return torch.empty_like(x), _group_stats(x, group_size, True)
 
 
 @torch.library.register_fake("norm_mlir::rms_norm_gated_backward")
-def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate):
+def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate, group_size=0):
     return (torch.empty_like(x), torch.empty_like(x),
             torch.empty_like(weight) if weight is not None else x.new_empty(0))
 
 
 @torch.library.register_fake("norm_mlir::rms_norm_gated_inference")
-def _(x, z, weight, eps, offset, activation, norm_before_gate):
+def _(x, z, weight, eps, offset, activation, norm_before_gate, group_size=0):
     return torch.empty_like(x)
 
 
-def _fake_quant(x, residual=None):
+def _fake_quant(x, group_size, residual=None):
     q = torch.empty_like(x, dtype=torch.float8_e4m3fn)
-    scale = x.new_empty(x.shape[:-1], dtype=torch.float32)
+    scale = _group_stats(x, group_size, False)
     return (q, scale) if residual is None else (q, torch.empty_like(x), scale)
 
 
 @torch.library.register_fake("norm_mlir::rms_norm_quant")
-def _(x, weight, eps, offset):
-    return _fake_quant(x)
+def _(x, weight, eps, offset, group_size=0):
+    return _fake_quant(x, group_size)
 
 
 @torch.library.register_fake("norm_mlir::layer_norm_quant")
-def _(x, weight, bias, eps):
-    return _fake_quant(x)
+def _(x, weight, bias, eps, group_size=0):
+    return _fake_quant(x, group_size)
 
 
 @torch.library.register_fake("norm_mlir::fused_add_rms_norm_quant")
-def _(x, residual, weight, eps, offset):
-    return _fake_quant(x, residual)
+def _(x, residual, weight, eps, offset, group_size=0):
+    return _fake_quant(x, group_size, residual)
 
 
 # ---- torch.autocast ----------------------------------------------------------
@@ -470,15 +485,17 @@ def _(dy, x, rstd):
     return dx.view(x.shape)
 
 
-def _gated_flags(x, z, weight, offset, activation, norm_before_gate, name):
+def _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size, name):
     check_input(x, weight, name=name)
-    return gated_flags(x, z, offset, activation, norm_before_gate, name)
+    return gated_flags(x, z, offset, activation, norm_before_gate, group_size, name)
 
 
 def _cpu_gated_forward(x, z, weight, eps, flags, stats):
     matrix = rows(x)
-    outputs = [torch.empty_like(matrix)] + [x.new_empty(matrix.shape[0], dtype=torch.float32)
-                                            for _ in range(stats)]
+    groups = x.shape[-1] // flags.get("group_size", x.shape[-1])
+    outputs = [torch.empty_like(matrix)] + [
+        x.new_empty((matrix.shape[0],) + ((groups,) if "group_size" in flags else ()),
+                    dtype=torch.float32) for _ in range(stats)]
     flags = dict(flags, eps=eps)
     if not stats:
         flags["stats"] = False
@@ -488,41 +505,47 @@ def _cpu_gated_forward(x, z, weight, eps, flags, stats):
 
 
 @torch.library.register_kernel("norm_mlir::rms_norm_gated", "cpu")
-def _(x, z, weight, eps, offset, activation, norm_before_gate):
-    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, "rms_norm_gated")
+def _(x, z, weight, eps, offset, activation, norm_before_gate, group_size=0):
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size,
+                         "rms_norm_gated")
     return _cpu_gated_forward(x, z, weight, eps, flags, 1)
 
 
 @torch.library.register_kernel("norm_mlir::rms_norm_gated_inference", "cpu")
-def _(x, z, weight, eps, offset, activation, norm_before_gate):
-    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate,
+def _(x, z, weight, eps, offset, activation, norm_before_gate, group_size=0):
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size,
                          "rms_norm_gated_inference")
     return _cpu_gated_forward(x, z, weight, eps, flags, 0)[0]
 
 
 @torch.library.register_kernel("norm_mlir::rms_norm_gated_backward", "cpu")
-def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate):
+def _(dy, x, z, rstd, weight, offset, activation, norm_before_gate, group_size=0):
     name = "rms_norm_gated_backward"
-    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, name)
-    check_grad(dy, x, rstd, name=name)
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size, name)
+    groups = group_count(group_size, x.shape[-1], name) if "group_size" in flags else 1
+    check_grad(dy, x, rstd, name=name, per_row=groups)
     matrix = rows(x)
     dx, dz = torch.empty_like(matrix), torch.empty_like(matrix)
     dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)
+    stats = rstd.reshape(matrix.shape[0], groups) if groups > 1 else rstd.reshape(-1)
     _cpu_run("gated_bwd", x, weight, flags,
-             [rows(dy), matrix, rows(z), rstd.reshape(-1)]
+             [rows(dy), matrix, rows(z), stats]
              + ([weight] if weight is not None else []),
              [dx, dz] + ([dw] if weight is not None else []))
     return dx.view(x.shape), dz.view(x.shape), dw
 
 
-def _cpu_quant(kind, x, residual, weight, params, flags):
-    """A forward quantized to FP8 per row through the CPU lowering: q, (h,)
-    scale."""
+def _cpu_quant(kind, x, residual, weight, params, flags, group_size, name):
+    """A forward quantized to FP8 per row (or per group of group_size
+    columns) through the CPU lowering: q, (h,) scale."""
+    groups = group_count(group_size, x.shape[-1], name)
     matrix = rows(x)
     outputs = ([torch.empty_like(matrix, dtype=torch.float8_e4m3fn)]
                + ([torch.empty_like(matrix)] if residual is not None else [])
-               + [x.new_empty(matrix.shape[0], dtype=torch.float32)])
-    flags = dict(flags, quant=True, stats=False, residual=residual is not None)
+               + [x.new_empty((matrix.shape[0],) + ((groups,) if group_size else ()),
+                              dtype=torch.float32)])
+    flags = dict(flags, quant=True, stats=False, residual=residual is not None,
+                 **group_flag(group_size))
     inputs = ([matrix] + ([rows(residual)] if residual is not None else [])
               + [p for p in params if p is not None])
     _cpu_run(kind, x, weight, flags, inputs, outputs)
@@ -530,24 +553,26 @@ def _cpu_quant(kind, x, residual, weight, params, flags):
 
 
 @torch.library.register_kernel("norm_mlir::rms_norm_quant", "cpu")
-def _(x, weight, eps, offset):
+def _(x, weight, eps, offset, group_size=0):
     check_input(x, weight, name="rms_norm_quant")
-    return _cpu_quant("rms_fwd", x, None, weight, [weight], dict(eps=eps, offset=offset))
+    return _cpu_quant("rms_fwd", x, None, weight, [weight], dict(eps=eps, offset=offset),
+                      group_size, "rms_norm_quant")
 
 
 @torch.library.register_kernel("norm_mlir::layer_norm_quant", "cpu")
-def _(x, weight, bias, eps):
+def _(x, weight, bias, eps, group_size=0):
     check_input(x, weight, bias, name="layer_norm_quant")
     check_bias(weight, bias, "layer_norm_quant")
     return _cpu_quant("ln_fwd", x, None, weight, [weight, bias],
-                      dict(eps=eps, bias=bias is not None))
+                      dict(eps=eps, bias=bias is not None), group_size, "layer_norm_quant")
 
 
 @torch.library.register_kernel("norm_mlir::fused_add_rms_norm_quant", "cpu")
-def _(x, residual, weight, eps, offset):
+def _(x, residual, weight, eps, offset, group_size=0):
     check_input(x, weight, name="fused_add_rms_norm_quant")
     check_residual(residual, x, "fused_add_rms_norm_quant")
-    return _cpu_quant("rms_fwd", x, residual, weight, [weight], dict(eps=eps, offset=offset))
+    return _cpu_quant("rms_fwd", x, residual, weight, [weight], dict(eps=eps, offset=offset),
+                      group_size, "fused_add_rms_norm_quant")
 
 
 from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)

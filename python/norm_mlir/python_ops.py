@@ -8,6 +8,7 @@ norm_mlir.ops adds the fake, CPU and autocast kernels to either.
 import torch
 
 from .checks import (aligned, check_bias, check_cuda, check_grad, check_residual, device_chip,
+                     group_count, group_flag,
                      device_target_options, gated_flags, rows, shaped_results)
 from .compiler import compile_program
 from .launcher import Launcher
@@ -215,9 +216,9 @@ def l2_norm_backward(dy: torch.Tensor, x: torch.Tensor, rstd: torch.Tensor) -> t
     return launcher(None, rows(dy), rows(x), aligned(rstd).view(-1))[0].view(x.shape)
 
 
-def _gated_flags(x, z, weight, offset, activation, norm_before_gate, name):
+def _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size, name):
     check_cuda(x, weight, name=name)
-    return gated_flags(x, z, offset, activation, norm_before_gate, name)
+    return gated_flags(x, z, offset, activation, norm_before_gate, group_size, name)
 
 
 def _gpu_gated_forward(x, z, weight, eps, flags, stats):
@@ -231,17 +232,18 @@ def _gpu_gated_forward(x, z, weight, eps, flags, stats):
 
 @torch.library.custom_op("norm_mlir::rms_norm_gated", mutates_args=())
 def rms_norm_gated(x: torch.Tensor, z: torch.Tensor, weight: torch.Tensor | None, eps: float,
-                   offset: float, activation: str,
-                   norm_before_gate: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, "rms_norm_gated")
+                   offset: float, activation: str, norm_before_gate: bool,
+                   group_size: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size,
+                         "rms_norm_gated")
     return _gpu_gated_forward(x, z, weight, eps, flags, 1)
 
 
 @torch.library.custom_op("norm_mlir::rms_norm_gated_inference", mutates_args=())
 def rms_norm_gated_inference(x: torch.Tensor, z: torch.Tensor, weight: torch.Tensor | None,
                              eps: float, offset: float, activation: str,
-                             norm_before_gate: bool) -> torch.Tensor:
-    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate,
+                             norm_before_gate: bool, group_size: int = 0) -> torch.Tensor:
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size,
                          "rms_norm_gated_inference")
     return _gpu_gated_forward(x, z, weight, eps, flags, 0)[0]
 
@@ -249,13 +251,15 @@ def rms_norm_gated_inference(x: torch.Tensor, z: torch.Tensor, weight: torch.Ten
 @torch.library.custom_op("norm_mlir::rms_norm_gated_backward", mutates_args=())
 def rms_norm_gated_backward(dy: torch.Tensor, x: torch.Tensor, z: torch.Tensor,
                             rstd: torch.Tensor, weight: torch.Tensor | None, offset: float,
-                            activation: str, norm_before_gate: bool
+                            activation: str, norm_before_gate: bool, group_size: int = 0
                             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     name = "rms_norm_gated_backward"
-    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, name)
-    check_grad(dy, x, rstd, name=name)
+    flags = _gated_flags(x, z, weight, offset, activation, norm_before_gate, group_size, name)
+    check_grad(dy, x, rstd, name=name, per_row=group_count(group_size, x.shape[-1], name))
     launcher = _launcher("gated_bwd", x.shape[-1], x, weight, **flags)
-    args = [rows(dy), rows(x), rows(z), aligned(rstd).view(-1)]
+    stats = aligned(rstd).view(x.numel() // x.shape[-1], -1) if "group_size" in flags \
+        else aligned(rstd).view(-1)
+    args = [rows(dy), rows(x), rows(z), stats]
     if weight is not None:
         args.append(aligned(weight))
     outs = launcher(None, *args)
@@ -265,9 +269,12 @@ def rms_norm_gated_backward(dy: torch.Tensor, x: torch.Tensor, z: torch.Tensor,
 
 # ---- FP8 output (QuantOps.cpp in the extension) -------------------------------
 
-def _gpu_quant(kind, x, residual, weight, params, flags):
-    """A forward quantized to FP8 per row: q, (h,) scale."""
-    flags = dict(flags, quant=True, stats=False, residual=residual is not None)
+def _gpu_quant(kind, x, residual, weight, params, flags, group_size, name):
+    """A forward quantized to FP8 per row (or per group of group_size
+    columns): q, (h,) scale."""
+    group_count(group_size, x.shape[-1], name)
+    flags = dict(flags, quant=True, stats=False, residual=residual is not None,
+                 **group_flag(group_size))
     launcher = _launcher(kind, x.shape[-1], x, weight, **flags)
     ins = [rows(x)] + ([rows(residual)] if residual is not None else [])
     outs = launcher(None, *ins, *[aligned(p) for p in params if p is not None])
@@ -276,27 +283,30 @@ def _gpu_quant(kind, x, residual, weight, params, flags):
 
 @torch.library.custom_op("norm_mlir::rms_norm_quant", mutates_args=())
 def rms_norm_quant(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
-                   offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+                   offset: float, group_size: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, name="rms_norm_quant")
-    return _gpu_quant("rms_fwd", x, None, weight, [weight], dict(eps=eps, offset=offset))
+    return _gpu_quant("rms_fwd", x, None, weight, [weight], dict(eps=eps, offset=offset),
+                      group_size, "rms_norm_quant")
 
 
 @torch.library.custom_op("norm_mlir::layer_norm_quant", mutates_args=())
 def layer_norm_quant(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
-                     eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+                     eps: float, group_size: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, bias, name="layer_norm_quant")
     check_bias(weight, bias, "layer_norm_quant")
     return _gpu_quant("ln_fwd", x, None, weight, [weight, bias],
-                      dict(eps=eps, bias=bias is not None))
+                      dict(eps=eps, bias=bias is not None), group_size, "layer_norm_quant")
 
 
 @torch.library.custom_op("norm_mlir::fused_add_rms_norm_quant", mutates_args=())
 def fused_add_rms_norm_quant(x: torch.Tensor, residual: torch.Tensor,
-                             weight: torch.Tensor | None, eps: float, offset: float
+                             weight: torch.Tensor | None, eps: float, offset: float,
+                             group_size: int = 0
                              ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, name="fused_add_rms_norm_quant")
     check_residual(residual, x, "fused_add_rms_norm_quant")
-    return _gpu_quant("rms_fwd", x, residual, weight, [weight], dict(eps=eps, offset=offset))
+    return _gpu_quant("rms_fwd", x, residual, weight, [weight], dict(eps=eps, offset=offset),
+                      group_size, "fused_add_rms_norm_quant")
 
 
 # ---- autograd (Autograd.cpp in the extension) --------------------------------
@@ -388,15 +398,15 @@ l2_norm.register_autograd(_l2_backward, setup_context=_l2_setup)
 
 
 def _gated_setup(ctx, inputs, output):
-    x, z, weight, eps, offset, activation, norm_before_gate = inputs
+    x, z, weight, eps, offset, activation, norm_before_gate, group_size = inputs
     ctx.save_for_backward(x, z, weight, output[1])
-    ctx.flags = (offset, activation, norm_before_gate)
+    ctx.flags = (offset, activation, norm_before_gate, group_size)
 
 
 def _gated_backward(ctx, dy, drstd):
     x, z, weight, rstd = ctx.saved_tensors
     dx, dz, dw = rms_norm_gated_backward(dy.contiguous(), x, z, rstd, weight, *ctx.flags)
-    return dx, dz, (dw if weight is not None else None), None, None, None, None
+    return dx, dz, (dw if weight is not None else None), None, None, None, None, None
 
 
 rms_norm_gated.register_autograd(_gated_backward, setup_context=_gated_setup)

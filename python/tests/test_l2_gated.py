@@ -133,15 +133,49 @@ def test_offset_through_functional_and_module():
                                         True, 64)) < 1e-6
 
 
-def test_grouped_gate_computes_with_torch():
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("weight", [True, False])
+@pytest.mark.parametrize("activation", ["silu", "sigmoid"])
+@pytest.mark.parametrize("norm_before_gate", [True, False])
+@pytest.mark.parametrize("n,group", [(256, 64), (96, 32), (640, 128), (4096, 1024), (600, 200)])
+def test_grouped_gated_matches_float64(dtype, weight, activation, norm_before_gate, n, group):
+    """Groups normalized by themselves (Mamba2's ngroups) in the kernels:
+    values, rstd one a group, and the gradients of x, z and w."""
+    torch.manual_seed(n + group)
+    x = torch.randn(3, 2, n, dtype=dtype, requires_grad=True)
+    z = (torch.randn(3, 2, n) * 2).to(dtype).requires_grad_()
+    w = (torch.rand(n, dtype=dtype) + 0.5).requires_grad_() if weight else None
+    y, rstd = ops.rms_norm_gated(x, z, w, 1e-5, 0.0, activation, norm_before_gate, group)
+    assert y.dtype == dtype and y.shape == x.shape and rstd.shape == (3, 2, n // group)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    X, Z, W = float64_leaves(x, z, w)
+    Y = gated_reference(X, Z, W, 1e-5, activation, norm_before_gate, group)
+    (Y * gy.double()).sum().backward()
+    tol = TOL[dtype]
+    assert rel(y, Y) < tol
+    assert rel(x.grad, X.grad) < tol and rel(z.grad, Z.grad) < tol
+    if w is not None:
+        assert rel(w.grad, W.grad) < 3 * tol
+    # The functional form and the inference op give the same values.
+    with torch.no_grad():
+        assert torch.equal(nf.rms_norm_gated(x, z, w, 1e-5, activation, norm_before_gate,
+                                             group_size=group), y)
+
+
+def test_grouped_gate_whole_row_and_fallback():
     torch.manual_seed(9)
     x, z, w = torch.randn(5, 256), torch.randn(5, 256), torch.rand(256)
-    y = nf.rms_norm_gated(x, z, w, 1e-5, "silu", False, group_size=64)
-    assert rel(y, gated_reference(x.double(), z.double(), w.double(), 1e-5, "silu", False,
-                                  64)) < 1e-6
-    # One group of the whole row is the plain gated norm.
+    # One group of the whole row is the plain gated norm (rstd one a row).
     assert torch.equal(nf.rms_norm_gated(x, z, w, 1e-5, group_size=256),
                        nf.rms_norm_gated(x, z, w, 1e-5))
+    assert ops.rms_norm_gated(x, z, w, 1e-5, 0.0, "silu", True, 256)[1].shape == (5,)
+    # The module's group_size reaches the kernels.
+    module = norm_mlir.RMSNormGated(256, group_size=64)
+    with torch.no_grad():
+        module.weight.copy_(w)
+    assert rel(module(x, z), gated_reference(x.double(), z.double(), w.double(), 1e-5, "silu",
+                                             True, 64)) < 1e-6
 
 
 def test_modules_and_torch_compile():
@@ -173,6 +207,7 @@ def test_opcheck():
     torch.library.opcheck(ops.l2_norm.default, (x, 1e-6))
     torch.library.opcheck(ops.rms_norm_gated.default, (x, z, w, 1e-6, 0.0, "silu", True))
     torch.library.opcheck(ops.rms_norm_gated.default, (x, z, None, 1e-6, 0.0, "sigmoid", False))
+    torch.library.opcheck(ops.rms_norm_gated.default, (x, z, w, 1e-6, 0.0, "silu", True, 8))
     x, z, w = x.detach(), z.detach(), w.detach()
     torch.library.opcheck(ops.l2_norm_inference.default, (x, 1e-6))
     torch.library.opcheck(ops.rms_norm_gated_inference.default,
@@ -191,6 +226,11 @@ def test_bad_inputs_are_clear_errors():
         norm_mlir.RMSNormGated(64, activation="gelu")
     with pytest.raises(ValueError, match="group_size must divide the last dimension"):
         nf.rms_norm_gated(x, x, w, group_size=48)
+    with pytest.raises(ValueError, match=r"group_size must be 0 \(the whole row\) or divide"):
+        ops.rms_norm_gated(x, x, w, 1e-6, 0.0, "silu", True, 48)
+    y, rstd = ops.rms_norm_gated(x, x, w, 1e-6, 0.0, "silu", True, 16)
+    with pytest.raises(ValueError, match=r"4 values per row \(group\) of x"):
+        ops.rms_norm_gated_backward(y, x, x, rstd[:, :2], w, 0.0, "silu", True, 16)
     with pytest.raises(ValueError, match=r"weight must have shape \(64,\)"):
         nf.rms_norm_gated(x, x, torch.randn(32))
     with pytest.raises(ValueError, match=r"weight/bias must have shape \(64,\)"):

@@ -657,6 +657,96 @@ def test_fp8_output_zero_rows_compile_and_cpu_agreement():
     assert agree.double().mean() > 0.999
 
 
+@pytest.mark.parametrize("kind", ["rms", "ln", "add"])
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("m,n,group", [(1, 128, 128), (4099, 512, 128), (257, 7168, 128),
+                                       (65, 4096, 1024), (33, 96, 32), (9, 16384, 128),
+                                       (5, 8192, 64), (3, 1024, 16)])
+def test_fp8_group_scales_match_float64(kind, t, m, n, group):
+    """FP8 with a scale per group of columns (1 x 128) in one kernel: the
+    group reductions' shuffles (and for groups wider than a warp, their
+    exchange through shared memory) against float64."""
+    torch.manual_seed(m + n + group)
+    x = (torch.randn(m, n, device="cuda") * torch.linspace(0.1, 6, n, device="cuda")).to(DT[t])
+    r = torch.randn_like(x)
+    w = (torch.rand(n, device="cuda") + 0.5).to(DT[t])
+    b = torch.randn_like(w)
+    f = norm_mlir.functional
+    if kind == "rms":
+        q, scale = f.rms_norm_quant(x, w, 1e-6, group_size=group)
+        y = F.rms_norm(x.double(), (n,), w.double(), 1e-6)
+    elif kind == "ln":
+        q, scale = f.layer_norm_quant(x, w, b, 1e-5, group_size=group)
+        y = F.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5)
+    else:
+        q, scale, h = f.rms_norm_quant(x, w, 1e-6, residual=r, group_size=group)
+        assert torch.equal(h, x + r)
+        y = F.rms_norm(h.double(), (n,), w.double(), 1e-6)
+    yg = y.unflatten(-1, (n // group, group))
+    ref_scale = (yg.abs().amax(-1) / 448).clamp_min(1e-12)
+    assert q.dtype == torch.float8_e4m3fn and scale.shape == (m, n // group)
+    assert ((scale.double() - ref_scale) / ref_scale).abs().max() < 1e-5
+    target = (yg / scale.double().unsqueeze(-1)).flatten(-2)
+    assert ((q.double() - target).abs() <= target.abs() / 16 + 2.0 ** -10 + 1e-4).all()
+    same = q.view(torch.uint8) == target.to(torch.float8_e4m3fn).view(torch.uint8)
+    assert same.double().mean() > 0.995
+
+
+def test_fp8_group_scales_outliers_compile_and_cpu_agreement():
+    x = torch.randn(64, 512, device="cuda", dtype=torch.bfloat16)
+    x[3] = 0
+    x[5, 300] = 1e4
+    w = torch.rand(512, device="cuda", dtype=torch.bfloat16) + 0.5
+    q, scale = ops.rms_norm_quant(x, w, 1e-6, 0.0, 128)
+    assert (scale[3] == 1e-12).all() and not q[3].float().any()
+    assert q[5, 300].float().abs() == 448 and (scale[5, [0, 1, 3]] < scale[5, 2] / 100).all()
+    qc, sc = torch.compile(lambda a: norm_mlir.functional.rms_norm_quant(a, w, group_size=128),
+                           fullgraph=True)(x)
+    assert torch.equal(qc.view(torch.uint8), q.view(torch.uint8)) and torch.equal(sc, scale)
+    qh, sh = ops.rms_norm_quant(x.cpu(), w.cpu(), 1e-6, 0.0, 128)
+    assert torch.allclose(sh, scale.cpu(), rtol=1e-6)
+    assert (qh.view(torch.uint8) == q.cpu().view(torch.uint8)).double().mean() > 0.999
+    # Groups that are not a power of two of elements compute with torch on
+    # the GPU; the op itself says why it has no kernel.
+    x6 = torch.randn(8, 600, device="cuda")
+    q6, s6 = norm_mlir.functional.rms_norm_quant(x6, group_size=120)
+    assert s6.shape == (8, 5)
+    with pytest.raises(Exception, match="power of two of vectors"):
+        ops.rms_norm_quant(x6, None, 1e-6, 0.0, 120)
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("weight", [True, False])
+@pytest.mark.parametrize("norm_before_gate", [True, False])
+@pytest.mark.parametrize("m,n,group", [(4099, 256, 64), (257, 8192, 1024), (65, 4096, 512),
+                                       (33, 96, 32), (3, 2048, 256)])
+def test_grouped_gated_matches_float64(t, weight, norm_before_gate, m, n, group):
+    """Mamba2's grouped gated RMSNorm in the kernels, forward and backward."""
+    torch.manual_seed(m + n + group)
+    x = torch.randn(m, n, device="cuda").to(DT[t]).requires_grad_()
+    z = (torch.randn(m, n, device="cuda") * 2).to(DT[t]).requires_grad_()
+    w = (torch.rand(n, device="cuda") + 0.5).to(DT[t]).requires_grad_() if weight else None
+    y, rstd = ops.rms_norm_gated(x, z, w, 1e-5, 0.0, "silu", norm_before_gate, group)
+    assert rstd.shape == (m, n // group)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    X, Z, W = _leaves(x, z, w)
+    act = F.silu(Z)
+    H = X if norm_before_gate else X * act
+    G = H.unflatten(-1, (n // group, group))
+    Y = (G * torch.rsqrt(G.square().mean(-1, keepdim=True) + 1e-5)).flatten(-2)
+    Y = Y * W if W is not None else Y
+    Y = Y * act if norm_before_gate else Y
+    (Y * gy.double()).sum().backward()
+    tol = TOL[t]
+    assert rel(y, Y) < tol and rel(x.grad, X.grad) < tol and rel(z.grad, Z.grad) < tol
+    if w is not None:
+        assert rel(w.grad, W.grad) < 3 * tol
+    with torch.no_grad():
+        assert torch.equal(norm_mlir.functional.rms_norm_gated(
+            x, z, w, 1e-5, "silu", norm_before_gate, group_size=group), y)
+
+
 # ---- norm_mlir.compile: the rewrite of model code on the GPU ---------------
 
 class _WrittenNorms(torch.nn.Module):

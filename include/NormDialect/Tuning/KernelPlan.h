@@ -189,6 +189,13 @@ KernelPlan planKernel(const KernelShape &shape, DeviceInfo device,
 std::string validatePlan(const KernelShape &shape, const KernelPlan &plan,
                          const DeviceInfo &device);
 
+/// Returns an empty string when the GPU lowering lowers `plan`'s groups of
+/// columns (shape.groupSize): a row-resident kernel without staging, bulk
+/// stores or column slices whose groups are a power of two of vectors, a
+/// row's threads a multiple of them. Else why not. The CPU lowering takes
+/// any group; only convert-norm-to-gpu asks.
+std::string validateGroupPlan(const KernelShape &shape, const KernelPlan &plan);
+
 /// How far ahead a forward prefetches its full inputs into L2
 /// (RowLayout::l2PrefetchRows), 0 for none (backwards: measured slower):
 /// about 4 MB of rows past what the kernel already loads. A staged or
