@@ -25,7 +25,8 @@ everything else is left to Inductor. Recognized:
     (the pre-norm block's next residual): fused_add_rms_norm /
     fused_add_layer_norm, one kernel each way;
   * an RMSNorm's or LayerNorm's y quantized to FP8 e4m3 per row in float32
-    (amax of |y| over the last dimension, scale amax / 448 clamped at
+    (amax of |y| over the last dimension, or over groups of it viewed as
+    (..., N / G, G): 1 x G scales; scale amax / 448 clamped at
     1e-12, y / scale clamped to +-448 and cast), where nothing else reads
     y and no gradient is needed: rms_norm_quant / layer_norm_quant.
 
@@ -437,7 +438,8 @@ def _fuse_fp8_quant(graph, norm):
     if y is None or y.requires_grad:
         return False
     # y, possibly upcast, read by abs and by the division (through one
-    # upcast or one each).
+    # upcast or one each), or by one view of it in groups of G columns
+    # (..., N / G, G) that abs and the division read: a scale a group.
     readers, casts = [], []
     for user in norm.users:
         if _is_call(user, methods=("float", "to")) and _value(user) is not None and \
@@ -447,6 +449,11 @@ def _fuse_fp8_quant(graph, norm):
         else:
             readers.append(user)
     values = [norm] + casts
+    group, grouped = None, []
+    if len(readers) == 1 and _is_group_view(readers[0], y.shape):
+        grouped = [readers[0]]
+        group = _value(grouped[0]).shape[-1]
+        values, readers = grouped, list(grouped[0].users)
     absolute = [r for r in readers if _is_call(r, functions=(torch.abs,), methods=("abs",))]
     division = [r for r in readers if _is_call(r, functions=(operator.truediv, torch.div),
                                               methods=("div",))]
@@ -472,6 +479,13 @@ def _fuse_fp8_quant(graph, norm):
     cast = _only_user(bounded, methods=("to",))
     if cast is None or _value(cast) is None or _value(cast).dtype != torch.float8_e4m3fn:
         return False
+    # Grouped: q viewed back to y's shape (else q is read in groups).
+    ungrouped = None
+    if group is not None:
+        back = _only_user(cast, functions=(torch.reshape, torch.flatten),
+                          methods=("view", "reshape", "flatten"))
+        if back is not None and _value(back) is not None and _value(back).shape == y.shape:
+            ungrouped = back
     sv = _value(scale)
     if sv is None or sv.dtype != torch.float32 or _value(division).dtype != torch.float32:
         return False
@@ -492,18 +506,41 @@ def _fuse_fp8_quant(graph, norm):
                 _argument(norm, 4, "eps", 1e-5)]
     if args[-1] is None:
         return False
-    with graph.inserting_before(cast):
+    if group is not None:
+        kwargs["group_size"] = group
+    last = ungrouped if ungrouped is not None else cast
+    with graph.inserting_before(last):
         fused = graph.call_function(_QUANTIZED[norm.target], tuple(args), kwargs)
         q = graph.call_function(operator.getitem, (fused, 0))
         row_scale = graph.call_function(operator.getitem, (fused, 1))
         kept = graph.call_function(torch.unsqueeze, (row_scale, -1))
-    q.meta.update(cast.meta)
+        if group is not None and ungrouped is None:
+            # q read in its groups, as the model's was.
+            q = graph.call_function(torch.unflatten,
+                                    (q, -1, (y.shape[-1] // group, group)))
+    q.meta.update(last.meta)
     kept.meta.update(scale.meta)
-    cast.replace_all_uses_with(q)
+    last.replace_all_uses_with(q)
     scale.replace_all_uses_with(kept)
-    _erase_unused(graph, [cast, bounded, division, scale, scaled, amax, absolute]
-                  + casts + [norm])
+    _erase_unused(graph, ([ungrouped] if ungrouped is not None else [])
+                  + [cast, bounded, division, scale, scaled, amax, absolute]
+                  + grouped + casts + [norm])
     return True
+
+
+def _is_group_view(node, shape):
+    """Whether `node` views a value of `shape` as groups of its last
+    dimension: shape[:-1] + (N / G, G), G dividing N, by view / reshape /
+    unflatten, in float32."""
+    if not _is_call(node, functions=(torch.reshape, torch.unflatten),
+                    methods=("view", "reshape", "unflatten")):
+        return False
+    v = _value(node)
+    if v is None or v.dtype != torch.float32 or v.dim() != len(shape) + 1:
+        return False
+    n, g = shape[-1], v.shape[-1]
+    return (tuple(v.shape[:-2]) == tuple(shape[:-1]) and isinstance(g, int) and g > 0
+            and v.shape[-2] * g == n)
 
 
 _FUSED = {functional.rms_norm: functional.fused_add_rms_norm,

@@ -351,6 +351,58 @@ def test_fp8_quantization_of_a_norm_is_rewritten(kind, dtype):
     assert (got != want).float().mean() < (1e-6 if dtype == torch.float32 else 0.05)
 
 
+class NormThenGroupFP8(nn.Module):
+    """A norm's output quantized to FP8 with a scale per group of `group`
+    columns (DeepSeek-V3's 1 x 128 activation scales), as model code writes
+    it: y viewed in groups; `back` views q back to y's shape."""
+
+    def __init__(self, n=512, kind="rms", group=128, back="view", grouping="view"):
+        super().__init__()
+        self.norm = LlamaRMSNorm(n) if kind == "rms" else nn.LayerNorm(n)
+        self.group, self.back, self.grouping = group, back, grouping
+
+    def forward(self, x):
+        y = self.norm(x).float()
+        if self.grouping in ("view", "across"):
+            yg = y.view(*y.shape[:-1], -1, self.group)
+        else:
+            yg = y.unflatten(-1, (-1, self.group))
+        amax = yg.abs().amax(-2 if self.grouping == "across" else -1, keepdim=True)
+        scale = (amax / 448.0).clamp(min=1e-12)
+        q = (yg / scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+        if self.back == "view":
+            q = q.view(y.shape)
+        elif self.back == "flatten":
+            q = q.flatten(-2)
+        return q, scale.squeeze(-1)
+
+
+@pytest.mark.parametrize("kind", ["rms", "layer"])
+@pytest.mark.parametrize("back,grouping", [("view", "view"), ("flatten", "unflatten"),
+                                           ("none", "view")])
+def test_fp8_group_quantization_of_a_norm_is_rewritten(kind, back, grouping):
+    torch.manual_seed(9)
+    model = NormThenGroupFP8(kind=kind, back=back, grouping=grouping)
+    x = torch.randn(4, 9, 512) * torch.linspace(0.1, 6, 512)
+    with torch.no_grad():
+        (q, scale), counts = compiled_counts(model, x, fullgraph=True)
+        want_q, want_scale = model(x)
+    assert counts.get("fp8_quant") == 1
+    assert q.shape == want_q.shape and scale.shape == want_scale.shape == (4, 9, 4)
+    assert rel(scale, want_scale) < 1e-6
+    got, want = q.float(), want_q.float()
+    assert ((got - want).abs() / want.abs().clamp_min(2 ** -6)).max() <= 0.125 + 1e-6
+    assert (got != want).float().mean() < 1e-3
+    # A maximum across the groups (one scale per column of a group) is not
+    # a group scale: left as written.
+    across = NormThenGroupFP8(kind=kind, grouping="across")
+    with torch.no_grad():
+        (q, scale), counts = compiled_counts(across, x, fullgraph=True)
+        want_q, want_scale = across(x)
+    assert "fp8_quant" not in counts
+    assert rel(scale, want_scale) < 1e-6
+
+
 def test_fp8_near_misses_and_training_graphs_are_left():
     torch.manual_seed(8)
     x = torch.randn(3, 64)
