@@ -252,6 +252,8 @@ LogicalResult LayerNormOp::verify() {
           *this, x.getShape(), {{getMean(), "mean"}, {getRstd(), "rstd"}},
           {{getWeight(), "weight"}, {getBias(), "bias"}})))
     return failure();
+  if (std::isnan(getWeightOffset().convertToDouble()))
+    return emitOpError("weight_offset must not be NaN");
   return verifyEpsilon(*this, getEpsilon().convertToDouble());
 }
 

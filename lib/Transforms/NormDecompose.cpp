@@ -76,6 +76,7 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
     Level2Builder d(rewriter, op.getLoc(), op.getX());
     // x's element type, or f32 (verifyForwardActivations).
     Type elem = op.getY().getType().getElementType();
+    double offset = op.getWeightOffset().convertToDouble();
     Value sum = d.reduce(Order::row, d.f32, {{d.x2d, Role::full}},
                          [&](OpBuilder &b, Location l, ValueRange e) {
                            return Level2Builder::toF32(b, l, e[0]);
@@ -114,7 +115,7 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
           Value v = arith::MulFOp::create(b, l, dev, e[2]);
           if (weightIdx >= 0)
             v = arith::MulFOp::create(b, l, v,
-                                      Level2Builder::toF32(b, l, e[weightIdx]));
+                                      offsetWeight(b, l, e[weightIdx], offset));
           if (biasIdx >= 0)
             v = arith::AddFOp::create(b, l, v,
                                       Level2Builder::toF32(b, l, e[biasIdx]));
@@ -198,10 +199,11 @@ struct DecomposeLayerNormGrad : OpRewritePattern<LayerNormGradOp> {
         op, op.getDy(), {op.getMean(), op.getRstd()}, op.getWeight());
     Value dy = in.dy, weight = in.weight;
     SmallVector<Input> common = in.common;
+    double offset = op.getWeightOffset().convertToDouble();
     auto g = [&](OpBuilder &b, Location l, ValueRange e) -> Value {
       Value v = Level2Builder::toF32(b, l, e[0]);
       if (weight)
-        v = arith::MulFOp::create(b, l, v, Level2Builder::toF32(b, l, e[4]));
+        v = arith::MulFOp::create(b, l, v, offsetWeight(b, l, e[4], offset));
       return v;
     };
     auto xhat = [&](OpBuilder &b, Location l, ValueRange e) -> Value {

@@ -136,8 +136,6 @@ public:
     // LayerNorm first: it is an RMSNorm of the centered rows, which the
     // RMSNorm form would take with the centering left outside.
     if (layerNormCore(e, result)) {
-      if (result.weightOffset != 0)
-        return fail("a LayerNorm with a weight offset");
       result.layerNorm = true;
       return finish(root, result);
     }
@@ -446,7 +444,8 @@ Value buildUserOp(OpBuilder &b, linalg::GenericOp root,
   if (found.layerNorm) {
     auto ln = LayerNormOp::create(b, loc, yType, statsType, statsType, found.x,
                                   found.weight, found.bias,
-                                  b.getF64FloatAttr(found.epsilon));
+                                  b.getF64FloatAttr(found.epsilon),
+                                  b.getF64FloatAttr(found.weightOffset));
     op = ln;
     y = ln.getY();
   } else {

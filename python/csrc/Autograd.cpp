@@ -28,11 +28,19 @@ using RmsNormSignature = std::tuple<Tensor, Tensor>(const Tensor &,
                                                     const OptionalTensor &,
                                                     double, double);
 using LayerNormSignature = std::tuple<Tensor, Tensor, Tensor>(
-    const Tensor &, const OptionalTensor &, const OptionalTensor &, double);
+    const Tensor &, const OptionalTensor &, const OptionalTensor &, double,
+    double);
 using RmsInferenceSignature = Tensor(const Tensor &, const OptionalTensor &,
                                      double, double);
 using LayerInferenceSignature = Tensor(const Tensor &, const OptionalTensor &,
-                                       const OptionalTensor &, double);
+                                       const OptionalTensor &, double, double);
+/// layer_norm_backward and fused_add_layer_norm_backward.
+using LayerBackwardSignature = std::tuple<Tensor, Tensor, Tensor>(
+    const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+    const OptionalTensor &, bool, double);
+using AddLayerBackwardSignature = std::tuple<Tensor, Tensor, Tensor>(
+    const Tensor &, const Tensor &, const Tensor &, const Tensor &,
+    const Tensor &, const OptionalTensor &, bool, double);
 
 const c10::TypedOperatorHandle<RmsNormSignature> &rmsNormOp() {
   static auto handle = lookupOp<RmsNormSignature>("norm_mlir::rms_norm");
@@ -92,28 +100,31 @@ class LayerNormFunction : public torch::autograd::Function<LayerNormFunction> {
 public:
   static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                const OptionalTensor &weight,
-                               const OptionalTensor &bias, double eps) {
+                               const OptionalTensor &bias, double eps,
+                               double offset) {
     at::AutoDispatchBelowADInplaceOrView below;
-    auto [y, mean, rstd] = layerNormOp().call(x, weight, bias, eps);
+    auto [y, mean, rstd] = layerNormOp().call(x, weight, bias, eps, offset);
     ctx->save_for_backward({x, weight.value_or(Tensor()), mean, rstd});
     ctx->saved_data["has_bias"] = bias.has_value();
+    ctx->saved_data["offset"] = offset;
     ctx->mark_non_differentiable({mean, rstd});
     ctx->set_materialize_grads(false);
     return {y, mean, rstd};
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
-    static auto layerNormBackward = lookupOp<std::tuple<Tensor, Tensor, Tensor>(
-        const Tensor &, const Tensor &, const Tensor &, const Tensor &,
-        const OptionalTensor &, bool)>("norm_mlir::layer_norm_backward");
+    static auto layerNormBackward =
+        lookupOp<LayerBackwardSignature>("norm_mlir::layer_norm_backward");
     auto saved = ctx->get_saved_variables();
     OptionalTensor weight = optional(saved[1]);
     bool hasBias = ctx->saved_data["has_bias"].toBool();
     if (!grads[0].defined())
-      return {Tensor(), Tensor(), Tensor(), Tensor()};
-    auto [dx, dw, db] = layerNormBackward.call(grads[0], saved[0], saved[2],
-                                               saved[3], weight, hasBias);
-    return {dx, weight ? dw : Tensor(), hasBias ? db : Tensor(), Tensor()};
+      return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
+    auto [dx, dw, db] = layerNormBackward.call(
+        grads[0], saved[0], saved[2], saved[3], weight, hasBias,
+        ctx->saved_data["offset"].toDouble());
+    return {dx, weight ? dw : Tensor(), hasBias ? db : Tensor(), Tensor(),
+            Tensor()};
   }
 };
 
@@ -121,12 +132,12 @@ using AddRmsSignature = std::tuple<Tensor, Tensor, Tensor>(
     const Tensor &, const Tensor &, const OptionalTensor &, double, double);
 using AddLayerSignature = std::tuple<Tensor, Tensor, Tensor, Tensor>(
     const Tensor &, const Tensor &, const OptionalTensor &,
-    const OptionalTensor &, double);
+    const OptionalTensor &, double, double);
 using AddRmsInferenceSignature = std::tuple<Tensor, Tensor>(
     const Tensor &, const Tensor &, const OptionalTensor &, double, double);
 using AddLayerInferenceSignature = std::tuple<Tensor, Tensor>(
     const Tensor &, const Tensor &, const OptionalTensor &,
-    const OptionalTensor &, double);
+    const OptionalTensor &, double, double);
 
 /// The fused residual add and RMSNorm: y and h = x + residual are both
 /// differentiable; x and the residual get the same gradient, the norm's at
@@ -180,41 +191,42 @@ public:
   static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                const Tensor &residual,
                                const OptionalTensor &weight,
-                               const OptionalTensor &bias, double eps) {
+                               const OptionalTensor &bias, double eps,
+                               double offset) {
     at::AutoDispatchBelowADInplaceOrView below;
     static auto fused =
         lookupOp<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
-    auto [y, h, mean, rstd] = fused.call(x, residual, weight, bias, eps);
+    auto [y, h, mean, rstd] =
+        fused.call(x, residual, weight, bias, eps, offset);
     ctx->save_for_backward({h, weight.value_or(Tensor()), mean, rstd});
     ctx->saved_data["has_bias"] = bias.has_value();
+    ctx->saved_data["offset"] = offset;
     ctx->mark_non_differentiable({mean, rstd});
     ctx->set_materialize_grads(false);
     return {y, h, mean, rstd};
   }
 
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
-    static auto plain = lookupOp<std::tuple<Tensor, Tensor, Tensor>(
-        const Tensor &, const Tensor &, const Tensor &, const Tensor &,
-        const OptionalTensor &, bool)>("norm_mlir::layer_norm_backward");
-    static auto fused = lookupOp<std::tuple<Tensor, Tensor, Tensor>(
-        const Tensor &, const Tensor &, const Tensor &, const Tensor &,
-        const Tensor &, const OptionalTensor &, bool)>(
+    static auto plain =
+        lookupOp<LayerBackwardSignature>("norm_mlir::layer_norm_backward");
+    static auto fused = lookupOp<AddLayerBackwardSignature>(
         "norm_mlir::fused_add_layer_norm_backward");
     auto saved = ctx->get_saved_variables();
     OptionalTensor weight = optional(saved[1]);
     bool hasBias = ctx->saved_data["has_bias"].toBool();
+    double offset = ctx->saved_data["offset"].toDouble();
     const Tensor &dy = grads[0], &dh = grads[1];
     Tensor dx, dw, db;
     if (dy.defined() && dh.defined())
-      std::tie(dx, dw, db) =
-          fused.call(dy, dh, saved[0], saved[2], saved[3], weight, hasBias);
+      std::tie(dx, dw, db) = fused.call(dy, dh, saved[0], saved[2], saved[3],
+                                        weight, hasBias, offset);
     else if (dy.defined())
       std::tie(dx, dw, db) =
-          plain.call(dy, saved[0], saved[2], saved[3], weight, hasBias);
+          plain.call(dy, saved[0], saved[2], saved[3], weight, hasBias, offset);
     else
       dx = dh;
-    return {dx, dx, weight && dw.defined() ? dw : Tensor(),
-            hasBias && db.defined() ? db : Tensor(), Tensor()};
+    return {dx,       dx,       weight && dw.defined() ? dw : Tensor(),
+            hasBias && db.defined() ? db : Tensor(), Tensor(), Tensor()};
   }
 };
 
@@ -249,9 +261,10 @@ public:
   static constexpr const char *kTraining = "layer_norm";
   static Tensor forward(AutogradContext *ctx, const Tensor &x,
                         const OptionalTensor &weight,
-                        const OptionalTensor &bias, double eps) {
+                        const OptionalTensor &bias, double eps,
+                        double offset) {
     at::AutoDispatchBelowADInplaceOrView below;
-    return layerNormInferenceOp().call(x, weight, bias, eps);
+    return layerNormInferenceOp().call(x, weight, bias, eps, offset);
   }
   static variable_list backward(AutogradContext *, variable_list) {
     refuseBackward<LayerNormInferenceFunction>();
@@ -286,11 +299,12 @@ public:
   static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                const Tensor &residual,
                                const OptionalTensor &weight,
-                               const OptionalTensor &bias, double eps) {
+                               const OptionalTensor &bias, double eps,
+                               double offset) {
     at::AutoDispatchBelowADInplaceOrView below;
     static auto inference = lookupOp<AddLayerInferenceSignature>(
         "norm_mlir::fused_add_layer_norm_inference");
-    auto [y, h] = inference.call(x, residual, weight, bias, eps);
+    auto [y, h] = inference.call(x, residual, weight, bias, eps, offset);
     return {y, h};
   }
   static variable_list backward(AutogradContext *, variable_list) {
@@ -322,12 +336,12 @@ std::tuple<Tensor, Tensor> rmsNorm(const Tensor &x,
 std::tuple<Tensor, Tensor, Tensor> layerNorm(const Tensor &x,
                                              const OptionalTensor &weight,
                                              const OptionalTensor &bias,
-                                             double eps) {
+                                             double eps, double offset) {
   if (!needsGrad(x, weight, bias)) {
     at::AutoDispatchBelowADInplaceOrView below;
-    return layerNormOp().call(x, weight, bias, eps);
+    return layerNormOp().call(x, weight, bias, eps, offset);
   }
-  auto outs = LayerNormFunction::apply(x, weight, bias, eps);
+  auto outs = LayerNormFunction::apply(x, weight, bias, eps, offset);
   return {outs[0], outs[1], outs[2]};
 }
 
@@ -341,12 +355,13 @@ Tensor rmsNormInference(const Tensor &x, const OptionalTensor &weight,
 }
 
 Tensor layerNormInference(const Tensor &x, const OptionalTensor &weight,
-                          const OptionalTensor &bias, double eps) {
+                          const OptionalTensor &bias, double eps,
+                          double offset) {
   if (!needsGrad(x, weight, bias)) {
     at::AutoDispatchBelowADInplaceOrView below;
-    return layerNormInferenceOp().call(x, weight, bias, eps);
+    return layerNormInferenceOp().call(x, weight, bias, eps, offset);
   }
-  return LayerNormInferenceFunction::apply(x, weight, bias, eps);
+  return LayerNormInferenceFunction::apply(x, weight, bias, eps, offset);
 }
 
 bool needsGrad(const Tensor &x, const Tensor &residual,
@@ -371,15 +386,15 @@ fusedAddRmsNorm(const Tensor &x, const Tensor &residual,
 std::tuple<Tensor, Tensor, Tensor, Tensor>
 fusedAddLayerNorm(const Tensor &x, const Tensor &residual,
                   const OptionalTensor &weight, const OptionalTensor &bias,
-                  double eps) {
+                  double eps, double offset) {
   if (!needsGrad(x, residual, weight, bias)) {
     at::AutoDispatchBelowADInplaceOrView below;
     static auto fused =
         lookupOp<AddLayerSignature>("norm_mlir::fused_add_layer_norm");
-    return fused.call(x, residual, weight, bias, eps);
+    return fused.call(x, residual, weight, bias, eps, offset);
   }
   auto outs =
-      FusedAddLayerNormFunction::apply(x, residual, weight, bias, eps);
+      FusedAddLayerNormFunction::apply(x, residual, weight, bias, eps, offset);
   return {outs[0], outs[1], outs[2], outs[3]};
 }
 
@@ -401,15 +416,16 @@ fusedAddRmsNormInference(const Tensor &x, const Tensor &residual,
 std::tuple<Tensor, Tensor>
 fusedAddLayerNormInference(const Tensor &x, const Tensor &residual,
                            const OptionalTensor &weight,
-                           const OptionalTensor &bias, double eps) {
+                           const OptionalTensor &bias, double eps,
+                           double offset) {
   if (!needsGrad(x, residual, weight, bias)) {
     at::AutoDispatchBelowADInplaceOrView below;
     static auto inference = lookupOp<AddLayerInferenceSignature>(
         "norm_mlir::fused_add_layer_norm_inference");
-    return inference.call(x, residual, weight, bias, eps);
+    return inference.call(x, residual, weight, bias, eps, offset);
   }
   auto outs = FusedAddLayerNormInferenceFunction::apply(x, residual, weight,
-                                                        bias, eps);
+                                                        bias, eps, offset);
   return {outs[0], outs[1]};
 }
 

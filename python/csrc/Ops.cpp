@@ -67,22 +67,25 @@ std::tuple<Tensor, Tensor> rmsNormBackward(const Tensor &dy, const Tensor &x,
 std::tuple<Tensor, Tensor, Tensor> layerNorm(const Tensor &x,
                                              const OptionalTensor &weight,
                                              const OptionalTensor &bias,
-                                             double eps) {
+                                             double eps, double offset) {
   checkInput(x, {&weight, &bias}, "layer_norm");
   checkBias(weight, bias, "layer_norm");
   ProgramKey key = keyFor(Kind::LayerForward, x, weight);
   key.eps = eps;
+  key.offset = offset;
   key.bias = bias.has_value();
   auto outs = forward(key, x, {&weight, &bias}, 2);
   return {outs[0], outs[1], outs[2]};
 }
 
 Tensor layerNormInference(const Tensor &x, const OptionalTensor &weight,
-                          const OptionalTensor &bias, double eps) {
+                          const OptionalTensor &bias, double eps,
+                          double offset) {
   checkInput(x, {&weight, &bias}, "layer_norm_inference");
   checkBias(weight, bias, "layer_norm_inference");
   ProgramKey key = keyFor(Kind::LayerForward, x, weight);
   key.eps = eps;
+  key.offset = offset;
   key.bias = bias.has_value();
   return forward(key, x, {&weight, &bias}, 0)[0];
 }
@@ -90,11 +93,12 @@ Tensor layerNormInference(const Tensor &x, const OptionalTensor &weight,
 std::tuple<Tensor, Tensor, Tensor>
 layerNormBackward(const Tensor &dy, const Tensor &x, const Tensor &mean,
                   const Tensor &rstd, const OptionalTensor &weight,
-                  bool hasBias) {
+                  bool hasBias, double offset) {
   checkInput(x, {&weight}, "layer_norm_backward");
   checkGrad(dy, x, {&mean, &rstd}, "layer_norm_backward");
   ProgramKey key = keyFor(Kind::LayerBackward, x, weight);
   key.bias = hasBias;
+  key.offset = offset;
   std::vector<Tensor> inputs{aligned(dy), aligned(x), aligned(mean),
                              aligned(rstd)};
   if (weight)
@@ -171,12 +175,13 @@ fusedAddRmsNormBackward(const Tensor &dy, const Tensor &dh, const Tensor &h,
 std::vector<Tensor> fusedAddLayer(const Tensor &x, const Tensor &residual,
                                   const OptionalTensor &weight,
                                   const OptionalTensor &bias, double eps,
-                                  int stats, const char *name) {
+                                  double offset, int stats, const char *name) {
   checkInput(x, {&weight, &bias}, name);
   checkBias(weight, bias, name);
   checkLike(residual, x, "residual", name);
   ProgramKey key = keyFor(Kind::LayerForward, x, weight);
   key.eps = eps;
+  key.offset = offset;
   key.bias = bias.has_value();
   return addForward(key, x, residual, {&weight, &bias}, stats);
 }
@@ -184,17 +189,18 @@ std::vector<Tensor> fusedAddLayer(const Tensor &x, const Tensor &residual,
 std::tuple<Tensor, Tensor, Tensor, Tensor>
 fusedAddLayerNorm(const Tensor &x, const Tensor &residual,
                   const OptionalTensor &weight, const OptionalTensor &bias,
-                  double eps) {
-  auto outs =
-      fusedAddLayer(x, residual, weight, bias, eps, 2, "fused_add_layer_norm");
+                  double eps, double offset) {
+  auto outs = fusedAddLayer(x, residual, weight, bias, eps, offset, 2,
+                            "fused_add_layer_norm");
   return {outs[0], outs[1], outs[2], outs[3]};
 }
 
 std::tuple<Tensor, Tensor>
 fusedAddLayerNormInference(const Tensor &x, const Tensor &residual,
                            const OptionalTensor &weight,
-                           const OptionalTensor &bias, double eps) {
-  auto outs = fusedAddLayer(x, residual, weight, bias, eps, 0,
+                           const OptionalTensor &bias, double eps,
+                           double offset) {
+  auto outs = fusedAddLayer(x, residual, weight, bias, eps, offset, 0,
                             "fused_add_layer_norm_inference");
   return {outs[0], outs[1]};
 }
@@ -202,12 +208,14 @@ fusedAddLayerNormInference(const Tensor &x, const Tensor &residual,
 std::tuple<Tensor, Tensor, Tensor>
 fusedAddLayerNormBackward(const Tensor &dy, const Tensor &dh, const Tensor &h,
                           const Tensor &mean, const Tensor &rstd,
-                          const OptionalTensor &weight, bool hasBias) {
+                          const OptionalTensor &weight, bool hasBias,
+                          double offset) {
   checkInput(h, {&weight}, "fused_add_layer_norm_backward");
   checkGrad(dy, h, {&mean, &rstd}, "fused_add_layer_norm_backward");
   checkLike(dh, h, "residual", "fused_add_layer_norm_backward");
   ProgramKey key = keyFor(Kind::LayerBackward, h, weight);
   key.bias = hasBias;
+  key.offset = offset;
   key.residual = true;
   std::vector<Tensor> inputs{aligned(dy), aligned(dh), aligned(h),
                              aligned(mean), aligned(rstd)};
@@ -235,14 +243,17 @@ TORCH_LIBRARY(norm_mlir, m) {
   m.def("rms_norm_inference(Tensor x, Tensor? weight, float eps, "
         "float offset) -> Tensor",
         compliant);
-  m.def("layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> "
-        "(Tensor, Tensor, Tensor)",
+  // LayerNorm's offset (last, 0 by default): the weight enters as
+  // weight + offset in f32 (1: a zero-centered weight, LayerNorm1P).
+  m.def("layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps, "
+        "float offset=0.0) -> (Tensor, Tensor, Tensor)",
         compliant);
   m.def("layer_norm_backward(Tensor dy, Tensor x, Tensor mean, Tensor rstd, "
-        "Tensor? weight, bool has_bias) -> (Tensor, Tensor, Tensor)",
+        "Tensor? weight, bool has_bias, float offset=0.0) -> "
+        "(Tensor, Tensor, Tensor)",
         compliant);
   m.def("layer_norm_inference(Tensor x, Tensor? weight, Tensor? bias, "
-        "float eps) -> Tensor",
+        "float eps, float offset=0.0) -> Tensor",
         compliant);
   // The pre-norm residual add fused with the norm: h = x + residual is
   // normalized and returned for the next block's residual; the backward
@@ -257,14 +268,16 @@ TORCH_LIBRARY(norm_mlir, m) {
         "Tensor? weight, float eps, float offset) -> (Tensor, Tensor)",
         compliant);
   m.def("fused_add_layer_norm(Tensor x, Tensor residual, Tensor? weight, "
-        "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor, Tensor)",
+        "Tensor? bias, float eps, float offset=0.0) -> "
+        "(Tensor, Tensor, Tensor, Tensor)",
         compliant);
   m.def("fused_add_layer_norm_backward(Tensor dy, Tensor dh, Tensor h, "
-        "Tensor mean, Tensor rstd, Tensor? weight, bool has_bias) -> "
-        "(Tensor, Tensor, Tensor)",
+        "Tensor mean, Tensor rstd, Tensor? weight, bool has_bias, "
+        "float offset=0.0) -> (Tensor, Tensor, Tensor)",
         compliant);
   m.def("fused_add_layer_norm_inference(Tensor x, Tensor residual, "
-        "Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor)",
+        "Tensor? weight, Tensor? bias, float eps, float offset=0.0) -> "
+        "(Tensor, Tensor)",
         compliant);
   // The bundle directory of a program, compiled (or found in the cache) by
   // norm_mlir.ops: the CUDA kernels above call it for a program they have

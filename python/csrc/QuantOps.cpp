@@ -50,11 +50,13 @@ std::tuple<Tensor, Tensor> rmsNormQuant(const Tensor &x,
 std::tuple<Tensor, Tensor> layerNormQuant(const Tensor &x,
                                           const OptionalTensor &weight,
                                           const OptionalTensor &bias,
-                                          double eps, int64_t groupSize) {
+                                          double eps, int64_t groupSize,
+                                          double offset) {
   checkInput(x, {&weight, &bias}, "layer_norm_quant");
   checkBias(weight, bias, "layer_norm_quant");
   ProgramKey key = keyFor(Kind::LayerForward, x, weight);
   key.eps = eps;
+  key.offset = offset;
   key.bias = bias.has_value();
   auto outs = quantForward(key, x, std::nullopt, {&weight, &bias}, groupSize,
                            "layer_norm_quant");
@@ -84,7 +86,7 @@ TORCH_LIBRARY_FRAGMENT(norm_mlir, m) {
         "int group_size=0) -> (Tensor, Tensor)",
         compliant);
   m.def("layer_norm_quant(Tensor x, Tensor? weight, Tensor? bias, float eps, "
-        "int group_size=0) -> (Tensor, Tensor)",
+        "int group_size=0, float offset=0.0) -> (Tensor, Tensor)",
         compliant);
   m.def(
       "fused_add_rms_norm_quant(Tensor x, Tensor residual, Tensor? weight, "

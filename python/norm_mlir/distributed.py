@@ -54,13 +54,13 @@ if register_sharding is not None:
         return _strategies(x, [(x, "row"), (weight, "param")], 2, ["row"])
 
     @register_sharding(ops.layer_norm.default)
-    def _(x, weight, bias, eps):
-        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 1,
+    def _(x, weight, bias, eps, offset=0.0):
+        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 2,
                            ["row", "row", "row"])
 
     @register_sharding(ops.layer_norm_inference.default)
-    def _(x, weight, bias, eps):
-        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 1, ["row"])
+    def _(x, weight, bias, eps, offset=0.0):
+        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 2, ["row"])
 
     @register_sharding(ops.rms_norm_backward.default)
     def _(dy, x, rstd, weight, offset):
@@ -68,9 +68,9 @@ if register_sharding is not None:
                            ["row", "sum" if weight is not None else "empty"])
 
     @register_sharding(ops.layer_norm_backward.default)
-    def _(dy, x, mean, rstd, weight, has_bias):
+    def _(dy, x, mean, rstd, weight, has_bias, offset=0.0):
         return _strategies(x, [(dy, "row"), (x, "row"), (mean, "row"), (rstd, "row"),
-                               (weight, "param")], 1,
+                               (weight, "param")], 2,
                            ["row", "sum" if weight is not None else "empty",
                             "sum" if has_bias else "empty"])
 
@@ -85,14 +85,14 @@ if register_sharding is not None:
                            ["row", "row"])
 
     @register_sharding(ops.fused_add_layer_norm.default)
-    def _(x, residual, weight, bias, eps):
+    def _(x, residual, weight, bias, eps, offset=0.0):
         return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param"),
-                               (bias, "param")], 1, ["row", "row", "row", "row"])
+                               (bias, "param")], 2, ["row", "row", "row", "row"])
 
     @register_sharding(ops.fused_add_layer_norm_inference.default)
-    def _(x, residual, weight, bias, eps):
+    def _(x, residual, weight, bias, eps, offset=0.0):
         return _strategies(x, [(x, "row"), (residual, "row"), (weight, "param"),
-                               (bias, "param")], 1, ["row", "row"])
+                               (bias, "param")], 2, ["row", "row"])
 
     @register_sharding(ops.fused_add_rms_norm_backward.default)
     def _(dy, dh, h, rstd, weight, offset):
@@ -101,9 +101,9 @@ if register_sharding is not None:
                            ["row", "sum" if weight is not None else "empty"])
 
     @register_sharding(ops.fused_add_layer_norm_backward.default)
-    def _(dy, dh, h, mean, rstd, weight, has_bias):
+    def _(dy, dh, h, mean, rstd, weight, has_bias, offset=0.0):
         return _strategies(h, [(dy, "row"), (dh, "row"), (h, "row"), (mean, "row"),
-                               (rstd, "row"), (weight, "param")], 1,
+                               (rstd, "row"), (weight, "param")], 2,
                            ["row", "sum" if weight is not None else "empty",
                             "sum" if has_bias else "empty"])
 
@@ -140,8 +140,8 @@ if register_sharding is not None:
         return _strategies(x, [(x, "row"), (weight, "param")], 3, ["row", "row"])
 
     @register_sharding(ops.layer_norm_quant.default)
-    def _(x, weight, bias, eps, group_size=0):
-        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 2,
+    def _(x, weight, bias, eps, group_size=0, offset=0.0):
+        return _strategies(x, [(x, "row"), (weight, "param"), (bias, "param")], 3,
                            ["row", "row"])
 
     @register_sharding(ops.fused_add_rms_norm_quant.default)

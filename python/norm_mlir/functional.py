@@ -142,24 +142,37 @@ def rms_norm(input, normalized_shape, weight=None, eps=None, *, offset=0.0):
     return y.reshape(input.shape) if reshape else y
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """torch.nn.functional.layer_norm."""
+def _offset_layer_norm(input, normalized_shape, weight, bias, eps, offset):
+    """torch's layer_norm with the weight taken as weight + offset in f32."""
+    if not offset or weight is None:
+        return F.layer_norm(input, normalized_shape_tuple(normalized_shape), weight, bias, eps)
+    ct = _compute_type(input)
+    y = F.layer_norm(input.to(ct), normalized_shape_tuple(normalized_shape),
+                     weight.to(ct) + offset, bias.to(ct) if bias is not None else None, eps)
+    return y.to(input.dtype)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, *, offset=0.0):
+    """torch.nn.functional.layer_norm. offset 1 takes the weight as
+    1 + weight, computed in f32 (a zero-centered weight: Megatron's
+    LayerNorm1P, Transformer Engine's zero_centered_gamma)."""
     # A bias without a weight, or of another dtype than the weight: no
     # kernel has that form; torch's does.
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
     how = _flat(input, normalized_shape, (weight, bias), "layer_norm") if plain else None
     if how is None or not _kernel_epsilon(float(eps)):
-        return F.layer_norm(input, normalized_shape_tuple(normalized_shape), weight, bias, eps)
+        return _offset_layer_norm(input, normalized_shape, weight, bias, eps, offset)
     n, reshape = how
     x, w, b = input, weight, bias
     if reshape:
         x = input.reshape(-1, n)
         w = weight.reshape(n) if weight is not None else None
         b = bias.reshape(n) if bias is not None else None
+    offset = float(offset) if weight is not None else 0.0
     if _needs_grad(input, weight, bias):
-        y = ops.layer_norm(x, w, b, float(eps))[0]
+        y = ops.layer_norm(x, w, b, float(eps), offset)[0]
     else:
-        y = ops.layer_norm_inference(x, w, b, float(eps))
+        y = ops.layer_norm_inference(x, w, b, float(eps), offset)
     return y.reshape(input.shape) if reshape else y
 
 
@@ -195,26 +208,27 @@ def fused_add_rms_norm(input, residual, normalized_shape, weight=None, eps=None)
     return (y.reshape(input.shape), h.reshape(input.shape)) if reshape else (y, h)
 
 
-def fused_add_layer_norm(input, residual, normalized_shape, weight=None, bias=None, eps=1e-5):
+def fused_add_layer_norm(input, residual, normalized_shape, weight=None, bias=None, eps=1e-5,
+                         *, offset=0.0):
     """(layer_norm(input + residual), input + residual) in one kernel (see
-    fused_add_rms_norm)."""
+    fused_add_rms_norm; offset as layer_norm's)."""
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
     how = (_flat(input, normalized_shape, (weight, bias), "fused_add_layer_norm")
            if plain else None)
     if how is None or not _kernel_epsilon(float(eps)) or not _residual_fits(input, residual):
         h = input + residual
-        return (F.layer_norm(h, normalized_shape_tuple(normalized_shape), weight, bias, eps),
-                h)
+        return _offset_layer_norm(h, normalized_shape, weight, bias, eps, offset), h
     n, reshape = how
     x, r, w, b = input, residual, weight, bias
     if reshape:
         x, r = input.reshape(-1, n), residual.reshape(-1, n)
         w = weight.reshape(n) if weight is not None else None
         b = bias.reshape(n) if bias is not None else None
+    offset = float(offset) if weight is not None else 0.0
     if _needs_grad(input, residual, weight, bias):
-        y, h = ops.fused_add_layer_norm(x, r, w, b, float(eps))[:2]
+        y, h = ops.fused_add_layer_norm(x, r, w, b, float(eps), offset)[:2]
     else:
-        y, h = ops.fused_add_layer_norm_inference(x, r, w, b, float(eps))
+        y, h = ops.fused_add_layer_norm_inference(x, r, w, b, float(eps), offset)
     return (y.reshape(input.shape), h.reshape(input.shape)) if reshape else (y, h)
 
 
@@ -352,9 +366,9 @@ def rms_norm_quant(input, weight=None, eps=1e-6, residual=None, offset=0.0, grou
     return q, scale, h
 
 
-def layer_norm_quant(input, weight=None, bias=None, eps=1e-5, group_size=None):
-    """layer_norm(input) * weight + bias quantized to FP8 e4m3 per row (or
-    per group of group_size columns) in one kernel: (q, scale) as
+def layer_norm_quant(input, weight=None, bias=None, eps=1e-5, group_size=None, offset=0.0):
+    """layer_norm(input) * (weight + offset) + bias quantized to FP8 e4m3 per
+    row (or per group of group_size columns) in one kernel: (q, scale) as
     rms_norm_quant's."""
     _check_group_size(input, group_size, "layer_norm_quant")
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
@@ -364,7 +378,9 @@ def layer_norm_quant(input, weight=None, bias=None, eps=1e-5, group_size=None):
             and _groups_lowered(input, group_size))
     if not fits:
         x = input.to(_compute_type(input))
-        y = F.layer_norm(x, (x.shape[-1],), weight.to(x.dtype) if weight is not None else None,
+        y = F.layer_norm(x, (x.shape[-1],),
+                         weight.to(x.dtype) + offset if weight is not None else None,
                          bias.to(x.dtype) if bias is not None else None, eps)
         return _quant_reference(y, group_size)
-    return ops.layer_norm_quant(input, weight, bias, float(eps), group_size or 0)
+    return ops.layer_norm_quant(input, weight, bias, float(eps), group_size or 0,
+                                float(offset) if weight is not None else 0.0)

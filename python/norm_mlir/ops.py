@@ -7,17 +7,21 @@ torch.compile graphs and in CUDA graphs. CUDA tensors run the GPU kernels
 Ops (all take the normalized size from the last dimension of x):
   norm_mlir::rms_norm(x, weight?, eps, offset) -> (y, rstd)
   norm_mlir::rms_norm_backward(dy, x, rstd, weight?, offset) -> (dx, dw)
-  norm_mlir::layer_norm(x, weight?, bias?, eps) -> (y, mean, rstd)
-  norm_mlir::layer_norm_backward(dy, x, mean, rstd, weight?, has_bias) -> (dx, dw, db)
+  norm_mlir::layer_norm(x, weight?, bias?, eps, offset=0) -> (y, mean, rstd)
+  norm_mlir::layer_norm_backward(dy, x, mean, rstd, weight?, has_bias, offset=0)
+      -> (dx, dw, db)
   norm_mlir::rms_norm_inference(x, weight?, eps, offset) -> y
-  norm_mlir::layer_norm_inference(x, weight?, bias?, eps) -> y
+  norm_mlir::layer_norm_inference(x, weight?, bias?, eps, offset=0) -> y
   norm_mlir::fused_add_rms_norm(x, residual, weight?, eps, offset) -> (y, h, rstd)
   norm_mlir::fused_add_rms_norm_backward(dy, dh, h, rstd, weight?, offset) -> (dx, dw)
   norm_mlir::fused_add_rms_norm_inference(x, residual, weight?, eps, offset) -> (y, h)
-  norm_mlir::fused_add_layer_norm(x, residual, weight?, bias?, eps) -> (y, h, mean, rstd)
-  norm_mlir::fused_add_layer_norm_backward(dy, dh, h, mean, rstd, weight?, has_bias)
+  norm_mlir::fused_add_layer_norm(x, residual, weight?, bias?, eps, offset=0)
+      -> (y, h, mean, rstd)
+  norm_mlir::fused_add_layer_norm_backward(dy, dh, h, mean, rstd, weight?, has_bias,
+                                           offset=0)
       -> (dx, dw, db)
-  norm_mlir::fused_add_layer_norm_inference(x, residual, weight?, bias?, eps) -> (y, h)
+  norm_mlir::fused_add_layer_norm_inference(x, residual, weight?, bias?, eps, offset=0)
+      -> (y, h)
   norm_mlir::l2_norm(x, eps) -> (y, rstd)
   norm_mlir::l2_norm_backward(dy, x, rstd) -> dx
   norm_mlir::l2_norm_inference(x, eps) -> y
@@ -28,10 +32,13 @@ Ops (all take the normalized size from the last dimension of x):
   norm_mlir::rms_norm_gated_inference(x, z, weight?, eps, offset, activation,
                                       norm_before_gate, group_size=0) -> y
   norm_mlir::rms_norm_quant(x, weight?, eps, offset, group_size=0) -> (q, scale)
-  norm_mlir::layer_norm_quant(x, weight?, bias?, eps, group_size=0) -> (q, scale)
+  norm_mlir::layer_norm_quant(x, weight?, bias?, eps, group_size=0, offset=0)
+      -> (q, scale)
   norm_mlir::fused_add_rms_norm_quant(x, residual, weight?, eps, offset, group_size=0)
       -> (q, h, scale)
-dw/db are empty tensors when there is no weight/bias. The fused_add ops are
+dw/db are empty tensors when there is no weight/bias. offset takes the
+weight as weight + offset (in f32; 1: Gemma's RMSNorm, a zero-centered
+LayerNorm weight). The fused_add ops are
 a pre-norm block's residual add and norm in one kernel: h = x + residual is
 normalized and returned (the next block's residual); their backward takes
 h's own gradient dh beside dy and returns the gradient of x and residual
@@ -106,8 +113,8 @@ else:
 
 # The flags each program takes (norm_mlir.python_ops passes the same, so
 # both paths share cache entries).
-_PROGRAM_FLAGS = {"rms_fwd": ("eps", "offset"), "ln_fwd": ("eps", "bias"),
-                  "rms_bwd": ("offset",), "ln_bwd": ("bias",), "l2_fwd": ("eps",),
+_PROGRAM_FLAGS = {"rms_fwd": ("eps", "offset"), "ln_fwd": ("eps", "bias", "offset"),
+                  "rms_bwd": ("offset",), "ln_bwd": ("bias", "offset"), "l2_fwd": ("eps",),
                   "l2_bwd": (),
                   "gated_fwd": ("eps", "offset", "activation", "norm_before_gate"),
                   "gated_bwd": ("offset", "activation", "norm_before_gate")}
@@ -154,13 +161,13 @@ def _(x, weight, eps, offset):
 
 
 @torch.library.register_fake("norm_mlir::layer_norm")
-def _(x, weight, bias, eps):
+def _(x, weight, bias, eps, offset=0.0):
     stats = x.new_empty(x.shape[:-1], dtype=torch.float32)
     return torch.empty_like(x), stats, torch.empty_like(stats)
 
 
 @torch.library.register_fake("norm_mlir::layer_norm_backward")
-def _(dy, x, mean, rstd, weight, has_bias):
+def _(dy, x, mean, rstd, weight, has_bias, offset=0.0):
     dw = torch.empty_like(weight) if weight is not None else x.new_empty(0)
     db = (torch.empty_like(weight) if (has_bias and weight is not None)
           else x.new_empty(x.shape[-1]) if has_bias else x.new_empty(0))
@@ -168,7 +175,7 @@ def _(dy, x, mean, rstd, weight, has_bias):
 
 
 @torch.library.register_fake("norm_mlir::layer_norm_inference")
-def _(x, weight, bias, eps):
+def _(x, weight, bias, eps, offset=0.0):
     return torch.empty_like(x)
 
 
@@ -190,13 +197,13 @@ def _(x, residual, weight, eps, offset):
 
 
 @torch.library.register_fake("norm_mlir::fused_add_layer_norm")
-def _(x, residual, weight, bias, eps):
+def _(x, residual, weight, bias, eps, offset=0.0):
     stats = x.new_empty(x.shape[:-1], dtype=torch.float32)
     return torch.empty_like(x), torch.empty_like(x), stats, torch.empty_like(stats)
 
 
 @torch.library.register_fake("norm_mlir::fused_add_layer_norm_backward")
-def _(dy, dh, h, mean, rstd, weight, has_bias):
+def _(dy, dh, h, mean, rstd, weight, has_bias, offset=0.0):
     dw = torch.empty_like(weight) if weight is not None else h.new_empty(0)
     db = (torch.empty_like(weight) if (has_bias and weight is not None)
           else h.new_empty(h.shape[-1]) if has_bias else h.new_empty(0))
@@ -204,7 +211,7 @@ def _(dy, dh, h, mean, rstd, weight, has_bias):
 
 
 @torch.library.register_fake("norm_mlir::fused_add_layer_norm_inference")
-def _(x, residual, weight, bias, eps):
+def _(x, residual, weight, bias, eps, offset=0.0):
     return torch.empty_like(x), torch.empty_like(x)
 
 
@@ -259,7 +266,7 @@ def _(x, weight, eps, offset, group_size=0):
 
 
 @torch.library.register_fake("norm_mlir::layer_norm_quant")
-def _(x, weight, bias, eps, group_size=0):
+def _(x, weight, bias, eps, group_size=0, offset=0.0):
     return _fake_quant(x, group_size)
 
 
@@ -361,21 +368,21 @@ def _(dy, x, rstd, weight, offset):
 
 
 @torch.library.register_kernel("norm_mlir::layer_norm", "cpu")
-def _(x, weight, bias, eps):
+def _(x, weight, bias, eps, offset=0.0):
     check_bias(weight, bias, "layer_norm")
     return _cpu_forward("ln_fwd", x, weight, [weight, bias],
-                        dict(eps=eps, bias=bias is not None), 2)
+                        dict(eps=eps, bias=bias is not None, offset=offset), 2)
 
 
 @torch.library.register_kernel("norm_mlir::layer_norm_inference", "cpu")
-def _(x, weight, bias, eps):
+def _(x, weight, bias, eps, offset=0.0):
     check_bias(weight, bias, "layer_norm_inference")
     return _cpu_forward("ln_fwd", x, weight, [weight, bias],
-                        dict(eps=eps, bias=bias is not None), 0)[0]
+                        dict(eps=eps, bias=bias is not None, offset=offset), 0)[0]
 
 
 @torch.library.register_kernel("norm_mlir::layer_norm_backward", "cpu")
-def _(dy, x, mean, rstd, weight, has_bias):
+def _(dy, x, mean, rstd, weight, has_bias, offset=0.0):
     check_input(x, weight, name="layer_norm_backward")
     check_grad(dy, x, mean, rstd, name="layer_norm_backward")
     matrix = rows(x)
@@ -384,7 +391,7 @@ def _(dy, x, mean, rstd, weight, has_bias):
     db = (torch.empty_like(weight) if weight is not None else x.new_empty(x.shape[-1])) \
         if has_bias else x.new_empty(0)
     outputs = [dx] + ([dw] if weight is not None else []) + ([db] if has_bias else [])
-    _cpu_run("ln_bwd", x, weight, dict(bias=has_bias),
+    _cpu_run("ln_bwd", x, weight, dict(bias=has_bias, offset=offset),
              [rows(dy), matrix, mean.reshape(-1), rstd.reshape(-1)]
              + ([weight] if weight is not None else []), outputs)
     return dx.view(x.shape), dw, db
@@ -434,21 +441,21 @@ def _(dy, dh, h, rstd, weight, offset):
 
 
 @torch.library.register_kernel("norm_mlir::fused_add_layer_norm", "cpu")
-def _(x, residual, weight, bias, eps):
+def _(x, residual, weight, bias, eps, offset=0.0):
     check_bias(weight, bias, "fused_add_layer_norm")
     return _cpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
-                            dict(eps=eps, bias=bias is not None), 2)
+                            dict(eps=eps, bias=bias is not None, offset=offset), 2)
 
 
 @torch.library.register_kernel("norm_mlir::fused_add_layer_norm_inference", "cpu")
-def _(x, residual, weight, bias, eps):
+def _(x, residual, weight, bias, eps, offset=0.0):
     check_bias(weight, bias, "fused_add_layer_norm_inference")
     return _cpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
-                            dict(eps=eps, bias=bias is not None), 0)
+                            dict(eps=eps, bias=bias is not None, offset=offset), 0)
 
 
 @torch.library.register_kernel("norm_mlir::fused_add_layer_norm_backward", "cpu")
-def _(dy, dh, h, mean, rstd, weight, has_bias):
+def _(dy, dh, h, mean, rstd, weight, has_bias, offset=0.0):
     name = "fused_add_layer_norm_backward"
     check_input(h, weight, name=name)
     check_grad(dy, h, mean, rstd, name=name)
@@ -459,7 +466,7 @@ def _(dy, dh, h, mean, rstd, weight, has_bias):
     db = (torch.empty_like(weight) if weight is not None else h.new_empty(h.shape[-1])) \
         if has_bias else h.new_empty(0)
     outputs = [dx] + ([dw] if weight is not None else []) + ([db] if has_bias else [])
-    _cpu_run("ln_bwd", h, weight, dict(bias=has_bias, residual=True),
+    _cpu_run("ln_bwd", h, weight, dict(bias=has_bias, residual=True, offset=offset),
              [rows(dy), rows(dh), matrix, mean.reshape(-1), rstd.reshape(-1)]
              + ([weight] if weight is not None else []), outputs)
     return dx.view(h.shape), dw, db
@@ -560,11 +567,12 @@ def _(x, weight, eps, offset, group_size=0):
 
 
 @torch.library.register_kernel("norm_mlir::layer_norm_quant", "cpu")
-def _(x, weight, bias, eps, group_size=0):
+def _(x, weight, bias, eps, group_size=0, offset=0.0):
     check_input(x, weight, bias, name="layer_norm_quant")
     check_bias(weight, bias, "layer_norm_quant")
     return _cpu_quant("ln_fwd", x, None, weight, [weight, bias],
-                      dict(eps=eps, bias=bias is not None), group_size, "layer_norm_quant")
+                      dict(eps=eps, bias=bias is not None, offset=offset), group_size,
+                      "layer_norm_quant")
 
 
 @torch.library.register_kernel("norm_mlir::fused_add_rms_norm_quant", "cpu")

@@ -122,7 +122,7 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
         res, ret = ((f"({x}, {s}, {s})", f"%y, %mean, %rstd : {x}, {s}, {s}") if stats
                     else (x, f"%y : {x}"))
         return (f"func.func @ln_fwd({', '.join(args)}) -> {res} {{\n"
-                f"  %y, %mean, %rstd = norm.layer_norm %x{wc} {{{eps_attr}}} : {x} -> {x}, {s}, {s}\n"
+                f"  %y, %mean, %rstd = norm.layer_norm %x{wc} {{{eps_attr}{off}}} : {x} -> {x}, {s}, {s}\n"
                 f"  return {ret}\n}}\n")
     if kind == "rms_bwd":
         args = [f"%dy: {x}", f"%x: {x}", f"%rstd: {s}"] + ([f"%w: {v}"] if weight else [])
@@ -139,11 +139,18 @@ def program_text(kind, n, dtype, weight_dtype=None, weight=True, bias=True,
         res = [x] + ([v] if weight else []) + ([v] if bias else [])
         names = ["%dx"] + (["%dw"] if weight else []) + (["%db"] if bias else [])
         types = x + (f" dw {v}" if weight else "") + (f" db {v}" if bias else "")
-        attrs = " {has_bias}" if bias else ""
+        attrs = _grad_attrs(bias, off)
         return (f"func.func @ln_bwd({', '.join(args)}) -> ({', '.join(res)}) {{\n"
                 f"  {', '.join(names)} = norm.layer_norm_grad %dy, %x, %mean, %rstd{wc}{attrs} : {x}, {x}, {s}, {s} -> {types}\n"
                 f"  return {', '.join(names)} : {', '.join(res)}\n}}\n")
     raise ValueError(f"unknown op kind {kind!r}")
+
+
+def _grad_attrs(bias, off):
+    """The attribute dictionary of a norm.layer_norm_grad: has_bias and the
+    weight offset (`off`, ", weight_offset = ..." or empty)."""
+    attrs = (["has_bias"] if bias else []) + ([off[2:]] if off else [])
+    return f" {{{', '.join(attrs)}}}" if attrs else ""
 
 
 def _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats):
@@ -163,7 +170,7 @@ def _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats):
         types = [x, x] + ([s] * len(stat_names) if stats else [])
         norm = (f"  %y, %rstd = norm.rms_norm %h{wc} {{{eps_attr}{off}}} : {x} -> {x}, {s}\n"
                 if rms else
-                f"  %y, %mean, %rstd = norm.layer_norm %h{wc} {{{eps_attr}}} : {x} -> {x}, {s}, {s}\n")
+                f"  %y, %mean, %rstd = norm.layer_norm %h{wc} {{{eps_attr}{off}}} : {x} -> {x}, {s}, {s}\n")
         return (f"func.func @{kind}({', '.join(args)}) -> ({', '.join(types)}) {{\n"
                 + _add("h", "x", t, "r", t, x, t) + norm
                 + f"  return {', '.join(names)} : {', '.join(types)}\n}}\n")
@@ -182,7 +189,7 @@ def _residual_program(kind, n, t, wt, weight, bias, eps_attr, off, stats):
                     f"{x}, {x}, {s} -> {', '.join([xf] + res[1:])}\n")
         else:
             types = xf + (f" dw {v}" if weight else "") + (f" db {v}" if bias else "")
-            attrs = " {has_bias}" if bias else ""
+            attrs = _grad_attrs(bias, off)
             grad = (f"  {', '.join(grad_names)} = norm.layer_norm_grad %dy, %h, %mean, %rstd{wc}{attrs} : "
                     f"{x}, {x}, {s}, {s} -> {types}\n")
         return (f"func.func @{kind}({', '.join(args)}) -> ({', '.join(res)}) {{\n"
@@ -211,7 +218,7 @@ def _quant_program(kind, n, t, wt, weight, bias, eps_attr, off, stats, residual,
     if rms:
         body += f"  %yn, %rstd = norm.rms_norm {src}{wc} {{{eps_attr}{off}}} : {x} -> {xf}, {s}\n"
     else:
-        body += (f"  %yn, %mean, %rstd = norm.layer_norm {src}{wc} {{{eps_attr}}} : "
+        body += (f"  %yn, %mean, %rstd = norm.layer_norm {src}{wc} {{{eps_attr}{off}}} : "
                  f"{x} -> {xf}, {s}, {s}\n")
     body += order_programs.fp8_quant_ops("yn", n, group_size)
     stat_names = ["%rstd"] if rms else ["%mean", "%rstd"]

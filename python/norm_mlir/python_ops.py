@@ -71,20 +71,22 @@ def rms_norm_inference(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
 
 @torch.library.custom_op("norm_mlir::layer_norm", mutates_args=())
 def layer_norm(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
-               eps: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+               eps: float, offset: float = 0.0
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, bias, name="layer_norm")
     check_bias(weight, bias, "layer_norm")
     return _gpu_forward("ln_fwd", x, weight, [weight, bias],
-                        dict(eps=eps, bias=bias is not None), 2)
+                        dict(eps=eps, bias=bias is not None, offset=offset), 2)
 
 
 @torch.library.custom_op("norm_mlir::layer_norm_backward", mutates_args=())
 def layer_norm_backward(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
                         rstd: torch.Tensor, weight: torch.Tensor | None,
-                        has_bias: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                        has_bias: bool, offset: float = 0.0
+                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, name="layer_norm_backward")
     check_grad(dy, x, mean, rstd, name="layer_norm_backward")
-    launcher = _launcher("ln_bwd", x.shape[-1], x, weight, bias=has_bias)
+    launcher = _launcher("ln_bwd", x.shape[-1], x, weight, bias=has_bias, offset=offset)
     args = [rows(dy), rows(x), aligned(mean).view(-1), aligned(rstd).view(-1)]
     if weight is not None:
         args.append(aligned(weight))
@@ -97,11 +99,12 @@ def layer_norm_backward(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
 
 @torch.library.custom_op("norm_mlir::layer_norm_inference", mutates_args=())
 def layer_norm_inference(x: torch.Tensor, weight: torch.Tensor | None,
-                         bias: torch.Tensor | None, eps: float) -> torch.Tensor:
+                         bias: torch.Tensor | None, eps: float,
+                         offset: float = 0.0) -> torch.Tensor:
     check_cuda(x, weight, bias, name="layer_norm_inference")
     check_bias(weight, bias, "layer_norm_inference")
     return _gpu_forward("ln_fwd", x, weight, [weight, bias],
-                        dict(eps=eps, bias=bias is not None), 0)[0]
+                        dict(eps=eps, bias=bias is not None, offset=offset), 0)[0]
 
 
 def _gpu_add_forward(kind, x, residual, weight, params, flags, stats):
@@ -154,36 +157,39 @@ def fused_add_rms_norm_backward(dy: torch.Tensor, dh: torch.Tensor, h: torch.Ten
 
 @torch.library.custom_op("norm_mlir::fused_add_layer_norm", mutates_args=())
 def fused_add_layer_norm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor | None,
-                         bias: torch.Tensor | None, eps: float
+                         bias: torch.Tensor | None, eps: float, offset: float = 0.0
                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, bias, name="fused_add_layer_norm")
     check_bias(weight, bias, "fused_add_layer_norm")
     check_residual(residual, x, "fused_add_layer_norm")
     return _gpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
-                            dict(eps=eps, bias=bias is not None), 2)
+                            dict(eps=eps, bias=bias is not None, offset=offset), 2)
 
 
 @torch.library.custom_op("norm_mlir::fused_add_layer_norm_inference", mutates_args=())
 def fused_add_layer_norm_inference(x: torch.Tensor, residual: torch.Tensor,
                                    weight: torch.Tensor | None, bias: torch.Tensor | None,
-                                   eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+                                   eps: float, offset: float = 0.0
+                                   ) -> tuple[torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, bias, name="fused_add_layer_norm_inference")
     check_bias(weight, bias, "fused_add_layer_norm_inference")
     check_residual(residual, x, "fused_add_layer_norm_inference")
     return _gpu_add_forward("ln_fwd", x, residual, weight, [weight, bias],
-                            dict(eps=eps, bias=bias is not None), 0)
+                            dict(eps=eps, bias=bias is not None, offset=offset), 0)
 
 
 @torch.library.custom_op("norm_mlir::fused_add_layer_norm_backward", mutates_args=())
 def fused_add_layer_norm_backward(dy: torch.Tensor, dh: torch.Tensor, h: torch.Tensor,
                                   mean: torch.Tensor, rstd: torch.Tensor,
-                                  weight: torch.Tensor | None, has_bias: bool
+                                  weight: torch.Tensor | None, has_bias: bool,
+                                  offset: float = 0.0
                                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     name = "fused_add_layer_norm_backward"
     check_cuda(h, weight, name=name)
     check_grad(dy, h, mean, rstd, name=name)
     check_residual(dh, h, name)
-    launcher = _launcher("ln_bwd", h.shape[-1], h, weight, bias=has_bias, residual=True)
+    launcher = _launcher("ln_bwd", h.shape[-1], h, weight, bias=has_bias, residual=True,
+                         offset=offset)
     args = [rows(dy), rows(dh), rows(h), aligned(mean).view(-1), aligned(rstd).view(-1)]
     if weight is not None:
         args.append(aligned(weight))
@@ -291,11 +297,13 @@ def rms_norm_quant(x: torch.Tensor, weight: torch.Tensor | None, eps: float,
 
 @torch.library.custom_op("norm_mlir::layer_norm_quant", mutates_args=())
 def layer_norm_quant(x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None,
-                     eps: float, group_size: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+                     eps: float, group_size: int = 0,
+                     offset: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     check_cuda(x, weight, bias, name="layer_norm_quant")
     check_bias(weight, bias, "layer_norm_quant")
     return _gpu_quant("ln_fwd", x, None, weight, [weight, bias],
-                      dict(eps=eps, bias=bias is not None), group_size, "layer_norm_quant")
+                      dict(eps=eps, bias=bias is not None, offset=offset), group_size,
+                      "layer_norm_quant")
 
 
 @torch.library.custom_op("norm_mlir::fused_add_rms_norm_quant", mutates_args=())
@@ -327,15 +335,16 @@ rms_norm.register_autograd(_rms_backward, setup_context=_rms_setup)
 
 
 def _ln_setup(ctx, inputs, output):
-    x, weight, bias, eps = inputs
+    x, weight, bias, eps, offset = inputs
     ctx.save_for_backward(x, weight, output[1], output[2])
-    ctx.has_bias = bias is not None
+    ctx.has_bias, ctx.offset = bias is not None, offset
 
 
 def _ln_backward(ctx, dy, dmean, drstd):
     x, weight, mean, rstd = ctx.saved_tensors
-    dx, dw, db = layer_norm_backward(dy.contiguous(), x, mean, rstd, weight, ctx.has_bias)
-    return (dx, dw if weight is not None else None, db if ctx.has_bias else None, None)
+    dx, dw, db = layer_norm_backward(dy.contiguous(), x, mean, rstd, weight, ctx.has_bias,
+                                     ctx.offset)
+    return (dx, dw if weight is not None else None, db if ctx.has_bias else None, None, None)
 
 
 layer_norm.register_autograd(_ln_backward, setup_context=_ln_setup)
@@ -364,9 +373,9 @@ fused_add_rms_norm.register_autograd(_add_rms_backward, setup_context=_add_rms_s
 
 
 def _add_ln_setup(ctx, inputs, output):
-    x, residual, weight, bias, eps = inputs
+    x, residual, weight, bias, eps, offset = inputs
     ctx.save_for_backward(output[1], weight, output[2], output[3])
-    ctx.has_bias = bias is not None
+    ctx.has_bias, ctx.offset = bias is not None, offset
 
 
 def _add_ln_backward(ctx, dy, dh, dmean, drstd):
@@ -374,12 +383,14 @@ def _add_ln_backward(ctx, dy, dh, dmean, drstd):
     dw = db = None
     if dy is not None and dh is not None:
         dx, dw, db = fused_add_layer_norm_backward(dy.contiguous(), dh.contiguous(), h, mean,
-                                                   rstd, weight, ctx.has_bias)
+                                                   rstd, weight, ctx.has_bias, ctx.offset)
     elif dy is not None:
-        dx, dw, db = layer_norm_backward(dy.contiguous(), h, mean, rstd, weight, ctx.has_bias)
+        dx, dw, db = layer_norm_backward(dy.contiguous(), h, mean, rstd, weight, ctx.has_bias,
+                                         ctx.offset)
     else:
         dx = dh
-    return (dx, dx, dw if weight is not None else None, db if ctx.has_bias else None, None)
+    return (dx, dx, dw if weight is not None else None, db if ctx.has_bias else None, None,
+            None)
 
 
 fused_add_layer_norm.register_autograd(_add_ln_backward, setup_context=_add_ln_setup)

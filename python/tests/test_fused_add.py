@@ -179,3 +179,48 @@ def test_strided_and_offset_inputs():
     y, h = nf.fused_add_rms_norm(x, r, 128, w, 1e-6)
     assert rel(h, x + r) < 1e-7
     assert rel(y, torch.nn.functional.rms_norm(x + r, (128,), w, 1e-6)) < 1e-5
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fused", [False, True])
+def test_layer_norm_weight_offset(dtype, fused):
+    """A zero-centered LayerNorm weight (offset 1: Megatron's LayerNorm1P,
+    Transformer Engine's zero_centered_gamma): the weight enters as 1 + w in
+    f32, forward and backward, plain and after the residual add."""
+    torch.manual_seed(21)
+    n = 320
+    x = torch.randn(3, 7, n, dtype=dtype, requires_grad=True)
+    r = torch.randn(3, 7, n, dtype=dtype, requires_grad=True)
+    w = (torch.randn(n) * 0.1).to(dtype).requires_grad_()
+    b = torch.randn(n).to(dtype).requires_grad_()
+    if fused:
+        y, h = nf.fused_add_layer_norm(x, r, (n,), w, b, 1e-5, offset=1.0)
+    else:
+        y, h = nf.layer_norm(x, (n,), w, b, 1e-5, offset=1.0), None
+    gy = torch.randn_like(y)
+    loss = (y.double() * gy.double()).sum() + (h.double().sum() if fused else 0)
+    loss.backward()
+    X, R, W, B = (t.detach().double().requires_grad_() for t in (x, r, w, b))
+    H = X + R if fused else X
+    Y = torch.nn.functional.layer_norm(H, (n,), 1 + W, B, 1e-5)
+    ((Y * gy.double()).sum() + (H.sum() if fused else 0)).backward()
+    tol = TOL[dtype]
+    assert rel(y, Y) < tol and rel(x.grad, X.grad) < tol
+    assert rel(w.grad, W.grad) < 2 * tol and rel(b.grad, B.grad) < 2 * tol
+    if fused:
+        assert rel(r.grad, R.grad) < tol
+    with torch.no_grad():
+        again = (nf.fused_add_layer_norm(x, r, (n,), w, b, 1e-5, offset=1.0)[0] if fused
+                 else nf.layer_norm(x, (n,), w, b, 1e-5, offset=1.0))
+    assert torch.equal(again, y)
+    # The quantized forward takes the offset too; inputs the kernels do not
+    # take (float64) compute the same with torch.
+    q, scale = nf.layer_norm_quant(x.detach(), w.detach(), b.detach(), 1e-5, offset=1.0)
+    Yq = torch.nn.functional.layer_norm(X.detach(), (n,), 1 + W.detach(), B.detach(), 1e-5)
+    ref_scale = (Yq.abs().amax(-1) / 448).clamp_min(1e-12)
+    assert ((scale.double() - ref_scale) / ref_scale).abs().max() < 2 * tol
+    y64 = nf.layer_norm(X.detach(), (n,), W.detach(), B.detach(), 1e-5, offset=1.0)
+    assert rel(y64, Yq) < 1e-12
+    torch.library.opcheck(ops.layer_norm.default,
+                          (x.detach().float().requires_grad_(), w.detach().float(),
+                           b.detach().float(), 1e-5, 1.0))

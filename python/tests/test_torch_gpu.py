@@ -747,6 +747,33 @@ def test_grouped_gated_matches_float64(t, weight, norm_before_gate, m, n, group)
             x, z, w, 1e-5, "silu", norm_before_gate, group_size=group), y)
 
 
+@pytest.mark.parametrize("t", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("m,n", [(4099, 1024), (65, 8192), (3, 65536)])
+def test_layer_norm_weight_offset_matches_float64(t, fused, m, n):
+    """LayerNorm with a zero-centered weight (offset 1), plain and after the
+    residual add, forward and backward."""
+    torch.manual_seed(m + n)
+    x = torch.randn(m, n, device="cuda").to(DT[t]).requires_grad_()
+    r = torch.randn(m, n, device="cuda").to(DT[t]).requires_grad_()
+    w = (torch.randn(n, device="cuda") * 0.1).to(DT[t]).requires_grad_()
+    b = torch.randn(n, device="cuda").to(DT[t]).requires_grad_()
+    f = norm_mlir.functional
+    if fused:
+        y, h = f.fused_add_layer_norm(x, r, (n,), w, b, 1e-5, offset=1.0)
+    else:
+        y = f.layer_norm(x, (n,), w, b, 1e-5, offset=1.0)
+    gy = torch.randn_like(y)
+    (y * gy).sum().backward()
+    X, R, W, B = _leaves(x, r, w, b)
+    H = X + R if fused else X
+    (F.layer_norm(H, (n,), 1 + W, B, 1e-5) * gy.double()).sum().backward()
+    tol = TOL[t]
+    Y = F.layer_norm((X + R if fused else X).detach(), (n,), 1 + W.detach(), B.detach(), 1e-5)
+    assert rel(y, Y) < tol and rel(x.grad, X.grad) < tol
+    assert rel(w.grad, W.grad) < 3 * tol and rel(b.grad, B.grad) < 3 * tol
+
+
 # ---- norm_mlir.compile: the rewrite of model code on the GPU ---------------
 
 class _WrittenNorms(torch.nn.Module):

@@ -38,6 +38,28 @@ func.func @ln_fwd(%x: tensor<8x32xf32>, %w: tensor<32xf32>, %b: tensor<32xf32>) 
 
 // -----
 
+// A zero-centered LayerNorm weight (weight_offset = 1: Megatron's
+// LayerNorm1P): the weight enters as w + 1 in f32, forward and backward.
+// CHECK-LABEL: func @ln_weight_offset
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: norm.map <full> ins ({{.*}}, %{{.+}} : col tensor<32xbf16>) -> tensor<8x32xbf16>
+// CHECK: ^bb0({{.*}}, %[[W:.+]]: bf16):
+// CHECK: %[[WF:.+]] = arith.extf %[[W]] : bf16 to f32
+// CHECK-NEXT: arith.addf %[[WF]], %[[ONE]] : f32
+// CHECK: norm.reduce <row> <add> ins (%{{.+}} : full tensor<8x32xbf16>, %{{.+}} : full tensor<8x32xbf16>, %{{.+}} : row tensor<8xf32>, %{{.+}} : row tensor<8xf32>, %{{.+}} : col tensor<32xbf16>)
+// CHECK: ^bb0({{.*}}, %[[GW:.+]]: bf16):
+// CHECK: %[[GWF:.+]] = arith.extf %[[GW]] : bf16 to f32
+// CHECK-NEXT: arith.addf %[[GWF]], %[[ONE]] : f32
+func.func @ln_weight_offset(%x: tensor<8x32xbf16>, %w: tensor<32xbf16>, %dy: tensor<8x32xbf16>) -> (tensor<8x32xbf16>, tensor<8x32xbf16>, tensor<32xbf16>) {
+  %y, %m, %r = norm.layer_norm %x weight(%w : tensor<32xbf16>) {epsilon = 1.0e-5 : f64, weight_offset = 1.0 : f64}
+      : tensor<8x32xbf16> -> tensor<8x32xbf16>, tensor<8xf32>, tensor<8xf32>
+  %dx, %dw = norm.layer_norm_grad %dy, %x, %m, %r weight(%w : tensor<32xbf16>) {weight_offset = 1.0 : f64}
+      : tensor<8x32xbf16>, tensor<8x32xbf16>, tensor<8xf32>, tensor<8xf32> -> tensor<8x32xbf16> dw tensor<32xbf16>
+  return %y, %dx, %dw : tensor<8x32xbf16>, tensor<8x32xbf16>, tensor<32xbf16>
+}
+
+// -----
+
 // The RMSNorm backward: one row reduction, dx, one column reduction.
 // CHECK-LABEL: func @rms_bwd
 // CHECK-SAME: (%[[DY:.+]]: tensor<?x64xbf16>, %[[X:.+]]: tensor<?x64xbf16>, %[[R:.+]]: tensor<?xf32>, %[[W:.+]]: tensor<64xf32>)

@@ -54,11 +54,14 @@ def Norm_RMSNormOp : Norm_Op<"rms_norm", [Pure]> {
 }
 
 def Norm_LayerNormOp : Norm_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
-  let summary = "LayerNorm forward: y = (x - mean) * rstd * w + b";
+  let summary = "LayerNorm forward: y = (x - mean) * rstd * (w + offset) + b";
   let description = [{
     Per row: `mean = mean(x)`, `rstd = 1 / sqrt(mean((x - mean)^2) + epsilon)`,
-    `y = (x - mean) * rstd * weight + bias`; weight and bias are optional.
-    `y` has x's type or is f32 (as for `norm.rms_norm`).
+    `y = (x - mean) * rstd * (weight + weight_offset) + bias`; weight and
+    bias are optional. `weight_offset` is 1 for a zero-centered weight
+    (Megatron's LayerNorm1P, Transformer Engine's zero_centered_gamma),
+    computed in f32 as for `norm.rms_norm`. `y` has x's type or is f32 (as
+    for `norm.rms_norm`).
 
     ```mlir
     %y, %mean, %rstd = norm.layer_norm %x weight(%w : tensor<1024xf32>) bias(%b : tensor<1024xf32>)
@@ -66,7 +69,8 @@ def Norm_LayerNormOp : Norm_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins Norm_FloatTensor:$x, Optional<Norm_FloatTensor>:$weight,
-                   Optional<Norm_FloatTensor>:$bias, F64Attr:$epsilon);
+                   Optional<Norm_FloatTensor>:$bias, F64Attr:$epsilon,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
   let results = (outs Norm_FloatTensor:$y, Norm_FloatTensor:$mean,
                  Norm_FloatTensor:$rstd);
   let assemblyFormat = [{
@@ -103,7 +107,8 @@ def Norm_LayerNormGradOp : Norm_Op<"layer_norm_grad",
     [Pure, AttrSizedResultSegments]> {
   let summary = "LayerNorm backward: dx, dw (with a weight), db (with a bias)";
   let description = [{
-    `g = dy * w`, per row `a = mean(g)` and `c = mean(g * xhat)`,
+    `g = dy * (w + weight_offset)`, per row `a = mean(g)` and
+    `c = mean(g * xhat)`,
     `dx = rstd * (g - a - xhat * c)`; per column `dw = sum_i dy * xhat` and
     `db = sum_i dy`. `dw` is present exactly when a weight is given, `db`
     exactly when `has_bias` is set. `dx` has x's type or is f32 (as for
@@ -111,7 +116,8 @@ def Norm_LayerNormGradOp : Norm_Op<"layer_norm_grad",
   }];
   let arguments = (ins Norm_FloatTensor:$dy, Norm_FloatTensor:$x,
                    Norm_FloatTensor:$mean, Norm_FloatTensor:$rstd,
-                   Optional<Norm_FloatTensor>:$weight, UnitAttr:$has_bias);
+                   Optional<Norm_FloatTensor>:$weight, UnitAttr:$has_bias,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_offset);
   let results = (outs Norm_FloatTensor:$dx, Optional<Norm_FloatTensor>:$dw,
                  Optional<Norm_FloatTensor>:$db);
   let assemblyFormat = [{
