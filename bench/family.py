@@ -206,7 +206,8 @@ def implementations(op, m, n, bundles):
     xf = x.float()
     rstd_l2 = torch.rsqrt(xf.square().sum(-1) + EPS)
     rstd_rms = torch.rsqrt(xf.square().mean(-1) + EPS)
-    rstd_groups = torch.rsqrt(_groups(xf).square().mean(-1) + EPS)
+    rstd_groups = (torch.rsqrt(_groups(xf).square().mean(-1) + EPS)
+                   if op in GROUPED_GATED_OPS else None)
     bundle = {"l2_fwd": "l2_fwd_bf16_{}_infer", "l2_bwd": "l2_bwd_bf16_{}",
               "gated_fwd": "gated_fwd_bf16_{}_infer", "gated_bwd": "gated_bwd_bf16_{}",
               "qk_fwd": "rms_fwd_bf16_{}_infer", "qk_bwd": "rms_bwd_bf16_{}",
