@@ -114,6 +114,30 @@ TEST_F(CpuSignatureTest, SizeClassesFollowTheNormOp) {
   EXPECT_NE(x.sizeClass[0], x.sizeClass[1]);
 }
 
+// A group reduction (scales per group of 4 columns): its result has x's
+// rows and its own count of groups, not x's columns.
+constexpr const char *kGroups = R"mlir(
+func.func @scales(%y_m: memref<?x?xf32>, %s_m: memref<?x?xf32>) {
+  %y = bufferization.to_tensor %y_m restrict : memref<?x?xf32> to tensor<?x?xf32>
+  %s = norm.reduce <group> <max> ins(%y : full tensor<?x?xf32>) {group_size = 4 : i64} -> tensor<?x?xf32> {
+  ^bb0(%v: f32):
+    norm.yield %v : f32
+  }
+  bufferization.materialize_in_destination %s in restrict writable %s_m
+      : (tensor<?x?xf32>, memref<?x?xf32>) -> ()
+  return
+}
+)mlir";
+
+TEST_F(CpuSignatureTest, GroupValuesShareTheRowsOnly) {
+  auto signatures = parse(kGroups);
+  const CpuSignature &scales = signatures["scales"];
+  ASSERT_TRUE(scales.notCallable.empty()) << scales.notCallable;
+  const auto &y = scales.arguments[0], &s = scales.arguments[1];
+  EXPECT_EQ(y.sizeClass[0], s.sizeClass[0]);
+  EXPECT_NE(y.sizeClass[1], s.sizeClass[1]);
+}
+
 TEST_F(CpuSignatureTest, OnlyMemrefFunctionsWithoutResultsAreCallable) {
   auto signatures = parse(kForward);
   EXPECT_EQ(signatures.count("hidden"), 0u);

@@ -320,19 +320,6 @@ LogicalResult LayerNormGradOp::verify() {
 // Level 2 verifiers
 //===----------------------------------------------------------------------===//
 
-/// The role of a reduction's result: one value per row, column or group.
-static Role resultRoleOf(Order order) {
-  switch (order) {
-  case Order::row:
-    return Role::row;
-  case Order::col:
-    return Role::col;
-  case Order::group:
-    return Role::group;
-  }
-  llvm_unreachable("unknown order");
-}
-
 LogicalResult ReduceOp::verify() {
   int64_t m = ShapedType::kDynamic, n = ShapedType::kDynamic;
   int64_t groupSize = getGroupSize().value_or(0);
@@ -348,7 +335,7 @@ LogicalResult ReduceOp::verify() {
       }))
     return emitOpError("needs at least one 'full' input to define the M x N "
                        "space it reduces");
-  Role resultRole = resultRoleOf(getOrder());
+  Role resultRole = roleOfOrder(getOrder());
   auto resultType = getResult().getType();
   std::string message =
       checkRoleShape(resultRole, resultType.getShape(), m, n, groupSize);

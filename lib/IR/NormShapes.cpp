@@ -38,6 +38,18 @@ SmallVector<int64_t> mlir::norm::shapeForRole(Role role, int64_t m, int64_t n,
   llvm_unreachable("unknown role");
 }
 
+Role mlir::norm::roleOfOrder(Order order) {
+  switch (order) {
+  case Order::row:
+    return Role::row;
+  case Order::col:
+    return Role::col;
+  case Order::group:
+    return Role::group;
+  }
+  llvm_unreachable("unknown order");
+}
+
 static std::string dimToString(int64_t d) {
   return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
 }

@@ -3,6 +3,7 @@
 #include "NormDialect/Target/CpuSignature.h"
 
 #include "NormDialect/IR/NormOps.h"
+#include "NormDialect/IR/NormShapes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -78,6 +79,9 @@ public:
     } else if (role == Role::col && r >= 1) {
       // A split column output is partials x N: only N is the space's.
       join(of(value, r - 1), n);
+    } else if (role == Role::group && r == 2) {
+      // M x N / G: its groups are not a dimension of the space.
+      join(of(value, 0), m);
     }
   }
 
@@ -158,9 +162,7 @@ void relateSizes(Operation *op, SizeClasses &sizes) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     unsigned m = sizes.fresh(), n = sizes.fresh();
     tieRoled(reduce.getInputs(), reduce.getRoles(), m, n);
-    sizes.tieRole(reduce.getResult(),
-                  reduce.getOrder() == Order::row ? Role::row : Role::col, m,
-                  n);
+    sizes.tieRole(reduce.getResult(), roleOfOrder(reduce.getOrder()), m, n);
     return;
   }
   if (auto map = dyn_cast<MapOp>(op)) {

@@ -13,6 +13,7 @@
 
 #include "NormDialect/IR/NormDialect.h"
 #include "NormDialect/IR/NormOps.h"
+#include "NormDialect/IR/NormShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -149,7 +150,7 @@ public:
 
   Value reduce(Order order, Type elementType, ArrayRef<Input> inputs,
                BodyFn body) {
-    Role resultRole = order == Order::row ? Role::row : Role::col;
+    Role resultRole = roleOfOrder(order);
     auto type = RankedTensorType::get(
         resultRole == Role::row ? ArrayRef<int64_t>{m} : ArrayRef<int64_t>{n},
         elementType);

@@ -34,6 +34,10 @@ bool dimsCompatible(int64_t a, int64_t b);
 llvm::SmallVector<int64_t> shapeForRole(Role role, int64_t m, int64_t n,
                                         int64_t groupSize = 0);
 
+/// The role of a reduction's result along `order`: one value per row
+/// (row), per column (col), or per row and group (group).
+Role roleOfOrder(Order order);
+
 /// Checks that `shape` fits role `role` in an M x N space. Returns an empty
 /// string when it does, else a message naming the mismatch.
 std::string checkRoleShape(Role role, llvm::ArrayRef<int64_t> shape, int64_t m,
