@@ -181,14 +181,15 @@ def _residual_fits(input, residual):
             and residual.dtype == input.dtype and residual.device == input.device)
 
 
-def fused_add_rms_norm(input, residual, normalized_shape, weight=None, eps=None):
+def fused_add_rms_norm(input, residual, normalized_shape, weight=None, eps=None, *,
+                       offset=0.0):
     """(rms_norm(input + residual), input + residual) in one kernel: a
     pre-norm block's residual add and norm, the sum returned as the next
     block's residual (Liger's fused_add_rms_norm, vLLM's). Its backward adds
     the gradient reaching the sum to the norm's in the same kernel. The sum
-    is rounded to input's dtype, as input + residual would be. Inputs the
-    kernels do not take (another dtype for the residual, other devices)
-    compute it with torch."""
+    is rounded to input's dtype, as input + residual would be; offset as
+    rms_norm's. Inputs the kernels do not take (another dtype for the
+    residual, other devices) compute it with torch."""
     how = _flat(input, normalized_shape, (weight,), "fused_add_rms_norm")
     if how is not None:
         value = _DEFAULT_EPS[input.dtype] if eps is None else float(eps)
@@ -196,15 +197,16 @@ def fused_add_rms_norm(input, residual, normalized_shape, weight=None, eps=None)
             how = None
     if how is None:
         h = input + residual
-        return F.rms_norm(h, normalized_shape_tuple(normalized_shape), weight, eps), h
+        return rms_norm(h, normalized_shape, weight, eps, offset=offset), h
     n, reshape = how
     x, r, w = ((input.reshape(-1, n), residual.reshape(-1, n),
                 weight.reshape(n) if weight is not None else None)
                if reshape else (input, residual, weight))
+    offset = float(offset) if weight is not None else 0.0
     if _needs_grad(input, residual, weight):
-        y, h = ops.fused_add_rms_norm(x, r, w, value, 0.0)[:2]
+        y, h = ops.fused_add_rms_norm(x, r, w, value, offset)[:2]
     else:
-        y, h = ops.fused_add_rms_norm_inference(x, r, w, value, 0.0)
+        y, h = ops.fused_add_rms_norm_inference(x, r, w, value, offset)
     return (y.reshape(input.shape), h.reshape(input.shape)) if reshape else (y, h)
 
 

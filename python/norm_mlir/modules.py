@@ -21,14 +21,17 @@ def _param(shape, device, dtype):
 
 
 class RMSNorm(torch.nn.Module):
-    """torch.nn.RMSNorm running norm kernels (CUDA) or the CPU lowering."""
+    """torch.nn.RMSNorm running norm kernels (CUDA) or the CPU lowering.
+    weight_offset 1 takes the weight as 1 + weight in f32 (Gemma's
+    convention; the weight then starts at 0)."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, weight_offset=0.0):
         super().__init__()
         self.normalized_shape = functional.normalized_shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
+        self.weight_offset = weight_offset
         if elementwise_affine:
             self.weight = _param(self.normalized_shape, device, dtype)
         else:
@@ -37,25 +40,31 @@ class RMSNorm(torch.nn.Module):
 
     def reset_parameters(self):
         if self.weight is not None:
-            torch.nn.init.ones_(self.weight)
+            # The weight enters as weight + weight_offset: 1 either way.
+            torch.nn.init.constant_(self.weight, 1.0 - self.weight_offset)
 
     def forward(self, x):
-        return functional.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+        return functional.rms_norm(x, self.normalized_shape, self.weight, self.eps,
+                                   offset=self.weight_offset)
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}"
+                + (f", weight_offset={self.weight_offset}" if self.weight_offset else ""))
 
 
 class LayerNorm(torch.nn.Module):
-    """torch.nn.LayerNorm running norm kernels (CUDA) or the CPU lowering."""
+    """torch.nn.LayerNorm running norm kernels (CUDA) or the CPU lowering.
+    weight_offset 1 takes the weight as 1 + weight in f32 (a zero-centered
+    weight: Megatron's LayerNorm1P; the weight then starts at 0)."""
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True,
-                 bias=True, device=None, dtype=None):
+                 bias=True, device=None, dtype=None, weight_offset=0.0):
         super().__init__()
         self.normalized_shape = functional.normalized_shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
+        self.weight_offset = weight_offset
         if elementwise_affine:
             self.weight = _param(self.normalized_shape, device, dtype)
             if bias:
@@ -69,17 +78,18 @@ class LayerNorm(torch.nn.Module):
 
     def reset_parameters(self):
         if self.weight is not None:
-            torch.nn.init.ones_(self.weight)
+            torch.nn.init.constant_(self.weight, 1.0 - self.weight_offset)
         if self.bias is not None:
             torch.nn.init.zeros_(self.bias)
 
     def forward(self, x):
         return functional.layer_norm(x, self.normalized_shape, self.weight, self.bias,
-                                     self.eps)
+                                     self.eps, offset=self.weight_offset)
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}"
+                + (f", weight_offset={self.weight_offset}" if self.weight_offset else ""))
 
 
 class FusedAddRMSNorm(RMSNorm):
@@ -89,7 +99,7 @@ class FusedAddRMSNorm(RMSNorm):
 
     def forward(self, x, residual):
         return functional.fused_add_rms_norm(x, residual, self.normalized_shape, self.weight,
-                                             self.eps)
+                                             self.eps, offset=self.weight_offset)
 
 
 class FusedAddLayerNorm(LayerNorm):
@@ -98,7 +108,7 @@ class FusedAddLayerNorm(LayerNorm):
 
     def forward(self, x, residual):
         return functional.fused_add_layer_norm(x, residual, self.normalized_shape, self.weight,
-                                               self.bias, self.eps)
+                                               self.bias, self.eps, offset=self.weight_offset)
 
 
 class L2Norm(torch.nn.Module):

@@ -224,3 +224,40 @@ def test_layer_norm_weight_offset(dtype, fused):
     torch.library.opcheck(ops.layer_norm.default,
                           (x.detach().float().requires_grad_(), w.detach().float(),
                            b.detach().float(), 1e-5, 1.0))
+
+
+@pytest.mark.parametrize("kind", ["rms", "layer"])
+def test_modules_with_weight_offset(kind):
+    """The modules' weight_offset: the weight starts at 0 and enters as
+    1 + w, in the plain and the fused-add modules, with their gradients."""
+    torch.manual_seed(22)
+    n = 96
+    if kind == "rms":
+        plain, fused = norm_mlir.RMSNorm(n, eps=1e-6, weight_offset=1.0), \
+            norm_mlir.FusedAddRMSNorm(n, eps=1e-6, weight_offset=1.0)
+    else:
+        plain, fused = norm_mlir.LayerNorm(n, weight_offset=1.0), \
+            norm_mlir.FusedAddLayerNorm(n, weight_offset=1.0)
+    assert not plain.weight.any() and "weight_offset=1.0" in repr(plain)
+    with torch.no_grad():
+        for m in (plain, fused):
+            m.weight.normal_(0, 0.1)
+        fused.weight.copy_(plain.weight)
+    x = torch.randn(5, n, requires_grad=True)
+    r = torch.randn(5, n, requires_grad=True)
+    y = plain(x)
+    yf, h = fused(x, r)
+    (y.sum() + (yf * 2).sum() + h.sum()).backward()
+    X, R, W = (t.detach().double().requires_grad_() for t in (x, r, plain.weight))
+    F = torch.nn.functional
+
+    def norm(v):
+        if kind == "rms":
+            return F.rms_norm(v, (n,), 1 + W, 1e-6)
+        return F.layer_norm(v, (n,), 1 + W, torch.zeros(n, dtype=torch.float64), 1e-5)
+
+    Y, YF = norm(X), norm(X + R)
+    (Y.sum() + (YF * 2).sum() + (X + R).sum()).backward()
+    assert rel(y, Y) < 1e-5 and rel(yf, YF) < 1e-5
+    assert rel(x.grad, X.grad) < 1e-5 and rel(r.grad, R.grad) < 1e-5
+    assert rel(plain.weight.grad + fused.weight.grad, W.grad) < 1e-5
