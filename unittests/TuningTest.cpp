@@ -115,7 +115,6 @@ TEST(Tuning, GroupsSitOnConsecutiveLanesOfAChunk) {
     shape.fullOperands = fullOperands;
     shape.fullOutputs = 1;
     shape.groupSize = group;
-    shape.groupReductions = 1;
     return shape;
   };
   // FP8 1 x 128 scales, bf16 N = 4096: vectors of 8, a group's 16 lanes

@@ -100,14 +100,19 @@ public:
         b, loc, stats, SmallVector<ReassociationIndices>{all});
   }
 
+  /// The activation's leading (row) dimensions, as one reassociation group.
+  ReassociationIndices rowDims() const {
+    ReassociationIndices dims;
+    for (int64_t d = 0; d + 1 < xType.getRank(); ++d)
+      dims.push_back(d);
+    return dims;
+  }
+
   /// Expands an M x N result back to the activation's shape.
   Value activationFromRows(Value value2d) {
     if (xType.getRank() == 2)
       return value2d;
-    ReassociationIndices leading;
-    for (int64_t d = 0; d + 1 < xType.getRank(); ++d)
-      leading.push_back(d);
-    SmallVector<ReassociationIndices> reassoc = {leading,
+    SmallVector<ReassociationIndices> reassoc = {rowDims(),
                                                  {xType.getRank() - 1}};
     auto type = RankedTensorType::get(
         xType.getShape(),
@@ -119,14 +124,11 @@ public:
   Value statsFromRows(Value value1d) {
     if (xType.getRank() == 2)
       return value1d;
-    ReassociationIndices all;
-    for (int64_t d = 0; d + 1 < xType.getRank(); ++d)
-      all.push_back(d);
     auto type = RankedTensorType::get(xType.getShape().drop_back(), f32);
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
     sizes.pop_back();
-    return expandRows(value1d, type, SmallVector<ReassociationIndices>{all},
-                      sizes);
+    return expandRows(value1d, type,
+                      SmallVector<ReassociationIndices>{rowDims()}, sizes);
   }
 
   /// `value` reshaped to `type` (its row dimension expanded into x's

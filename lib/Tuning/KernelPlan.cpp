@@ -59,11 +59,6 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // group's vectors on consecutive lanes), without staging, clusters or
   // streaming, and without the table, which measured kernels without groups.
   bool groups = shape.groupSize > 0;
-  if (groups) {
-    sharedStages = 0;
-    streamRows = false;
-    persistent = false;
-  }
   KernelPlan plan;
   // Rows with row reductions that one block cannot hold in registers: a
   // statistics-only kernel streams them; any other kernel spreads each row
@@ -109,11 +104,10 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   // Long forward rows just past what a block holds stream too: one wave of
   // 1024-thread blocks re-reading their row from L2 beats a cluster there.
   bool streaming =
-      (longRows &&
-       (shape.onlyRowOutputs || streamsLongForwardRows(shape, device))) ||
-      (streamForward && hasRowReductions && shape.columnOutputs == 0);
-  if (groups)
-    streaming = false;
+      !groups &&
+      ((longRows &&
+        (shape.onlyRowOutputs || streamsLongForwardRows(shape, device))) ||
+       (streamForward && hasRowReductions && shape.columnOutputs == 0));
   std::optional<RowLayout> cluster;
   if (longRows && !streaming && !groups)
     cluster = chooseClusterLayout(shape, device);

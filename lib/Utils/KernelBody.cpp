@@ -135,9 +135,6 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
   auto reduces = op.getBody().front().getOps<RowReduceOp>();
   traits.rowReductions = std::distance(reduces.begin(), reduces.end());
   traits.groupSize = op.getGroupSize().value_or(0);
-  auto groupReduces = op.getBody().front().getOps<GroupReduceOp>();
-  traits.groupReductions =
-      std::distance(groupReduces.begin(), groupReduces.end());
   return traits;
 }
 

@@ -103,7 +103,7 @@ rmsNormGatedBackward(const Tensor &dy, const Tensor &x, const Tensor &z,
   const char *name = "rms_norm_gated_backward";
   ProgramKey key = gatedKey(Kind::GatedBackward, x, z, weight, offset,
                             activation, normBeforeGate, groupSize, name);
-  int64_t groups = key.groupSize ? x.size(-1) / key.groupSize : 1;
+  int64_t groups = groupCount(key.groupSize, x, name);
   checkGrad(dy, x, {&rstd}, name, groups);
   // Statistics one a group are the program's M x N/G buffer.
   Tensor stats = aligned(rstd);

@@ -48,8 +48,6 @@ struct KernelShape {
   int64_t rowInputs = 0;
   /// Columns of a group (the kernel's group_size; 0: no groups).
   int64_t groupSize = 0;
-  /// norm.group_reduce ops per row.
-  int64_t groupReductions = 0;
 };
 
 /// Whether `shape` is a forward: full outputs from full inputs, its row
