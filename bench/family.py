@@ -8,6 +8,7 @@ torch.compile, per shape and as geomeans.
 
   bench/family.py --bundles DIR [--shapes heads] [--ops ...]
                   [--timing graph,kernels] [--rounds 3] [--out DIR]
+                  [--variants DIR2,DIR3]
 
 DIR holds scripts/build-bundles.py --family's bundles. The calls (bf16, the
 weight bf16):
@@ -33,7 +34,10 @@ weight bf16):
              the row (Mamba2's ngroups = 8): bytes as gated_fwd /
              gated_bwd, with 8 statistics a row.
 The anchors are the same formulas in PyTorch (compiled: what Inductor
-builds for them). Timing as bench/bench.py.
+builds for them). Timing as bench/bench.py. --variants times the same
+bundles from other directories (built with other compiler options) in the
+same calls, each printed as its ratio to DIR's: how a codegen or tuning
+change is decided for these ops (bench/ab.py's for the plain norms).
 """
 
 import argparse
@@ -198,9 +202,10 @@ def add_rms_quant(x, r, w):
     return q, h, scale
 
 
-def implementations(op, m, n, bundles):
+def implementations(op, m, n, bundles, variants=()):
     """norm's bundle, eager and torch.compile of `op` at M x N on shared
-    bf16 inputs."""
+    bf16 inputs, and the same bundle from each directory of `variants`
+    (keyed by the directory)."""
     x, w, b = forward_inputs(m, n)
     z, dy = torch.randn_like(x), torch.randn_like(x)
     xf = x.float()
@@ -231,8 +236,12 @@ def implementations(op, m, n, bundles):
                 "gated_grouped_fwd": (gated_grouped_fwd, (x, z, w)),
                 "gated_grouped_bwd": (gated_grouped_bwd, (dy, x, z, rstd_groups, w))}[op]
     f = compiled(f"{op}{m}x{n}", fn)
-    return {"norm": lambda: ours(None, *args), "eager": lambda: fn(*args),
-            "compile": lambda: f(*args)}
+    impls = {"norm": lambda: ours(None, *args), "eager": lambda: fn(*args),
+             "compile": lambda: f(*args)}
+    for d in variants:
+        other = Launcher(load_bundle(os.path.join(d, bundle)))
+        impls[d] = lambda other=other: other(None, *args)
+    return impls
 
 
 def check(op, impls):
@@ -259,7 +268,11 @@ def main():
                         "'groups' (the group-scaled FP8 and grouped gated norms)")
     p.add_argument("--timing", default="graph,kernels")
     p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--variants", default="",
+                   help="comma-separated bundle directories timed beside --bundles' "
+                        "(ratios to its kernels)")
     args = p.parse_args()
+    variants = [d for d in args.variants.split(",") if d]
     shapes = SHAPES[args.shapes] if args.shapes in SHAPES else parse_shapes(args.shapes)
     methods = [m for m in args.timing.split(",") if m]
     if any(m not in TIMERS for m in methods) or not methods:
@@ -283,8 +296,10 @@ def main():
                 continue
             if op in GROUPED_GATED_OPS and n not in GROUPED_GATED_N:
                 continue
-            impls = implementations(op, m, n, args.bundles)
+            impls = implementations(op, m, n, args.bundles, variants)
             check(op, impls)
+            for d in variants:
+                check(op, {"norm": impls[d], "eager": impls["eager"]})
             nbytes = min_bytes(op, m, n)
             row = {"m": m, "n": n, "bytes": nbytes}
             for method in methods:
@@ -305,6 +320,16 @@ def main():
                   f" {g['eager']:7.2f} {g['compile']:8.2f} {g['norm'] / g['compile']:10.2f}",
                   flush=True)
             results["ops"][op]["geomean"][method] = g
+            if variants:
+                print(f"{'variant':>14} " + " ".join(f"{os.path.basename(d):>12}"
+                                                     for d in variants) + "  (x norm)")
+                for r in rows:
+                    t = r[method]
+                    print(f"{r['m']:>7}x{r['n']:<6} " + " ".join(
+                        f"{t[d] / t['norm']:12.3f}" for d in variants), flush=True)
+                print(f"{'geomean':>14} " + " ".join(
+                    f"{geomean([r[method][d] for r in rows]) / g['norm']:12.3f}"
+                    for d in variants), flush=True)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "family.json")
     with open(path, "w") as f:

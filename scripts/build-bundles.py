@@ -19,7 +19,8 @@ inference forwards, <kind>_bf16_<N>_infer, which the benchmark times, and
 the fused residual adds, <kind>_bf16_<N>_add[_infer], bench/fused_add.py's),
 --bf16-only those of every N (test/bf16-bundles-no-spills.sh), --family
 the L2 norm, gated RMSNorm and head-row (QK-norm) bundles of
-bench/family.py, and
+bench/family.py,
+--only REGEX keeps the bundles whose names it matches, and
 --flags passes extra norm-compile options to every bundle: an A/B directory
 for bench/bench.py --bundles. Each bundle's PTX is assembled with ptxas
 (sm_90) where ptxas exists, so a kernel the GPU would refuse to load (too
@@ -30,6 +31,7 @@ rather than on the GPU machine; --no-ptxas skips that.
 import argparse
 import concurrent.futures
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -250,6 +252,10 @@ def main():
                         "(bench/family.py's)")
     p.add_argument("--dtype-matrix", action="store_true",
                    help="every op at every activation and weight type (MATRIX_N)")
+    p.add_argument("--only", default="",
+                   help="a regular expression: build only the bundles of the chosen set "
+                        "whose name (<kind>_<dtype>_<N>[_variant]) it matches (an A/B "
+                        "of a few ops)")
     p.add_argument("--chips", default="sm_90",
                    help="comma-separated chips to compile and assemble every bundle for; "
                         "with several, bundles are named <bundle>_<chip>")
@@ -287,6 +293,14 @@ def main():
         wanted = [v for v in wanted
                   if v[1] == "bf16" and v[3] in ("", "infer", "add", "add_infer")
                   and (args.bf16_only or v[2] in PUBLIC_N)]
+    if args.only:
+        try:
+            only = re.compile(args.only)
+        except re.error as e:
+            p.error(f"--only: {args.only!r} is not a regular expression: {e}")
+        wanted = [v for v in wanted if only.search(bundle_name(v[0], v[1], v[2], v[3]))]
+        if not wanted:
+            p.error(f"--only: no bundle of the chosen set matches {args.only!r}")
     extra = args.flags.split()
     if extra:
         wanted = [(kind, dtype, n, variant, {**kwargs, "flags": kwargs.get("flags", []) + extra})

@@ -1,4 +1,9 @@
-"""bench/bench.py's --shapes: named sets and MxN lists (no GPU)."""
+"""bench/bench.py's --shapes: named sets and MxN lists, and
+scripts/build-bundles.py's choice of bundles (no GPU)."""
+
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -94,3 +99,29 @@ def test_behind_compile_lists_the_slower_shapes_slowest_first():
     assert [(op, m) for op, m, _, _ in behind] == [("rms_fwd", 1), ("ln_bwd", 4)]
     assert behind[0][3] == pytest.approx(0.5)
     assert bench.behind_compile(ops, "graph") == [("ln_bwd", 5, 8, pytest.approx(0.1))]
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _build_bundles(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "build-bundles.py"),
+                           *args], capture_output=True, text=True)
+
+
+def test_build_bundles_only_keeps_the_matching_bundles(tmp_path):
+    build = os.environ.get("NORM_BUILD_DIR", os.path.join(ROOT, "build"))
+    compiler = os.path.join(build, "bin", "norm-compile")
+    if not os.path.exists(compiler):
+        pytest.skip("norm-compile is not built")
+    r = _build_bundles("--family", "--only", "^l2_fwd_bf16_(64|100)_infer$", "--no-ptxas",
+                       "--compiler", compiler, "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(tmp_path)) == ["l2_fwd_bf16_100_infer", "l2_fwd_bf16_64_infer"]
+
+
+@pytest.mark.parametrize("pattern, message", [("^nothing$", "no bundle of the chosen set"),
+                                              ("(", "not a regular expression")])
+def test_build_bundles_only_refuses_patterns_that_select_nothing(tmp_path, pattern, message):
+    r = _build_bundles("--family", "--only", pattern, "--out", str(tmp_path))
+    assert r.returncode == 2 and message in r.stderr, r.stderr
