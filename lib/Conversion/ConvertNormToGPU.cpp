@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DivForm.h"
 #include "ExpForm.h"
 #include "Float8Form.h"
 #include "GPUKernelBuilders.h"
@@ -520,6 +521,7 @@ struct ConvertNormToGPUPass
     }
     for (gpu::GPUModuleOp gpuModule : kernelModules) {
       lowerExpApprox(gpuModule);
+      lowerApproxDivisions(gpuModule);
       if (!device.hasDependentLaunch())
         dropDependentLaunches(gpuModule);
       // Older chips keep the truncation for norm-expand-float8's integer

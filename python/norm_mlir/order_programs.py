@@ -65,7 +65,9 @@ def _act(op, z, activation):
     ez = op.let("ez", f"math.exp {nz} : f32")
     one = _const(op, "one", 1.0)
     den = op.let("den", f"arith.addf {one}, {ez} : f32")
-    sig = op.let("sig", f"arith.divf {one}, {den} : f32")
+    # afn: the GPU kernels divide by PTX div.full.f32 (2 ulp, Triton's f32
+    # division) rather than the IEEE form (lib/Conversion/DivForm.h).
+    sig = op.let("sig", f"arith.divf {one}, {den} fastmath<afn> : f32")
     if activation == "sigmoid":
         return sig, sig
     return op.let("act", f"arith.mulf {z}, {sig} : f32"), sig

@@ -882,6 +882,28 @@ func.func @sigmoid_gate(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
 
 // -----
 
+// A division marked afn (the gates' sigmoid) becomes PTX div.full.f32 through
+// its NVVM intrinsic; one without the flag (an FP8 scale's) stays IEEE.
+// CHECK-LABEL: func @approx_division
+// CHECK: gpu.func @norm_fused
+// CHECK: llvm.call_intrinsic "llvm.nvvm.div.full"(%{{.+}}, %{{.+}}) : (f32, f32) -> f32
+// CHECK: arith.divf %{{.+}}, %{{.+}} : f32
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.div.full"
+// CHECK: gpu.return
+func.func @approx_division(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
+  norm.fused ins(%x : full memref<?x64xf32>) outs(%y : full memref<?x64xf32>) {
+  ^bb0(%a: f32):
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %one, %a : f32
+    %s = arith.divf %one, %d fastmath<afn> : f32
+    %t = arith.divf %s, %d : f32
+    norm.yield %t : f32
+  }
+  return
+}
+
+// -----
+
 // An FP8 output: f32 -> f8E4M3FN becomes PTX cvt.rn.satfinite.e4m3x2.f32
 // (nvvm.convert.f32x2.to.f8x2 with 0 as its other half) and the low byte.
 // CHECK-LABEL: func @fp8_output
