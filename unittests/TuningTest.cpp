@@ -1788,13 +1788,13 @@ TEST(Tuning, OneRowRunsAsOneBlock) {
   KernelShape ln = layerNormBackward(4096);
   // Below 2 rows (one row), inside every short version (its limit is far
   // higher).
-  for (int64_t n : {1000, 1024, 4096, 8192, 12288, 32768}) {
+  for (int64_t n : {1000, 1024, 4096, 8192, 12288, 32768, 65536, 131072}) {
     ln.n = n;
     EXPECT_EQ(chooseSingleBlockRows(ln, h200), 2) << n;
     EXPECT_LT(chooseSingleBlockRows(ln, h200), chooseShortRowsLimit(ln, h200));
   }
-  // No short version, no single block: wide rows, forwards.
-  ln.n = 65536;
+  // No short version, no single block: wider rows than measured, forwards.
+  ln.n = 262144;
   EXPECT_EQ(chooseSingleBlockRows(ln, h200), 0);
   KernelShape forward = ln;
   forward.n = 4096;
@@ -1821,18 +1821,26 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   DeviceInfo h200;
   // The LayerNorm backward (dx and two column outputs) and RMSNorm's (one).
   KernelShape ln = layerNormBackward(4096);
-  // Three rounds of the column kernel's 32 groups x 4 rows with two column
-  // outputs, two with one.
-  EXPECT_EQ(chooseShortRowsLimit(ln, h200), 384);
+  // Rows a block holds: twice the rounds of the column kernel's 32 groups x
+  // 4 rows, three with two column outputs, two with one.
+  EXPECT_EQ(chooseShortRowsLimit(ln, h200), 768);
   KernelShape rms = ln;
   rms.columnOutputs = 1;
-  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 256);
-  rms.n = 1024; // 64 groups
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 512);
+  rms.n = 2048; // 64 groups, 64 column blocks
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 1024);
   rms.n = 8192; // 16 groups
-  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128);
-  // Rows over clusters too, up to the widest measured, at 64 rows a round
-  // or more: below 128 rows (RMSNorm) and 192 (LayerNorm).
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 256);
+  // 32 column blocks at N = 1024, under a quarter of the SMs: the rounds
+  // once (64 groups).
+  rms.n = 1024;
+  EXPECT_EQ(columnKernelBlocks(rms, h200), 32);
+  EXPECT_EQ(chooseShortRowsLimit(rms, h200), 512);
+  KernelShape ln1024 = ln;
+  ln1024.n = 1024;
+  EXPECT_EQ(chooseShortRowsLimit(ln1024, h200), 768);
+  // Rows over clusters up to N = 32768, at 64 rows a round or more: below
+  // 128 rows (RMSNorm) and 192 (LayerNorm).
   for (int64_t n : {16384, 32768}) {
     rms.n = n;
     EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128) << n;
@@ -1847,8 +1855,16 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   KernelShape ln12288 = ln;
   ln12288.n = 12288;
   EXPECT_EQ(chooseShortRowsLimit(ln12288, h200), 288);
+  // Wider rows, up to the widest measured: the rounds of 32 rows alone.
+  for (int64_t n : {65536, 131072}) {
+    rms.n = n;
+    EXPECT_EQ(chooseShortRowsLimit(rms, h200), 64) << n;
+    KernelShape widest = ln;
+    widest.n = n;
+    EXPECT_EQ(chooseShortRowsLimit(widest, h200), 96) << n;
+  }
   // Wider rows than measured, and kernels with no mix of orders.
-  rms.n = 65536;
+  rms.n = 262144;
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 0);
   KernelShape forward = ln;
   forward.columnOutputs = 0;

@@ -18,19 +18,29 @@
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
 
-/// Widest rows the two kernels are used for. Wider rows (split rows) were not
-/// measured. Evidence: docs/tuning.md, kShortRowsMaxN.
-constexpr int64_t kShortRowsMaxN = 32768;
+/// Widest rows the two kernels are used for. Wider rows were not measured.
+/// Evidence: docs/tuning.md, kShortRowsMaxN.
+constexpr int64_t kShortRowsMaxN = 131072;
 
 /// The fewest rows of a round that the short-rows limit counts where the
 /// mixed-order kernel's rows do not fit a block's registers and go over
-/// clusters (bf16 from N = 12288, rowsFitInRegisters as planKernel asks). The
-/// cluster kernel and its combine cost more at a few rows than the rounds of
-/// the column kernel say (16-32 rows a round at N = 12288-32768, a limit of 64
-/// rows for RMSNorm and 96 for LayerNorm). At 64 rows a round: RMSNorm's pair
-/// below 128 rows, LayerNorm's below 192. Evidence: docs/tuning.md,
-/// kClusterRowsMinRoundRows.
+/// clusters, up to kClusterRowsFloorMaxN (bf16 N = 12288-32768,
+/// rowsFitInRegisters as planKernel asks). The cluster kernel and its combine
+/// cost more at a few rows than the rounds of the column kernel say (16-32
+/// rows a round at N = 12288-32768, a limit of 64 rows for RMSNorm and 96 for
+/// LayerNorm). At 64 rows a round: RMSNorm's pair below 128 rows,
+/// LayerNorm's below 192. Wider rows (N = 65536 and 131072) take the rounds
+/// alone: 64 and 96 rows. Evidence: docs/tuning.md, kClusterRowsMinRoundRows.
 constexpr int64_t kClusterRowsMinRoundRows = 64;
+constexpr int64_t kClusterRowsFloorMaxN = 32768;
+
+/// How many times the rounds of the column kernel (1 + column outputs, up to
+/// three) the pair still wins by where the mixed-order kernel's rows fit a
+/// block and the column kernel has a block on a quarter of the SMs or more
+/// (chooseColumnKernelLayout): 4 rounds for RMSNorm's backward, 6 for
+/// LayerNorm's. With fewer column blocks (N = 1024 bf16: 32) and over
+/// clusters, once. Evidence: docs/tuning.md, chooseShortRowsLimit.
+constexpr int64_t kHeldRowsRoundsFactor = 2;
 
 /// The short-rows limit where the pair's row kernel shuts the column blocks out
 /// of its SMs (shutsOutColumnBlocks) and spreads its rows, up to four a block,
@@ -45,14 +55,19 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
     return 0;
   // The column kernel walks its rows in rounds of groups x unroll, each a round
   // of memory latency, while the fused kernel's time grows with the bytes: the
-  // two cross after about two rounds with one column output and three with two.
+  // two cross after a number of rounds that grows with the column outputs.
   // Evidence: docs/tuning.md, chooseShortRowsLimit.
   CombineLayout columns = chooseColumnKernelLayout(shape, device);
   int64_t rounds = 1 + std::min<int64_t>(shape.columnOutputs, 2);
   int64_t roundRows = columns.groups() * columns.unroll;
-  if (!rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
-                          shape.columnOutputs, device))
+  if (rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
+                         shape.columnOutputs, device)) {
+    if (columnKernelBlocks(shape, device) >=
+        std::max<int64_t>(1, device.numSMs / 4))
+      rounds *= kHeldRowsRoundsFactor;
+  } else if (shape.n <= kClusterRowsFloorMaxN) {
     roundRows = std::max(roundRows, kClusterRowsMinRoundRows);
+  }
   int64_t limit = roundRows * rounds;
   // The pair's halves: the row kernel without the column outputs, and the
   // column kernel with nothing else. The row kernel's plan is the rule's:

@@ -24,6 +24,33 @@ def rel(a, b):
     return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
 
 
+@pytest.mark.parametrize("t", ["f32", "bf16"])
+@pytest.mark.parametrize("m, n", [(1, 65536), (40, 65536), (63, 65536), (95, 65536),
+                                  (130, 65536), (1, 131072), (33, 131072), (97, 131072),
+                                  (700, 4096), (200, 8192), (1000, 2048)])
+def test_few_rows_backwards_match_float64(t, m, n):
+    # Below the short-rows limit (chooseShortRowsLimit: 64 rows for RMSNorm
+    # and 96 for LayerNorm at N = 65536-131072, 512 / 768 at N = 4096) the
+    # backward runs as a row kernel beside a whole-column kernel, and one row
+    # as one cluster; above it the split kernel and its combine.
+    torch.manual_seed(m + n)
+    x = torch.randn(m, n, device="cuda", dtype=DT[t], requires_grad=True)
+    w = (torch.randn(n, device="cuda") * 0.5 + 1).to(DT[t]).requires_grad_()
+    b = (torch.randn(n, device="cuda") * 0.1).to(DT[t]).requires_grad_()
+    dy = torch.randn(m, n, device="cuda", dtype=DT[t])
+    xd, wd, bd = (v.detach().double().requires_grad_() for v in (x, w, b))
+    tol = 2 * TOL[t]
+    y, _ = ops.rms_norm(x, w, 1e-6, 0.0)
+    gx, gw = torch.autograd.grad(y, (x, w), dy)
+    rx, rw = torch.autograd.grad(F.rms_norm(xd, (n,), wd, 1e-6), (xd, wd), dy.double())
+    assert rel(gx, rx) < tol and rel(gw, rw) < tol
+    y, _, _ = ops.layer_norm(x, w, b, 1e-5)
+    gx, gw, gb = torch.autograd.grad(y, (x, w, b), dy)
+    rx, rw, rb = torch.autograd.grad(F.layer_norm(xd, (n,), wd, bd, 1e-5), (xd, wd, bd),
+                                     dy.double())
+    assert rel(gx, rx) < tol and rel(gw, rw) < tol and rel(gb, rb) < tol
+
+
 @pytest.mark.parametrize("t", ["f32", "bf16", "f16"])
 @pytest.mark.parametrize("n", [256, 512])
 def test_modules_match_torch_nn(t, n):
