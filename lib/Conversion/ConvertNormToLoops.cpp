@@ -6,7 +6,9 @@
 // keeps the lowering obviously correct), row outputs are stored once, and a
 // final loop over j stores full outputs and accumulates column outputs.
 // With groups, that final loop runs a group at a time, after the group's
-// norm.group_reduce loops and its group outputs.
+// norm.group_reduce loops and its group outputs; a row reduction of values
+// that read group reductions walks the row a group at a time too, each group's
+// reductions before its part of the row's.
 //
 // Sums accumulate in f64 and are rounded to f32 once: a sequential f32 sum
 // of N terms errs by up to N ulps, which on rows of 200,000 elements or rows
@@ -26,6 +28,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::norm {
 #define GEN_PASS_DEF_CONVERTNORMTOLOOPS
@@ -115,12 +118,20 @@ public:
         if (op.getInputRole(k) == Role::row)
           rowMapping.map(body.getArgument(k),
                          memref::LoadOp::create(b, loc, input, i));
-      // Row reductions, in body order: a loop over the row each.
+      // Row reductions, in body order: a loop over the row each, or over its
+      // groups where the reduced value reads group reductions.
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      for (auto reduce : body.getOps<RowReduceOp>())
+      for (auto reduce : body.getOps<RowReduceOp>()) {
+        SmallVector<GroupReduceOp> groupInputs =
+            groupReductionsRead(reduce.getValue());
         rowMapping.map(reduce.getResult(),
-                       reduceOver(b, loc, i, zero, cols, reduce.getCombiner(),
-                                  reduce.getValue(), rowMapping, status));
+                       groupInputs.empty()
+                           ? reduceOver(b, loc, i, zero, cols,
+                                        reduce.getCombiner(), reduce.getValue(),
+                                        rowMapping, status)
+                           : reduceOverGroups(b, loc, i, cols, reduce,
+                                              groupInputs, rowMapping, status));
+      }
       // Row outputs: row-uniform, computed once.
       SmallVector<Value> perElement;
       for (auto [k, value] : llvm::enumerate(yield.getValues())) {
@@ -218,6 +229,66 @@ private:
           if (wide)
             v = arith::ExtFOp::create(nb, loc, nb.getF64Type(), v);
           scf::YieldOp::create(nb, loc, combine(nb, loc, combiner, acc[0], v));
+        });
+    Value total = loop.getResult(0);
+    if (wide)
+      total = arith::TruncFOp::create(b, loc, b.getF32Type(), total);
+    return total;
+  }
+
+  /// The norm.group_reduce ops whose results `value` reads, directly or
+  /// through other body ops, in body order.
+  SmallVector<GroupReduceOp> groupReductionsRead(Value value) {
+    SmallVector<GroupReduceOp> found;
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    SmallVector<Value> work{value};
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != &body || !seen.insert(def).second)
+        continue;
+      if (auto group = dyn_cast<GroupReduceOp>(def))
+        found.push_back(group);
+      llvm::append_range(work, def->getOperands());
+    }
+    llvm::sort(found, [](GroupReduceOp a, GroupReduceOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    return found;
+  }
+
+  /// The row reduction `reduce` of row i over its groups: for each group,
+  /// the group reductions it reads (`groupInputs`) and then its value's
+  /// combination over the group's columns (reduceOver), combined across the
+  /// groups (sums in f64, each group's rounded to f32 once).
+  Value reduceOverGroups(OpBuilder &b, Location loc, Value i, Value cols,
+                         RowReduceOp reduce,
+                         ArrayRef<GroupReduceOp> groupInputs,
+                         const IRMapping &outer, LogicalResult &status) {
+    Combiner combiner = reduce.getCombiner();
+    bool wide = combiner == Combiner::add;
+    Value init = combinerIdentity(b, loc, combiner);
+    if (wide)
+      init = arith::ExtFOp::create(b, loc, b.getF64Type(), init);
+    Value width = arith::ConstantIndexOp::create(b, loc, *op.getGroupSize());
+    Value groups = arith::DivUIOp::create(b, loc, cols, width);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ForOp::create(
+        b, loc, zero, groups, one, ValueRange{init},
+        [&](OpBuilder &gb, Location, Value g, ValueRange acc) {
+          Value begin = arith::MulIOp::create(gb, loc, g, width);
+          Value end = arith::AddIOp::create(gb, loc, begin, width);
+          IRMapping mapping = outer;
+          for (GroupReduceOp group : groupInputs)
+            mapping.map(group.getResult(),
+                        reduceOver(gb, loc, i, begin, end, group.getCombiner(),
+                                   group.getValue(), mapping, status));
+          Value part = reduceOver(gb, loc, i, begin, end, combiner,
+                                  reduce.getValue(), mapping, status);
+          if (wide)
+            part = arith::ExtFOp::create(gb, loc, gb.getF64Type(), part);
+          scf::YieldOp::create(gb, loc,
+                               combine(gb, loc, combiner, acc[0], part));
         });
     Value total = loop.getResult(0);
     if (wide)

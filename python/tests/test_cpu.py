@@ -132,3 +132,47 @@ def test_arrays_that_do_not_fit_are_refused():
         p.run("rms_fwd", np.ones((4, 8), np.float32), y, r)
     p.run("rms_fwd", x, y, r)
     assert np.allclose(y, 1.0) and np.allclose(r, 1.0, atol=1e-5)
+
+
+GROUP_CENTERED = """
+func.func @run(%xm: memref<?x{n}xf32>, %vm: memref<?xf32>, %topm: memref<?xf32>) {{
+  %x = bufferization.to_tensor %xm restrict : memref<?x{n}xf32> to tensor<?x{n}xf32>
+  %gs = norm.reduce <group> <add> ins(%x : full tensor<?x{n}xf32>) {{group_size = {g} : i64}} -> tensor<?x{k}xf32> {{
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }}
+  %v = norm.reduce <row> <add> ins(%x : full tensor<?x{n}xf32>, %gs : group tensor<?x{k}xf32>) {{group_size = {g} : i64}} -> tensor<?xf32> {{
+  ^bb0(%a: f32, %s: f32):
+    %c = arith.constant {inv:.17e} : f32
+    %m = arith.mulf %s, %c : f32
+    %d = arith.subf %a, %m : f32
+    %q = arith.mulf %d, %d : f32
+    norm.yield %q : f32
+  }}
+  %top = norm.reduce <row> <max> ins(%x : full tensor<?x{n}xf32>, %gs : group tensor<?x{k}xf32>) {{group_size = {g} : i64}} -> tensor<?xf32> {{
+  ^bb0(%a: f32, %s: f32):
+    norm.yield %s : f32
+  }}
+  bufferization.materialize_in_destination %v in restrict writable %vm : (tensor<?xf32>, memref<?xf32>) -> ()
+  bufferization.materialize_in_destination %top in restrict writable %topm : (tensor<?xf32>, memref<?xf32>) -> ()
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("n, g", [(256, 128), (96, 32), (600, 120)])
+def test_row_reductions_of_group_reductions(n, g):
+    # A row reduction of values that read a group reduction (each element's
+    # distance from its group's mean, and the largest group sum) runs in one
+    # kernel: the CPU lowering walks the row a group at a time for it.
+    rng = np.random.default_rng(n + g)
+    m = 5
+    x = rng.standard_normal((m, n)).astype(np.float32) + 3
+    prog = cpu.CpuProgram(GROUP_CENTERED.format(n=n, g=g, k=n // g, inv=1.0 / g))
+    v, top = np.zeros(m, np.float32), np.zeros(m, np.float32)
+    prog.run("run", x, v, top)
+    groups = x.astype(np.float64).reshape(m, n // g, g)
+    sums = groups.sum(-1, keepdims=True)
+    expected = ((groups - sums / g) ** 2).sum((-1, -2))
+    np.testing.assert_allclose(v, expected, rtol=1e-5)
+    np.testing.assert_allclose(top, sums.max((-1, -2)), rtol=1e-5)

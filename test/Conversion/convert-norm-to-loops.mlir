@@ -86,6 +86,37 @@ func.func @fp8_from_f16(%x: memref<?x64xf32>, %y: memref<?x64xf8E4M3FN>) {
 
 // -----
 
+// A row reduction of values that read a group reduction walks the row a
+// group at a time: the group's sum, then the group's part of the row's
+// maximum, combined across the groups.
+// CHECK-LABEL: func @row_of_groups
+// CHECK-SAME: (%[[X:.*]]: memref<?x256xf32>, %[[V:.*]]: memref<?xf32>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}}
+// CHECK: %[[NG:.*]] = arith.divui %{{.*}}, %c128
+// CHECK: %[[R:.*]] = scf.for %[[GI:.*]] = %{{.*}} to %[[NG]] {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: %[[B:.*]] = arith.muli %[[GI]], %c128
+// CHECK: %[[E:.*]] = arith.addi %[[B]], %c128
+// CHECK: %[[S64:.*]] = scf.for %{{.*}} = %[[B]] to %[[E]] {{.*}} -> (f64)
+// CHECK: %[[S:.*]] = arith.truncf %[[S64]] : f64 to f32
+// CHECK: %[[P:.*]] = scf.for %{{.*}} = %[[B]] to %[[E]] {{.*}} -> (f32)
+// CHECK: arith.subf %{{.*}}, %[[S]] : f32
+// CHECK: arith.maximumf
+// CHECK: %[[M:.*]] = arith.maximumf %[[ACC]], %[[P]] : f32
+// CHECK: scf.yield %[[M]] : f32
+// CHECK: memref.store %[[R]], %[[V]][%[[I]]]
+func.func @row_of_groups(%x: memref<?x256xf32>, %v: memref<?xf32>) {
+  norm.fused ins(%x : full memref<?x256xf32>) outs(%v : row memref<?xf32>) attributes {group_size = 128 : i64} {
+  ^bb0(%a: f32):
+    %s = norm.group_reduce <add> %a : f32
+    %d = arith.subf %a, %s : f32
+    %r = norm.row_reduce <max> %d : f32
+    norm.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Groups of 128: per row, a loop over the N / 128 groups; in each, one loop
 // over the group's columns per norm.group_reduce, the group output stored
 // at (i, g), then the group's elements (a group input read at (i, j / 128)).
