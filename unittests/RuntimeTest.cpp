@@ -191,8 +191,8 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   const Function *f = bundle->function("", error);
   ASSERT_TRUE(f) << error;
   EXPECT_EQ(f->name, "rms_norm_bwd");
-  // At one row one block, at none and below 256 the row kernel and the
-  // whole-column kernel beside it, from 256 on the split kernel and its
+  // At one row one block, at none and below 512 the row kernel and the
+  // whole-column kernel beside it, from 512 on the split kernel and its
   // combine (norm-short-rows).
   ASSERT_EQ(f->launches.size(), 5u);
   EXPECT_EQ(f->launches[0].kernel, "norm_fused");
@@ -207,10 +207,10 @@ TEST(Bundle, LoadsAndChecksSignatures) {
   EXPECT_EQ(evaluate(f->launches[1].when, 0), 1);
   EXPECT_EQ(evaluate(f->launches[1].when, 2), 1);
   EXPECT_EQ(evaluate(f->launches[2].when, 0), 1);
-  EXPECT_EQ(evaluate(f->launches[2].when, 255), 1);
+  EXPECT_EQ(evaluate(f->launches[2].when, 511), 1);
   EXPECT_EQ(evaluate(f->launches[2].when, 1), 0);
-  EXPECT_EQ(evaluate(f->launches[3].when, 255), 0);
-  EXPECT_EQ(evaluate(f->launches[4].when, 256), 1);
+  EXPECT_EQ(evaluate(f->launches[3].when, 511), 0);
+  EXPECT_EQ(evaluate(f->launches[4].when, 512), 1);
   EXPECT_TRUE(f->launches[2].programmatic);
   // Kernels take each buffer's aligned pointer and its dynamic size
   // (norm-compact-kernel-args): the one-row kernel pointers alone, the row
