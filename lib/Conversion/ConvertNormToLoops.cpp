@@ -159,15 +159,11 @@ public:
       // outputs, then their elements.
       Value width = arith::ConstantIndexOp::create(b, loc, *groupSize);
       Value groups = arith::DivUIOp::create(b, loc, cols, width);
+      SmallVector<GroupReduceOp> groupReductions(body.getOps<GroupReduceOp>());
       forEach(b, loc, groups, [&](OpBuilder &gb, Value g) {
-        Value begin = arith::MulIOp::create(gb, loc, g, width);
-        Value end = arith::AddIOp::create(gb, loc, begin, width);
         IRMapping groupMapping = rowMapping;
-        for (auto reduce : body.getOps<GroupReduceOp>())
-          groupMapping.map(reduce.getResult(),
-                           reduceOver(gb, loc, i, begin, end,
-                                      reduce.getCombiner(), reduce.getValue(),
-                                      groupMapping, status));
+        auto [begin, end] = mapGroup(gb, loc, i, g, width, groupReductions,
+                                     groupMapping, status);
         for (auto [k, value] : llvm::enumerate(yield.getValues())) {
           if (op.getOutputRole(k) != Role::group)
             continue;
@@ -256,6 +252,21 @@ private:
     return found;
   }
 
+  /// The columns [begin, end) of group g of row i (groups of `width`), with
+  /// `reductions` (in body order) computed over them into `mapping`.
+  std::pair<Value, Value> mapGroup(OpBuilder &b, Location loc, Value i, Value g,
+                                   Value width,
+                                   ArrayRef<GroupReduceOp> reductions,
+                                   IRMapping &mapping, LogicalResult &status) {
+    Value begin = arith::MulIOp::create(b, loc, g, width);
+    Value end = arith::AddIOp::create(b, loc, begin, width);
+    for (GroupReduceOp group : reductions)
+      mapping.map(group.getResult(),
+                  reduceOver(b, loc, i, begin, end, group.getCombiner(),
+                             group.getValue(), mapping, status));
+    return {begin, end};
+  }
+
   /// The row reduction `reduce` of row i over its groups: for each group,
   /// the group reductions it reads (`groupInputs`) and then its value's
   /// combination over the group's columns (reduceOver), combined across the
@@ -276,13 +287,9 @@ private:
     auto loop = scf::ForOp::create(
         b, loc, zero, groups, one, ValueRange{init},
         [&](OpBuilder &gb, Location, Value g, ValueRange acc) {
-          Value begin = arith::MulIOp::create(gb, loc, g, width);
-          Value end = arith::AddIOp::create(gb, loc, begin, width);
           IRMapping mapping = outer;
-          for (GroupReduceOp group : groupInputs)
-            mapping.map(group.getResult(),
-                        reduceOver(gb, loc, i, begin, end, group.getCombiner(),
-                                   group.getValue(), mapping, status));
+          auto [begin, end] =
+              mapGroup(gb, loc, i, g, width, groupInputs, mapping, status);
           Value part = reduceOver(gb, loc, i, begin, end, combiner,
                                   reduce.getValue(), mapping, status);
           if (wide)

@@ -45,6 +45,12 @@ constexpr int64_t kHeldRowsRoundsFactor = 2;
 /// over the SMs they leave. Evidence: docs/tuning.md, kShutOutShortRowsLimit.
 constexpr int64_t kShutOutShortRowsLimit = 288;
 
+/// The blocks the whole-column kernel's layout aims for: one on a quarter of
+/// the SMs, so that each block has many row groups (chooseColumnKernelLayout).
+static int64_t columnKernelWantedBlocks(const DeviceInfo &device) {
+  return std::max<int64_t>(1, device.numSMs / 4);
+}
+
 int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
                                          const DeviceInfo &device) {
   bool mixed = shape.columnOutputs > 0 &&
@@ -60,8 +66,7 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
   int64_t roundRows = columns.groups() * columns.unroll;
   if (rowsFitInRegisters(shape.n, shape.elementBytes, shape.fullOperands,
                          shape.columnOutputs, device)) {
-    if (columnKernelBlocks(shape, device) >=
-        std::max<int64_t>(1, device.numSMs / 4))
+    if (columnKernelBlocks(shape, device) >= columnKernelWantedBlocks(device))
       rounds *= kHeldRowsRoundsFactor;
   } else {
     roundRows = std::max(roundRows, kClusterRowsMinRoundRows);
@@ -523,7 +528,7 @@ CombineLayout mlir::norm::chooseColumnKernelLayout(const KernelShape &shape,
       std::min<int64_t>(256, powerOfTwoFloor(blockThreadLimit(device)));
   layout.unroll = 4;
   layout.lanes = 32;
-  int64_t wanted = std::max<int64_t>(1, device.numSMs / 4);
+  int64_t wanted = columnKernelWantedBlocks(device);
   while (layout.lanes > 4 && shape.n > 0 &&
          ceilDiv(shape.n, layout.lanes * width) < wanted)
     layout.lanes /= 2;
