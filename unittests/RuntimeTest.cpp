@@ -273,34 +273,47 @@ TEST(Bundle, InferenceForwardReturnsYAlone) {
 }
 
 TEST(Bundle, ReadsClusterLaunches) {
-  // LayerNorm backward at N = 65536: the main kernel runs in clusters of 4
-  // blocks (grid y) with 224 KB of dynamic shared memory, which the
-  // launcher must allow before launching.
+  // LayerNorm backward at N = 65536: above the short-rows limit the split
+  // kernel runs in clusters of 4 blocks (grid y) with 224 KB of dynamic
+  // shared memory, which the launcher must allow before launching; below
+  // it one row runs as one cluster of 16 and more rows over clusters of 4
+  // beside a whole-column kernel.
   std::string dir = compileExample("layer_norm_bwd_long", "test/Target/Inputs");
   std::string error;
   auto bundle = Bundle::load(dir, error);
   ASSERT_TRUE(bundle) << error;
   const Function *f = bundle->function("", error);
   ASSERT_TRUE(f) << error;
-  ASSERT_FALSE(f->launches.empty());
-  const LaunchDesc &main = f->launches[0];
-  EXPECT_EQ(main.kernel, "norm_fused");
+  auto staged = std::find_if(
+      f->launches.begin(), f->launches.end(),
+      [](const LaunchDesc &launch) { return launch.sharedBytes > 0; });
+  ASSERT_NE(staged, f->launches.end());
+  const LaunchDesc &main = *staged;
+  EXPECT_EQ(main.kernel, "norm_fused_1");
   EXPECT_EQ(main.cluster, 4);
   EXPECT_EQ(evaluate(main.gridY, 1000), 4);
+  EXPECT_GE(main.sharedBytes, 224 * 1024);
   // A backward (column partials) is not persistent; its combine is a
   // programmatic dependent launch of it.
   EXPECT_FALSE(main.persistent);
   EXPECT_FALSE(main.programmatic);
   ASSERT_GE(f->launches.size(), 2u);
+  EXPECT_EQ(f->launches.back().kernel, "norm_combine");
   EXPECT_TRUE(f->launches.back().programmatic);
+  EXPECT_EQ(f->launches.back().cluster, 1);
+  EXPECT_EQ(f->launches.front().cluster, 16);
+  EXPECT_EQ(evaluate(f->launches.front().grid, 1), 1);
   std::string badFlag = testing::TempDir() + "/bad_programmatic_bundle";
   ASSERT_TRUE(copyWithEditedManifest(dir, badFlag, "\"programmatic\": true",
                                      "\"programmatic\": 2"));
   EXPECT_FALSE(Bundle::load(badFlag, error));
   EXPECT_NE(error.find("non-boolean programmatic"), std::string::npos)
       << error;
-  for (size_t i = 1; i < f->launches.size(); ++i)
-    EXPECT_EQ(f->launches[i].cluster, 1) << f->launches[i].kernel;
+  for (const LaunchDesc &launch : f->launches) {
+    if (launch.kernel == "norm_columns") {
+      EXPECT_EQ(launch.cluster, 1);
+    }
+  }
 
   // A forward over clusters is: a cluster per row at most (grid M).
   std::string fwd = compileExample("rms_norm_fwd_long", "test/Target/Inputs");

@@ -1788,13 +1788,13 @@ TEST(Tuning, OneRowRunsAsOneBlock) {
   KernelShape ln = layerNormBackward(4096);
   // Below 2 rows (one row), inside every short version (its limit is far
   // higher).
-  for (int64_t n : {1000, 1024, 4096, 8192, 12288, 32768}) {
+  for (int64_t n : {1000, 1024, 4096, 8192, 12288, 32768, 65536, 131072}) {
     ln.n = n;
     EXPECT_EQ(chooseSingleBlockRows(ln, h200), 2) << n;
     EXPECT_LT(chooseSingleBlockRows(ln, h200), chooseShortRowsLimit(ln, h200));
   }
-  // No short version, no single block: wide rows, forwards.
-  ln.n = 65536;
+  // No short version, no single block: wider rows than measured, forwards.
+  ln.n = 262144;
   EXPECT_EQ(chooseSingleBlockRows(ln, h200), 0);
   KernelShape forward = ln;
   forward.n = 4096;
@@ -1855,8 +1855,16 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   KernelShape ln12288 = ln;
   ln12288.n = 12288;
   EXPECT_EQ(chooseShortRowsLimit(ln12288, h200), 288);
-  // Wider rows than kShortRowsMaxN, and kernels with no mix of orders.
-  rms.n = 65536;
+  // Wider rows, up to the widest measured: the rounds of 32 rows alone.
+  for (int64_t n : {65536, 131072}) {
+    rms.n = n;
+    EXPECT_EQ(chooseShortRowsLimit(rms, h200), 64) << n;
+    KernelShape widest = ln;
+    widest.n = n;
+    EXPECT_EQ(chooseShortRowsLimit(widest, h200), 96) << n;
+  }
+  // Wider rows than measured, and kernels with no mix of orders.
+  rms.n = 262144;
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 0);
   KernelShape forward = ln;
   forward.columnOutputs = 0;

@@ -250,6 +250,12 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   if (besideColumns &&
       shutsOutColumnBlocks(shape, plan, *besideColumns, device))
     plan.rowsPerBlock = std::max(plan.rowsPerBlock, kShutOutRowsPerBlock);
+  // A row kernel beside the column kernel over a cluster (N = 65536-131072:
+  // 32 elements of x and dy a thread) prefetches no next row into registers:
+  // ptxas spilled 52-68 bytes at 128 registers with it, none without; it runs
+  // below the short-rows limit, a few rows a cluster.
+  if (besideColumns && plan.kind == KernelPlan::Kind::Cluster)
+    plan.numStages = 1;
   // A split kernel asks ptxas for the blocks its partial rows assume
   // (chooseSplitMinBlocksPerSM), except where the table measured this N:
   // its kernel ran as ptxas made it unbounded (RMSNorm's backward at

@@ -18,19 +18,21 @@
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
 
-/// Widest rows the two kernels are used for. Evidence: docs/tuning.md,
-/// kShortRowsMaxN.
-constexpr int64_t kShortRowsMaxN = 32768;
+/// Widest rows the two kernels are used for. Wider rows were not measured.
+/// Evidence: docs/tuning.md, kShortRowsMaxN.
+constexpr int64_t kShortRowsMaxN = 131072;
 
 /// The fewest rows of a round that the short-rows limit counts where the
 /// mixed-order kernel's rows do not fit a block's registers and go over
-/// clusters (bf16 from N = 12288, rowsFitInRegisters as planKernel asks). The
-/// cluster kernel and its combine cost more at a few rows than the rounds of
-/// the column kernel say (16-32 rows a round at N = 12288-32768, a limit of
-/// 64 rows for RMSNorm and 96 for LayerNorm). At 64 rows a round: RMSNorm's
-/// pair below 128 rows, LayerNorm's below 192. Evidence: docs/tuning.md,
-/// kClusterRowsMinRoundRows.
+/// clusters, up to kClusterRowsFloorMaxN (bf16 N = 12288-32768,
+/// rowsFitInRegisters as planKernel asks). The cluster kernel and its combine
+/// cost more at a few rows than the rounds of the column kernel say (16-32
+/// rows a round at N = 12288-32768, a limit of 64 rows for RMSNorm and 96 for
+/// LayerNorm). At 64 rows a round: RMSNorm's pair below 128 rows,
+/// LayerNorm's below 192. Wider rows (N = 65536 and 131072) take the rounds
+/// alone: 64 and 96 rows. Evidence: docs/tuning.md, kClusterRowsMinRoundRows.
 constexpr int64_t kClusterRowsMinRoundRows = 64;
+constexpr int64_t kClusterRowsFloorMaxN = 32768;
 
 /// How many times the rounds of the column kernel (1 + column outputs, up to
 /// three) the pair still wins by where the mixed-order kernel's rows fit a
@@ -68,7 +70,7 @@ int64_t mlir::norm::chooseShortRowsLimit(const KernelShape &shape,
                          shape.columnOutputs, device)) {
     if (columnKernelBlocks(shape, device) >= columnKernelWantedBlocks(device))
       rounds *= kHeldRowsRoundsFactor;
-  } else {
+  } else if (shape.n <= kClusterRowsFloorMaxN) {
     roundRows = std::max(roundRows, kClusterRowsMinRoundRows);
   }
   int64_t limit = roundRows * rounds;

@@ -109,11 +109,11 @@ def test_head_row_backwards_match_float64(t, n, m):
                                   (130, 65536), (1, 131072), (33, 131072), (97, 131072),
                                   (700, 4096), (200, 8192), (1000, 2048)])
 def test_few_rows_backwards_match_float64(t, m, n):
-    # Below the short-rows limit (chooseShortRowsLimit: 512 rows for RMSNorm
-    # and 768 for LayerNorm at N = 4096, 1024 / 1536 at N = 2048) the
-    # backward runs as a row kernel beside a whole-column kernel; above it,
-    # and at rows over clusters past N = 32768 at any M, the split kernel
-    # (a cluster kernel from N = 12288) and its combine.
+    # Below the short-rows limit (chooseShortRowsLimit: 64 rows for RMSNorm
+    # and 96 for LayerNorm at N = 65536-131072, 512 / 768 at N = 4096,
+    # 1024 / 1536 at N = 2048) the backward runs as a row kernel beside a
+    # whole-column kernel, and one row as one cluster at N >= 12288; above
+    # it the split kernel and its combine.
     _backwards_match_float64(t, m, n)
 
 

@@ -57,6 +57,8 @@
 // threads at N = 65536 and 8 at N = 131072 (224 KB of dynamic shared memory
 // each; chooseWideRereadCluster) instead of the split-rows path that reads
 // x and dy twice; so does the RMSNorm backward at N = 131072, no spills.
+// Below the short-rows limit (96 rows) the pair of kernels runs first
+// (norm_fused_0 and norm_columns), the re-reading kernel is norm_fused_1.
 // RUN: norm-compile %S/Inputs/layer_norm_bwd_long.mlir -o %t/ln_bwd_long --quiet
 // RUN: %ptxas -arch=sm_90 -v %t/ln_bwd_long/kernels.ptx -o %t/ln_bwd_long.cubin 2>&1 | FileCheck %s --check-prefix=REREAD
 // RUN: FileCheck %s --check-prefix=VEC < %t/ln_bwd_long/kernels.ptx
@@ -123,13 +125,15 @@
 // REREAD4: .reqnctapercluster 1, 4, 1
 // REREAD4: st.async.shared::cluster
 // REREAD4: ld.shared.v4.b32
+// REREADMANIFEST4: "kernel": "norm_columns"
 // REREADMANIFEST4: "block": 512
 // REREADMANIFEST4-NEXT: "cluster": 4
-// REREADMANIFEST4-NOT: "kernel": "norm_fused_0"
+// REREADMANIFEST4: "kernel": "norm_fused_1"
 // REREADMANIFEST4: "shared_bytes": 229376
+// REREADMANIFEST8: "kernel": "norm_columns"
 // REREADMANIFEST8: "block": 512
 // REREADMANIFEST8-NEXT: "cluster": 8
-// REREADMANIFEST8-NOT: "kernel": "norm_fused_0"
+// REREADMANIFEST8: "kernel": "norm_fused_1"
 // REREADMANIFEST8: "shared_bytes": 229376
 
 // RAGGED: "block": 320

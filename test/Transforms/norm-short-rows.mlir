@@ -462,7 +462,13 @@ func.func @rms_bwd_long(%dy: tensor<512x1024xbf16>, %x: tensor<512x1024xbf16>, %
 // CHECK: %[[SHORT12K:.+]] = arith.cmpi ult, %{{.+}}, %c288
 // CHECK: scf.if %[[SHORT12K]]
 // CHECK: norm.whole_columns
+// Rows of 65536 (clusters of 8), below 64 rows (two rounds of 32), and
+// wider rows than measured are left alone.
 // CHECK-LABEL: func @rms_bwd_wide
+// CHECK: %[[SHORT64K:.+]] = arith.cmpi ult, %{{.+}}, %c64
+// CHECK: scf.if %[[SHORT64K]]
+// CHECK: norm.whole_columns
+// CHECK-LABEL: func @rms_bwd_widest
 // CHECK-NOT: scf.if
 // CHECK-NOT: norm.whole_columns
 func.func @rms_fwd(%x: tensor<?x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<?x4096xbf16> {
@@ -622,6 +628,12 @@ func.func @rms_bwd_wide(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %rs
   %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<65536xbf16>)
       : tensor<?x65536xbf16>, tensor<?x65536xbf16>, tensor<?xf32> -> tensor<?x65536xbf16>, tensor<65536xbf16>
   return %dx, %dw : tensor<?x65536xbf16>, tensor<65536xbf16>
+}
+func.func @rms_bwd_widest(%dy: tensor<?x262144xbf16>, %x: tensor<?x262144xbf16>, %rstd: tensor<?xf32>,
+                          %w: tensor<262144xbf16>) -> (tensor<?x262144xbf16>, tensor<262144xbf16>) {
+  %dx, %dw = norm.rms_norm_grad %dy, %x, %rstd weight(%w : tensor<262144xbf16>)
+      : tensor<?x262144xbf16>, tensor<?x262144xbf16>, tensor<?xf32> -> tensor<?x262144xbf16>, tensor<262144xbf16>
+  return %dx, %dw : tensor<?x262144xbf16>, tensor<262144xbf16>
 }
 
 // -----
