@@ -1324,6 +1324,39 @@ TEST(Tuning, SplitKernelsAskPtxasForTheWaveTheirEstimateFills) {
             0);
 }
 
+TEST(Tuning, RowGroupSplitKernelsFillEveryResidentBlock) {
+  // Rows of 64 and 128 bf16 share warps (row groups) in the split kernel:
+  // its partial rows fill every block the estimate (with the next row's
+  // slices) lets an SM hold, as ptxas made them: RMSNorm's backward 72
+  // registers (ptxas 70), seven blocks of four warps; LayerNorm's 80 (80),
+  // six. The gated backward (three full inputs, ptxas 108-112 against an
+  // estimate of 80) keeps two blocks or 16 warps an SM.
+  struct Case {
+    KernelShape shape;
+    int64_t blocks;
+  };
+  DeviceInfo h200;
+  for (Case c :
+       {Case{{128, 2, 2, 1, 1, false}, 7}, Case{{64, 2, 2, 1, 1, false}, 7},
+        Case{{128, 2, 2, 2, 2, false}, 6}, Case{{64, 2, 2, 2, 2, false}, 6},
+        Case{{128, 2, 3, 1, 1, false}, 4}}) {
+    SCOPED_TRACE(testing::Message()
+                 << c.shape.n << " x " << c.shape.fullOperands << " inputs, "
+                 << c.shape.columnOutputs << " column outputs");
+    KernelPlan plan = planKernel(c.shape, h200, nullptr);
+    ASSERT_GT(plan.layout.rowGroups, 1);
+    EXPECT_EQ(splitBlocksPerSM(c.shape, plan, h200), c.blocks);
+    EXPECT_EQ(chooseMinPartials(c.shape, plan, h200), 132 * c.blocks);
+    // The estimate fills the wave as it is: no bound for ptxas.
+    EXPECT_EQ(plan.minBlocksPerSM, 0);
+  }
+  // Without the next row in registers (one stage), one unit of 8 fewer.
+  KernelShape rms{128, 2, 2, 1, 1, false};
+  KernelPlan oneStage = planKernel(rms, h200, nullptr);
+  oneStage.numStages = 1;
+  EXPECT_EQ(splitBlocksPerSM(rms, oneStage, h200), 8);
+}
+
 TEST(Tuning, OneWarpSplitKernelsCapTheirPartialsAtOneResidentWave) {
   DeviceInfo h200;
   // N = 256 bf16 backwards: one-warp blocks, as many resident an SM as
@@ -2984,8 +3017,9 @@ TEST(Tuning, EveryPlanLowers) {
               EXPECT_LE(fill * plan.layout.clusterSize, device->numSMs * perSM)
                   << where;
               int64_t cap = chooseMaxPartials(shape, plan, *device);
-              if (cap > 0 && fill > 0)
+              if (cap > 0 && fill > 0) {
                 EXPECT_GE(cap, fill) << where;
+              }
             }
   EXPECT_GT(planned, 10000);
 }

@@ -104,11 +104,34 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
   return device.numSMs * splitBlocksPerSM(shape, plan, device);
 }
 
+/// The most full inputs of a kernel of row groups whose register estimate
+/// (with the next row's slices) matched ptxas at rows of 64 and 128 bf16:
+/// RMSNorm's backward 72 against 70, LayerNorm's 80 against 80. The gated
+/// backward's three (x, z and dy, with the activation's terms) came out at
+/// 108-112 against an estimate of 80 (docs/tuning.md, "Splits").
+constexpr int64_t kRowGroupResidencyMaxOperands = 2;
+
 int64_t mlir::norm::splitBlocksPerSM(const KernelShape &shape,
                                      const KernelPlan &plan,
                                      const DeviceInfo &device) {
   if (splitsIntoOneWave(shape, plan) || plan.layout.columnSlices > 1)
     return 0;
+  // Row groups: the partial rows of every resident block, one wave of them
+  // at the M where the split's waves begin (a partial wave of 528 partial
+  // rows on the 924 slots of RMSNorm's backward at N = 128 left the GPU
+  // idle for its last 0.14).
+  if (plan.layout.rowGroups > 1 &&
+      shape.fullOperands <= kRowGroupResidencyMaxOperands) {
+    int64_t registers =
+        estimateRegisters(plan.layout, shape.elementBytes, shape.fullOperands,
+                          shape.columnOutputs);
+    if (plan.numStages != 1)
+      registers += shape.fullOperands *
+                   rowSliceRegisters(plan.layout, shape.elementBytes);
+    int64_t threads = std::max<int64_t>(32, plan.layout.threads);
+    return std::max(plan.minBlocksPerSM,
+                    blocksPerSMAtRegisters(threads, registers, device));
+  }
   int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
                             plan.minBlocksPerSM);
   // Two blocks per SM, or as many as make 16 warps, so that small blocks

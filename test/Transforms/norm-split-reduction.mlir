@@ -63,13 +63,13 @@ func.func @rms_bwd(%dy: tensor<?x256xbf16>, %x: tensor<?x256xbf16>, %r: tensor<?
 // -----
 
 // Rows of 64 bf16 (8 vectors) share warps in the backward too (row_groups
-// = 16, 128 threads): a partial row is a block's, so the rule fills 4
-// blocks an SM (528 partial rows, waves of up to 256 rows a partial), with
-// neither the small blocks' cap nor their floor.
+// = 16, 128 threads): a partial row is a block's, and the rule fills every
+// block the registers allow (7 an SM: 924 partial rows, waves of up to 256
+// rows a partial), with neither the small blocks' cap nor their floor.
 // HEUR-LABEL: func @rms_bwd_heads
-// HEUR: arith.ceildivui %[[M:.+]], %c528
-// HEUR: arith.ceildivui %[[M]], %c135168
-// HEUR: norm.fused {{.+}} attributes {min_partials = 528 : i64, norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 8>, rows_per_partial = 256 : i64}
+// HEUR: arith.ceildivui %[[M:.+]], %c924
+// HEUR: arith.ceildivui %[[M]], %c236544
+// HEUR: norm.fused {{.+}} attributes {min_partials = 924 : i64, norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 8>, rows_per_partial = 256 : i64}
 func.func @rms_bwd_heads(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xbf16>) -> (tensor<?x64xbf16>, tensor<64xbf16>) {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xbf16>)
       : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xf32> -> tensor<?x64xbf16>, tensor<64xbf16>

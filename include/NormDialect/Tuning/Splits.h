@@ -64,7 +64,9 @@ int64_t chooseMinPartials(const KernelShape &shape, const KernelPlan &plan,
 /// partial rows of a split kernel with `plan` that spans neither clusters
 /// nor column slices (0 for those): its estimated blocks per SM (or
 /// `plan.minBlocksPerSM`, if more), at most as many as make 16 warps or
-/// two, whichever is more.
+/// two, whichever is more. A kernel whose warps hold several rows
+/// (RowLayout::rowGroups) from two full inputs takes every block its
+/// estimated registers allow, the next row's prefetched slices counted.
 int64_t splitBlocksPerSM(const KernelShape &shape, const KernelPlan &plan,
                          const DeviceInfo &device);
 
