@@ -1873,13 +1873,18 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   ln1024.n = 1024;
   EXPECT_EQ(chooseShortRowsLimit(ln1024, h200), 768);
   // Rows over clusters up to N = 32768, at 64 rows a round or more: below
-  // 128 rows (RMSNorm) and 192 (LayerNorm).
-  for (int64_t n : {16384, 32768}) {
-    rms.n = n;
-    EXPECT_EQ(chooseShortRowsLimit(rms, h200), 128) << n;
+  // 128 rows (RMSNorm) and 192 (LayerNorm); wider rows, up to the widest
+  // measured, the rounds of 32 rows alone: below 64 and 96.
+  struct WideLimits {
+    int64_t n, rmsLimit, lnLimit;
+  };
+  for (WideLimits c : {WideLimits{16384, 128, 192}, WideLimits{32768, 128, 192},
+                       WideLimits{65536, 64, 96}, WideLimits{131072, 64, 96}}) {
+    rms.n = c.n;
+    EXPECT_EQ(chooseShortRowsLimit(rms, h200), c.rmsLimit) << c.n;
     KernelShape wideLn = ln;
-    wideLn.n = n;
-    EXPECT_EQ(chooseShortRowsLimit(wideLn, h200), 192) << n;
+    wideLn.n = c.n;
+    EXPECT_EQ(chooseShortRowsLimit(wideLn, h200), c.lnLimit) << c.n;
   }
   // At N = 12288 the row kernel's blocks (768 threads) shut the column
   // blocks out of their SMs and spread over the rest: below 288 rows.
@@ -1888,14 +1893,6 @@ TEST(Tuning, ShortRowsSplitMixedOrderKernels) {
   KernelShape ln12288 = ln;
   ln12288.n = 12288;
   EXPECT_EQ(chooseShortRowsLimit(ln12288, h200), 288);
-  // Wider rows, up to the widest measured: the rounds of 32 rows alone.
-  for (int64_t n : {65536, 131072}) {
-    rms.n = n;
-    EXPECT_EQ(chooseShortRowsLimit(rms, h200), 64) << n;
-    KernelShape widest = ln;
-    widest.n = n;
-    EXPECT_EQ(chooseShortRowsLimit(widest, h200), 96) << n;
-  }
   // Wider rows than measured, and kernels with no mix of orders.
   rms.n = 262144;
   EXPECT_EQ(chooseShortRowsLimit(rms, h200), 0);
