@@ -116,10 +116,9 @@ int64_t mlir::norm::splitBlocksPerSM(const KernelShape &shape,
                                      const DeviceInfo &device) {
   if (splitsIntoOneWave(shape, plan) || plan.layout.columnSlices > 1)
     return 0;
-  // Row groups: the partial rows of every resident block, one wave of them
-  // at the M where the split's waves begin (a partial wave of 528 partial
-  // rows on the 924 slots of RMSNorm's backward at N = 128 left the GPU
-  // idle for its last 0.14).
+  // Row groups: the partial rows of every resident block (RMSNorm's
+  // backward at 262144 x 128 ran two waves of 528 partial rows, 1053, as
+  // 1.14 waves of its 924 slots).
   if (plan.layout.rowGroups > 1 &&
       shape.fullOperands <= kRowGroupResidencyMaxOperands) {
     int64_t registers =
