@@ -163,6 +163,28 @@ def test_grouped_gated_matches_float64(dtype, weight, activation, norm_before_ga
                                              group_size=group), y)
 
 
+@pytest.mark.parametrize("dtype", ["bf16", "f32"])
+@pytest.mark.parametrize("n, groups", [(768, (2, 8, 32, 48, 96, 128, 256, 384)),
+                                       (5120, (64, 128, 640, 1024, 2560))])
+def test_python_group_rule_is_the_compilers(dtype, n, groups):
+    # functional sends groups the GPU lowering refuses to torch before
+    # compiling (_groups_lowered); the compiler's validateGroupPlan decides
+    # the same for sm_90 (640 is 80 vectors of 8, 48 six), so neither can
+    # drift from the other unseen.
+    from types import SimpleNamespace
+
+    from norm_mlir.programs import program_text
+    cuda = SimpleNamespace(is_cuda=True)
+    for group in groups:
+        try:
+            compiler.bundle_directory(program_text("gated_fwd", n, dtype, group_size=group))
+            compiled = True
+        except compiler.CompileError as e:
+            assert "power of two of vectors" in str(e), str(e)
+            compiled = False
+        assert nf._groups_lowered(cuda, group) == compiled, (n, group)
+
+
 def test_grouped_gate_whole_row_and_fallback():
     torch.manual_seed(9)
     x, z, w = torch.randn(5, 256), torch.randn(5, 256), torch.rand(256)
