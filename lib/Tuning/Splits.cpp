@@ -40,10 +40,23 @@ int64_t mlir::norm::chooseSplitSize(std::optional<int64_t> m, int64_t n,
   return std::max<int64_t>(1, std::min<int64_t>(best, *m));
 }
 
+/// Registers the next row's slices of the full inputs take in a thread of
+/// `layout` that loads them while it works on the current row.
+static int64_t nextRowRegisters(const KernelShape &shape,
+                                const RowLayout &layout) {
+  return shape.fullOperands * rowSliceRegisters(layout, shape.elementBytes);
+}
+
+/// Blocks of `layout` an SM holds at `registers` a thread (at most 255).
+static int64_t blocksAtRegisters(const RowLayout &layout, int64_t registers,
+                                 const DeviceInfo &device) {
+  return blocksPerSMAtRegisters(std::max<int64_t>(32, layout.threads),
+                                std::min<int64_t>(255, registers), device);
+}
+
 int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
                                         const RowLayout &layout,
                                         const DeviceInfo &device) {
-  int64_t threads = std::max<int64_t>(32, layout.threads);
   int64_t registers = estimateRegisters(
       layout, shape.elementBytes, shape.fullOperands, shape.columnOutputs);
   // A cluster's blocks that hold their slices in registers (not staged)
@@ -51,10 +64,8 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
   // two rows in flight, whose registers the estimate counts so that the
   // partial rows fit one wave (docs/tuning.md, "Splits").
   if (layout.clusterSize > 1 && layout.sharedStages <= 0)
-    registers +=
-        shape.fullOperands * rowSliceRegisters(layout, shape.elementBytes);
-  int64_t blocks = blocksPerSMAtRegisters(
-      threads, std::min<int64_t>(255, registers), device);
+    registers += nextRowRegisters(shape, layout);
+  int64_t blocks = blocksAtRegisters(layout, registers, device);
   if (layout.sharedStages > 0)
     blocks = std::min(blocks,
                       device.sharedMemoryPerSM /
@@ -125,11 +136,9 @@ int64_t mlir::norm::splitBlocksPerSM(const KernelShape &shape,
         estimateRegisters(plan.layout, shape.elementBytes, shape.fullOperands,
                           shape.columnOutputs);
     if (plan.numStages != 1)
-      registers += shape.fullOperands *
-                   rowSliceRegisters(plan.layout, shape.elementBytes);
-    int64_t threads = std::max<int64_t>(32, plan.layout.threads);
+      registers += nextRowRegisters(shape, plan.layout);
     return std::max(plan.minBlocksPerSM,
-                    blocksPerSMAtRegisters(threads, registers, device));
+                    blocksAtRegisters(plan.layout, registers, device));
   }
   int64_t blocks = std::max(estimateBlocksPerSM(shape, plan.layout, device),
                             plan.minBlocksPerSM);
