@@ -493,6 +493,52 @@ TEST(Bundle, PlansWholeCalls) {
   }
 }
 
+TEST(Bundle, ZeroesBlockGroupWorkspaces) {
+  // An RMSNorm backward at N = 65536 for sm_80 (no clusters) shares its
+  // rows over block groups, whose workspace (a ticket line and slots per
+  // group) the manifest marks zeroed: a call plan lists its slot, with the
+  // groups' bytes at that M, for the launcher to zero before the launches.
+  std::string program = testing::TempDir() + "/rms_bwd_65536.mlir";
+  std::ofstream(program)
+      << "func.func @rms_bwd(%dy: tensor<?x65536xbf16>, %x: "
+         "tensor<?x65536xbf16>, %r: tensor<?xf32>, %w: tensor<65536xbf16>) "
+         "-> (tensor<?x65536xbf16>, tensor<65536xbf16>) {\n"
+         "  %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : "
+         "tensor<65536xbf16>) : tensor<?x65536xbf16>, tensor<?x65536xbf16>, "
+         "tensor<?xf32> -> tensor<?x65536xbf16>, tensor<65536xbf16>\n"
+         "  return %dx, %dw : tensor<?x65536xbf16>, tensor<65536xbf16>\n}\n";
+  std::string dir = testing::TempDir() + "/runtime_rms_bwd_sm80";
+  std::string cmd = std::string(NORM_COMPILE_PATH) + " " + program + " -o " +
+                    dir + " --chip=sm_80 --quiet";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string error;
+  auto bundle = Bundle::load(dir, error);
+  ASSERT_TRUE(bundle) << error;
+  const Function *f = bundle->function("", error);
+  ASSERT_TRUE(f) << error;
+  std::vector<size_t> zeroed;
+  for (size_t b = 0; b < f->buffers.size(); ++b)
+    if (f->buffers[b].zeroed)
+      zeroed.push_back(b);
+  // The one-row version's workspace and the split kernel's.
+  ASSERT_EQ(zeroed.size(), 2u);
+  CallPlan plan;
+  ASSERT_TRUE(f->planCall(1024, plan, error)) << error;
+  ASSERT_EQ(plan.zeroed.size(), 2u);
+  for (size_t k = 0; k < zeroed.size(); ++k)
+    EXPECT_EQ(plan.zeroed[k], f->arguments.size() + zeroed[k]);
+  // 13 groups of 8 blocks on the A100's 108 SMs, each a row of 64 f32
+  // (a 128-byte ticket line and 2 x 8 slots of 8 bytes).
+  EXPECT_EQ(plan.bytes[plan.zeroed.back()], 13 * 64 * 4);
+  EXPECT_EQ(plan.bytes[plan.zeroed.front()], 64 * 4);
+  // A zeroed flag that is not a boolean is refused.
+  std::string copy = testing::TempDir() + "/runtime_rms_bwd_sm80_bad";
+  ASSERT_TRUE(
+      copyWithEditedManifest(dir, copy, "\"zeroed\": true", "\"zeroed\": 1"));
+  EXPECT_FALSE(Bundle::load(copy, error));
+  EXPECT_NE(error.find("non-boolean zeroed"), std::string::npos) << error;
+}
+
 TEST(Bundle, ReadsDynamicSharedMemory) {
   // LayerNorm forward at N = 4096 from 1280 rows stages rows of x in shared
   // memory (the tuning table's depth): that launch carries the dynamic

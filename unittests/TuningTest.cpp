@@ -322,14 +322,20 @@ TEST(Tuning, ChipsBeforeHopperPlanWithoutItsCopiesAndClusters) {
   KernelShape longFwd{32768, 2, 1, 0, 2, false};
   EXPECT_EQ(planKernel(longFwd, hopper, nullptr).layout.l2PrefetchRows, 64);
   EXPECT_EQ(planKernel(longFwd, portable, nullptr).layout.l2PrefetchRows, 0);
-  // Long backward rows: a cluster of 8 on Hopper; none here, so
-  // --norm-split-rows takes their statistics out first.
+  // Long backward rows: a cluster of 8 on Hopper; here RMSNorm's is a block
+  // group of 8 (BlockGroupsShareLongBackwardRowsWithoutClusters), and
+  // LayerNorm's none, so --norm-split-rows takes its statistics out first.
   KernelShape longBwd{65536, 2, 2, 1, 1, false};
-  EXPECT_EQ(planKernel(longBwd, hopper, nullptr).kind,
-            KernelPlan::Kind::Cluster);
-  EXPECT_EQ(planKernel(longBwd, portable, nullptr).kind,
+  KernelPlan clustered = planKernel(longBwd, hopper, nullptr);
+  EXPECT_EQ(clustered.kind, KernelPlan::Kind::Cluster);
+  EXPECT_FALSE(clustered.layout.globalExchange);
+  KernelPlan grouped = planKernel(longBwd, portable, nullptr);
+  EXPECT_EQ(grouped.kind, KernelPlan::Kind::Cluster);
+  EXPECT_TRUE(grouped.layout.globalExchange);
+  KernelShape longLayerNormBwd{65536, 2, 2, 2, 2, false};
+  EXPECT_EQ(planKernel(longLayerNormBwd, portable, nullptr).kind,
             KernelPlan::Kind::OffChip);
-  EXPECT_FALSE(rowsFitOnChip(longBwd, portable, -1));
+  EXPECT_FALSE(rowsFitOnChip(longLayerNormBwd, portable, -1));
   // Long forward rows stream there (re-read from L2) instead of being split;
   // Hopper spreads N = 131072 over a cluster.
   KernelShape widestFwd{131072, 2, 1, 0, 1, false};
@@ -1744,6 +1750,57 @@ static KernelShape layerNormBackward(int64_t n) {
   ln.rowReductions = 2;
   ln.fullOutputs = 1;
   return ln;
+}
+
+TEST(Tuning, BlockGroupsShareLongBackwardRowsWithoutClusters) {
+  // Without clusters (an A100), the RMSNorm backward's rows no block holds
+  // go to a block group with the layout Hopper's cluster has: 8 blocks of
+  // 512 threads at N = 65536, 16 at 131072, 2 at 16384.
+  DeviceInfo ampere = deviceOfCapability(80);
+  DeviceInfo hopper = deviceOfCapability(90);
+  KernelShape rms = layerNormBackward(65536);
+  rms.columnOutputs = 1;
+  rms.rowReductions = 1;
+  for (int64_t n : {16384, 65536, 131072}) {
+    rms.n = n;
+    std::optional<RowLayout> group = chooseClusterLayout(rms, ampere);
+    std::optional<RowLayout> cluster = chooseClusterLayout(rms, hopper);
+    ASSERT_TRUE(group && cluster) << n;
+    EXPECT_TRUE(group->globalExchange) << n;
+    EXPECT_FALSE(cluster->globalExchange) << n;
+    EXPECT_EQ(group->clusterSize, cluster->clusterSize) << n;
+    EXPECT_EQ(group->threads, cluster->threads) << n;
+    EXPECT_TRUE(rowsFitOnChip(rms, ampere, -1)) << n;
+  }
+  // Their partial rows: one wave of groups, every SM counted (no GPC places
+  // them): 108 / 8 = 13 groups on the A100, 114 / 8 = 14 on an H100 PCIe.
+  rms.n = 65536;
+  KernelPlan plan = planKernel(rms, ampere, nullptr);
+  ASSERT_TRUE(plan.layout.globalExchange);
+  EXPECT_EQ(plan.layout.clusterSize, 8);
+  EXPECT_EQ(chooseMinPartials(rms, plan, ampere), 13);
+  DeviceInfo pcie = ampere;
+  pcie.numSMs = 114;
+  EXPECT_EQ(chooseMinPartials(rms, plan, pcie), 14);
+  EXPECT_EQ(ampere.residentBlockGroups(8, 1), 13);
+  EXPECT_EQ(ampere.residentBlockGroups(16, 2), 13);
+  // The LayerNorm backward (two reductions) and forwards get none: the
+  // first is split, the second streams.
+  EXPECT_FALSE(chooseClusterLayout(layerNormBackward(65536), ampere));
+  KernelShape forward{65536, 2, 1, 0, 1, false};
+  EXPECT_FALSE(chooseClusterLayout(forward, ampere));
+  // A group's plan is valid on any chip, up to 16 blocks and unstaged; a
+  // hardware cluster's is not on Ampere.
+  EXPECT_EQ(validatePlan(rms, plan, ampere), "");
+  EXPECT_EQ(validatePlan(rms, plan, hopper), "");
+  KernelPlan hardware = plan;
+  hardware.layout.globalExchange = false;
+  EXPECT_NE(validatePlan(rms, hardware, ampere).find("within the target's 1"),
+            std::string::npos);
+  KernelPlan staged = plan;
+  staged.layout.sharedStages = 2;
+  EXPECT_NE(validatePlan(rms, staged, hopper).find("block group of 8"),
+            std::string::npos);
 }
 
 TEST(Tuning, ClustersHoldingRowsCountTheNextRowsRegisters) {

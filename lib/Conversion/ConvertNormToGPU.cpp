@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockGroups.h"
 #include "DivForm.h"
 #include "ExpForm.h"
 #include "Float8Form.h"
@@ -95,7 +96,7 @@ struct ConvertNormToGPUPass
   /// does norm-serialize-kernels (the bundle links their PTX into one).
   gpu::GPUFuncOp createKernel(ModuleOp module, Operation *op,
                               StringRef baseName, ValueRange operands,
-                              int64_t blockSize) {
+                              int64_t blockSize, TypeRange extraTypes = {}) {
     OpBuilder b(module.getContext());
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
@@ -104,6 +105,7 @@ struct ConvertNormToGPUPass
     SymbolTable(module).insert(gpuModule);
     kernelModules.push_back(gpuModule);
     SmallVector<Type> types(operands.getTypes());
+    types.append(extraTypes.begin(), extraTypes.end());
     b.setInsertionPointToEnd(gpuModule.getBody());
     auto func = gpu::GPUFuncOp::create(b, op->getLoc(), gpuModule.getName(),
                                        b.getFunctionType(types, {}));
@@ -296,8 +298,19 @@ struct ConvertNormToGPUPass
                   OpBuilder(op).getI64IntegerAttr(plan.numStages));
     SmallVector<Value> operands(op.getInputs());
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
-    auto func =
-        createKernel(module, op, "norm_fused", operands, layout.threads);
+    // A block group's zeroed workspace (BlockGroups.h) is the last
+    // argument, allocated at the launch.
+    int64_t reductionsPerRow =
+        llvm::range_size(op.getBody().front().getOps<RowReduceOp>());
+    auto workspaceType = MemRefType::get(
+        {ShapedType::kDynamic,
+         blockGroupWorkspaceRow(layout.clusterSize, reductionsPerRow)},
+        OpBuilder(op).getF32Type());
+    SmallVector<Type> extraTypes;
+    if (layout.globalExchange)
+      extraTypes.push_back(workspaceType);
+    auto func = createKernel(module, op, "norm_fused", operands, layout.threads,
+                             extraTypes);
     // Rows per block: the split of column partials, else the plan's.
     int64_t split = 1;
     // The plan's rows per block, which a short M spreads over
@@ -326,7 +339,7 @@ struct ConvertNormToGPUPass
     if (layout.columnSlices > 1)
       func->setAttr(NormDialect::ColumnSlicesAttrHelper::getNameStr(),
                     OpBuilder(op).getI64IntegerAttr(layout.columnSlices));
-    if (layout.clusterSize > 1) {
+    if (layout.clusterSize > 1 && !layout.globalExchange) {
       // Grid y = the cluster's blocks: one cluster per row block, block y
       // owning column slice y (PTX .reqnctapercluster 1, C, 1).
       func.setKnownClusterSizeAttr(OpBuilder(op).getDenseI32ArrayAttr(
@@ -407,6 +420,19 @@ struct ConvertNormToGPUPass
                               : arith::CeilDivUIOp::create(b, op.getLoc(), rows,
                                                            rowsPerBlock)
                                     .getResult();
+    // A block group's blocks take their group and slice from the
+    // workspace's ticket (BlockGroups::takeTicket), not from the grid:
+    // the grid only counts them (groups x C).
+    if (layout.globalExchange) {
+      Location loc = op.getLoc();
+      Value workspace =
+          memref::AllocOp::create(b, loc, workspaceType, ValueRange{grid});
+      gpu::MemsetOp::create(
+          b, loc, /*asyncToken=*/TypeRange{},
+          /*asyncDependencies=*/ValueRange{}, workspace,
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f)));
+      operands.push_back(workspace);
+    }
     launch(op, func, grid, layout.threads, operands,
            indexConst(b, op.getLoc(), layout.columnSlices));
     return success();

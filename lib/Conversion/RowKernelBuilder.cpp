@@ -11,7 +11,9 @@
 // of the row. Rows too long for one block are spread over a thread block
 // cluster: block y of the cluster owns column slice y, and the block totals
 // are pushed to every block of the cluster through distributed shared
-// memory (st.async completing on an mbarrier). A block walks
+// memory (st.async completing on an mbarrier); on targets without clusters
+// over a block group, which exchanges them through global memory
+// (BlockGroups.cpp). A block walks
 // `rowsPerBlock` consecutive rows (the split of column partials) and keeps
 // the column outputs' partial sums in f32 registers across them, writing one
 // partial row at the end: the mixed-order fusion with a deterministic split
@@ -30,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockGroups.h"
 #include "GPUKernelBuilders.h"
 #include "GroupReductions.h"
 #include "PtxBuilders.h"
@@ -49,6 +52,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <functional>
+#include <optional>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::norm;
@@ -73,6 +78,9 @@ public:
     auto args = func.getArguments();
     inputs = SmallVector<Value>(args.take_front(numInputs));
     outputs = SmallVector<Value>(args.drop_front(numInputs));
+    // A block group's workspace follows the outputs.
+    if (layout.globalExchange)
+      workspace = outputs.pop_back_val();
     for (unsigned i = 0; i < numInputs; ++i)
       if (op.getInputRole(i) == Role::full)
         fullInputs.push_back(inputs[i]);
@@ -110,6 +118,15 @@ private:
     }
     reductions.emplace(layout, reductionsPerRow);
     reductions->allocate(func, op.getLoc());
+    // A block group's blocks take their group (the rows) and rank (the
+    // column slice) from a ticket, not from their block index.
+    if (layout.globalExchange) {
+      blockGroups.emplace(layout, reductionsPerRow);
+      blockGroups->allocate(func, op.getLoc());
+      std::tie(bid, groupRank) =
+          blockGroups->takeTicket(b, loc, workspace, tid);
+      reductions->setBlockGroups(&*blockGroups);
+    }
     if (std::optional<int64_t> groupSize = op.getGroupSize()) {
       int64_t groupReductions = llvm::range_size(body.getOps<GroupReduceOp>());
       groupReductionCode.emplace(layout, *groupSize, groupReductions);
@@ -160,7 +177,10 @@ private:
   /// (no row reductions left), block y owns columns [y * W, (y + 1) * W).
   void setUpColumns(OpBuilder &b, Location loc) {
     if (layout.columnSlices > 1) {
-      sliceY = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+      sliceY =
+          groupRank
+              ? groupRank
+              : gpu::BlockIdOp::create(b, loc, gpu::Dimension::y).getResult();
       sliceBase = arith::MulIOp::create(
           b, loc, sliceY, indexConst(b, loc, layout.sliceWidth()));
     }
@@ -198,7 +218,8 @@ private:
       if (op.getInputRole(i) == Role::col)
         elementValues[i] = loadRow(b, loc, inputs[i], /*row=*/Value());
     reductions->setThread(tid, lane, sliceY);
-    if (layout.clusterSize > 1 && reductionsPerRow > 0)
+    if (layout.clusterSize > 1 && !layout.globalExchange &&
+        reductionsPerRow > 0)
       reductions->initClusterBarriers(b, loc);
     if (layout.sharedStages > 0) {
       // Rows staged in shared memory: the first stages - 1 rows are issued
@@ -1061,6 +1082,11 @@ private:
   /// The inputs with a value per element (Role::full), in input order.
   SmallVector<Value> fullInputs;
   Value sliceY;
+  /// A block group's workspace argument, its code and this block's rank in
+  /// its group (RowLayout::globalExchange; null otherwise).
+  Value workspace;
+  std::optional<BlockGroups> blockGroups;
+  Value groupRank;
   /// The row reductions' code and shared memory.
   std::optional<RowReductions> reductions;
   /// The group reductions' (a kernel with groups).

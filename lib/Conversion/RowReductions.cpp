@@ -4,7 +4,8 @@
 // a butterfly of warp shuffles, one exchange of warp totals through shared
 // memory when several warps share a row, and, when a thread block cluster
 // shares the row, an exchange of block totals through distributed shared
-// memory (st.async onto mbarriers).
+// memory (st.async onto mbarriers), or, for a block group, through global
+// memory (BlockGroups.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,7 +45,7 @@ void RowReductions::allocate(gpu::GPUFuncOp func, Location loc) {
         func,
         MemRefType::get({2, reductionsPerRow, 32}, f32, AffineMap(), workgroup),
         loc);
-  if (layout.clusterSize > 1) {
+  if (layout.clusterSize > 1 && !layout.globalExchange) {
     clusterSlots = addWorkgroupBuffer(
         func,
         MemRefType::get({2, reductionsPerRow, layout.clusterSize}, f32,
@@ -262,10 +263,13 @@ SmallVector<Value> RowReductions::reduce(OpBuilder &b, Location loc,
   Value parity = arith::AndIOp::create(b, loc, row, indexConst(b, loc, 1));
   SmallVector<Value> totals =
       blockReduce(b, loc, combiners, std::move(partials), indices, parity);
-  if (layout.clusterSize > 1)
-    totals =
-        clusterReduce(b, loc, combiners, totals, indices,
-                      arith::SubIOp::create(b, loc, row, firstRow).getResult());
+  if (layout.clusterSize > 1) {
+    Value localRow = arith::SubIOp::create(b, loc, row, firstRow);
+    totals = blockGroups
+                 ? blockGroups->reduce(b, loc, combiners, totals, indices,
+                                       localRow, threadId, lane)
+                 : clusterReduce(b, loc, combiners, totals, indices, localRow);
+  }
   return totals;
 }
 
@@ -314,7 +318,7 @@ std::pair<Value, Value> RowReductions::reduceMoments(OpBuilder &b, Location loc,
 }
 
 void RowReductions::finishCluster(OpBuilder &b, Location loc) {
-  if (layout.clusterSize <= 1 || reductionsPerRow == 0)
+  if (layout.clusterSize <= 1 || layout.globalExchange || reductionsPerRow == 0)
     return;
   NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
   NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());

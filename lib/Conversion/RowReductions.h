@@ -2,12 +2,15 @@
 //
 // Private to lib/Conversion: the code a row kernel (RowKernelBuilder.cpp)
 // emits for norm.row_reduce, from warp shuffles to the exchange of block
-// totals across a thread block cluster, and the shared memory it needs.
+// totals across a thread block cluster (or block group, BlockGroups.h), and
+// the shared memory it needs.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIB_CONVERSION_ROWREDUCTIONS_H
 #define LIB_CONVERSION_ROWREDUCTIONS_H
+
+#include "BlockGroups.h"
 
 #include "NormDialect/IR/NormOps.h"
 #include "NormDialect/Tuning/RowLayouts.h"
@@ -36,6 +39,11 @@ public:
     lane = laneInWarp;
     clusterRank = rank;
   }
+
+  /// The block group whose blocks share the row (RowLayout::globalExchange):
+  /// block totals are exchanged through it instead of the cluster's shared
+  /// memory.
+  void setBlockGroups(BlockGroups *groups) { blockGroups = groups; }
 
   /// Before the first row of a cluster kernel (see the definition).
   void initClusterBarriers(OpBuilder &b, Location loc);
@@ -87,6 +95,7 @@ private:
   /// Shared buffers (null when unused): warp totals, block totals received
   /// from the cluster, and the mbarriers they complete on.
   Value warpSlots, clusterSlots, clusterBarriers;
+  BlockGroups *blockGroups = nullptr;
 };
 
 } // namespace mlir::norm

@@ -99,6 +99,20 @@ private:
             json::Object{{"name", name},
                          {"dtype", dtypeName(alloc.getType().getElementType())},
                          {"shape", std::move(shape)}});
+      } else if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
+        // A workspace its kernels need zeroed (a block group's tickets and
+        // slots): the runtimes allocate it zeroed, before any launch.
+        auto alloc = memset.getDst().getDefiningOp<memref::AllocOp>();
+        bool zero = matchPattern(memset.getValue(), m_Zero()) ||
+                    matchPattern(memset.getValue(), m_AnyZeroFloat());
+        auto it = alloc ? names.find(alloc.getResult()) : names.end();
+        if (it == names.end() || !zero)
+          return memset.emitError("bundle: gpu.memset must zero a buffer "
+                                  "the program allocates");
+        for (json::Value &buffer : buffers)
+          if (json::Object *object = buffer.getAsObject();
+              object && object->getString("name") == it->second)
+            (*object)["zeroed"] = true;
       } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
         FailureOr<json::Object> described = describeLaunch(launch);
         if (failed(described))
@@ -239,6 +253,10 @@ private:
       // size; of an argument: M.
       Value source = rootBuffer(dim.getSource());
       if (auto alloc = source.getDefiningOp<memref::AllocOp>()) {
+        // Seen through a cast, an allocation of a static size (a one-row
+        // version's workspace) has a dynamic dim.
+        if (index && !alloc.getType().isDynamicDim(*index))
+          return json::Value(alloc.getType().getDimSize(*index));
         if (index)
           return expression(
               alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(

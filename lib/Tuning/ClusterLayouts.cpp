@@ -133,9 +133,9 @@ mlir::norm::chooseClusterLayout(int64_t n, int64_t elementBytes,
                                  device, /*budgetFactor=*/2, slack);
 }
 
-std::optional<RowLayout>
-mlir::norm::chooseClusterLayout(const KernelShape &shape,
-                                const DeviceInfo &device) {
+/// chooseClusterLayout(shape, device) on a target with clusters.
+static std::optional<RowLayout>
+chooseHardwareCluster(const KernelShape &shape, const DeviceInfo &device) {
   if (std::optional<RowLayout> layout =
           chooseClusterLayout(shape.n, shape.elementBytes, shape.fullOperands,
                               shape.columnOutputs, device)) {
@@ -198,6 +198,32 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
                chooseSharedStages(shape, layout, device, kRereadStages) ==
                    kRereadStages;
       });
+}
+
+std::optional<RowLayout>
+mlir::norm::chooseClusterLayout(const KernelShape &shape,
+                                const DeviceInfo &device) {
+  if (device.hasClusters())
+    return chooseHardwareCluster(shape, device);
+  // Without clusters a kernel with column outputs and one row reduction
+  // (RMSNorm's backward) shares its rows over a block group, the layout a
+  // cluster would have, instead of splitting them into a statistics kernel
+  // and a second pass over memory: 0.79-0.96x of Hopper's clusters on the
+  // H100 at N = 16384-131072, where the split ran 0.63-0.66x. LayerNorm's
+  // backward (two reductions, whose registers leave 16 blocks of 256
+  // threads, one an SM) ran 0.55-0.69x over groups, no better than split
+  // (docs/tuning.md, "Block groups"). Forwards stream their long rows
+  // (streamsLongForwardRows).
+  if (shape.columnOutputs == 0 || shape.rowReductions != 1)
+    return std::nullopt;
+  DeviceInfo groups = device;
+  groups.maxClusterSize = kMaxBlockGroupSize;
+  std::optional<RowLayout> layout = chooseHardwareCluster(shape, groups);
+  // Staged slices need Hopper's bulk copies.
+  if (!layout || layout->rereadStaged)
+    return std::nullopt;
+  layout->globalExchange = true;
+  return layout;
 }
 
 /// Registers a thread of a block that re-reads its staged rows holds: the

@@ -1,7 +1,8 @@
 //===- DeviceInfo.cpp - properties of the target GPU ----------------------===//
 //
-// What DeviceInfo derives from its fields (the clusters the GPU holds at
-// once) and the checks of its register budget and SM resources.
+// What DeviceInfo derives from its fields (the clusters and block groups
+// the GPU holds at once) and the checks of its register budget and SM
+// resources.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,12 @@ int64_t DeviceInfo::residentClusters(int64_t clusterSize) const {
     }
   }
   return std::max<int64_t>(1, numSMs * 85 / (100 * clusterSize));
+}
+
+int64_t DeviceInfo::residentBlockGroups(int64_t groupSize,
+                                        int64_t blocksPerSM) const {
+  return std::max<int64_t>(1, numSMs * std::max<int64_t>(1, blocksPerSM) /
+                                  std::max<int64_t>(1, groupSize));
 }
 
 DeviceInfo mlir::norm::deviceOfCapability(int64_t computeCapability) {

@@ -389,7 +389,14 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
     return "vectors of " + str(layout.vectorWidth) +
            " elements must divide the row of " + str(shape.n) +
            " and hold at most 16 bytes";
-  if (layout.clusterSize > device.maxClusterSize ||
+  // A block group needs no cluster hardware: any target takes one of up
+  // to kMaxBlockGroupSize blocks.
+  if (layout.globalExchange &&
+      (layout.clusterSize > kMaxBlockGroupSize || layout.sharedStages > 0))
+    return "a block group of " + str(layout.clusterSize) +
+           " blocks must have at most " + str(kMaxBlockGroupSize) +
+           " and hold its slices in registers (no staged rows)";
+  if ((!layout.globalExchange && layout.clusterSize > device.maxClusterSize) ||
       (layout.clusterSize > 1) != (plan.kind == Kind::Cluster))
     return "a cluster of " + str(layout.clusterSize) +
            " blocks needs a plan of kind cluster within the target's " +

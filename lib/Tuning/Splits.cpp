@@ -73,6 +73,16 @@ int64_t mlir::norm::estimateBlocksPerSM(const KernelShape &shape,
   return std::max<int64_t>(1, blocks);
 }
 
+/// Clusters, or block groups (RowLayout::globalExchange), of `layout` the
+/// GPU holds at once with `blocksPerSM` blocks an SM.
+static int64_t residentRowSharers(const RowLayout &layout,
+                                  const DeviceInfo &device,
+                                  int64_t blocksPerSM) {
+  if (layout.globalExchange)
+    return device.residentBlockGroups(layout.clusterSize, blocksPerSM);
+  return device.residentClusters(layout.clusterSize) * blocksPerSM;
+}
+
 bool mlir::norm::splitsIntoOneWave(const KernelShape &shape,
                                    const KernelPlan &plan) {
   return plan.kind == KernelPlan::Kind::Cluster && shape.columnOutputs > 0;
@@ -106,11 +116,11 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
   // slices, 190 registers) the estimate stands.
   if (rereadClusterBlocksPerSM(shape, plan.layout, device) == 3)
     blocks = std::max<int64_t>(blocks, 3);
-  // One wave of clusters: up to three blocks per SM (docs/tuning.md,
-  // "Splits").
+  // One wave of clusters (or block groups): up to three blocks per SM
+  // (docs/tuning.md, "Splits").
   if (splitsIntoOneWave(shape, plan))
-    return device.residentClusters(plan.layout.clusterSize) *
-           std::min<int64_t>(3, blocks);
+    return residentRowSharers(plan.layout, device,
+                              std::min<int64_t>(3, blocks));
   // Rows cut into column slices get none (splitBlocksPerSM).
   return device.numSMs * splitBlocksPerSM(shape, plan, device);
 }
@@ -122,6 +132,14 @@ int64_t mlir::norm::chooseMinPartials(const KernelShape &shape,
 /// 108-112 against an estimate of 80 (docs/tuning.md, "Splits").
 constexpr int64_t kRowGroupResidencyMaxOperands = 2;
 
+/// Whether a split kernel of row groups takes every block an SM holds
+/// (splitBlocksPerSM): at most kRowGroupResidencyMaxOperands full inputs.
+static bool fillsResidentRowGroupBlocks(const KernelShape &shape,
+                                        const KernelPlan &plan) {
+  return plan.layout.rowGroups > 1 &&
+         shape.fullOperands <= kRowGroupResidencyMaxOperands;
+}
+
 int64_t mlir::norm::splitBlocksPerSM(const KernelShape &shape,
                                      const KernelPlan &plan,
                                      const DeviceInfo &device) {
@@ -130,8 +148,7 @@ int64_t mlir::norm::splitBlocksPerSM(const KernelShape &shape,
   // Row groups: the partial rows of every resident block (RMSNorm's
   // backward at 262144 x 128 ran two waves of 528 partial rows, 1053, as
   // 1.14 waves of its 924 slots).
-  if (plan.layout.rowGroups > 1 &&
-      shape.fullOperands <= kRowGroupResidencyMaxOperands) {
+  if (fillsResidentRowGroupBlocks(shape, plan)) {
     int64_t registers =
         estimateRegisters(plan.layout, shape.elementBytes, shape.fullOperands,
                           shape.columnOutputs);
@@ -186,6 +203,14 @@ constexpr int64_t kFloorMaxClusterSize = 4;
 /// "Splits").
 constexpr int64_t kSmallBlockMinRowsPerPartial = 4;
 
+/// The floor of row-group split kernels that take every resident block
+/// (924 partial rows for RMSNorm's backward, 792 for LayerNorm's): at
+/// 1024-4099 rows of 64 and 128 bf16 their partial rows of one to five rows
+/// cost their combine more than the rows; eight rows a partial row ran
+/// 1.03-1.17x there, level at 8192 and 16384 rows (docs/tuning.md,
+/// "Splits").
+constexpr int64_t kRowGroupMinRowsPerPartial = 8;
+
 /// Whether a split kernel with `plan` has blocks of fewer than four warps
 /// with neither clusters nor column slices: those chooseMinPartials gives
 /// more than four blocks per SM.
@@ -199,10 +224,12 @@ int64_t mlir::norm::chooseMinRowsPerPartial(const KernelShape &shape,
                                             const DeviceInfo &device) {
   if (smallBlockFloor(shape, plan))
     return kSmallBlockMinRowsPerPartial;
+  if (shape.columnOutputs > 0 && fillsResidentRowGroupBlocks(shape, plan))
+    return kRowGroupMinRowsPerPartial;
   if (!splitsIntoOneWave(shape, plan) ||
       plan.layout.clusterSize > kFloorMaxClusterSize)
     return 0;
-  int64_t slots = device.residentClusters(plan.layout.clusterSize);
+  int64_t slots = residentRowSharers(plan.layout, device, 1);
   if (chooseMinPartials(shape, plan, device) < kFloorMinBlocksPerSM * slots)
     return 0;
   int64_t fewestRows = chooseShortRowsLimit(shape, device);

@@ -42,11 +42,11 @@ PlanAttr mlir::norm::encodePlan(MLIRContext *context, const KernelPlan &plan) {
   return PlanAttr::get(
       context, encodeKind(plan.kind), layout.threads, layout.vectorWidth,
       layout.chunksPerThread, layout.columnSlices, layout.rowGroups,
-      layout.warpRows, layout.clusterSize, layout.sharedStages,
-      layout.rereadStaged, layout.l2PrefetchRows, layout.l2PrefetchMinRows,
-      layout.bulkStores, layout.holdsRow, layout.sweepsPerStep,
-      layout.latencyBoundReductions, plan.rowsPerBlock, plan.numStages,
-      plan.minBlocksPerSM, plan.minBlocks, plan.persistent);
+      layout.warpRows, layout.clusterSize, layout.globalExchange,
+      layout.sharedStages, layout.rereadStaged, layout.l2PrefetchRows,
+      layout.l2PrefetchMinRows, layout.bulkStores, layout.holdsRow,
+      layout.sweepsPerStep, layout.latencyBoundReductions, plan.rowsPerBlock,
+      plan.numStages, plan.minBlocksPerSM, plan.minBlocks, plan.persistent);
 }
 
 KernelPlan mlir::norm::decodePlan(PlanAttr attr) {
@@ -60,6 +60,7 @@ KernelPlan mlir::norm::decodePlan(PlanAttr attr) {
   layout.rowGroups = attr.getRowGroups();
   layout.warpRows = attr.getWarpRows();
   layout.clusterSize = attr.getClusterSize();
+  layout.globalExchange = attr.getGlobalExchange();
   layout.sharedStages = attr.getSharedStages();
   layout.rereadStaged = attr.getRereadStaged();
   layout.l2PrefetchRows = attr.getL2PrefetchRows();

@@ -106,6 +106,12 @@ class Launcher:
         env = {a["name"]: t for a, t in zip(function.arguments, tensors)}
         for name, buf in function.buffers.items():
             shape = function.buffer_shape(name, m)
+            # A workspace the kernels need zeroed (a block group's tickets
+            # and slots) is zeroed whatever poison_outputs says.
+            if buf.get("zeroed", False):
+                outputs[name] = torch.zeros(shape, dtype=_torch_dtype(buf["dtype"]),
+                                            device=device)
+                continue
             outputs[name] = torch.empty(shape, dtype=_torch_dtype(buf["dtype"]), device=device)
             if self.poison_outputs:
                 outputs[name].fill_(float("nan"))

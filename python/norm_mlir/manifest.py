@@ -107,8 +107,9 @@ def _param(value, where):
         raise BundleError(f"{where} lacks 'field' or 'rank'")
 
 
-def _tensor(size):
-    return _object({"name": _string(), "dtype": _string(*DTYPE_BYTES), "shape": _list(size)})
+def _tensor(size, optional=None):
+    return _object({"name": _string(), "dtype": _string(*DTYPE_BYTES), "shape": _list(size)},
+                   optional)
 
 
 _launch = _object(
@@ -120,7 +121,7 @@ _launch = _object(
 
 _function = _object(
     {"function": _string(), "arguments": _list(_tensor(_argument_size)),
-     "buffers": _list(_tensor(_expression)), "results": _list(_string()),
+     "buffers": _list(_tensor(_expression, {"zeroed": _bool})), "results": _list(_string()),
      "launches": _list(_launch)})
 
 _manifest = _object(

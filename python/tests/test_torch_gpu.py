@@ -904,12 +904,13 @@ def test_norm_mlir_compile_fp8_quantization_on_the_gpu():
     assert (got != want).float().mean() < 0.05
 
 
-@pytest.mark.parametrize("n", [128, 4096, 8192, 65536])
+@pytest.mark.parametrize("n", [128, 4096, 8192, 16384, 65536])
 def test_portable_kernels_run_on_this_gpu(n):
     # sm_80's kernels, which every GPU without tuned ones runs (no clusters,
-    # bulk copies, mbarriers or dependent launches; rows a block cannot hold
-    # split into a statistics and an apply kernel; FP8 rounded in integer
-    # arithmetic), run here through the driver's PTX JIT and match float64,
+    # bulk copies, mbarriers or dependent launches; RMSNorm's backward rows
+    # a block cannot hold shared by block groups through a zeroed workspace,
+    # LayerNorm's split into a statistics and an apply kernel; FP8 rounded
+    # in integer arithmetic), run here through the driver's PTX JIT and match float64,
     # forward and backward, and their FP8 bytes are the sm_90 kernels' (or,
     # where the two plans sum a row in another order, the adjacent code).
     from norm_mlir.bundle import BundleError

@@ -152,6 +152,13 @@ static bool parseBuffer(const JsonValue &v, BufferDesc &out,
       return false;
     }
   out.shape = shape->array;
+  if (const JsonValue *zeroed = v.get("zeroed")) {
+    if (zeroed->kind != JsonValue::Kind::Bool) {
+      error = "manifest: buffer " + out.name + " has a non-boolean zeroed";
+      return false;
+    }
+    out.zeroed = zeroed->boolean;
+  }
   return true;
 }
 
@@ -554,9 +561,12 @@ bool Function::planCall(int64_t rows, CallPlan &plan,
   for (const BufferDesc &buffer : arguments)
     if (!addSlot(buffer))
       return false;
-  for (const BufferDesc &buffer : buffers)
+  for (const BufferDesc &buffer : buffers) {
+    if (buffer.zeroed)
+      plan.zeroed.push_back(static_cast<uint32_t>(plan.shapes.size()));
     if (!addSlot(buffer))
       return false;
+  }
 
   std::vector<PlannedLaunch> planned;
   if (!planLaunches(rows, planned, error))

@@ -32,6 +32,7 @@ struct Driver {
   decltype(&cuMemcpyHtoD_v2) memcpyHtoD = nullptr;
   decltype(&cuMemcpyDtoH_v2) memcpyDtoH = nullptr;
   decltype(&cuCtxSynchronize) ctxSynchronize = nullptr;
+  decltype(&cuMemsetD8Async) memsetD8Async = nullptr;
   // Optional: without them, persistent kernels get their full grid.
   decltype(&cuOccupancyMaxActiveClusters) occupancyMaxActiveClusters = nullptr;
   decltype(&cuOccupancyMaxActiveBlocksPerMultiprocessor)
@@ -76,7 +77,8 @@ struct Driver {
              sym(ctxSetCurrent, "cuCtxSetCurrent") &&
              sym(memcpyHtoD, "cuMemcpyHtoD_v2") &&
              sym(memcpyDtoH, "cuMemcpyDtoH_v2") &&
-             sym(ctxSynchronize, "cuCtxSynchronize");
+             sym(ctxSynchronize, "cuCtxSynchronize") &&
+             sym(memsetD8Async, "cuMemsetD8Async");
     sym(occupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
     sym(launchKernelEx, "cuLaunchKernelEx");
     sym(occupancyMaxActiveBlocks,
@@ -262,6 +264,15 @@ bool Launcher::launch(const CallPlan &plan, const void *const *addresses,
   void *inlinePointers[kInlineWords];
   std::vector<int64_t> heapWords;
   std::vector<void *> heapPointers;
+  // Workspaces the kernels need zeroed, on the stream before them (at
+  // M = 0 a launch may be skipped, the zeroing costs nothing there).
+  for (uint32_t slot : plan.zeroed)
+    if (plan.bytes[slot] > 0 &&
+        !d.check(d.memsetD8Async(reinterpret_cast<CUdeviceptr>(addresses[slot]),
+                                 0, static_cast<size_t>(plan.bytes[slot]),
+                                 static_cast<CUstream>(stream)),
+                 "cuMemsetD8Async", error))
+      return false;
   for (const CallPlan::Launch &planned : plan.launches) {
     const LaunchDesc &desc = *planned.desc;
     auto kernel = static_cast<CUfunction>(kernelFor(desc, error));

@@ -19,9 +19,39 @@
 // AMPERE-NOT: norm.programmatic
 // AMPERE-NOT: cp.async.bulk
 // AMPERE-NOT: mbarrier
+// Long rows with a column output: a block group of 8 (no cluster), its
+// zeroed workspace (a ticket line and 2 x 8 slots a group) allocated at the
+// launch and passed last; each block takes a ticket (group = ticket / 8,
+// column slice = ticket % 8), thread 0 publishes its block total tagged
+// with the row, warp 0 polls the peers' slots and combines them.
+// AMPERE-LABEL: func.func @long_bwd
+// AMPERE: %[[WS:.+]] = memref.alloc(%[[GROUPS:.+]]) : memref<?x64xf32>
+// AMPERE: gpu.memset %[[WS]], %{{.+}} : memref<?x64xf32>, f32
+// AMPERE: gpu.launch_func @norm_fused_1::@norm_fused_1 blocks in (%[[GROUPS]], %c8{{.*}}, %c1{{.*}}) threads in (%c512{{.*}}, %c1{{.*}}, %c1{{.*}}) args({{.+}}, %[[WS]] : memref<?x64xf32>)
 // AMPERE-LABEL: gpu.module @norm_fused_0
 // AMPERE: arith.truncf %{{.+}} : f32 to f8E4M3FN
 // AMPERE-NOT: nvvm.convert.f32x2.to.f8x2
+// AMPERE-LABEL: gpu.module @norm_fused_1
+// AMPERE: gpu.func @norm_fused_1({{.+}}, %[[ARG:.+]]: memref<?x64xf32>) workgroup({{.+}}, %[[TICKET:.+]] : memref<1xi32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1xf32, #gpu.address_space<workgroup>>) kernel
+// AMPERE-NOT: known_cluster_size
+// AMPERE-SAME: norm.column_slices = 8
+// AMPERE: atom.global.add.u32 $0, [$1], 1;
+// AMPERE: memref.store %{{.+}}, %[[TICKET]]
+// AMPERE: gpu.barrier
+// AMPERE: %[[T:.+]] = arith.index_castui %{{.+}} : i32 to index
+// AMPERE: %[[GROUP:.+]] = arith.divui %[[T]], %c8
+// AMPERE: %[[RANK:.+]] = arith.remui %[[T]], %c8
+// AMPERE: arith.muli %[[RANK]], %c8192
+// AMPERE: scf.for
+// AMPERE: gpu.barrier
+// AMPERE: st.relaxed.gpu.global.b64
+// AMPERE: ld.relaxed.gpu.global.b64
+// AMPERE-COUNT-3: gpu.shuffle xor
+// AMPERE: memref.store %{{.+}}, %[[TOTALS]]
+// AMPERE: gpu.barrier
+// AMPERE: memref.load %[[TOTALS]]
+// AMPERE-NOT: nvvm.cluster
+// AMPERE-LABEL: gpu.module @norm_combine_0
 // A plan written for Hopper's staged rows is refused on that target.
 // RUN: not norm-opt %S/Inputs/ampere-kernels.mlir --norm-plan-kernels="shared-stages=2" --norm-set-target="compute-capability=80" --convert-norm-to-gpu 2>&1 | FileCheck %s --check-prefix=AMPERESTAGED
 // AMPERESTAGED: cannot be lowered as its norm.plan says: staged rows, bulk stores and the bulk L2 prefetch need the bulk copies of compute capability 90 or newer; the target's is 80

@@ -65,11 +65,12 @@ func.func @rms_bwd(%dy: tensor<?x256xbf16>, %x: tensor<?x256xbf16>, %r: tensor<?
 // Rows of 64 bf16 (8 vectors) share warps in the backward too (row_groups
 // = 16, 128 threads): a partial row is a block's, and the rule fills every
 // block the registers allow (7 an SM: 924 partial rows, waves of up to 256
-// rows a partial), with neither the small blocks' cap nor their floor.
+// rows a partial), without the small blocks' cap, and with a floor of 8
+// rows a partial row (ceil(M / 8) partial rows below 7392 rows).
 // HEUR-LABEL: func @rms_bwd_heads
 // HEUR: arith.ceildivui %[[M:.+]], %c924
 // HEUR: arith.ceildivui %[[M]], %c236544
-// HEUR: norm.fused {{.+}} attributes {min_partials = 924 : i64, norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 8>, rows_per_partial = 256 : i64}
+// HEUR: norm.fused {{.+}} attributes {min_partials = 924 : i64, min_rows_per_partial = 8 : i64, norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 8>, rows_per_partial = 256 : i64}
 func.func @rms_bwd_heads(%dy: tensor<?x64xbf16>, %x: tensor<?x64xbf16>, %r: tensor<?xf32>, %w: tensor<64xbf16>) -> (tensor<?x64xbf16>, tensor<64xbf16>) {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<64xbf16>)
       : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?xf32> -> tensor<?x64xbf16>, tensor<64xbf16>
@@ -141,10 +142,8 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 // Rows of 65536 bf16 (x and dy) are spread over clusters of 8 blocks, one
 // block per SM: one wave of the 15 clusters an H200 holds, each walking
 // ceil(M / 15) rows (min_partials = 15, the split uncapped); without
-// clusters no kernel holds these rows (in the pipelines norm-split-rows
-// takes them apart before the split), so there is no plan to fill a wave
-// for and the split is the plain one; an explicit split size wins either
-// way.
+// clusters the same layout as a block group of 8, whose 16 groups (every
+// SM counts) are one wave; an explicit split size wins either way.
 // CHECK-LABEL: func @cluster_rows
 // CHECK: rows_per_partial = 16
 // HEUR-LABEL: func @cluster_rows
@@ -156,8 +155,8 @@ func.func @zero_split(%x: tensor<10x32xf32>) -> tensor<32xf32> {
 // HEUR: arith.ceildivui %[[PER]], %[[WAVES]]
 // HEUR: min_partials = 15 : i64, norm.plan = #norm.plan<{{.+}}>, rows_per_partial = 1048576 : i64
 // NOCLUSTER-LABEL: func @cluster_rows
-// NOCLUSTER-NOT: min_partials
-// NOCLUSTER: rows_per_partial = 64 : i64
+// NOCLUSTER: arith.ceildivui %{{.+}}, %c16
+// NOCLUSTER: min_partials = 16 : i64, norm.plan = #norm.plan<kind = cluster, {{.+}}, cluster_size = 8, global_exchange = true, rows_per_block = 8>, rows_per_partial = 1048576 : i64
 func.func @cluster_rows(%dy: tensor<?x65536xbf16>, %x: tensor<?x65536xbf16>, %r: tensor<?xf32>, %w: tensor<65536xbf16>) -> (tensor<?x65536xbf16>, tensor<65536xbf16>) {
   %dx, %dw = norm.rms_norm_grad %dy, %x, %r weight(%w : tensor<65536xbf16>)
       : tensor<?x65536xbf16>, tensor<?x65536xbf16>, tensor<?xf32> -> tensor<?x65536xbf16>, tensor<65536xbf16>

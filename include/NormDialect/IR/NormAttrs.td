@@ -132,7 +132,8 @@ def Norm_PlanAttr : AttrDef<Norm_Dialect, "Plan"> {
     The decision of `--norm-plan-kernels` for one `norm.fused` op, attached
     as the discardable attribute `norm.plan`: the kernel kind, its thread
     layout (threads, vector width, chunks a thread holds, column slices, row
-    groups, cluster size), its staging (shared stages, bulk stores, L2
+    groups, cluster size, and whether the cluster's blocks are a block group
+    exchanging their row totals through global memory), its staging (shared stages, bulk stores, L2
     prefetch) and its grid (rows a block walks, blocks per SM the registers
     must allow, the fewest blocks a short M spreads over, a persistent grid).
     `--norm-split-reduction` sizes its split from it and
@@ -159,6 +160,7 @@ def Norm_PlanAttr : AttrDef<Norm_Dialect, "Plan"> {
     DefaultValuedParameter<"int64_t", "1">:$row_groups,
     DefaultValuedParameter<"bool", "false">:$warp_rows,
     DefaultValuedParameter<"int64_t", "1">:$cluster_size,
+    DefaultValuedParameter<"bool", "false">:$global_exchange,
     DefaultValuedParameter<"int64_t", "0">:$shared_stages,
     DefaultValuedParameter<"bool", "false">:$reread_staged,
     DefaultValuedParameter<"int64_t", "0">:$l2_prefetch_rows,

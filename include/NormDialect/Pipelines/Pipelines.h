@@ -66,8 +66,9 @@ struct NormToPTXOptions : public PassPipelineOptions<NormToPTXOptions> {
   Option<int64_t> maxClusterSize{
       *this, "max-cluster-size",
       llvm::cl::desc("Most blocks of a thread block cluster sharing a long "
-                     "row (1: no clusters, long rows are split; 0: the chip's "
-                     "GPU's, 16 for sm_90, 1 for sm_80)"),
+                     "row (1: no clusters: RMSNorm's long backward rows go to "
+                     "block groups, other long rows are split or streamed; "
+                     "0: the chip's GPU's, 16 for sm_90, 1 for sm_80)"),
       llvm::cl::init(0)};
   Option<int64_t> sharedStages{
       *this, "shared-stages",

@@ -318,7 +318,9 @@ def NormSplitRows : Pass<"norm-split-rows"> {
     The row direction of split reduction. A `norm.fused` kernel whose rows do
     not fit on chip (`rowsFitOnChip`, NormDialect/Tuning/ClusterLayouts.h: neither in
     one block's registers nor spread over a thread block cluster of at most
-    `max-cluster-size` blocks, nor, for a backward, over up to 8 blocks that
+    `max-cluster-size` blocks, nor, on a target without clusters, over a
+    block group (a backward with one row reduction), nor, for a backward,
+    over up to 8 blocks that
     stage `shared-stages` slices and re-read them) becomes two kernels: one computing every `norm.row_reduce` of the body as
     a `row` output (it streams the row in chunks, so no row has to fit
     anywhere), and the original kernel reading those statistics as `row`

@@ -40,7 +40,10 @@ bool rowsFitOnChip(int64_t n, int64_t elementBytes, int64_t fullOperands,
 /// wider slice); where no cluster keeps the rows in registers, a kernel that
 /// re-reads staged rows (rereadsStagedRows: two column outputs) may still
 /// take one whose blocks keep only their column accumulators in registers
-/// and stage their slices in shared memory.
+/// and stage their slices in shared memory. On a target without clusters,
+/// a kernel with column outputs and one row reduction gets the layout a
+/// cluster of up to kMaxBlockGroupSize blocks would have as a block group
+/// (RowLayout::globalExchange), and any other kernel none.
 std::optional<RowLayout> chooseClusterLayout(const KernelShape &shape,
                                              const DeviceInfo &device);
 

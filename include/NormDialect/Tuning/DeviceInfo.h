@@ -19,6 +19,11 @@ constexpr int64_t kHopperCapability = 90;
 /// The oldest compute capability the kernels compile for (Ampere: bf16
 /// arithmetic, cp.async, L2 cache hints).
 constexpr int64_t kOldestCapability = 80;
+/// Most blocks that share a row on a target without thread block clusters:
+/// a block group, whose blocks exchange their row totals through global
+/// memory (RowLayout::globalExchange). As many as Hopper's largest cluster,
+/// so the same layouts hold the same rows.
+constexpr int64_t kMaxBlockGroupSize = 16;
 
 /// What the tuning rules need to know about the target GPU.
 struct DeviceInfo {
@@ -51,6 +56,10 @@ struct DeviceInfo {
   /// Hopper's asynchronous bulk copies with mbarrier transaction counts
   /// (staged rows, bulk stores, bulk L2 prefetch): sm_90 and newer.
   bool hasBulkCopies() const { return computeCapability >= kHopperCapability; }
+  /// Thread block clusters (a row shared through distributed shared
+  /// memory); without them rows too long for a block are shared by block
+  /// groups instead (kMaxBlockGroupSize).
+  bool hasClusters() const { return maxClusterSize > 1; }
   /// Programmatic dependent launch (griddepcontrol): sm_90 and newer.
   bool hasDependentLaunch() const {
     return computeCapability >= kHopperCapability;
@@ -66,6 +75,10 @@ struct DeviceInfo {
   /// 132-SM target gets; other SM counts get 85% of numSMs / clusterSize,
   /// since a grid one cluster over the real count runs a second wave.
   int64_t residentClusters(int64_t clusterSize) const;
+  /// Block groups of `groupSize` blocks (RowLayout::globalExchange) the GPU
+  /// holds at once with `blocksPerSM` blocks an SM: no GPC places them, so
+  /// every SM counts.
+  int64_t residentBlockGroups(int64_t groupSize, int64_t blocksPerSM) const;
 };
 
 /// The GPU the tuning rules assume for `computeCapability` where nothing

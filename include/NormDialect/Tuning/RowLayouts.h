@@ -38,6 +38,11 @@ struct RowLayout {
   /// column slice (columnSlices == clusterSize, grid y); row reductions are
   /// combined through distributed shared memory. 1: no cluster.
   int64_t clusterSize = 1;
+  /// The clusterSize blocks that share a row are a block group, not a
+  /// thread block cluster (targets without clusters): one grid of groups x
+  /// clusterSize blocks, each taking its group and column slice from a
+  /// ticket, the row totals exchanged through a zeroed global workspace.
+  bool globalExchange = false;
   /// Rows of the full inputs (of a cluster kernel: this block's column
   /// slice of them) staged in shared memory ahead of use by the bulk copy
   /// engine (0: the next row is prefetched into registers by

@@ -96,8 +96,9 @@ std::string validateMinPartials(int64_t partials);
 /// kernels of blocks under four warps (N = 256-768 bf16, 16 warps per SM of
 /// partial rows) get a floor of four rows: at 4096 x 256 two rows a partial
 /// row made the workspace cost as much as the rows (the floor yields below
-/// a quarter of min_partials partial rows, norm.fused). 0 for every other
-/// kernel.
+/// a quarter of min_partials partial rows, norm.fused). Split kernels of
+/// row groups that take every resident block (splitBlocksPerSM) get eight
+/// rows. 0 for every other kernel.
 int64_t chooseMinRowsPerPartial(const KernelShape &shape,
                                 const KernelPlan &plan,
                                 const DeviceInfo &device);

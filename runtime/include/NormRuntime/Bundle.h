@@ -39,6 +39,10 @@ struct BufferDesc {
   DType dtype;
   /// Size expressions (see evaluate()).
   std::vector<JsonValue> shape;
+  /// A workspace the kernels need zeroed before the call's first launch (a
+  /// block group's tickets and slots): the launcher zeroes it on the
+  /// call's stream.
+  bool zeroed = false;
 };
 
 /// Most dynamic shared memory a launch may ask for (Hopper: 227 KB).
@@ -112,6 +116,9 @@ struct CallPlan {
   /// its buffers (outputs and workspaces) in manifest order.
   std::vector<std::vector<int64_t>> shapes;
   std::vector<int64_t> bytes;
+  /// The slots of zeroed buffers (BufferDesc::zeroed), zeroed before the
+  /// first launch.
+  std::vector<uint32_t> zeroed;
   struct Launch {
     const LaunchDesc *desc = nullptr;
     int64_t grid = 0, gridY = 0;

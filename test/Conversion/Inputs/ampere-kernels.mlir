@@ -24,3 +24,20 @@ func.func @fp8_output(%x: memref<?x64xf32>, %y: memref<?x64xf8E4M3FN>) {
   }
   return
 }
+
+// Rows no block holds with one row reduction and a column output (an
+// RMSNorm backward at N = 65536), which a block group shares on this target.
+func.func @long_bwd(%dy: memref<?x65536xbf16>, %x: memref<?x65536xbf16>, %dx: memref<?x65536xbf16>, %p: memref<?x65536xf32>, %dw: memref<65536xbf16>) {
+  norm.fused ins(%dy : full memref<?x65536xbf16>, %x : full memref<?x65536xbf16>) outs(%dx : full memref<?x65536xbf16>, %p : col memref<?x65536xf32>) attributes {rows_per_partial = 32 : i64} {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %m = arith.mulf %af, %bf : f32
+    %s = norm.row_reduce <add> %m : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t, %m : bf16, f32
+  }
+  norm.combine ins(%p : memref<?x65536xf32>) outs(%dw : memref<65536xbf16>)
+  return
+}
