@@ -520,8 +520,16 @@ TEST(Bundle, ZeroesBlockGroupWorkspaces) {
   for (size_t b = 0; b < f->buffers.size(); ++b)
     if (f->buffers[b].zeroed)
       zeroed.push_back(b);
-  // The one-row version's workspace and the split kernel's.
+  // The one-row version's workspace and the split kernel's, and their
+  // launches' groups of 8 blocks.
   ASSERT_EQ(zeroed.size(), 2u);
+  int64_t groupLaunches = 0;
+  for (const LaunchDesc &launch : f->launches)
+    if (launch.blockGroup > 0) {
+      EXPECT_EQ(launch.blockGroup, 8);
+      ++groupLaunches;
+    }
+  EXPECT_EQ(groupLaunches, 2);
   CallPlan plan;
   ASSERT_TRUE(f->planCall(1024, plan, error)) << error;
   ASSERT_EQ(plan.zeroed.size(), 2u);
@@ -537,6 +545,10 @@ TEST(Bundle, ZeroesBlockGroupWorkspaces) {
       copyWithEditedManifest(dir, copy, "\"zeroed\": true", "\"zeroed\": 1"));
   EXPECT_FALSE(Bundle::load(copy, error));
   EXPECT_NE(error.find("non-boolean zeroed"), std::string::npos) << error;
+  ASSERT_TRUE(copyWithEditedManifest(dir, copy, "\"block_group\": 8",
+                                     "\"block_group\": 1"));
+  EXPECT_FALSE(Bundle::load(copy, error));
+  EXPECT_NE(error.find("bad block_group"), std::string::npos) << error;
 }
 
 TEST(Bundle, ReadsDynamicSharedMemory) {

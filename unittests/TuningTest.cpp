@@ -1784,6 +1784,20 @@ TEST(Tuning, BlockGroupsShareLongBackwardRowsWithoutClusters) {
   EXPECT_EQ(chooseMinPartials(rms, plan, pcie), 14);
   EXPECT_EQ(ampere.residentBlockGroups(8, 1), 13);
   EXPECT_EQ(ampere.residentBlockGroups(16, 2), 13);
+  // A group fits the GPU at one block an SM: at most 8 blocks on an A100's
+  // 14-SM MIG slice, which then holds N = 131072 in no group of 8 (where
+  // the A100 takes 16).
+  DeviceInfo slice = ampere;
+  slice.numSMs = 14;
+  rms.n = 131072;
+  std::optional<RowLayout> whole = chooseClusterLayout(rms, ampere);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->clusterSize, 16);
+  EXPECT_FALSE(chooseClusterLayout(rms, slice));
+  rms.n = 65536;
+  std::optional<RowLayout> sliced = chooseClusterLayout(rms, slice);
+  ASSERT_TRUE(sliced);
+  EXPECT_EQ(sliced->clusterSize, 8);
   // The LayerNorm backward (two reductions) and forwards get none: the
   // first is split, the second streams.
   EXPECT_FALSE(chooseClusterLayout(layerNormBackward(65536), ampere));

@@ -347,6 +347,11 @@ struct ConvertNormToGPUPass
       func->setAttr(NormDialect::ClusterSizeAttrHelper::getNameStr(),
                     OpBuilder(op).getI64IntegerAttr(layout.clusterSize));
     }
+    // Blocks of a block group must be resident together: the runtimes
+    // check the GPU holds that many (bundle "block_group").
+    if (layout.globalExchange)
+      func->setAttr(NormDialect::BlockGroupAttrHelper::getNameStr(),
+                    OpBuilder(op).getI64IntegerAttr(layout.clusterSize));
     if (streaming)
       func->setAttr(NormDialect::StreamingAttrHelper::getNameStr(),
                     OpBuilder(op).getUnitAttr());

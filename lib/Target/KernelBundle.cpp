@@ -344,6 +344,12 @@ private:
     if (auto attr = kernel->getAttrOfType<IntegerAttr>(
             mlir::norm::NormDialect::ClusterSizeAttrHelper::getNameStr()))
       cluster = attr.getInt();
+    // Blocks of a block group (RowLayout::globalExchange), which wait for
+    // each other: the runtime refuses a GPU that cannot hold them at once.
+    int64_t blockGroup = 0;
+    if (auto attr = kernel->getAttrOfType<IntegerAttr>(
+            mlir::norm::NormDialect::BlockGroupAttrHelper::getNameStr()))
+      blockGroup = attr.getInt();
     // Dynamic shared memory (rows staged by bulk copies): a constant.
     int64_t sharedBytes = 0;
     if (Value size = launch.getDynamicSharedMemorySize()) {
@@ -361,15 +367,18 @@ private:
     // kernel waits for that one itself (griddepcontrol.wait).
     bool programmatic = kernel->hasAttr(
         mlir::norm::NormDialect::ProgrammaticAttrHelper::getNameStr());
-    return json::Object{{"kernel", kernel.getName().str()},
-                        {"block", block},
-                        {"cluster", cluster},
-                        {"persistent", persistent},
-                        {"programmatic", programmatic},
-                        {"grid", std::move(*grid)},
-                        {"grid_y", std::move(*gridY)},
-                        {"shared_bytes", sharedBytes},
-                        {"params", std::move(params)}};
+    json::Object described{{"kernel", kernel.getName().str()},
+                           {"block", block},
+                           {"cluster", cluster},
+                           {"persistent", persistent},
+                           {"programmatic", programmatic},
+                           {"grid", std::move(*grid)},
+                           {"grid_y", std::move(*gridY)},
+                           {"shared_bytes", sharedBytes},
+                           {"params", std::move(params)}};
+    if (blockGroup > 1)
+      described["block_group"] = blockGroup;
+    return described;
   }
 
   llvm::DenseMap<Value, std::string> names;

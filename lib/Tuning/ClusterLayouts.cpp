@@ -216,8 +216,15 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
   // (streamsLongForwardRows).
   if (shape.columnOutputs == 0 || shape.rowReductions != 1)
     return std::nullopt;
+  // A group's blocks wait for each other, so all of them must fit the GPU
+  // at once at one block an SM (an A100's MIG slice has 14 SMs).
   DeviceInfo groups = device;
-  groups.maxClusterSize = kMaxBlockGroupSize;
+  groups.maxClusterSize = 1;
+  while (groups.maxClusterSize * 2 <=
+         std::min(kMaxBlockGroupSize, device.numSMs))
+    groups.maxClusterSize *= 2;
+  if (groups.maxClusterSize < 2)
+    return std::nullopt;
   std::optional<RowLayout> layout = chooseHardwareCluster(shape, groups);
   // Staged slices need Hopper's bulk copies.
   if (!layout || layout->rereadStaged)

@@ -141,6 +141,20 @@ class Launcher:
                 if shared > 0 and launch["kernel"] not in self._large_shared:
                     self.module.allow_shared_bytes(launch["kernel"], shared)
                     self._large_shared.add(launch["kernel"])
+                # A block group's blocks wait for each other: a GPU that
+                # cannot hold them at once would hang.
+                group = launch.get("block_group", 0)
+                if group > 1:
+                    name = launch["kernel"]
+                    if name not in self._resident:
+                        self._resident[name] = self.module.resident_grid(
+                            name, 1, launch["block"], shared, 1, stream)
+                    if 0 < self._resident[name] < group:
+                        raise BundleError(
+                            f"{name}: its rows are shared by block groups of {group} blocks, "
+                            f"which must run at once, but this GPU holds "
+                            f"{self._resident[name]} of its blocks at once; compile the "
+                            f"program for this GPU")
                 # A persistent kernel walks its rows strided by the grid:
                 # as many blocks (clusters) as are resident at once do all
                 # rows in one wave. An unknown count keeps the grid.

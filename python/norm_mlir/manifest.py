@@ -115,7 +115,8 @@ def _tensor(size, optional=None):
 _launch = _object(
     {"kernel": _string(), "block": _int(1, MAX_BLOCK), "grid": _expression,
      "params": _list(_param)},
-    {"cluster": _int(1, MAX_CLUSTER), "grid_y": _expression,
+    {"cluster": _int(1, MAX_CLUSTER), "block_group": _int(2, MAX_CLUSTER),
+     "grid_y": _expression,
      "shared_bytes": _int(0, MAX_SHARED_BYTES), "persistent": _bool,
      "programmatic": _bool, "when": _expression})
 

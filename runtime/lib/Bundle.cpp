@@ -267,6 +267,15 @@ static bool parseFunction(const JsonValue &v, Function &f, std::string &error) {
       }
       launch.cluster = cluster->integer;
     }
+    if (const JsonValue *group = l.get("block_group")) {
+      // The blocks of a block group wait for each other: 2 to 16.
+      if (!group->isInteger() || group->integer < 2 || group->integer > 16) {
+        error = "manifest: launch of " + launch.kernel +
+                " has a bad block_group (2 to 16 blocks)";
+        return false;
+      }
+      launch.blockGroup = group->integer;
+    }
     if (const JsonValue *when = l.get("when")) {
       // A condition on M: the launch runs where it evaluates to 1.
       int64_t atZero = evaluate(*when, 0);

@@ -279,6 +279,19 @@ bool Launcher::launch(const CallPlan &plan, const void *const *addresses,
     if (!kernel)
       return false;
     int64_t grid = planned.grid;
+    // A block group's blocks wait for each other: a GPU that cannot hold
+    // them at once (fewer SMs than the bundle was planned for) would hang.
+    if (desc.blockGroup > 1) {
+      int64_t resident = residentGrid(desc, kernel, 1, stream);
+      if (resident > 0 && resident < desc.blockGroup) {
+        error = desc.kernel + ": its rows are shared by block groups of " +
+                std::to_string(desc.blockGroup) +
+                " blocks, which must run at once, but this GPU holds " +
+                std::to_string(resident) +
+                " of its blocks at once; compile the program for this GPU";
+        return false;
+      }
+    }
     // A persistent kernel walks its rows strided by the grid: as many
     // blocks (clusters) as are resident at once do all the rows in one
     // wave, without a partial last wave. An unknown count keeps the grid.

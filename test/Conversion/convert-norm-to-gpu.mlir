@@ -34,6 +34,7 @@
 // AMPERE-LABEL: gpu.module @norm_fused_1
 // AMPERE: gpu.func @norm_fused_1({{.+}}, %[[ARG:.+]]: memref<?x64xf32>) workgroup({{.+}}, %[[TICKET:.+]] : memref<1xi32, #gpu.address_space<workgroup>>, %[[TOTALS:.+]] : memref<2x1xf32, #gpu.address_space<workgroup>>) kernel
 // AMPERE-NOT: known_cluster_size
+// AMPERE-SAME: norm.block_group = 8
 // AMPERE-SAME: norm.column_slices = 8
 // AMPERE: atom.global.add.u32 $0, [$1], 1;
 // AMPERE: memref.store %{{.+}}, %[[TICKET]]

@@ -58,6 +58,7 @@ def Norm_Dialect : Dialect {
     "::mlir::IntegerAttr":$rows_in_parallel,
     "::mlir::IntegerAttr":$column_slices,
     "::mlir::IntegerAttr":$cluster_size,
+    "::mlir::IntegerAttr":$block_group,
     "::mlir::UnitAttr":$streaming,
     "::mlir::IntegerAttr":$shared_stages,
     "::mlir::UnitAttr":$bulk_stores,

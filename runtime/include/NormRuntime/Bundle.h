@@ -80,6 +80,10 @@ struct LaunchDesc {
   /// Blocks per thread block cluster (compiled into the PTX; above 8 the
   /// launcher allows the non-portable size).
   int64_t cluster = 1;
+  /// Blocks of a block group (0: none), which wait for each other's row
+  /// totals: the launcher refuses a GPU that cannot hold that many of the
+  /// kernel's blocks at once rather than let them wait forever.
+  int64_t blockGroup = 0;
   /// The kernel walks rows strided by its grid (any grid is correct): the
   /// launcher caps the grid at the blocks (clusters) resident at once.
   bool persistent = false;
