@@ -1815,6 +1815,17 @@ TEST(Tuning, BlockGroupsShareLongBackwardRowsWithoutClusters) {
   staged.layout.sharedStages = 2;
   EXPECT_NE(validatePlan(rms, staged, hopper).find("block group of 8"),
             std::string::npos);
+  // Warp 0 has a lane for each block's total of each reduction: 16 blocks
+  // of three reductions do not fit.
+  KernelShape three = rms;
+  three.rowReductions = 3;
+  KernelPlan wide = plan;
+  wide.layout.clusterSize = 16;
+  wide.layout.columnSlices = 16;
+  EXPECT_NE(validatePlan(three, wide, ampere).find("more totals than a warp"),
+            std::string::npos);
+  three.rowReductions = 2;
+  EXPECT_EQ(validatePlan(three, wide, ampere), "");
 }
 
 TEST(Tuning, ClustersHoldingRowsCountTheNextRowsRegisters) {

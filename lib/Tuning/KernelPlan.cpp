@@ -396,6 +396,12 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
     return "a block group of " + str(layout.clusterSize) +
            " blocks must have at most " + str(kMaxBlockGroupSize) +
            " and hold its slices in registers (no staged rows)";
+  // One lane of warp 0 waits for each block's total of each reduction.
+  if (layout.globalExchange && layout.clusterSize * shape.rowReductions > 32)
+    return "a block group of " + str(layout.clusterSize) + " blocks with " +
+           str(shape.rowReductions) +
+           " row reductions exchanges more totals than a warp has lanes "
+           "(32)";
   if ((!layout.globalExchange && layout.clusterSize > device.maxClusterSize) ||
       (layout.clusterSize > 1) != (plan.kind == Kind::Cluster))
     return "a cluster of " + str(layout.clusterSize) +
