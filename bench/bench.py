@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Benchmark: norm kernels beside PyTorch eager and torch.compile on one GPU.
+"""Benchmark: norm kernels beside PyTorch eager, torch.compile and, where
+liger_kernel imports (bench/liger_anchors.py says how to carry it to the GPU
+machine), Liger's Triton kernels, on one GPU.
 
 For RMSNorm and LayerNorm, forward and backward, bf16 (--dtype: f16 or f32
 too, anchors and copy@size in the same dtype), over the public shape set of
@@ -45,6 +47,7 @@ from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.bundle import DTYPE_BYTES  # noqa: E402
 from norm_mlir.launcher import Launcher, _torch_dtype  # noqa: E402
 from timing import launch_configs, time_graph, time_kernels  # noqa: E402,F401  (ab.py, autotune.py)
+import liger_anchors as liger  # noqa: E402
 
 TIMERS = {"graph": time_graph, "kernels": time_kernels}
 
@@ -217,8 +220,10 @@ def forward_inputs(m, n, dtype="bf16"):
 def implementations(op, m, n, bundles, dtype="bf16"):
     """Callables timing `op` at M x N: norm's (the bundle `<op>_<dtype>_<N>`
     under `bundles`; for forwards "norm" is the inference forward and
-    "norm_stats" the one saving the statistics), torch eager and
-    torch.compile, all on the same inputs of `dtype` (a bundle dtype name)."""
+    "norm_stats" the one saving the statistics), torch eager,
+    torch.compile and, where liger_kernel imports, Liger's kernels
+    (bench/liger_anchors.py), all on the same inputs of `dtype` (a bundle
+    dtype name)."""
     x, w, b = forward_inputs(m, n, dtype)
     dy = torch.randn(m, n, device="cuda", dtype=_torch_dtype(dtype))
     xf = x.float()
@@ -226,6 +231,10 @@ def implementations(op, m, n, bundles, dtype="bf16"):
     rstd_ln = torch.rsqrt(xf.var(-1, unbiased=False) + EPS)
     rstd_rms = torch.rsqrt(xf.pow(2).mean(-1) + EPS)
     path = os.path.join(bundles, f"{op}_{dtype}_{n}")
+
+    def with_liger(impls, anchor):
+        return impls | {"liger": liger.guarded(anchor)} if liger.available() else impls
+
     if op in ("rms_fwd", "ln_fwd"):
         # The anchors run the inference forward (no autograd, so no saved
         # statistics); "norm" is ours in the same mode (the _infer bundle,
@@ -243,22 +252,28 @@ def implementations(op, m, n, bundles, dtype="bf16"):
     else:
         ours = Launcher(load_bundle(path))
     if op == "rms_fwd":
-        return impls | {"eager": lambda: F.rms_norm(x, (n,), w, EPS),
-                        "compile": (lambda f: lambda: f(x, w))(compiled(
-                            f"rms_fwd{m}x{n}{dtype}", lambda x, w: F.rms_norm(x, (n,), w, EPS)))}
+        return with_liger(impls | {
+            "eager": lambda: F.rms_norm(x, (n,), w, EPS),
+            "compile": (lambda f: lambda: f(x, w))(compiled(
+                f"rms_fwd{m}x{n}{dtype}", lambda x, w: F.rms_norm(x, (n,), w, EPS)))},
+            lambda: liger.rms_fwd(x, w, EPS))
     if op == "ln_fwd":
-        return impls | {"eager": lambda: F.layer_norm(x, (n,), w, b, EPS),
-                        "compile": (lambda f: lambda: f(x, w, b))(compiled(
-                            f"ln_fwd{m}x{n}{dtype}", lambda x, w, b: F.layer_norm(x, (n,), w, b, EPS)))}
+        return with_liger(impls | {
+            "eager": lambda: F.layer_norm(x, (n,), w, b, EPS),
+            "compile": (lambda f: lambda: f(x, w, b))(compiled(
+                f"ln_fwd{m}x{n}{dtype}", lambda x, w, b: F.layer_norm(x, (n,), w, b, EPS)))},
+            lambda: liger.ln_fwd(x, w, b, EPS))
     if op == "rms_bwd":
-        return {"norm": lambda: ours(None, dy, x, rstd_rms, w),
-                "eager": lambda: rms_bwd_eager(dy, x, rstd_rms, w),
-                "compile": (lambda f: lambda: f(dy, x, rstd_rms, w))(
-                    compiled(f"rms_bwd{m}x{n}{dtype}", rms_bwd_math))}
-    return {"norm": lambda: ours(None, dy, x, mean, rstd_ln, w),
-            "eager": lambda: ln_bwd_eager(dy, x, mean, rstd_ln, w, b),
-            "compile": (lambda f: lambda: f(dy, x, mean, rstd_ln, w))(
-                compiled(f"ln_bwd{m}x{n}{dtype}", ln_bwd_math))}
+        return with_liger({"norm": lambda: ours(None, dy, x, rstd_rms, w),
+                           "eager": lambda: rms_bwd_eager(dy, x, rstd_rms, w),
+                           "compile": (lambda f: lambda: f(dy, x, rstd_rms, w))(
+                               compiled(f"rms_bwd{m}x{n}{dtype}", rms_bwd_math))},
+                          lambda: liger.rms_bwd(dy, x, rstd_rms, w, EPS))
+    return with_liger({"norm": lambda: ours(None, dy, x, mean, rstd_ln, w),
+                       "eager": lambda: ln_bwd_eager(dy, x, mean, rstd_ln, w, b),
+                       "compile": (lambda f: lambda: f(dy, x, mean, rstd_ln, w))(
+                           compiled(f"ln_bwd{m}x{n}{dtype}", ln_bwd_math))},
+                      lambda: liger.ln_bwd(dy, x, mean, rstd_ln, w, b))
 
 
 def launch_summary(launches):
@@ -322,11 +337,16 @@ def print_table(op, rows, method, ceiling, sized, dtype="bf16"):
     """The per-shape table of one op and timing method, and its geomeans
     (returned)."""
     stats = any(r[method].get("norm_stats") for r in rows)
+    # Liger's column where its kernels ran (liger_anchors.py); a shape it
+    # refused shows nan.
+    lig = any("liger" in r[method] or "liger_error" in r[method] for r in rows)
     print(f"\n{op} {dtype} [{method}]: TB/s (ratio to copy ceiling) and norm/torch.compile"
+          + (" and norm/Liger" if lig else "")
           + ("; norm is the inference forward like the anchors, +stats the forward "
              "that also saves the statistics" if stats else ""), flush=True)
     print(f"{'shape':>14} {'norm':>14}" + (f" {'+stats':>7}" if stats else "")
           + f" {'eager':>7} {'compile':>8} {'vs compile':>10}"
+          + (f" {'liger':>7} {'vs liger':>8}" if lig else "")
           + (f"{'copy@size':>11} {'norm/copy@size':>14}" if sized else ""))
     nan = float("nan")
     for r in rows:
@@ -336,31 +356,37 @@ def print_table(op, rows, method, ceiling, sized, dtype="bf16"):
               + (f" {t.get('norm_stats') or nan:7.2f}" if stats else "")
               + f" {t.get('eager') or nan:7.2f} {c or nan:8.2f} "
               f"{(t['norm'] / c) if c else nan:10.2f}"
+              + (f" {t.get('liger') or nan:7.2f} "
+                 f"{(t['norm'] / t['liger']) if t.get('liger') else nan:8.2f}" if lig else "")
               + (f"{s:11.2f} {t['norm'] / s:14.2f}" if s else ""), flush=True)
     summary = {k: geomean([r[method].get(k) for r in rows])
-               for k in ("norm", "norm_stats", "eager", "compile", "copy_at_size")}
+               for k in ("norm", "norm_stats", "eager", "compile", "liger", "copy_at_size")}
     if not stats:
         del summary["norm_stats"]
+    if not lig:
+        del summary["liger"]
     print(f"{'geomean':>14} {summary['norm']:6.2f} ({summary['norm'] * 1e12 / ceiling:4.0%})"
           + (f" {summary['norm_stats']:7.2f}" if stats else "")
           + f" {summary['eager']:7.2f} {summary['compile']:8.2f} "
           f"{summary['norm'] / summary['compile']:10.2f}"
+          + (f" {summary['liger']:7.2f} {summary['norm'] / summary['liger']:8.2f}"
+             if lig else "")
           + (f"{summary['copy_at_size']:11.2f} {summary['norm'] / summary['copy_at_size']:14.2f}"
              if sized else ""), flush=True)
     return summary
 
 
-def behind_compile(ops, method):
-    """(op, m, n, norm / torch.compile) of every shape of `ops` (results
-    ["ops"]: op -> {"rows": [...]}) where norm is slower than torch.compile
-    by `method`'s timing, slowest first; shapes without both times are
-    left out."""
+def behind_compile(ops, method, anchor="compile"):
+    """(op, m, n, norm / anchor) of every shape of `ops` (results["ops"]:
+    op -> {"rows": [...]}) where norm is slower than `anchor`
+    (torch.compile, or "liger") by `method`'s timing, slowest first; shapes
+    without both times are left out."""
     behind = []
     for op, result in ops.items():
         for r in result["rows"]:
             t = r.get(method, {})
-            if t.get("norm") and t.get("compile") and t["norm"] < t["compile"]:
-                behind.append((op, r["m"], r["n"], t["norm"] / t["compile"]))
+            if t.get("norm") and t.get(anchor) and t["norm"] < t[anchor]:
+                behind.append((op, r["m"], r["n"], t["norm"] / t[anchor]))
     return sorted(behind, key=lambda b: b[3])
 
 
@@ -467,6 +493,18 @@ def main():
             {"op": op, "m": m, "n": n, "ratio": ratio} for op, m, n, ratio in behind]
         print(f"\nbehind torch.compile [{method}]: " + (", ".join(
             f"{op} {m}x{n} {ratio:.2f}x" for op, m, n, ratio in behind) or "none"))
+    # And behind Liger, where its kernels ran; else why they did not.
+    if liger.available():
+        results["behind_liger"] = {}
+        for method in methods:
+            behind = behind_compile(results["ops"], method, "liger")
+            results["behind_liger"][method] = [
+                {"op": op, "m": m, "n": n, "ratio": ratio} for op, m, n, ratio in behind]
+            print(f"behind Liger [{method}]: " + (", ".join(
+                f"{op} {m}x{n} {ratio:.2f}x" for op, m, n, ratio in behind) or "none"))
+    else:
+        results["liger"] = liger.MISSING
+        print(f"\nno Liger column: {liger.MISSING}")
     # Measure the ceiling again at the end; keep the higher (clock ramp-up).
     results["copy_ceiling_tbps"] = {}
     for method in methods:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The pre-norm residual add fused with the norm, against torch.compile of
-the same Python and eager PyTorch, in one run: TB/s of the bytes each call
-must move, its ratio to the device-to-device copy ceiling, and norm over
-torch.compile, per shape and as geomeans.
+the same Python, eager PyTorch and, for RMSNorm where liger_kernel imports,
+Liger's fused_add_rms_norm (bench/liger_anchors.py), in one run: TB/s of the
+bytes each call must move, its ratio to the device-to-device copy ceiling,
+and norm over torch.compile (and Liger), per shape and as geomeans.
 
   bench/fused_add.py --bundles DIR [--shapes public] [--timing graph,kernels]
                      [--rounds 3] [--out DIR]
@@ -40,6 +41,7 @@ from norm_mlir import load_bundle  # noqa: E402
 from norm_mlir.launcher import Launcher  # noqa: E402
 from bench import (EPS, SHAPE_SETS, TIMERS, compiled, forward_inputs, geomean,  # noqa: E402
                    parse_shapes, start_run, tbps, timing_order)
+import liger_anchors as liger  # noqa: E402
 
 OPS = ["rms_fwd", "ln_fwd", "rms_bwd", "ln_bwd"]
 
@@ -87,8 +89,10 @@ def add_ln_bwd(dy, dh, h, mean, rstd, w):
 
 def implementations(op, m, n, bundles, anchors=True):
     """Callables of `op` at M x N on shared bf16 inputs: norm's bundles,
-    torch eager and torch.compile of the same Python (without `anchors`,
-    norm's alone)."""
+    torch eager and torch.compile of the same Python, and for RMSNorm
+    Liger's fused_add_rms_norm where it runs and takes the shape (rows of
+    at most 65536; bench/liger_anchors.py) (without `anchors`, norm's
+    alone)."""
     x, w, b = forward_inputs(m, n)
     r = torch.randn_like(x)
     dy, dh = torch.randn_like(x), torch.randn_like(x)
@@ -107,11 +111,17 @@ def implementations(op, m, n, bundles, anchors=True):
         args = ((dy, dh, h, rstd_rms, w) if op == "rms_bwd"
                 else (dy, dh, h, mean, rstd_ln, w))
         return {"norm": lambda: ours(None, *args)}
+    def with_liger(impls, factory):
+        anchor = liger.set_up(factory)
+        return impls | {"liger": anchor} if anchor else impls
+
     if op == "rms_fwd":
         infer = Launcher(load_bundle(path + "_infer"))
         f = compiled(f"add_rms_fwd{m}x{n}", add_rms_fwd)
-        return {"norm": lambda: infer(None, x, r, w), "norm_stats": lambda: ours(None, x, r, w),
-                "eager": lambda: add_rms_fwd(x, r, w), "compile": lambda: f(x, r, w)}
+        return with_liger({"norm": lambda: infer(None, x, r, w),
+                           "norm_stats": lambda: ours(None, x, r, w),
+                           "eager": lambda: add_rms_fwd(x, r, w), "compile": lambda: f(x, r, w)},
+                          lambda: liger.add_rms_fwd(x, r, w, EPS))
     if op == "ln_fwd":
         infer = Launcher(load_bundle(path + "_infer"))
         f = compiled(f"add_ln_fwd{m}x{n}", add_ln_fwd)
@@ -120,9 +130,10 @@ def implementations(op, m, n, bundles, anchors=True):
                 "eager": lambda: add_ln_fwd(x, r, w, b), "compile": lambda: f(x, r, w, b)}
     if op == "rms_bwd":
         f = compiled(f"add_rms_bwd{m}x{n}", add_rms_bwd)
-        return {"norm": lambda: ours(None, dy, dh, h, rstd_rms, w),
-                "eager": lambda: add_rms_bwd(dy, dh, h, rstd_rms, w),
-                "compile": lambda: f(dy, dh, h, rstd_rms, w)}
+        return with_liger({"norm": lambda: ours(None, dy, dh, h, rstd_rms, w),
+                           "eager": lambda: add_rms_bwd(dy, dh, h, rstd_rms, w),
+                           "compile": lambda: f(dy, dh, h, rstd_rms, w)},
+                          lambda: liger.add_rms_bwd(dy, dh, h, rstd_rms, w, EPS))
     f = compiled(f"add_ln_bwd{m}x{n}", add_ln_bwd)
     return {"norm": lambda: ours(None, dy, dh, h, mean, rstd_ln, w),
             "eager": lambda: add_ln_bwd(dy, dh, h, mean, rstd_ln, w),
@@ -209,25 +220,38 @@ def main():
         results["ops"][op] = {"rows": rows, "geomean": {}}
         for method in methods:
             stats = op.endswith("fwd")
+            # Liger's column where its kernels ran at some shape (nan where
+            # it refused one).
+            lig = any("liger" in r[method] for r in rows)
+            nan = float("nan")
             print(f"\nfused add + {op} bf16 [{method}]: TB/s (ratio to copy ceiling), "
-                  "norm/torch.compile" + ("; norm is the inference forward, +stats the "
-                                          "training forward" if stats else ""), flush=True)
+                  "norm/torch.compile" + (" and norm/Liger" if lig else "")
+                  + ("; norm is the inference forward, +stats the "
+                     "training forward" if stats else ""), flush=True)
             print(f"{'shape':>14} {'norm':>14}" + (f" {'+stats':>7}" if stats else "")
-                  + f" {'eager':>7} {'compile':>8} {'vs compile':>10}")
+                  + f" {'eager':>7} {'compile':>8} {'vs compile':>10}"
+                  + (f" {'liger':>7} {'vs liger':>8}" if lig else ""))
             for r in rows:
                 t = r[method]
                 print(f"{r['m']:>6}x{r['n']:<7} {t['norm']:6.2f} "
                       f"({t['norm'] * 1e12 / ceilings[method]:4.0%})"
                       + (f" {t['norm_stats']:7.2f}" if stats else "")
-                      + f" {t['eager']:7.2f} {t['compile']:8.2f} {t['norm'] / t['compile']:10.2f}",
+                      + f" {t['eager']:7.2f} {t['compile']:8.2f} {t['norm'] / t['compile']:10.2f}"
+                      + (f" {t.get('liger', nan):7.2f} {t['norm'] / t.get('liger', nan):8.2f}"
+                         if lig else ""),
                       flush=True)
             g = {k: geomean([r[method].get(k) for r in rows])
-                 for k in ("norm", "norm_stats", "eager", "compile") if k in rows[0][method]}
+                 for k in ("norm", "norm_stats", "eager", "compile", "liger")
+                 if any(k in r[method] for r in rows)}
             print(f"{'geomean':>14} {g['norm']:6.2f} ({g['norm'] * 1e12 / ceilings[method]:4.0%})"
                   + (f" {g['norm_stats']:7.2f}" if stats else "")
-                  + f" {g['eager']:7.2f} {g['compile']:8.2f} {g['norm'] / g['compile']:10.2f}",
+                  + f" {g['eager']:7.2f} {g['compile']:8.2f} {g['norm'] / g['compile']:10.2f}"
+                  + (f" {g['liger']:7.2f} {g['norm'] / g['liger']:8.2f}" if lig else ""),
                   flush=True)
             results["ops"][op]["geomean"][method] = g
+    if not liger.available():
+        results["liger"] = liger.MISSING
+        print(f"\nno Liger column: {liger.MISSING}")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "fused-add.json")
     with open(path, "w") as f:
