@@ -54,6 +54,7 @@ std::pair<Value, Value> BlockGroups::takeTicket(OpBuilder &b, Location loc,
                                                 Value workspace,
                                                 Value threadId) {
   base = emitGlobalBase(b, loc, workspace);
+  rowBytes = 4 * cast<MemRefType>(workspace.getType()).getDimSize(1);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         threadId, indexConst(b, loc, 0));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location l) {
@@ -99,10 +100,7 @@ BlockGroups::reduce(OpBuilder &b, Location loc, ArrayRef<Combiner> combiners,
     linear = arith::MulIOp::create(ob, l, linear, indexConst(ob, l, c));
     linear = arith::AddIOp::create(ob, l, linear, slotRank);
     Value offset = arith::AddIOp::create(
-        ob, l,
-        arith::MulIOp::create(
-            ob, l, group,
-            indexConst(ob, l, 4 * blockGroupWorkspaceRow(c, reductionsPerRow))),
+        ob, l, arith::MulIOp::create(ob, l, group, indexConst(ob, l, rowBytes)),
         arith::AddIOp::create(
             ob, l, indexConst(ob, l, kBlockGroupTicketBytes),
             arith::MulIOp::create(ob, l, linear,

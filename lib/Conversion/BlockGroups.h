@@ -71,8 +71,10 @@ private:
   int64_t reductionsPerRow;
   /// Shared memory: the ticket and the group totals.
   Value ticketSlot, totals;
-  /// The workspace's global address, the block's group and rank.
+  /// The workspace's global address and bytes of a group's row (its
+  /// type's), the block's group and rank.
   Value base, group, rank;
+  int64_t rowBytes = 0;
 };
 
 } // namespace mlir::norm

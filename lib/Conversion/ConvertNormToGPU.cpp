@@ -300,15 +300,17 @@ struct ConvertNormToGPUPass
     operands.append(op.getOutputs().begin(), op.getOutputs().end());
     // A block group's zeroed workspace (BlockGroups.h) is the last
     // argument, allocated at the launch.
-    int64_t reductionsPerRow =
-        llvm::range_size(op.getBody().front().getOps<RowReduceOp>());
-    auto workspaceType = MemRefType::get(
-        {ShapedType::kDynamic,
-         blockGroupWorkspaceRow(layout.clusterSize, reductionsPerRow)},
-        OpBuilder(op).getF32Type());
+    MemRefType workspaceType;
     SmallVector<Type> extraTypes;
-    if (layout.globalExchange)
+    if (layout.globalExchange) {
+      int64_t reductionsPerRow =
+          llvm::range_size(op.getBody().front().getOps<RowReduceOp>());
+      workspaceType = MemRefType::get(
+          {ShapedType::kDynamic,
+           blockGroupWorkspaceRow(layout.clusterSize, reductionsPerRow)},
+          OpBuilder(op).getF32Type());
       extraTypes.push_back(workspaceType);
+    }
     auto func = createKernel(module, op, "norm_fused", operands, layout.threads,
                              extraTypes);
     // Rows per block: the split of column partials, else the plan's.

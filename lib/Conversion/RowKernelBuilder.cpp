@@ -109,7 +109,9 @@ private:
   /// memory.
   LogicalResult setUpThreads(OpBuilder &b, gpu::GPUFuncOp func, Location loc) {
     tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    // A block group's blocks take their group from a ticket instead.
+    if (!layout.globalExchange)
+      bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     reductionsPerRow = 0;
     for (auto reduce : body.getOps<RowReduceOp>()) {
       if (!reduce.getValue().getType().isF32())

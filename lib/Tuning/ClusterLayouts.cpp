@@ -11,6 +11,8 @@
 
 #include "TuningHelpers.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 
 using namespace mlir::norm;
@@ -219,10 +221,8 @@ mlir::norm::chooseClusterLayout(const KernelShape &shape,
   // A group's blocks wait for each other, so all of them must fit the GPU
   // at once at one block an SM (an A100's MIG slice has 14 SMs).
   DeviceInfo groups = device;
-  groups.maxClusterSize = 1;
-  while (groups.maxClusterSize * 2 <=
-         std::min(kMaxBlockGroupSize, device.numSMs))
-    groups.maxClusterSize *= 2;
+  groups.maxClusterSize = static_cast<int64_t>(llvm::bit_floor(
+      static_cast<uint64_t>(std::min(kMaxBlockGroupSize, device.numSMs))));
   if (groups.maxClusterSize < 2)
     return std::nullopt;
   std::optional<RowLayout> layout = chooseHardwareCluster(shape, groups);
