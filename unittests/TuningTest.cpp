@@ -610,6 +610,9 @@ TEST(Tuning, ForwardsSpreadShortMOverBlocks) {
   KernelPlan warpRows = planKernel(shortFwd, h200, nullptr);
   ASSERT_GT(warpRows.layout.rowGroups, 1);
   EXPECT_EQ(warpRows.minBlocks, 0);
+  // Row groups of part of a warp (N = 128 bf16) spread M too.
+  KernelShape headFwd{128, 2, 1, 0, 1, false, 0, 2, 1};
+  EXPECT_EQ(planKernel(headFwd, h200, nullptr).minBlocks, 8 * 132);
   KernelPlan one = fwd;
   one.rowsPerBlock = 1;
   EXPECT_EQ(chooseMinBlocks(rmsFwd, one, h200), 0);
@@ -619,6 +622,44 @@ TEST(Tuning, ForwardsSpreadShortMOverBlocks) {
   EXPECT_EQ(cluster.minBlocks, 0);
   KernelShape stats{4096, 2, 1, 0, 1, true};
   EXPECT_EQ(chooseMinBlocks(stats, fwd, h200), 0);
+}
+
+// Rows shorter than a warp (head rows) walk four rows a group with all four
+// loads in flight, and their blocks spread M like the forwards' of a block a
+// row; a table entry of another N (measured with a block a row) does not
+// set their walk, one at their own N does.
+TEST(Tuning, HeadRowGroupsWalkFourRows) {
+  DeviceInfo h200;
+  KernelShape heads{128, 2, 1, 0, 1, false, 0, 2, 1};
+  KernelPlan plan = planKernel(heads, h200, nullptr);
+  ASSERT_EQ(plan.kind, KernelPlan::Kind::RowResident);
+  ASSERT_EQ(plan.layout.rowGroups, 8);
+  EXPECT_EQ(plan.rowsPerBlock, 4);
+  EXPECT_EQ(plan.numStages, 4);
+  EXPECT_EQ(plan.minBlocks, 8 * 132);
+  RowGroupWalk walk = chooseRowGroupWalk(plan.layout, 0);
+  EXPECT_EQ(walk.rowsPerBlock, 4);
+  EXPECT_EQ(walk.numStages, 4);
+  // A warp a row (N = 256 bf16), and groups sharing a partial row (a
+  // backward's), keep their walk.
+  KernelPlan warpRow =
+      planKernel({256, 2, 1, 0, 1, false, 0, 2, 1}, h200, nullptr);
+  EXPECT_EQ(chooseRowGroupWalk(warpRow.layout, 0).rowsPerBlock, 0);
+  EXPECT_EQ(chooseRowGroupWalk(plan.layout, 1).rowsPerBlock, 0);
+  RowLayout blockRow;
+  blockRow.threads = 128;
+  EXPECT_EQ(chooseRowGroupWalk(blockRow, 0).rowsPerBlock, 0);
+
+  TuningTable table;
+  table.add({1024, 2, 1, 0, 1}, {16, 2, 2, 2});
+  KernelPlan borrowed = planKernel(heads, h200, &table);
+  EXPECT_EQ(borrowed.rowsPerBlock, 4);
+  EXPECT_EQ(borrowed.numStages, 4);
+  EXPECT_EQ(borrowed.minBlocksPerSM, 0);
+  table.add({128, 2, 1, 0, 1}, {16, 2, 3, 0});
+  KernelPlan measured = planKernel(heads, h200, &table);
+  EXPECT_EQ(measured.rowsPerBlock, 2);
+  EXPECT_EQ(measured.numStages, 3);
 }
 
 TEST(Tuning, ClusterBlocksStageTheirSlice) {

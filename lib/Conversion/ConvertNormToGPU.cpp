@@ -375,6 +375,15 @@ struct ConvertNormToGPUPass
     rowSplit.maxPartials = op.getMaxPartials().value_or(0);
     if (plannedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
+    // Row groups of a block whose rows follow M (chooseMinBlocks) walk the
+    // block's rows in turn: the spread counts a block's rows, at least one
+    // a group.
+    if (rowSplit.minBlocks > 0 && layout.rowGroups > 1 && !streaming &&
+        !op.hasColumnOutputs()) {
+      rowSplit.groupsWalkBlockRows = true;
+      rowSplit.rowsPerBlock = split * layout.rowGroups;
+      rowSplit.minRowsPerBlock = layout.rowGroups;
+    }
     // Whole blocks: every M the kernel runs at is a multiple of a block's
     // several rows (only a fixed split: minBlocks spreads them by M). Only
     // as norm.rows_multiple says, not from a static M: where the bounds go

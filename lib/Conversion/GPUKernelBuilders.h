@@ -305,9 +305,18 @@ struct RowSplit {
   /// With minPartials: the most partial rows (norm.fused max_partials; 0:
   /// none).
   int64_t maxPartials = 0;
-  /// With > 0 (a forward, KernelPlan::minBlocks): min(rowsPerBlock, max(1,
-  /// ceil(M / minBlocks))), a block per row up to minBlocks rows.
+  /// With > 0 (a forward, KernelPlan::minBlocks): min(rowsPerBlock,
+  /// max(minRowsPerBlock, ceil(M / minBlocks))), a block per row (per
+  /// minRowsPerBlock rows) up to minBlocks blocks.
   int64_t minBlocks = 0;
+  /// With minBlocks: the fewest rows a block takes (its row groups, where
+  /// they walk the block's rows together: groupsWalkBlockRows).
+  int64_t minRowsPerBlock = 1;
+  /// The row groups of a block without column outputs walk the block's rows
+  /// in turn (group g: rows g, g + groups, ...), every group the same steps,
+  /// instead of each group owning rowsPerBlock rows: the block's rows follow
+  /// M (minBlocks) and need not be a multiple of the groups.
+  bool groupsWalkBlockRows = false;
   /// One block walks every row (max(1, M) rows): a kernel whose column
   /// outputs sum whole columns (norm.whole_columns) with row work too.
   bool allRows = false;
@@ -342,7 +351,8 @@ struct RowSplit {
     return arith::MinUIOp::create(
         b, loc, split,
         arith::MaxUIOp::create(
-            b, loc, arith::ConstantIndexOp::create(b, loc, 1), spread));
+            b, loc, arith::ConstantIndexOp::create(b, loc, minRowsPerBlock),
+            spread));
   }
 };
 

@@ -138,13 +138,14 @@ private:
     // warp, or an aligned part of one) works on rows of its own: its thread
     // index is the lane within the group. Without column outputs a group is
     // a "virtual block" with rows of its own (its rows those of block bid *
-    // groups + group); with them the groups share their block's rows and
-    // partial row (groupsSharePartial).
+    // groups + group), unless the groups walk their block's rows in turn
+    // (groupsWalkBlockRows: with column outputs, whose partial row they
+    // share, or where the block's rows follow M).
     if (layout.rowGroups > 1) {
       Value width = indexConst(b, loc, layout.threadsPerRow());
       group = arith::DivUIOp::create(b, loc, tid, width);
       tid = arith::RemUIOp::create(b, loc, tid, width);
-      if (!groupsSharePartial())
+      if (!groupsWalkBlockRows())
         bid = arith::AddIOp::create(
             b, loc,
             arith::MulIOp::create(b, loc, bid,
@@ -173,6 +174,14 @@ private:
   /// a kernel with column outputs, whose partial rows count blocks.
   bool groupsSharePartial() {
     return layout.rowGroups > 1 && op.hasColumnOutputs();
+  }
+
+  /// Whether the row groups of a block take its rows in turn (its partial
+  /// row's, or rows that follow M: RowSplit::groupsWalkBlockRows) rather
+  /// than each owning rows of its own.
+  bool groupsWalkBlockRows() {
+    return groupsSharePartial() ||
+           (layout.rowGroups > 1 && split.groupsWalkBlockRows);
   }
 
   /// Column offsets and bounds of this thread's chunks. With column slices
@@ -285,13 +294,13 @@ private:
               b, loc, arith::SubIOp::create(b, loc, rows, bid), walkStep),
           loopBegin);
     }
-    // Row groups sharing a partial row take the block's rows in turn (group
-    // g: rows rowBegin + g + k * groups), and every group of the block takes
+    // Row groups walking their block's rows take them in turn (group g:
+    // rows rowBegin + g + k * groups), and every group of the block takes
     // the same number of steps, so that the lanes of a warp reach their
     // shuffles together: a step past the block's rows reads its last row
     // again and neither stores nor adds it (rowValid).
     Value groupFirst;
-    if (groupsSharePartial()) {
+    if (groupsWalkBlockRows()) {
       walkStep = indexConst(b, loc, layout.rowGroups);
       Value blockRows = arith::SubIOp::create(
           b, loc, rowEnd, arith::MinUIOp::create(b, loc, rowBegin, rowEnd));

@@ -207,6 +207,15 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.numStages = tuned->numStages;
     plan.minBlocksPerSM = tuned->minBlocksPerSM;
   }
+  // Rows of a fraction of a warp walk as the rule says, unless the table
+  // measured this N: an entry of another N was measured with a block a row.
+  if (RowGroupWalk walk = chooseRowGroupWalk(plan.layout, shape.columnOutputs);
+      walk.rowsPerBlock > 0 && !streaming && !groups &&
+      !(tuned && tuned->entryN == n)) {
+    plan.rowsPerBlock = walk.rowsPerBlock;
+    plan.numStages = walk.numStages;
+    plan.minBlocksPerSM = 0;
+  }
   if (plan.minBlocksPerSM == 0 && streaming)
     plan.minBlocksPerSM =
         chooseStreamingMinBlocksPerSM(shape, plan.layout, device);
@@ -287,10 +296,15 @@ int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
                                     const KernelShape *besideColumns) {
   // Up to 8 rows per SM a block per row beats the rule's few rows a block
   // (more blocks hide more latency); past that a block's second staged row
-  // is worth more (docs/tuning.md, "chooseMinBlocks").
+  // is worth more (docs/tuning.md, "chooseMinBlocks"). Blocks of row groups
+  // shorter than a warp (chooseRowGroupWalk) spread M the same way, a row
+  // a group at least: up to 8 blocks per SM their four-row walk lost to
+  // shorter ones.
   constexpr int64_t kRowsPerSM = 8;
+  bool walkedGroups =
+      chooseRowGroupWalk(plan.layout, shape.columnOutputs).rowsPerBlock > 0;
   if (shape.columnOutputs > 0 || shape.onlyRowOutputs || plan.persistent ||
-      plan.layout.rowGroups != 1 || plan.rowsPerBlock <= 1 ||
+      (plan.layout.rowGroups != 1 && !walkedGroups) || plan.rowsPerBlock <= 1 ||
       plan.kind != KernelPlan::Kind::RowResident)
     return 0;
   // Beside a column kernel, a row block that fills its SM shuts the column

@@ -32,7 +32,17 @@ def test_a_refused_shape_raises_its_error_when_timed():
         anchor()
     timed = []
     assert liger.guarded(lambda: lambda: timed.append(1))() is None
-    assert timed == [1]
+    assert timed == [1, 1]  # once while set up, once here
+
+
+def test_a_shape_refused_at_its_first_call_raises_its_error_when_timed():
+    # fused_add_rms_norm takes rows over 65536 elements while set up and
+    # refuses them when launched.
+    def launch():
+        raise RuntimeError("Cannot launch Triton kernel since n = 131072 exceeds")
+    anchor = liger.guarded(lambda: launch)
+    with pytest.raises(RuntimeError, match="liger: RuntimeError: Cannot launch"):
+        anchor()
 
 
 def test_table_and_behind_list_take_the_liger_column(capsys):

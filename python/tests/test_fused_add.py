@@ -3,7 +3,7 @@ fused_add_layer_norm, their backwards and inference forms) on the CPU
 lowering of the same programs the GPU runs: numerics against float64 for
 every dtype combination, the gradients of both outputs, the functional and
 module forms, torch.compile and bad inputs. GPU correctness:
-tests/test_torch_gpu.py and bench/gpu_check.py."""
+tests/test_torch_gpu.py and bench/fused_add.py (against eager)."""
 
 import pytest
 

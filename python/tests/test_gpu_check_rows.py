@@ -35,3 +35,19 @@ def test_rows_include_the_edges_within_the_quick_limit():
 def test_no_conditions_no_edges():
     assert gpu_check.version_edges(manifest(None)) == []
     assert gpu_check.version_edges({}) == []
+
+
+def test_bundles_without_a_reference_here_are_skipped_with_their_checker():
+    # The fused residual add, the FP8 outputs and the order-typed family have
+    # no float64 reference in gpu_check: each is named with the script that
+    # checks it, not run as a plain norm (which failed on their arguments).
+    parse = gpu_check.parse
+    assert gpu_check.unchecked(*parse("rms_fwd_bf16_1024_add")[::3]) == "bench/fused_add.py"
+    assert gpu_check.unchecked(*parse("ln_bwd_bf16_4096_add")[::3]) == "bench/fused_add.py"
+    assert gpu_check.unchecked(*parse("rms_fwd_bf16_128_quant")[::3]) == "bench/family.py"
+    assert gpu_check.unchecked(*parse("rms_fwd_bf16_1024_add_quant_g128")[::3]) != ""
+    assert gpu_check.unchecked(*parse("l2_bwd_bf16_64")[::3]) == "bench/family.py"
+    assert gpu_check.unchecked(*parse("gated_fwd_bf16_128_infer")[::3]) == "bench/family.py"
+    for plain in ("rms_fwd_bf16_128_infer", "ln_bwd_bf16_64", "rms_fwd_bf16_4096_gemma",
+                  "ln_fwd_bf16_4096_nobias", "rms_bwd_f32_1024"):
+        assert gpu_check.unchecked(*parse(plain)[::3]) == ""

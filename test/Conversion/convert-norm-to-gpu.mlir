@@ -798,8 +798,16 @@ func.func @strided(%x: memref<?x64xf32, strided<[?, 1], offset: ?>>, %y: memref<
 
 // Rows of 64 bf16 (8 vectors) share a warp: groups of 8 lanes, 16 rows of
 // a block at once, each group's reduction a butterfly over its own lanes
-// (xor 4, 2, 1; no shuffle crosses into a neighbouring row).
+// (xor 4, 2, 1; no shuffle crosses into a neighbouring row). The block's
+// rows follow M (chooseMinBlocks: 1056 blocks at 132 SMs, a row a group at
+// least, four at most): min(64, max(16, ceil(M / 1056))), and its groups
+// walk them in turn, every group ceil(rows / 16) steps.
 // CHECK-LABEL: func @heads_share_a_warp
+// CHECK: %[[SPREAD:.+]] = arith.ceildivui %[[M:.+]], %c1056
+// CHECK: %[[ATLEAST:.+]] = arith.maxui %c16, %[[SPREAD]]
+// CHECK: %[[ROWS:.+]] = arith.minui %c64, %[[ATLEAST]]
+// CHECK: %[[GRID:.+]] = arith.ceildivui %[[M]], %[[ROWS]]
+// CHECK: gpu.launch_func @norm_fused::@norm_fused blocks in (%[[GRID]],
 // CHECK: gpu.func @norm_fused
 // CHECK-SAME: norm.rows_in_parallel = 16
 // CHECK: %[[GROUP:.+]] = arith.divui %thread_id_x, %c8

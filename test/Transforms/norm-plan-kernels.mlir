@@ -131,6 +131,29 @@ func.func @kept(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
 
 // -----
 
+// Head rows (bf16 N = 64: 8 lanes a row, 16 rows a block at once): four
+// rows a group, all four loads in flight (chooseRowGroupWalk), the block's
+// rows spread by M over 8 blocks per SM (chooseMinBlocks). The table's entry
+// at N = 2048, measured with a block a row, does not apply.
+// RULE-LABEL: func @head_rows
+// RULE: norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 4, num_stages = 4, min_blocks = 1056>
+// CHECK-LABEL: func @head_rows
+// CHECK: norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 4, num_stages = 4, min_blocks = 1056>
+func.func @head_rows(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>) {
+  norm.fused ins(%x : full memref<?x64xbf16>) outs(%y : full memref<?x64xbf16>) {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // Groups of columns (FP8 group scales, grouped norms): a row kernel whose
 // row threads are a multiple of a group's vectors, without staging or the
 // table (which measured kernels without groups). bf16 N = 512 in groups of

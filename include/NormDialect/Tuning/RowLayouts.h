@@ -159,6 +159,17 @@ bool rowsFitInRegisters(int64_t n, int64_t elementBytes, int64_t fullOperands,
 int64_t chooseRowsPerBlock(int64_t n, int64_t elementBytes,
                            const DeviceInfo &device);
 
+/// Rows each row group walks in a kernel whose row groups are a fraction of
+/// a warp (RowLayout::rowGroups > 1, threadsPerRow() < 32) and that writes no
+/// column outputs (the forwards over head rows), and the pipeline depth over
+/// them: every row's loads are issued before the first row is reduced.
+/// KernelPlan's rows per block and stages for such kernels; zeros elsewhere.
+struct RowGroupWalk {
+  int64_t rowsPerBlock = 0;
+  int64_t numStages = 0;
+};
+RowGroupWalk chooseRowGroupWalk(const RowLayout &layout, int64_t columnOutputs);
+
 /// Layout of a kernel without row reductions: rows are cut into column
 /// slices (grid y), each block covering `sliceWidth()` columns of its rows.
 RowLayout chooseSlicedLayout(int64_t n, int64_t elementBytes,
