@@ -172,7 +172,7 @@ def ab(args, shapes, methods, ops):
                     ratios[d].append(rates[d] / rates[dirs[0]])
                 print(f"{m:>6}x{n:<7} " + " ".join(f"{rates[d]:6.2f} ({rates[d] / rates[dirs[0]]:.2f})"
                                                    for d in dirs), flush=True)
-                results["ops"].setdefault(op, []).append({"m": m, "n": n, method: tbps})
+                results["ops"].setdefault(op, []).append({"m": m, "n": n, method: rates})
             print(f"{'geomean ratio':>14} " + " ".join(f"{geomean(ratios[d]):13.3f}" for d in dirs))
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "fused-add-ab.json"), "w") as f:
