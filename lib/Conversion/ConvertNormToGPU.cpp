@@ -375,14 +375,18 @@ struct ConvertNormToGPUPass
     rowSplit.maxPartials = op.getMaxPartials().value_or(0);
     if (plannedSplit && rowSplit.minPartials == 0)
       rowSplit.minBlocks = plan.minBlocks;
-    // Row groups of a block whose rows follow M (chooseMinBlocks) walk the
-    // block's rows in turn: the spread counts a block's rows, at least one
-    // a group.
-    if (rowSplit.minBlocks > 0 && layout.rowGroups > 1 && !streaming &&
-        !op.hasColumnOutputs()) {
+    // Row groups walk their block's rows in turn where the rows follow M
+    // (chooseMinBlocks: the spread counts a block's rows, at least one a
+    // group) and wherever groups share a warp: groups owning rows of their
+    // own take different numbers of steps in the grid's last block, and the
+    // lanes of a warp must reach its shuffles together.
+    bool spread = rowSplit.minBlocks > 0 && layout.rowGroups > 1;
+    bool groupsShareWarps = layout.rowGroups > 1 && layout.threadsPerRow() < 32;
+    if ((spread || groupsShareWarps) && !streaming && !op.hasColumnOutputs()) {
       rowSplit.groupsWalkBlockRows = true;
       rowSplit.rowsPerBlock = split * layout.rowGroups;
-      rowSplit.minRowsPerBlock = layout.rowGroups;
+      if (spread)
+        rowSplit.minRowsPerBlock = layout.rowGroups;
     }
     // Whole blocks: every M the kernel runs at is a multiple of a block's
     // several rows (only a fixed split: minBlocks spreads them by M). Only

@@ -2142,6 +2142,37 @@ func.func @explicit_plan(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
 
 // -----
 
+// Row groups sharing a warp with a fixed walk (2 rows a group, no spread by
+// M) take their block's 32 rows in turn too: group g rows g and g + 16,
+// every group two steps, the second past the block's rows neither stored
+// nor read beyond its last row, so that the lanes of a warp reach their
+// shuffles together in the grid's last block.
+// CHECK-LABEL: func @explicit_head_rows
+// CHECK: %[[GRID:.+]] = arith.ceildivui %{{.+}}, %c32
+// CHECK: gpu.launch_func @norm_fused{{.*}}::@norm_fused blocks in (%[[GRID]],
+// CHECK: gpu.func @norm_fused(
+// CHECK: %[[GROUP:.+]] = arith.divui %thread_id_x, %c8
+// CHECK: %[[FIRST:.+]] = arith.muli %block_id_x, %c32
+// CHECK: %[[STEPS:.+]] = arith.ceildivui %{{.+}}, %c16
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %[[STEPS]]
+// CHECK: %[[TURN:.+]] = arith.muli %[[K]], %c16
+// CHECK: arith.cmpi ult
+// CHECK: gpu.shuffle xor %{{.+}}, %c4_i32
+func.func @explicit_head_rows(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>) {
+  norm.fused ins(%x : full memref<?x64xbf16>) outs(%y : full memref<?x64xbf16>) attributes {norm.plan = #norm.plan<kind = row_resident, threads = 128, vector_width = 8, row_groups = 16, rows_per_block = 2>} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // A plan whose threads do not cover the row is refused, not lowered into a
 // kernel that skips columns.
 func.func @plan_short_of_the_row(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
