@@ -202,6 +202,38 @@ def add_rms_quant(x, r, w):
     return q, h, scale
 
 
+# The bundle (scripts/build-bundles.py --family) each op runs, by N.
+BUNDLES = {"l2_fwd": "l2_fwd_bf16_{}_infer", "l2_bwd": "l2_bwd_bf16_{}",
+           "gated_fwd": "gated_fwd_bf16_{}_infer", "gated_bwd": "gated_bwd_bf16_{}",
+           "qk_fwd": "rms_fwd_bf16_{}_infer", "qk_bwd": "rms_bwd_bf16_{}",
+           "rms_quant": "rms_fwd_bf16_{}_quant", "ln_quant": "ln_fwd_bf16_{}_quant",
+           "add_rms_quant": "rms_fwd_bf16_{}_add_quant",
+           "rms_quant_g128": "rms_fwd_bf16_{}_quant_g128",
+           "ln_quant_g128": "ln_fwd_bf16_{}_quant_g128",
+           "add_rms_quant_g128": "rms_fwd_bf16_{}_add_quant_g128",
+           "gated_grouped_fwd": "gated_fwd_bf16_{}_infer_g8",
+           "gated_grouped_bwd": "gated_bwd_bf16_{}_g8"}
+
+
+def bundle_name(op, n):
+    """The bundle `op` runs at row width `n`."""
+    return BUNDLES[op].format(n)
+
+
+def runs_at(op, n):
+    """Whether the benchmark times `op` at row width `n` (the head-row ops
+    at head_dim, the FP8 and grouped ops at their hidden sizes)."""
+    if op in HEAD_OPS:
+        return n in (64, 128, 256)
+    if op in QUANT_OPS:
+        return n in (128, 1024, 4096, 8192, 16384, 32768)
+    if op in GROUP_QUANT_OPS:
+        return n in GROUP_QUANT_N
+    if op in GROUPED_GATED_OPS:
+        return n in GROUPED_GATED_N
+    return True
+
+
 def implementations(op, m, n, bundles, variants=()):
     """norm's bundle, eager and torch.compile of `op` at M x N on shared
     bf16 inputs, and the same bundle from each directory of `variants`
@@ -213,17 +245,7 @@ def implementations(op, m, n, bundles, variants=()):
     rstd_rms = torch.rsqrt(xf.square().mean(-1) + EPS)
     rstd_groups = (torch.rsqrt(_groups(xf).square().mean(-1) + EPS)
                    if op in GROUPED_GATED_OPS else None)
-    bundle = {"l2_fwd": "l2_fwd_bf16_{}_infer", "l2_bwd": "l2_bwd_bf16_{}",
-              "gated_fwd": "gated_fwd_bf16_{}_infer", "gated_bwd": "gated_bwd_bf16_{}",
-              "qk_fwd": "rms_fwd_bf16_{}_infer", "qk_bwd": "rms_bwd_bf16_{}",
-              "rms_quant": "rms_fwd_bf16_{}_quant", "ln_quant": "ln_fwd_bf16_{}_quant",
-              "add_rms_quant": "rms_fwd_bf16_{}_add_quant",
-              "rms_quant_g128": "rms_fwd_bf16_{}_quant_g128",
-              "ln_quant_g128": "ln_fwd_bf16_{}_quant_g128",
-              "add_rms_quant_g128": "rms_fwd_bf16_{}_add_quant_g128",
-              "gated_grouped_fwd": "gated_fwd_bf16_{}_infer_g8",
-              "gated_grouped_bwd": "gated_bwd_bf16_{}_g8"}[op].format(n)
-    ours = Launcher(load_bundle(os.path.join(bundles, bundle)))
+    ours = Launcher(load_bundle(os.path.join(bundles, bundle_name(op, n))))
     fn, args = {"l2_fwd": (l2_fwd, (x,)), "l2_bwd": (l2_bwd, (dy, x, rstd_l2)),
                 "gated_fwd": (gated_fwd, (x, z, w)),
                 "gated_bwd": (gated_bwd, (dy, x, z, rstd_rms, w)),
@@ -239,7 +261,7 @@ def implementations(op, m, n, bundles, variants=()):
     impls = {"norm": lambda: ours(None, *args), "eager": lambda: fn(*args),
              "compile": lambda: f(*args)}
     for d in variants:
-        other = Launcher(load_bundle(os.path.join(d, bundle)))
+        other = Launcher(load_bundle(os.path.join(d, bundle_name(op, n))))
         impls[d] = lambda other=other: other(None, *args)
     return impls
 
@@ -288,13 +310,7 @@ def main():
     for op in ops:
         rows = []
         for m, n in shapes:
-            if op in HEAD_OPS and n not in (64, 128, 256):
-                continue
-            if op in QUANT_OPS and n not in (128, 1024, 4096, 8192, 16384, 32768):
-                continue
-            if op in GROUP_QUANT_OPS and n not in GROUP_QUANT_N:
-                continue
-            if op in GROUPED_GATED_OPS and n not in GROUPED_GATED_N:
+            if not runs_at(op, n):
                 continue
             impls = implementations(op, m, n, args.bundles, variants)
             check(op, impls)

@@ -125,3 +125,32 @@ def test_build_bundles_only_keeps_the_matching_bundles(tmp_path):
 def test_build_bundles_only_refuses_patterns_that_select_nothing(tmp_path, pattern, message):
     r = _build_bundles("--family", "--only", pattern, "--out", str(tmp_path))
     assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_every_family_benchmark_case_has_its_bundle():
+    # bench/family.py times each op at the shapes of its sets; every bundle
+    # it loads must be one that scripts/build-bundles.py --family builds (the
+    # QK-norm rows of 256 were not: --shapes heads stopped there).
+    pytest.importorskip("torch")
+    family = load_script("family", "bench/family.py")
+    build = load_script("build_bundles", "scripts/build-bundles.py")
+    built = {build.bundle_name(kind, dtype, n, variant)
+             for kind, dtype, n, variant, _ in build.family_variants()}
+    # The sets and the ops each is for (bench/family.py --shapes).
+    ops_of = {"heads": ["l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd", "qk_fwd", "qk_bwd"],
+              "hidden": list(family.QUANT_OPS),
+              "groups": list(family.GROUP_QUANT_OPS + family.GROUPED_GATED_OPS)}
+    assert set(ops_of) == set(family.SHAPES)
+    assert sorted(sum(ops_of.values(), [])) == sorted(family.OPS)
+    missing = sorted({family.bundle_name(op, n)
+                      for name, shapes in family.SHAPES.items() for _, n in shapes
+                      for op in ops_of[name] if family.runs_at(op, n)} - built)
+    assert missing == []
+
+
+def test_the_default_set_builds_each_bundle_once():
+    # Two entries of one name would compile into the same directory at once.
+    build = load_script("build_bundles", "scripts/build-bundles.py")
+    for chosen in (build.variants(), build.family_variants()):
+        names = [build.bundle_name(*v[:4]) for v in chosen]
+        assert len(names) == len(set(names))
