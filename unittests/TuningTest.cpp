@@ -637,18 +637,18 @@ TEST(Tuning, HeadRowGroupsWalkFourRows) {
   EXPECT_EQ(plan.rowsPerBlock, 4);
   EXPECT_EQ(plan.numStages, 4);
   EXPECT_EQ(plan.minBlocks, 8 * 132);
-  RowGroupWalk walk = chooseRowGroupWalk(plan.layout, 0);
+  RowGroupWalk walk = chooseRowGroupWalk(plan.layout, 0, 0);
   EXPECT_EQ(walk.rowsPerBlock, 4);
   EXPECT_EQ(walk.numStages, 4);
   // A warp a row (N = 256 bf16), and groups sharing a partial row (a
   // backward's), keep their walk.
   KernelPlan warpRow =
       planKernel({256, 2, 1, 0, 1, false, 0, 2, 1}, h200, nullptr);
-  EXPECT_EQ(chooseRowGroupWalk(warpRow.layout, 0).rowsPerBlock, 0);
-  EXPECT_EQ(chooseRowGroupWalk(plan.layout, 1).rowsPerBlock, 0);
+  EXPECT_EQ(chooseRowGroupWalk(warpRow.layout, 0, 0).rowsPerBlock, 0);
+  EXPECT_EQ(chooseRowGroupWalk(plan.layout, 1, 0).rowsPerBlock, 0);
   RowLayout blockRow;
   blockRow.threads = 128;
-  EXPECT_EQ(chooseRowGroupWalk(blockRow, 0).rowsPerBlock, 0);
+  EXPECT_EQ(chooseRowGroupWalk(blockRow, 0, 0).rowsPerBlock, 0);
 
   TuningTable table;
   table.add({1024, 2, 1, 0, 1}, {16, 2, 2, 2});

@@ -380,13 +380,11 @@ struct ConvertNormToGPUPass
     // group) and wherever groups share a warp: groups owning rows of their
     // own take different numbers of steps in the grid's last block, and the
     // lanes of a warp must reach its shuffles together.
-    bool spread = rowSplit.minBlocks > 0 && layout.rowGroups > 1;
-    bool groupsShareWarps = layout.rowGroups > 1 && layout.threadsPerRow() < 32;
-    if ((spread || groupsShareWarps) && !streaming && !op.hasColumnOutputs()) {
+    if (layout.rowGroups > 1 && !streaming && !op.hasColumnOutputs() &&
+        (rowSplit.minBlocks > 0 || layout.rowGroupsShareWarps())) {
       rowSplit.groupsWalkBlockRows = true;
       rowSplit.rowsPerBlock = split * layout.rowGroups;
-      if (spread)
-        rowSplit.minRowsPerBlock = layout.rowGroups;
+      rowSplit.minRowsPerBlock = layout.rowGroups;
     }
     // Whole blocks: every M the kernel runs at is a multiple of a block's
     // several rows (only a fixed split: minBlocks spreads them by M). Only

@@ -180,8 +180,7 @@ private:
   /// row's, or rows that follow M: RowSplit::groupsWalkBlockRows) rather
   /// than each owning rows of its own.
   bool groupsWalkBlockRows() {
-    return groupsSharePartial() ||
-           (layout.rowGroups > 1 && split.groupsWalkBlockRows);
+    return groupsSharePartial() || split.groupsWalkBlockRows;
   }
 
   /// Column offsets and bounds of this thread's chunks. With column slices

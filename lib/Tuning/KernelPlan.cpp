@@ -209,9 +209,9 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   }
   // Rows of a fraction of a warp walk as the rule says, unless the table
   // measured this N: an entry of another N was measured with a block a row.
-  if (RowGroupWalk walk = chooseRowGroupWalk(plan.layout, shape.columnOutputs);
-      walk.rowsPerBlock > 0 && !streaming && !groups &&
-      !(tuned && tuned->entryN == n)) {
+  if (RowGroupWalk walk =
+          chooseRowGroupWalk(plan.layout, shape.columnOutputs, shape.groupSize);
+      walk.rowsPerBlock > 0 && !streaming && !(tuned && tuned->entryN == n)) {
     plan.rowsPerBlock = walk.rowsPerBlock;
     plan.numStages = walk.numStages;
     plan.minBlocksPerSM = 0;
@@ -302,7 +302,8 @@ int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
   // shorter ones.
   constexpr int64_t kRowsPerSM = 8;
   bool walkedGroups =
-      chooseRowGroupWalk(plan.layout, shape.columnOutputs).rowsPerBlock > 0;
+      chooseRowGroupWalk(plan.layout, shape.columnOutputs, shape.groupSize)
+          .rowsPerBlock > 0;
   if (shape.columnOutputs > 0 || shape.onlyRowOutputs || plan.persistent ||
       (plan.layout.rowGroups != 1 && !walkedGroups) || plan.rowsPerBlock <= 1 ||
       plan.kind != KernelPlan::Kind::RowResident)

@@ -159,16 +159,15 @@ int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
 }
 
 RowGroupWalk mlir::norm::chooseRowGroupWalk(const RowLayout &layout,
-                                            int64_t columnOutputs) {
+                                            int64_t columnOutputs,
+                                            int64_t groupSize) {
   // Rows shorter than a warp (bf16 N <= 128): four rows a group, all four
-  // loads in flight before the first shuffle:
-  // a thread has 64 bytes of its rows in flight where two rows (the
-  // walk the block rows' table entries gave) held 32, and the grid of
-  // M / 32 blocks is half as many block starts. Evidence: docs/tuning.md,
-  // chooseRowGroupWalk.
+  // loads in flight before the first shuffle, so a thread has 64 bytes of
+  // its rows in flight where the two rows the block rows' table entries
+  // gave held 32. Kernels with column groups were not measured. Evidence:
+  // docs/tuning.md, chooseRowGroupWalk.
   constexpr int64_t kRows = 4;
-  if (layout.rowGroups <= 1 || layout.threadsPerRow() >= 32 ||
-      columnOutputs > 0)
+  if (!layout.rowGroupsShareWarps() || columnOutputs > 0 || groupSize > 0)
     return {};
   return {kRows, kRows};
 }

@@ -92,6 +92,10 @@ struct RowLayout {
 
   /// Threads that share one row.
   int64_t threadsPerRow() const { return threads / rowGroups; }
+  /// Whether several rows share each warp (rows shorter than a warp).
+  bool rowGroupsShareWarps() const {
+    return rowGroups > 1 && threadsPerRow() < 32;
+  }
 
   /// Elements of one operand a thread holds in registers.
   int64_t elementsPerThread() const { return vectorWidth * chunksPerThread; }
@@ -159,16 +163,18 @@ bool rowsFitInRegisters(int64_t n, int64_t elementBytes, int64_t fullOperands,
 int64_t chooseRowsPerBlock(int64_t n, int64_t elementBytes,
                            const DeviceInfo &device);
 
-/// Rows each row group walks in a kernel whose row groups are a fraction of
-/// a warp (RowLayout::rowGroups > 1, threadsPerRow() < 32) and that writes no
-/// column outputs (the forwards over head rows), and the pipeline depth over
-/// them: every row's loads are issued before the first row is reduced.
-/// KernelPlan's rows per block and stages for such kernels; zeros elsewhere.
+/// Rows each row group walks in a kernel whose row groups share warps
+/// (RowLayout::rowGroupsShareWarps) and that writes no column outputs and has
+/// no column groups (`groupSize` 0: the forwards over head rows), and the
+/// pipeline depth over them: every row's loads are issued before the first
+/// row is reduced. KernelPlan's rows per block and stages for such kernels
+/// (chooseMinBlocks spreads their rows by M); zeros elsewhere.
 struct RowGroupWalk {
   int64_t rowsPerBlock = 0;
   int64_t numStages = 0;
 };
-RowGroupWalk chooseRowGroupWalk(const RowLayout &layout, int64_t columnOutputs);
+RowGroupWalk chooseRowGroupWalk(const RowLayout &layout, int64_t columnOutputs,
+                                int64_t groupSize);
 
 /// Layout of a kernel without row reductions: rows are cut into column
 /// slices (grid y), each block covering `sliceWidth()` columns of its rows.
