@@ -2175,6 +2175,53 @@ TEST(Tuning, ForwardsWithAResidualAddStreamWhereTheyHoldTheRow) {
   EXPECT_TRUE(chooseStreamedRows(dx, DeviceInfo()).empty());
 }
 
+/// A forward with a residual add whose rows are streamed from L2 stores h in
+/// its first pass and reads it back (every pass loading all of the row's
+/// sweeps, up to kMaxStreamSweepsPerStep); where the block holds the row, or
+/// nothing is computed from the elements alone, it does not.
+TEST(Tuning, StreamedResidualAddsStoreHFirst) {
+  DeviceInfo h200;
+  for (int64_t reductions : {1, 2}) {
+    KernelShape add = forwardShape(32768, reductions);
+    add.fullOperands = 2;
+    add.fullOutputs = 2;
+    add.earlyOutputs = 1;
+    KernelPlan plan = planKernel(add, h200, nullptr);
+    ASSERT_EQ(plan.kind, KernelPlan::Kind::Streaming);
+    EXPECT_FALSE(plan.layout.holdsRow);
+    EXPECT_TRUE(plan.layout.storesEarlyOutputs);
+    EXPECT_EQ(plan.layout.sweepsPerStep, 4);
+    EXPECT_EQ(validatePlan(add, plan, h200), "");
+    // Twelve sweeps of 1024 threads: the largest divisor up to eight.
+    add.n = 98304;
+    plan = planKernel(add, h200, nullptr, PlanRequest().setStreamRows(true));
+    EXPECT_TRUE(plan.layout.storesEarlyOutputs);
+    EXPECT_EQ(plan.layout.sweepsPerStep, 6);
+    // A held row reads its inputs once already.
+    add.n = 2048;
+    plan = planKernel(add, h200, nullptr, PlanRequest().setStreamRows(true));
+    EXPECT_EQ(plan.kind, KernelPlan::Kind::Streaming);
+    EXPECT_TRUE(plan.layout.holdsRow);
+    EXPECT_FALSE(plan.layout.storesEarlyOutputs);
+    // Nothing computed from the elements alone: the plain forward's sweeps.
+    add.n = 32768;
+    add.earlyOutputs = 0;
+    plan = planKernel(add, h200, nullptr);
+    EXPECT_FALSE(plan.layout.storesEarlyOutputs);
+    EXPECT_EQ(plan.layout.sweepsPerStep, 1);
+    // FP8 outputs (y quantized) were not measured: no early stores.
+    KernelShape quant = add;
+    quant.earlyOutputs = 1;
+    quant.narrowestOutputBytes = 1;
+    KernelPlan quantPlan = planKernel(quant, h200, nullptr);
+    ASSERT_EQ(quantPlan.kind, KernelPlan::Kind::Streaming);
+    EXPECT_FALSE(quantPlan.layout.storesEarlyOutputs);
+    // A plan that stores early outputs the kernel does not have is refused.
+    plan.layout.storesEarlyOutputs = true;
+    EXPECT_NE(validatePlan(add, plan, h200), "");
+  }
+}
+
 TEST(Tuning, RmsNormForwardsStreamAtEveryM) {
   KernelShape rms = forwardShape(4096, 1);
   EXPECT_TRUE(chooseStreamedRows(rms, DeviceInfo()).coversAll());
@@ -3092,6 +3139,7 @@ TEST(Tuning, EveryPlanLowers) {
   for (int64_t reductions : {1, 2}) {
     KernelShape forward{0, 2, 2, 0, reductions, false};
     forward.fullOutputs = 2;
+    forward.earlyOutputs = 1;
     forms.push_back(forward);
     forms.push_back({0, 2, 3, reductions, reductions, false});
   }

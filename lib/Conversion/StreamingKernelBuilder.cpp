@@ -46,6 +46,11 @@ namespace {
 /// (RowLayout::rowGroups > 1, norm.warp_rows) each warp holds rows of its
 /// own, several vectors a thread, and reduces them by shuffles alone: no
 /// shared memory and no barrier.
+/// A streamed row's full outputs computed from its elements alone (the
+/// residual add's h = x + residual, which the norm then reduces) are stored
+/// by the first pass, and the later passes read them back instead of the
+/// inputs they are computed from (earlyOutputs): a row's later passes find
+/// half the bytes in L2, as Inductor's looped reductions read back h.
 /// Asked to (RowSplit::wholeBlocksBranch), it builds the rows' code twice,
 /// under a branch on whether the block's rows all exist (in every block but
 /// the grid's last): once without bounds, once with them.
@@ -172,6 +177,10 @@ private:
     heldRows.clear();
     chunkColumns.clear();
     columnChunkLanes.clear();
+    earlyOutputs.clear();
+    earlyBases.clear();
+    storedEarly = false;
+    earlyStatus = success();
     unsigned numInputs = inputs.size();
     int64_t rowsHeld = split.rowsPerBlock;
     int64_t reductionsPerRow = llvm::range_size(body.getOps<RowReduceOp>());
@@ -196,15 +205,21 @@ private:
         [&](unsigned k) { return op.getOutputRole(k) == Role::full; });
     int64_t passes = reductionsPerRow + (hasFullOutputs ? 1 : 0);
     int64_t pass = 0;
+    // The first pass's loads are the last of the inputs where the later
+    // passes read the early outputs instead (inputsReadOnce).
+    bool inputsReadOnce = false;
     auto priorityOfPass = [&] {
-      return ++pass == passes ? EvictionPriority::evictFirst
-                              : EvictionPriority::evictLast;
+      ++pass;
+      return pass == passes || (pass == 1 && inputsReadOnce)
+                 ? EvictionPriority::evictFirst
+                 : EvictionPriority::evictLast;
     };
     // A mean and variance pair (LayerNorm) in one pass and one exchange
     // (RowMoments.h) where the tuning says so (fusesRowMoments).
     std::optional<MeanVariancePair> moments;
     if (fusesRowMoments(layout, n, elementBytes, rowsHeld))
       moments = matchMeanVariance(body, n);
+    inputsReadOnce = collectEarlyOutputs(b, loc, outputs, moments);
     if (moments) {
       --passes;
       if (failed(reduceMoments(b, loc, reductions, *moments, inputs, tid, block,
@@ -217,8 +232,7 @@ private:
         continue;
       Combiner combiner = reduce.getCombiner();
       Value identity = combinerIdentity(b, loc, combiner);
-      SmallVector<BlockArgument> used =
-          argumentsUsedBy(body, {reduce.getValue()}, heldRows[0].mapping);
+      SmallVector<BlockArgument> used = passArguments({reduce.getValue()});
       LogicalResult status = success();
       // Built for latency (RowLayout::latencyBoundReductions), a chunk's
       // lanes combine as a tree, then into the row's sum, which for rows in
@@ -265,6 +279,9 @@ private:
       for (auto [held, total] : llvm::zip(heldRows, totals))
         held.mapping.map(reduce.getResult(), total);
     }
+    if (failed(earlyStatus))
+      return op.emitOpError("an output the first pass stores reads a value "
+                            "the streaming lowering does not provide");
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         indexConst(b, loc, 0));
     // Full outputs: one more pass over the row, computing and storing them a
@@ -273,6 +290,8 @@ private:
     SmallVector<Value> fullOutputs;
     for (auto [k, value] : llvm::enumerate(yield.getValues()))
       if (op.getOutputRole(k) == Role::full) {
+        if (isEarlyOutput(value, outputs[k]))
+          continue;
         fullValues.push_back(value);
         fullOutputs.push_back(outputs[k]);
       } else if (op.getOutputRole(k) == Role::col) {
@@ -280,8 +299,7 @@ private:
       }
     if (!fullValues.empty()) {
       LogicalResult status = success();
-      streamRows(b, loc, inputs, tid,
-                 argumentsUsedBy(body, fullValues, heldRows[0].mapping),
+      streamRows(b, loc, inputs, tid, passArguments(fullValues),
                  priorityOfPass(), {},
                  [&](OpBuilder &lb, Location l, const HeldRow &held, Value col,
                      Value inside, std::vector<IRMapping> &lanes,
@@ -594,14 +612,23 @@ private:
               std::vector<IRMapping> lanes(layout.vectorWidth, held.mapping);
               loadLanes(lb, l, inputs, held.row, col, inside, used, priority,
                         lanes);
+              if (storedEarly)
+                loadEarlyOutputs(lb, l, held.row, col, inside, priority, lanes);
               loaded.push_back({col, inside, std::move(lanes)});
             }
           }
-          for (LoadedVector &vector : loaded)
+          for (LoadedVector &vector : loaded) {
             emit(lb, l, held, vector.col, vector.inside, vector.lanes, rowAcc);
+            if (!storedEarly && !earlyOutputs.empty() &&
+                failed(storeEarlyOutputs(lb, l, held, vector.col, vector.inside,
+                                         vector.lanes)))
+              earlyStatus = failure();
+          }
           scf::YieldOp::create(lb, l, rowAcc);
         });
     acc.front() = SmallVector<Value>(loop.getResults());
+    if (!earlyOutputs.empty())
+      storedEarly = true;
     return acc;
   }
 
@@ -617,8 +644,7 @@ private:
                               EvictionPriority priority) {
     RowReduceOp sum = pair.sum;
     HeldRow &held = heldRows.front();
-    SmallVector<BlockArgument> used =
-        argumentsUsedBy(body, {sum.getValue()}, held.mapping);
+    SmallVector<BlockArgument> used = passArguments({sum.getValue()});
     LogicalResult status = success();
     SmallVector<Value> inRegisters;
     Moments empty = emptyMoments(b, loc);
@@ -734,6 +760,105 @@ private:
         cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8);
   }
 
+  /// Collects earlyOutputs where the plan says the first pass stores them
+  /// (RowLayout::storesEarlyOutputs; earlyOutputIndices names them). Returns
+  /// whether the later passes then read no full input (the first pass's
+  /// loads are their last).
+  bool collectEarlyOutputs(OpBuilder &b, Location loc, ArrayRef<Value> outputs,
+                           const std::optional<MeanVariancePair> &moments) {
+    if (!layout.storesEarlyOutputs)
+      return false;
+    auto yield = cast<YieldOp>(body.getTerminator());
+    for (unsigned k : earlyOutputIndices(op)) {
+      earlyOutputs.push_back({yield.getValues()[k], outputs[k]});
+      earlyBases[outputs[k]] = emitGlobalBase(b, loc, outputs[k]);
+    }
+    if (earlyOutputs.empty())
+      return false;
+    // What the passes after the first compute: every output but the early
+    // ones, and every reduction but the first pass's, with the reductions'
+    // totals and the early outputs at hand.
+    SmallVector<Value> later;
+    IRMapping available;
+    for (auto [value, output] : earlyOutputs)
+      available.map(value, value);
+    bool first = true;
+    for (RowReduceOp reduce : body.getOps<RowReduceOp>()) {
+      available.map(reduce.getResult(), reduce.getResult());
+      bool inMoments =
+          moments && (reduce == moments->sum || reduce == moments->squares);
+      if (!inMoments && !(first && !moments))
+        later.push_back(reduce.getValue());
+      if (!inMoments)
+        first = false;
+    }
+    for (auto [k, value] : llvm::enumerate(yield.getValues()))
+      if (!isEarlyOutput(value, outputs[k]))
+        later.push_back(value);
+    return llvm::none_of(
+        argumentsUsedBy(body, later, available), [&](BlockArgument arg) {
+          return op.getInputRole(arg.getArgNumber()) == Role::full;
+        });
+  }
+
+  bool isEarlyOutput(Value value, Value output) const {
+    return llvm::is_contained(earlyOutputs, std::make_pair(value, output));
+  }
+
+  /// The arguments a pass over `targets` loads: before the early outputs
+  /// are stored, also those the first pass needs to compute them; after,
+  /// none of those behind them.
+  SmallVector<BlockArgument> passArguments(ArrayRef<Value> targets) {
+    SmallVector<Value> all(targets);
+    IRMapping mapping = heldRows.front().mapping;
+    for (auto [value, output] : earlyOutputs) {
+      if (storedEarly)
+        mapping.map(value, value);
+      else
+        all.push_back(value);
+    }
+    return argumentsUsedBy(body, all, mapping);
+  }
+
+  /// Stores this thread's vector at `col` of every early output (the first
+  /// pass), computing what its lanes lack.
+  LogicalResult storeEarlyOutputs(OpBuilder &b, Location loc,
+                                  const HeldRow &held, Value col, Value inside,
+                                  std::vector<IRMapping> &lanes) {
+    SmallVector<Value> values;
+    for (auto [value, output] : earlyOutputs)
+      values.push_back(value);
+    for (IRMapping &lane : lanes)
+      if (failed(cloneBodySlice(b, body, values, lane)))
+        return failure();
+    Value where = both(b, loc, inside, held.exists);
+    for (auto [value, output] : earlyOutputs) {
+      SmallVector<Value> values;
+      for (IRMapping &lane : lanes)
+        values.push_back(lane.lookup(value));
+      emitGlobalStore(b, loc,
+                      vectorAddress(b, loc, output, earlyBases.lookup(output),
+                                    held.row, col),
+                      roundedVector(b, loc, output, values), where);
+    }
+    return success();
+  }
+
+  /// Maps each early output's value in `lanes` to this thread's vector of
+  /// it at (`row`, `col`), read back from the output (the passes after the
+  /// first). The same thread stored that vector in the first pass.
+  void loadEarlyOutputs(OpBuilder &b, Location loc, Value row, Value col,
+                        Value inside, EvictionPriority priority,
+                        std::vector<IRMapping> &lanes) {
+    for (auto [value, output] : earlyOutputs) {
+      SmallVector<Value> scalars =
+          loadVector(b, loc, output, earlyBases.lookup(output), row, col,
+                     inside, priority);
+      for (int64_t v = 0; v < layout.vectorWidth; ++v)
+        lanes[v].map(value, scalars[v]);
+    }
+  }
+
   /// A 16-byte (or narrower) vector load of `memref` at (`row`, `col`) (null
   /// `row`: at `col` of a column input), predicated on `inside` (null:
   /// always), as scalars; 16-byte loads carry the eviction priority
@@ -768,6 +893,14 @@ private:
   Value evictFirstPolicy, evictLastPolicy;
   SmallVector<Value> globalBases;
   DenseMap<Value, Value> outputBases;
+  /// The full outputs stored by the first pass and read back by the later
+  /// ones (body value, output), their global addresses, and whether the
+  /// passes built so far have stored them.
+  SmallVector<std::pair<Value, Value>> earlyOutputs;
+  DenseMap<Value, Value> earlyBases;
+  bool storedEarly = false;
+  /// Set where an early output's slice could not be cloned.
+  LogicalResult earlyStatus = success();
   /// How many rows a block holds, and how M spreads over blocks.
   RowSplit split;
   /// Whether preloadRows loads the column inputs too, as the tuning decides

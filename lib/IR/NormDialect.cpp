@@ -44,16 +44,15 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t numSms,
   return success();
 }
 
-LogicalResult
-PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError, KernelKind kind,
-                 int64_t threads, int64_t vectorWidth, int64_t chunksPerThread,
-                 int64_t columnSlices, int64_t rowGroups, bool warpRows,
-                 int64_t clusterSize, bool globalExchange, int64_t sharedStages,
-                 bool rereadStaged, int64_t l2PrefetchRows,
-                 int64_t l2PrefetchMinRows, bool bulkStores, bool holdsRow,
-                 int64_t sweepsPerStep, bool latencyBoundReductions,
-                 int64_t rowsPerBlock, int64_t numStages,
-                 int64_t minBlocksPerSM, int64_t minBlocks, bool persistent) {
+LogicalResult PlanAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, KernelKind kind,
+    int64_t threads, int64_t vectorWidth, int64_t chunksPerThread,
+    int64_t columnSlices, int64_t rowGroups, bool warpRows, int64_t clusterSize,
+    bool globalExchange, int64_t sharedStages, bool rereadStaged,
+    int64_t l2PrefetchRows, int64_t l2PrefetchMinRows, bool bulkStores,
+    bool holdsRow, int64_t sweepsPerStep, bool storesEarlyOutputs,
+    bool latencyBoundReductions, int64_t rowsPerBlock, int64_t numStages,
+    int64_t minBlocksPerSM, int64_t minBlocks, bool persistent) {
   auto fail = [&](const std::string &problem) {
     return emitError() << "invalid #norm.plan: " << problem;
   };
@@ -74,6 +73,9 @@ PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError, KernelKind kind,
                 " threads, got " + std::to_string(rowGroups));
   if (std::string problem = validateClusterSize(clusterSize); !problem.empty())
     return fail(problem);
+  if (storesEarlyOutputs && (kind != KernelKind::streaming || holdsRow))
+    return fail("stores_early_outputs needs a streaming kernel that re-reads "
+                "its row (holds_row false)");
   if (globalExchange && (clusterSize < 2 || sharedStages != 0))
     return fail("global_exchange needs a cluster_size of 2 or more blocks "
                 "and no shared_stages (a block group holds its slices in "

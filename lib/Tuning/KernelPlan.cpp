@@ -195,8 +195,11 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
   if (request.oneRow && !groups &&
       (streaming || plan.kind == KernelPlan::Kind::RowResident))
     plan.layout = chooseOneRowLayout(plan.layout, n, device);
-  if (streaming)
+  if (streaming) {
+    plan.layout.storesEarlyOutputs =
+        chooseEarlyOutputStores(shape, plan.layout);
     plan.layout.sweepsPerStep = chooseStreamSweeps(shape, plan.layout);
+  }
   if (!streaming)
     plan.rowsPerBlock = tuned && tuned->rowsPerBlock > 0
                             ? tuned->rowsPerBlock
@@ -439,6 +442,10 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
            " threads must each be a power of two of at most 32 threads";
   if (layout.warpRows && (plan.kind != Kind::Streaming || !layout.holdsRow))
     return "warp rows need a streamed kernel that holds its row";
+  if (layout.storesEarlyOutputs && (plan.kind != Kind::Streaming ||
+                                    layout.holdsRow || shape.earlyOutputs == 0))
+    return "storing early outputs needs a streamed kernel that re-reads its "
+           "row and an output computed from the elements alone";
   int64_t covered =
       layout.sliceWidth() * std::max(layout.columnSlices, layout.clusterSize);
   if (plan.kind == Kind::Streaming) {

@@ -298,22 +298,41 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape,
           shape.fullOperands == 1 && rowBytes <= 2 * kLongStreamedRowBytes);
 }
 
-int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
-                                       const RowLayout &layout) {
-  // Rows under 64 KB have up to four vectors a thread in each sweep already,
-  // and rows the block holds in registers have no loop. Only the forwards (one
-  // full input) were measured; a backward's dx kernel (x and dy) keeps one.
-  // Evidence: docs/tuning.md, chooseStreamSweeps.
-  if (layout.holdsRow || shape.onlyRowOutputs || shape.columnOutputs != 0 ||
-      shape.rowReductions != 1 || shape.fullOperands != 1 ||
-      shape.n * shape.elementBytes < kLongStreamedRowBytes ||
-      layout.sliceWidth() <= 0)
-    return 1;
-  int64_t sweeps = ceilDiv(shape.n, layout.sliceWidth());
+/// The largest divisor of a row's `sweeps` up to kMaxStreamSweepsPerStep.
+static int64_t sweepsPerStepOf(int64_t sweeps) {
   int64_t perStep = std::min(sweeps, kMaxStreamSweepsPerStep);
   while (sweeps % perStep != 0)
     --perStep;
   return perStep;
+}
+
+int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
+                                       const RowLayout &layout) {
+  // Rows the block holds in registers have no loop. A first pass that
+  // stores the early outputs (the residual add's h) issues all of the row's
+  // loads before its stores, and so do the later passes, which read h alone.
+  if (layout.holdsRow || layout.sliceWidth() <= 0)
+    return 1;
+  if (layout.storesEarlyOutputs)
+    return sweepsPerStepOf(ceilDiv(shape.n, layout.sliceWidth()));
+  // Rows under 64 KB have up to four vectors a thread in each sweep already.
+  // Only the forwards (one full input) were measured; a backward's dx kernel
+  // (x and dy) keeps one. Evidence: docs/tuning.md, chooseStreamSweeps.
+  if (shape.onlyRowOutputs || shape.columnOutputs != 0 ||
+      shape.rowReductions != 1 || shape.fullOperands != 1 ||
+      shape.n * shape.elementBytes < kLongStreamedRowBytes)
+    return 1;
+  return sweepsPerStepOf(ceilDiv(shape.n, layout.sliceWidth()));
+}
+
+bool mlir::norm::chooseEarlyOutputStores(const KernelShape &shape,
+                                         const RowLayout &layout) {
+  // Measured on the residual add's y and h; the FP8 forwards (a pass more
+  // for the amax) were not. Evidence: docs/tuning.md,
+  // chooseEarlyOutputStores.
+  bool narrowerOutputs = shape.narrowestOutputBytes > 0 &&
+                         shape.narrowestOutputBytes < shape.elementBytes;
+  return shape.earlyOutputs > 0 && !layout.holdsRow && !narrowerOutputs;
 }
 
 bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,

@@ -46,6 +46,29 @@ mlir::norm::argumentsUsedBy(Block &body, ArrayRef<Value> targets,
   return sorted;
 }
 
+/// Whether `value` of `body` is computed from a row or group reduction.
+static bool dependsOnReductions(Block &body, Value value) {
+  llvm::SmallPtrSet<Operation *, 32> needed =
+      neededOps(body, {value}, IRMapping(), /*arguments=*/nullptr);
+  return llvm::any_of(needed, [](Operation *op) {
+    return isa<RowReduceOp, GroupReduceOp>(op);
+  });
+}
+
+SmallVector<unsigned> mlir::norm::earlyOutputIndices(FusedOp op) {
+  Block &body = op.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<unsigned> indices;
+  for (auto [k, value] : llvm::enumerate(yield.getValues())) {
+    Type element =
+        cast<ShapedType>(op.getOutputs()[k].getType()).getElementType();
+    if (op.getOutputRole(k) == Role::full && !isa<BlockArgument>(value) &&
+        value.getType() == element && !dependsOnReductions(body, value))
+      indices.push_back(k);
+  }
+  return indices;
+}
+
 LogicalResult mlir::norm::cloneBodySlice(OpBuilder &builder, Block &body,
                                          ArrayRef<Value> targets,
                                          IRMapping &mapping) {
@@ -135,6 +158,7 @@ KernelShape mlir::norm::describeKernel(FusedOp op) {
   auto reduces = op.getBody().front().getOps<RowReduceOp>();
   traits.rowReductions = std::distance(reduces.begin(), reduces.end());
   traits.groupSize = op.getGroupSize().value_or(0);
+  traits.earlyOutputs = earlyOutputIndices(op).size();
   return traits;
 }
 

@@ -45,8 +45,9 @@ PlanAttr mlir::norm::encodePlan(MLIRContext *context, const KernelPlan &plan) {
       layout.warpRows, layout.clusterSize, layout.globalExchange,
       layout.sharedStages, layout.rereadStaged, layout.l2PrefetchRows,
       layout.l2PrefetchMinRows, layout.bulkStores, layout.holdsRow,
-      layout.sweepsPerStep, layout.latencyBoundReductions, plan.rowsPerBlock,
-      plan.numStages, plan.minBlocksPerSM, plan.minBlocks, plan.persistent);
+      layout.sweepsPerStep, layout.storesEarlyOutputs,
+      layout.latencyBoundReductions, plan.rowsPerBlock, plan.numStages,
+      plan.minBlocksPerSM, plan.minBlocks, plan.persistent);
 }
 
 KernelPlan mlir::norm::decodePlan(PlanAttr attr) {
@@ -68,6 +69,7 @@ KernelPlan mlir::norm::decodePlan(PlanAttr attr) {
   layout.bulkStores = attr.getBulkStores();
   layout.holdsRow = attr.getHoldsRow();
   layout.sweepsPerStep = attr.getSweepsPerStep();
+  layout.storesEarlyOutputs = attr.getStoresEarlyOutputs();
   layout.latencyBoundReductions = attr.getLatencyBoundReductions();
   plan.rowsPerBlock = attr.getRowsPerBlock();
   plan.numStages = attr.getNumStages();

@@ -2173,6 +2173,77 @@ func.func @explicit_head_rows(%x: memref<?x64xbf16>, %y: memref<?x64xbf16>) {
 
 // -----
 
+// A streamed row's output computed from its elements alone (the residual
+// add's h), where the plan says so (stores_early_outputs), is stored by the
+// first pass, which issues all four of the row's sweeps of loads (x and
+// residual, their last reads: evict_first) before its stores; the output
+// pass reads h back instead of x and residual, its four sweeps of h and the
+// weight before its stores.
+// CHECK-LABEL: func @streamed_residual_add
+// CHECK: gpu.func @norm_fused
+// CHECK-SAME: norm.streaming
+// CHECK: scf.for
+// CHECK-COUNT-8: ld.global.L1::evict_first
+// CHECK-NOT: st.global
+// CHECK-COUNT-4: st.global.v4.b32
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: ld.global.L1::evict_last
+// CHECK: ld.global.L1::evict_first
+// CHECK: ld.global.L1::evict_last
+// CHECK: ld.global.L1::evict_first
+// CHECK: ld.global.L1::evict_last
+// CHECK: ld.global.L1::evict_first
+// CHECK: ld.global.L1::evict_last
+// CHECK: ld.global.L1::evict_first
+// CHECK-NOT: ld.global
+// CHECK-COUNT-4: vector.store %{{.+}}, %arg3[
+// CHECK-NOT: ld.global
+// CHECK: gpu.return
+func.func @streamed_residual_add(%x: memref<?x32768xbf16>, %r: memref<?x32768xbf16>, %w: memref<32768xbf16>, %y: memref<?x32768xbf16>, %h: memref<?x32768xbf16>) {
+  norm.fused ins(%x : full memref<?x32768xbf16>, %r : full memref<?x32768xbf16>, %w : col memref<32768xbf16>) outs(%y : full memref<?x32768xbf16>, %h : full memref<?x32768xbf16>) attributes {norm.plan = #norm.plan<kind = streaming, threads = 1024, vector_width = 8, sweeps_per_step = 4, stores_early_outputs = true>} {
+  ^bb0(%a: bf16, %b: bf16, %c: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sum = arith.addf %af, %bf : f32
+    %ht = arith.truncf %sum : f32 to bf16
+    %hf = arith.extf %ht : bf16 to f32
+    %sq = arith.mulf %hf, %hf : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %inv = arith.constant 3.0517578125e-05 : f32
+    %mean = arith.mulf %s, %inv : f32
+    %rs = math.rsqrt %mean : f32
+    %n = arith.mulf %hf, %rs : f32
+    %cf = arith.extf %c : bf16 to f32
+    %yv = arith.mulf %n, %cf : f32
+    %yt = arith.truncf %yv : f32 to bf16
+    norm.yield %yt, %ht : bf16, bf16
+  }
+  return
+}
+
+// -----
+
+// A plan that stores early outputs where the kernel computes none from the
+// elements alone is refused.
+func.func @early_outputs_without_any(%x: memref<?x32768xbf16>, %y: memref<?x32768xbf16>) {
+  // expected-error @+1 {{cannot be lowered as its norm.plan says: storing early outputs needs a streamed kernel that re-reads its row and an output computed from the elements alone}}
+  norm.fused ins(%x : full memref<?x32768xbf16>) outs(%y : full memref<?x32768xbf16>) attributes {norm.plan = #norm.plan<kind = streaming, threads = 1024, vector_width = 8, stores_early_outputs = true>} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %rs = math.rsqrt %s : f32
+    %n = arith.mulf %af, %rs : f32
+    %yt = arith.truncf %n : f32 to bf16
+    norm.yield %yt : bf16
+  }
+  return
+}
+
+// -----
+
 // A plan whose threads do not cover the row is refused, not lowered into a
 // kernel that skips columns.
 func.func @plan_short_of_the_row(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {

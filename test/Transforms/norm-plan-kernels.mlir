@@ -66,6 +66,34 @@ func.func @fwd(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
 
 // -----
 
+// A residual add's rows streamed from L2 (rows of 64 KB): the first pass
+// stores h, and every pass loads the row's four sweeps before it stores.
+// RULE-LABEL: func @streamed_residual_add
+// RULE: norm.plan = #norm.plan<kind = streaming, threads = 1024, vector_width = 8, {{.*}}sweeps_per_step = 4, stores_early_outputs = true>
+func.func @streamed_residual_add(%x: memref<?x32768xbf16>, %r: memref<?x32768xbf16>, %w: memref<32768xbf16>, %y: memref<?x32768xbf16>, %h: memref<?x32768xbf16>) {
+  norm.fused ins(%x : full memref<?x32768xbf16>, %r : full memref<?x32768xbf16>, %w : col memref<32768xbf16>) outs(%y : full memref<?x32768xbf16>, %h : full memref<?x32768xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %c: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %bf = arith.extf %b : bf16 to f32
+    %sum = arith.addf %af, %bf : f32
+    %ht = arith.truncf %sum : f32 to bf16
+    %hf = arith.extf %ht : bf16 to f32
+    %sq = arith.mulf %hf, %hf : f32
+    %s = norm.row_reduce <add> %sq : f32
+    %inv = arith.constant 3.0517578125e-05 : f32
+    %mean = arith.mulf %s, %inv : f32
+    %rs = math.rsqrt %mean : f32
+    %n = arith.mulf %hf, %rs : f32
+    %cf = arith.extf %c : bf16 to f32
+    %yv = arith.mulf %n, %cf : f32
+    %yt = arith.truncf %yv : f32 to bf16
+    norm.yield %yt, %ht : bf16, bf16
+  }
+  return
+}
+
+// -----
+
 // The table measured the streamed kernel faster for this class (N = 16384
 // is nearest); the rule holds the row in registers.
 // RULE-LABEL: func @streamed_by_table

@@ -134,7 +134,8 @@ def Norm_PlanAttr : AttrDef<Norm_Dialect, "Plan"> {
     layout (threads, vector width, chunks a thread holds, column slices, row
     groups, cluster size, and whether the cluster's blocks are a block group
     exchanging their row totals through global memory), its staging (shared stages, bulk stores, L2
-    prefetch) and its grid (rows a block walks, blocks per SM the registers
+    prefetch, a streamed row's sweeps a step and whether its first pass
+    stores the outputs computed from the elements alone) and its grid (rows a block walks, blocks per SM the registers
     must allow, the fewest blocks a short M spreads over, a persistent grid).
     `--norm-split-reduction` sizes its split from it and
     `--convert-norm-to-gpu` lowers it as written; neither decides again. A
@@ -168,6 +169,7 @@ def Norm_PlanAttr : AttrDef<Norm_Dialect, "Plan"> {
     DefaultValuedParameter<"bool", "false">:$bulk_stores,
     DefaultValuedParameter<"bool", "false">:$holds_row,
     DefaultValuedParameter<"int64_t", "1">:$sweeps_per_step,
+    DefaultValuedParameter<"bool", "false">:$stores_early_outputs,
     DefaultValuedParameter<"bool", "false">:$latency_bound_reductions,
     DefaultValuedParameter<"int64_t", "1">:$rows_per_block,
     DefaultValuedParameter<"int64_t", "0">:$num_stages,

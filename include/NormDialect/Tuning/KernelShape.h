@@ -48,6 +48,9 @@ struct KernelShape {
   int64_t rowInputs = 0;
   /// Columns of a group (the kernel's group_size; 0: no groups).
   int64_t groupSize = 0;
+  /// Full outputs computed from the elements alone, before any reduction
+  /// (the residual add's h; earlyOutputIndices).
+  int64_t earlyOutputs = 0;
 };
 
 /// Whether `shape` is a forward: full outputs from full inputs, its row

@@ -79,6 +79,11 @@ struct RowLayout {
   /// earlier store that may alias it, so an output pass that loaded and
   /// stored one sweep at a time would keep only that sweep in flight.
   int64_t sweepsPerStep = 1;
+  /// A streamed kernel that re-reads its row stores the full outputs
+  /// computed from the elements alone (KernelShape::earlyOutputs: the
+  /// residual add's h) in its first pass, and its later passes read them
+  /// back instead of the inputs behind them (chooseEarlyOutputStores).
+  bool storesEarlyOutputs = false;
   /// The row reductions are built for latency, not registers: every
   /// thread reads all of its row's warp totals after the block reduction's
   /// barrier and combines them as a tree (one shared-memory latency instead
@@ -247,8 +252,19 @@ constexpr int64_t kMaxStreamSweepsPerStep = 8;
 /// kLongStreamedRowBytes and more, which re-reads its row from L2 in the
 /// output pass, loads all of its sweeps of the row up to
 /// kMaxStreamSweepsPerStep (the largest divisor of the row's sweeps) before
-/// it stores; every other kernel one (measured, see the definition).
+/// it stores; so does a kernel that stores early outputs
+/// (RowLayout::storesEarlyOutputs, set first), whatever its row's length;
+/// every other kernel one (measured, see the definition).
 int64_t chooseStreamSweeps(const KernelShape &shape, const RowLayout &layout);
+
+/// RowLayout::storesEarlyOutputs for the streamed `layout` of `shape`'s
+/// rows: wherever the kernel re-reads its row from L2 (not holdsRow) and has
+/// outputs computed from the elements alone (the fused residual add's h),
+/// and no output narrower than its inputs (the FP8 forwards were not
+/// measured). Its later passes then read one full operand per such output
+/// instead of the inputs behind it. Evidence: docs/tuning.md,
+/// chooseEarlyOutputStores.
+bool chooseEarlyOutputStores(const KernelShape &shape, const RowLayout &layout);
 
 /// Whether a streamed kernel of `layout` over rows of `n` elements,
 /// `rowsPerBlock` rows a block, computes a mean and variance pair

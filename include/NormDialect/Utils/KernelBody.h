@@ -42,6 +42,14 @@ LogicalResult cloneBodySlice(OpBuilder &builder, Block &body,
 SmallVector<BlockArgument> argumentsUsedBy(Block &body, ArrayRef<Value> targets,
                                            const IRMapping &mapping);
 
+/// The full outputs of `op` (by output index) whose yielded values are
+/// computed from the elements alone, in the output's own element type: no
+/// norm.row_reduce or norm.group_reduce result behind them, and not an input
+/// passed through (the residual add's h = x + residual, which the norm then
+/// reduces). A kernel that re-reads its row can store them in its first pass
+/// and read them back in the later ones (KernelShape::earlyOutputs).
+SmallVector<unsigned> earlyOutputIndices(FusedOp op);
+
 /// The identity of `combiner` in f32 (0 for add, -inf for max).
 Value combinerIdentity(OpBuilder &builder, Location loc, Combiner combiner);
 
