@@ -6,7 +6,9 @@ counts (hand-picked ones, and both sides of every bound on M in the bundle's
 launch conditions, so that each version runs at its first and last row),
 draws fresh random inputs, poisons every output with NaN, runs the
 kernels and compares each output with the float64 reference by relative
-error. Also checks that dW/dB are bitwise identical over two runs.
+error. Also checks that dW/dB are bitwise identical over two runs. The
+family's bundles (fused residual add, FP8 outputs, L2 norm, gated RMSNorm)
+have references of their own (family_case).
 Prints one line per case and ends with 'N passed, N failed'.
 """
 
@@ -82,25 +84,6 @@ def parse(name):
     return kind, dtype, n, set(parts[4:])
 
 
-# Bundles whose programs this check has no float64 reference for, and where
-# they are checked instead: the fused residual add (bench/fused_add.py
-# against eager, python/tests/test_torch_gpu.py), the FP8 outputs and the
-# order-typed family (bench/family.py against eager).
-UNCHECKED = {"add": "bench/fused_add.py", "quant": "bench/family.py"}
-UNCHECKED_KINDS = ("l2_fwd", "l2_bwd", "gated_fwd", "gated_bwd")
-
-
-def unchecked(kind, variant):
-    """Where a bundle this check does not run is checked ('' if it runs
-    here)."""
-    if kind in UNCHECKED_KINDS:
-        return "bench/family.py"
-    for token, where in UNCHECKED.items():
-        if token in variant:
-            return where
-    return ""
-
-
 def weight_dtype(manifest, n):
     """The weight's (and bias's) element type: that of the bundle's rank-1
     arguments of N elements (None without a weight or bias)."""
@@ -111,6 +94,12 @@ def weight_dtype(manifest, n):
 def expect_results(outs, count):
     if len(outs) != count:
         raise ValueError(f"the bundle returned {len(outs)} results, expected {count}")
+
+
+def bitwise_equal(a, b):
+    """Whether two results have the same bits (a column output run twice)."""
+    view = torch.int32 if a.dtype == torch.float32 else torch.int16
+    return torch.equal(a.view(view), b.view(view))
 
 
 def run_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
@@ -183,10 +172,129 @@ def run_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
         for nm, o, r in zip(names, outs, refs):
             errors[nm] = (ref.rel_error(o, r), tol if nm == "dx" else param_tol)
         for nm, o, o2 in zip(names[1:], outs[1:], again[1:]):
-            same = torch.equal(o.view(torch.int16) if o.dtype != torch.float32 else o.view(torch.int32),
-                               o2.view(torch.int16) if o2.dtype != torch.float32 else o2.view(torch.int32))
-            errors[nm + "_bitwise"] = (0.0 if same else float("inf"), 0.5)
+            errors[nm + "_bitwise"] = (0.0 if bitwise_equal(o, o2) else float("inf"), 0.5)
     return errors
+
+
+def group_of(kind, n, variant):
+    """Columns of a group: FP8 group scales (quant_g128: 128) or the gated
+    norm's groups (g8: N / 8); None without groups."""
+    for token in variant:
+        if token.startswith("g") and token[1:].isdigit():
+            k = int(token[1:])
+            return k if "quant" in variant else n // k
+    return None
+
+
+def family_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
+    """run_case for the family's bundles: the fused residual add (forward
+    and backward), the FP8 outputs (q within half an e4m3 step of y / scale,
+    the scales against float64's), the L2 norm and the gated RMSNorm."""
+    t, wt = DT[dtype], DT[wdtype or dtype]
+    tol, param_tol = TOL[dtype], TOL[wdtype or dtype]
+    rand = lambda *shape: torch.randn(*shape, generator=gen, device=gen.device)  # noqa: E731
+    x = (rand(m, n) * 2 + 0.5).to(t)
+    w = (1 + 0.5 * rand(n)).to(wt) if not variant & {"noweight", "wnone"} else None
+    b = (0.3 * rand(n)).to(wt) if w is not None and "nobias" not in variant else None
+    offset = 1.0 if variant & {"gemma", "offset"} else 0.0
+    stats = "infer" not in variant
+    group = group_of(kind, n, variant)
+    rms = kind.startswith("rms")
+    errors = {}
+    if "quant" in variant:
+        r = rand(m, n).to(t) if "add" in variant else None
+        h = ref.residual_sum(x, r) if r is not None else x
+        args = [x] + ([r] if r is not None else []) + ([w] if w is not None else [])
+        args += [b] if not rms and b is not None else []
+        outs = launcher(None, *args)
+        expect_results(outs, 2 + (r is not None))
+        y = (ref.rms_fwd(h, w, EPS, offset) if rms
+             else ref.ln_fwd(h, w, b if not rms else None, EPS))[0]
+        scale = outs[-1]
+        errors["scale"] = (ref.rel_error(scale, ref.fp8_scales(y, group)), 1e-5)
+        errors["q"] = (ref.fp8_excess(outs[0], scale, y, group), 1e-9)
+        if r is not None:
+            errors["h"] = (ref.rel_error(outs[1], h.double()), 1e-6)
+    elif "add" in variant and kind.endswith("fwd"):
+        r = rand(m, n).to(t)
+        h = ref.residual_sum(x, r)
+        args = [x, r] + ([w] if w is not None else []) + ([b] if not rms and b is not None else [])
+        outs = launcher(None, *args)
+        expected = (ref.rms_fwd(h, w, EPS, offset) if rms else ref.ln_fwd(h, w, b, EPS))
+        expect_results(outs, 2 + stats * (len(expected) - 1))
+        errors["y"] = (ref.rel_error(outs[0], expected[0]), tol)
+        errors["h"] = (ref.rel_error(outs[1], h.double()), 1e-6)
+        for name, out, want in zip(["mean", "rstd"][rms:], outs[2:], expected[1:]):
+            errors[name] = (ref.rel_error(out, want), 1e-5)
+    elif "add" in variant:
+        dy, dh = rand(m, n).to(t), rand(m, n).to(t)
+        h = x
+        if rms:
+            _, rstd = ref.rms_fwd(h, None, EPS)
+            saved = [rstd.float()]
+            dx, dw = ref.rms_bwd(dy, h, saved[0], w, offset)
+            pairs = [("dx", dx + dh.double())] + ([("dw", dw)] if w is not None else [])
+        else:
+            _, mean, rstd = ref.ln_fwd(h, None, None, EPS)
+            saved = [mean.float(), rstd.float()]
+            dx, dw, db = ref.ln_bwd(dy, h, *saved, w, "nobias" not in variant)
+            pairs = ([("dx", dx + dh.double())] + ([("dw", dw)] if w is not None else [])
+                     + ([("db", db)] if "nobias" not in variant else []))
+        args = [dy, dh, h] + saved + ([w] if w is not None else [])
+        outs, again = launcher(None, *args), launcher(None, *args)
+        errors.update(compare(outs, again, pairs, tol, param_tol))
+    elif kind.startswith("l2"):
+        y, rstd = ref.l2_fwd(x, EPS)
+        if kind == "l2_fwd":
+            outs = launcher(None, x)
+            expect_results(outs, 1 + stats)
+            errors["y"] = (ref.rel_error(outs[0], y), tol)
+            if stats:
+                errors["rstd"] = (ref.rel_error(outs[1], rstd), 1e-5)
+        else:
+            dy = rand(m, n).to(t)
+            outs = launcher(None, dy, x, rstd.float())
+            expect_results(outs, 1)
+            errors["dx"] = (ref.rel_error(outs[0], ref.l2_bwd(dy, x, rstd.float())), tol)
+    else:
+        z = rand(m, n).to(t)
+        gate = {"activation": "sigmoid" if "sigmoid" in variant else "silu",
+                "norm_before_gate": "first" not in variant, "group": group}
+        y, rstd = ref.gated_fwd(x, z, w, EPS, offset, **gate)
+        if kind == "gated_fwd":
+            outs = launcher(None, *([x, z] + ([w] if w is not None else [])))
+            expect_results(outs, 1 + stats)
+            errors["y"] = (ref.rel_error(outs[0], y), tol)
+            if stats:
+                errors["rstd"] = (ref.rel_error(outs[1], rstd), 1e-5)
+        else:
+            dy = rand(m, n).to(t)
+            args = [dy, x, z, rstd.float()] + ([w] if w is not None else [])
+            outs, again = launcher(None, *args), launcher(None, *args)
+            dx, dz, dw = ref.gated_bwd(dy, x, z, w, EPS, offset, **gate)
+            pairs = [("dx", dx), ("dz", dz)] + ([("dw", dw)] if w is not None else [])
+            errors.update(compare(outs, again, pairs, tol, param_tol))
+    return errors
+
+
+def compare(outs, again, pairs, tol, param_tol):
+    """Errors of a backward's results against float64 (`pairs`: name and
+    reference, full outputs first, then dW/dB at the weight's tolerance),
+    and whether its column outputs came out bitwise the same twice."""
+    expect_results(outs, len(pairs))
+    errors = {}
+    for (name, want), out, out2 in zip(pairs, outs, again):
+        full = name in ("dx", "dz")
+        errors[name] = (ref.rel_error(out, want), tol if full else param_tol)
+        if not full:
+            same = bitwise_equal(out, out2)
+            errors[name + "_bitwise"] = (0.0 if same else float("inf"), 0.5)
+    return errors
+
+
+def is_family(kind, variant):
+    """Whether family_case checks this bundle (run_case checks the rest)."""
+    return kind.startswith(("l2", "gated")) or bool(variant & {"add", "quant"})
 
 
 def main():
@@ -201,22 +309,18 @@ def main():
     torch.cuda.init()
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1234)
-    passed = failed = skipped = 0
+    passed = failed = 0
     names = [name for name in sorted(os.listdir(args.bundles))
              if not args.filter or args.filter in name]
     for name in names[shard::shards]:
         kind, dtype, n, variant = parse(name)
-        if where := unchecked(kind, variant):
-            print(f"skip {name:28s} no float64 reference here; {where} checks it",
-                  flush=True)
-            skipped += 1
-            continue
+        check = family_case if is_family(kind, variant) else run_case
         bundle = load_bundle(os.path.join(args.bundles, name))
         wdtype = weight_dtype(bundle.manifest, n)
         launcher = Launcher(bundle, poison_outputs=True)
         for m in rows_for(n, args.quick, version_edges(bundle.manifest)):
             try:
-                errors = run_case(launcher, kind, dtype, n, m, variant, gen, wdtype)
+                errors = check(launcher, kind, dtype, n, m, variant, gen, wdtype)
                 torch.cuda.synchronize()
                 bad = {k: e for k, (e, tol) in errors.items() if not e < tol}
                 line = " ".join(f"{k}={e:.2e}" for k, (e, _) in errors.items())
@@ -226,7 +330,7 @@ def main():
             passed += not bad
             failed += bool(bad)
             print(f"{status} {name:28s} M={m:<6d} {line}", flush=True)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
 

@@ -37,17 +37,68 @@ def test_no_conditions_no_edges():
     assert gpu_check.version_edges({}) == []
 
 
-def test_bundles_without_a_reference_here_are_skipped_with_their_checker():
-    # The fused residual add, the FP8 outputs and the order-typed family have
-    # no float64 reference in gpu_check: each is named with the script that
-    # checks it, not run as a plain norm (which failed on their arguments).
+build_bundles = load_script("build_bundles", "scripts/build-bundles.py")
+
+# One bundle of each form family_case checks: the fused add's forwards and
+# backwards, FP8 outputs (row and group scales, with the add), the L2 norm,
+# the gated norm with its variants and groups.
+FAMILY_BUNDLES = ["rms_fwd_bf16_1024_add", "ln_fwd_bf16_1024_add_infer", "rms_bwd_bf16_1024_add",
+                  "ln_bwd_bf16_1024_add", "ln_fwd_bf16_128_quant",
+                  "rms_fwd_bf16_1024_add_quant_g128", "l2_fwd_bf16_100", "l2_bwd_bf16_128",
+                  "gated_fwd_bf16_128_offset", "gated_bwd_bf16_128_sigmoid_gate_first",
+                  "gated_bwd_bf16_128_noweight", "gated_fwd_bf16_2048_infer_g8",
+                  "gated_bwd_bf16_2048_g8"]
+
+
+def cpu_launcher(kind, dtype, n, kwargs):
+    """The bundle's program through the CPU lowering, called as a Launcher
+    is (None, *inputs) -> outputs: family_case's argument order and
+    references checked against the real programs."""
+    import numpy as np
+    cpu = pytest.importorskip("norm_mlir.cpu")
+    import torch
+    from norm_mlir.ops import _numpy
+    flags = dict(kwargs)
+    # The CPU programs take the weight's type, None for no weight.
+    weight_dtype = flags.pop("weight_dtype", dtype) if flags.pop("weight", True) else None
+    if kind.startswith("l2"):
+        weight_dtype = None
+    program = cpu.op(kind, n, dtype, weight_dtype, **flags)
+    types = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
+             "f8E4M3FN": torch.float8_e4m3fn}
+
+    def launch(_stream, *inputs):
+        memrefs = program.argument_types(kind)[len(inputs):]
+        outputs = []
+        for memref in memrefs:
+            dims, element = memref[len("memref<"):-1].rsplit("x", 1)
+            shape = [inputs[0].shape[0] if d == "?" else int(d) for d in dims.split("x")]
+            outputs.append(torch.empty(shape, dtype=types[element]))
+        program.run(kind, *[np.ascontiguousarray(_numpy(t.contiguous())) for t in inputs],
+                    *[_numpy(t) for t in outputs])
+        return outputs
+    return launch
+
+
+@pytest.mark.parametrize("name", FAMILY_BUNDLES)
+def test_family_references_match_the_programs(name):
+    torch = pytest.importorskip("torch")
+    listed = {build_bundles.bundle_name(k, d, n, v): (k, d, n, kw)
+              for k, d, n, v, kw in build_bundles.family_variants() + build_bundles.variants()}
+    kind, dtype, n, kwargs = listed[name]
+    parsed = gpu_check.parse(name)
+    assert gpu_check.is_family(parsed[0], parsed[3])
+    gen = torch.Generator().manual_seed(7)
+    launcher = cpu_launcher(kind, dtype, n, kwargs)
+    wdtype = kwargs.get("weight_dtype")
+    for m in (1, 37):
+        errors = gpu_check.family_case(launcher, kind, dtype, n, m, parsed[3], gen, wdtype)
+        assert errors and all(e < tol for e, tol in errors.values()), (m, errors)
+
+
+def test_plain_bundles_are_not_family_cases():
     parse = gpu_check.parse
-    assert gpu_check.unchecked(*parse("rms_fwd_bf16_1024_add")[::3]) == "bench/fused_add.py"
-    assert gpu_check.unchecked(*parse("ln_bwd_bf16_4096_add")[::3]) == "bench/fused_add.py"
-    assert gpu_check.unchecked(*parse("rms_fwd_bf16_128_quant")[::3]) == "bench/family.py"
-    assert gpu_check.unchecked(*parse("rms_fwd_bf16_1024_add_quant_g128")[::3]) != ""
-    assert gpu_check.unchecked(*parse("l2_bwd_bf16_64")[::3]) == "bench/family.py"
-    assert gpu_check.unchecked(*parse("gated_fwd_bf16_128_infer")[::3]) == "bench/family.py"
     for plain in ("rms_fwd_bf16_128_infer", "ln_bwd_bf16_64", "rms_fwd_bf16_4096_gemma",
                   "ln_fwd_bf16_4096_nobias", "rms_bwd_f32_1024"):
-        assert gpu_check.unchecked(*parse(plain)[::3]) == ""
+        kind, _, _, variant = parse(plain)
+        assert not gpu_check.is_family(kind, variant)
