@@ -246,11 +246,7 @@ def family_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
     elif kind.startswith("l2"):
         y, rstd = ref.l2_fwd(x, EPS)
         if kind == "l2_fwd":
-            outs = launcher(None, x)
-            expect_results(outs, 1 + stats)
-            errors["y"] = (ref.rel_error(outs[0], y), tol)
-            if stats:
-                errors["rstd"] = (ref.rel_error(outs[1], rstd), 1e-5)
+            errors = forward_errors(launcher(None, x), y, rstd, stats, tol)
         else:
             dy = rand(m, n).to(t)
             outs = launcher(None, dy, x, rstd.float())
@@ -263,10 +259,7 @@ def family_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
         y, rstd = ref.gated_fwd(x, z, w, EPS, offset, **gate)
         if kind == "gated_fwd":
             outs = launcher(None, *([x, z] + ([w] if w is not None else [])))
-            expect_results(outs, 1 + stats)
-            errors["y"] = (ref.rel_error(outs[0], y), tol)
-            if stats:
-                errors["rstd"] = (ref.rel_error(outs[1], rstd), 1e-5)
+            errors = forward_errors(outs, y, rstd, stats, tol)
         else:
             dy = rand(m, n).to(t)
             args = [dy, x, z, rstd.float()] + ([w] if w is not None else [])
@@ -274,6 +267,15 @@ def family_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
             dx, dz, dw = ref.gated_bwd(dy, x, z, w, EPS, offset, **gate)
             pairs = [("dx", dx), ("dz", dz)] + ([("dw", dw)] if w is not None else [])
             errors.update(compare(outs, again, pairs, tol, param_tol))
+    return errors
+
+
+def forward_errors(outs, y, rstd, stats, tol):
+    """Errors of a forward's y (and rstd, unless the inference forward)."""
+    expect_results(outs, 1 + stats)
+    errors = {"y": (ref.rel_error(outs[0], y), tol)}
+    if stats:
+        errors["rstd"] = (ref.rel_error(outs[1], rstd), 1e-5)
     return errors
 
 
