@@ -208,8 +208,7 @@ def family_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
         args += [b] if not rms and b is not None else []
         outs = launcher(None, *args)
         expect_results(outs, 2 + (r is not None))
-        y = (ref.rms_fwd(h, w, EPS, offset) if rms
-             else ref.ln_fwd(h, w, b if not rms else None, EPS))[0]
+        y = (ref.rms_fwd(h, w, EPS, offset) if rms else ref.ln_fwd(h, w, b, EPS))[0]
         scale = outs[-1]
         errors["scale"] = (ref.rel_error(scale, ref.fp8_scales(y, group)), 1e-5)
         errors["q"] = (ref.fp8_excess(outs[0], scale, y, group), 1e-9)

@@ -126,9 +126,14 @@ public:
       globalBases.push_back(op.getInputRole(i) != Role::row
                                 ? emitGlobalBase(b, loc, inputs[i])
                                 : Value());
-    // Likewise the full outputs that storeVector stores with st.global.
+    // Likewise the full outputs that storeVector stores with st.global, and
+    // the early outputs, stored and read back at their global addresses.
+    if (layout.storesEarlyOutputs)
+      earlyOutputIndexes = earlyOutputIndices(op);
     for (auto [k, output] : llvm::enumerate(outputs))
-      if (op.getOutputRole(k) == Role::full && storesInline(output))
+      if (op.getOutputRole(k) == Role::full &&
+          (storesInline(output) ||
+           llvm::is_contained(earlyOutputIndexes, static_cast<unsigned>(k))))
         outputBases[output] = emitGlobalBase(b, loc, output);
 
     if (!split.wholeBlocksBranch) {
@@ -178,7 +183,6 @@ private:
     chunkColumns.clear();
     columnChunkLanes.clear();
     earlyOutputs.clear();
-    earlyBases.clear();
     storedEarly = false;
     earlyStatus = success();
     unsigned numInputs = inputs.size();
@@ -219,7 +223,7 @@ private:
     std::optional<MeanVariancePair> moments;
     if (fusesRowMoments(layout, n, elementBytes, rowsHeld))
       moments = matchMeanVariance(body, n);
-    inputsReadOnce = collectEarlyOutputs(b, loc, outputs, moments);
+    inputsReadOnce = collectEarlyOutputs(outputs, moments);
     if (moments) {
       --passes;
       if (failed(reduceMoments(b, loc, reductions, *moments, inputs, tid, block,
@@ -764,15 +768,11 @@ private:
   /// (RowLayout::storesEarlyOutputs; earlyOutputIndices names them). Returns
   /// whether the later passes then read no full input (the first pass's
   /// loads are their last).
-  bool collectEarlyOutputs(OpBuilder &b, Location loc, ArrayRef<Value> outputs,
+  bool collectEarlyOutputs(ArrayRef<Value> outputs,
                            const std::optional<MeanVariancePair> &moments) {
-    if (!layout.storesEarlyOutputs)
-      return false;
     auto yield = cast<YieldOp>(body.getTerminator());
-    for (unsigned k : earlyOutputIndices(op)) {
+    for (unsigned k : earlyOutputIndexes)
       earlyOutputs.push_back({yield.getValues()[k], outputs[k]});
-      earlyBases[outputs[k]] = emitGlobalBase(b, loc, outputs[k]);
-    }
     if (earlyOutputs.empty())
       return false;
     // What the passes after the first compute: every output but the early
@@ -782,15 +782,14 @@ private:
     IRMapping available;
     for (auto [value, output] : earlyOutputs)
       available.map(value, value);
-    bool first = true;
-    for (RowReduceOp reduce : body.getOps<RowReduceOp>()) {
+    auto reductions = body.getOps<RowReduceOp>();
+    for (RowReduceOp reduce : reductions) {
       available.map(reduce.getResult(), reduce.getResult());
-      bool inMoments =
-          moments && (reduce == moments->sum || reduce == moments->squares);
-      if (!inMoments && !(first && !moments))
+      bool inFirstPass =
+          moments ? reduce == moments->sum || reduce == moments->squares
+                  : reduce == *reductions.begin();
+      if (!inFirstPass)
         later.push_back(reduce.getValue());
-      if (!inMoments)
-        first = false;
     }
     for (auto [k, value] : llvm::enumerate(yield.getValues()))
       if (!isEarlyOutput(value, outputs[k]))
@@ -832,15 +831,8 @@ private:
       if (failed(cloneBodySlice(b, body, values, lane)))
         return failure();
     Value where = both(b, loc, inside, held.exists);
-    for (auto [value, output] : earlyOutputs) {
-      SmallVector<Value> values;
-      for (IRMapping &lane : lanes)
-        values.push_back(lane.lookup(value));
-      emitGlobalStore(b, loc,
-                      vectorAddress(b, loc, output, earlyBases.lookup(output),
-                                    held.row, col),
-                      roundedVector(b, loc, output, values), where);
-    }
+    for (auto [value, output] : earlyOutputs)
+      storeVector(b, loc, output, held.row, col, lanes, value, where);
     return success();
   }
 
@@ -852,7 +844,7 @@ private:
                         std::vector<IRMapping> &lanes) {
     for (auto [value, output] : earlyOutputs) {
       SmallVector<Value> scalars =
-          loadVector(b, loc, output, earlyBases.lookup(output), row, col,
+          loadVector(b, loc, output, outputBases.lookup(output), row, col,
                      inside, priority);
       for (int64_t v = 0; v < layout.vectorWidth; ++v)
         lanes[v].map(value, scalars[v]);
@@ -889,16 +881,18 @@ private:
   /// Full (M x N) inputs (KernelShape::fullOperands, at least 1).
   int64_t fullOperands;
   /// The L2 cache policies of the hinted loads, the global address of
-  /// each input, and of each full output stored inline (storesInline).
+  /// each input, and of each full output stored inline (storesInline) or
+  /// stored early (earlyOutputs).
   Value evictFirstPolicy, evictLastPolicy;
   SmallVector<Value> globalBases;
   DenseMap<Value, Value> outputBases;
   /// The full outputs stored by the first pass and read back by the later
-  /// ones (body value, output), their global addresses, and whether the
-  /// passes built so far have stored them.
+  /// ones (body value, output; their global addresses in outputBases), and
+  /// whether the passes built so far have stored them.
   SmallVector<std::pair<Value, Value>> earlyOutputs;
-  DenseMap<Value, Value> earlyBases;
   bool storedEarly = false;
+  /// earlyOutputIndices of the op where the plan stores them early.
+  SmallVector<unsigned> earlyOutputIndexes;
   /// Set where an early output's slice could not be cloned.
   LogicalResult earlyStatus = success();
   /// How many rows a block holds, and how M spreads over blocks.

@@ -298,31 +298,27 @@ bool mlir::norm::streamsLongForwardRows(const KernelShape &shape,
           shape.fullOperands == 1 && rowBytes <= 2 * kLongStreamedRowBytes);
 }
 
-/// The largest divisor of a row's `sweeps` up to kMaxStreamSweepsPerStep.
-static int64_t sweepsPerStepOf(int64_t sweeps) {
-  int64_t perStep = std::min(sweeps, kMaxStreamSweepsPerStep);
-  while (sweeps % perStep != 0)
-    --perStep;
-  return perStep;
-}
-
 int64_t mlir::norm::chooseStreamSweeps(const KernelShape &shape,
                                        const RowLayout &layout) {
   // Rows the block holds in registers have no loop. A first pass that
   // stores the early outputs (the residual add's h) issues all of the row's
   // loads before its stores, and so do the later passes, which read h alone.
+  // Otherwise rows under 64 KB have up to four vectors a thread in each
+  // sweep already, and only the forwards (one full input) were measured; a
+  // backward's dx kernel (x and dy) keeps one. Evidence: docs/tuning.md,
+  // chooseStreamSweeps.
   if (layout.holdsRow || layout.sliceWidth() <= 0)
     return 1;
-  if (layout.storesEarlyOutputs)
-    return sweepsPerStepOf(ceilDiv(shape.n, layout.sliceWidth()));
-  // Rows under 64 KB have up to four vectors a thread in each sweep already.
-  // Only the forwards (one full input) were measured; a backward's dx kernel
-  // (x and dy) keeps one. Evidence: docs/tuning.md, chooseStreamSweeps.
-  if (shape.onlyRowOutputs || shape.columnOutputs != 0 ||
-      shape.rowReductions != 1 || shape.fullOperands != 1 ||
-      shape.n * shape.elementBytes < kLongStreamedRowBytes)
+  bool longForward = !shape.onlyRowOutputs && shape.columnOutputs == 0 &&
+                     shape.rowReductions == 1 && shape.fullOperands == 1 &&
+                     shape.n * shape.elementBytes >= kLongStreamedRowBytes;
+  if (!layout.storesEarlyOutputs && !longForward)
     return 1;
-  return sweepsPerStepOf(ceilDiv(shape.n, layout.sliceWidth()));
+  int64_t sweeps = ceilDiv(shape.n, layout.sliceWidth());
+  int64_t perStep = std::min(sweeps, kMaxStreamSweepsPerStep);
+  while (sweeps % perStep != 0)
+    --perStep;
+  return perStep;
 }
 
 bool mlir::norm::chooseEarlyOutputStores(const KernelShape &shape,
