@@ -606,11 +606,15 @@ TEST(Tuning, ForwardsSpreadShortMOverBlocks) {
   // row, persistent clusters and statistics kernels get none.
   KernelShape rmsBwd{4096, 2, 2, 1, 1, false, 0, 2, 1};
   EXPECT_EQ(planKernel(rmsBwd, h200, nullptr).minBlocks, 0);
-  KernelShape shortFwd{256, 2, 1, 0, 1, false, 0, 2, 1};
+  // A warp a row of two vectors a lane (N = 512 bf16) gets none.
+  KernelShape shortFwd{512, 2, 1, 0, 1, false, 0, 2, 1};
   KernelPlan warpRows = planKernel(shortFwd, h200, nullptr);
   ASSERT_GT(warpRows.layout.rowGroups, 1);
+  ASSERT_EQ(warpRows.layout.chunksPerThread, 2);
   EXPECT_EQ(warpRows.minBlocks, 0);
-  // Row groups of part of a warp (N = 128 bf16) spread M too.
+  // Row groups of one vector a lane (N = 128 and 256 bf16) spread M too.
+  KernelShape warpFwd{256, 2, 1, 0, 1, false, 0, 2, 1};
+  EXPECT_EQ(planKernel(warpFwd, h200, nullptr).minBlocks, 8 * 132);
   KernelShape headFwd{128, 2, 1, 0, 1, false, 0, 2, 1};
   EXPECT_EQ(planKernel(headFwd, h200, nullptr).minBlocks, 8 * 132);
   KernelPlan one = fwd;
@@ -624,10 +628,11 @@ TEST(Tuning, ForwardsSpreadShortMOverBlocks) {
   EXPECT_EQ(chooseMinBlocks(stats, fwd, h200), 0);
 }
 
-// Rows shorter than a warp (head rows) walk four rows a group with all four
-// loads in flight, and their blocks spread M like the forwards' of a block a
-// row; a table entry of another N (measured with a block a row) does not
-// set their walk, one at their own N does.
+// Rows of one vector a lane (head rows, shorter than a warp or a warp a row)
+// walk four rows a group with all four loads in flight, and their blocks
+// spread M like the forwards' of a block a row; a table entry of another N
+// (measured with a block a row) does not set their walk, one at their own N
+// does.
 TEST(Tuning, HeadRowGroupsWalkFourRows) {
   DeviceInfo h200;
   KernelShape heads{128, 2, 1, 0, 1, false, 0, 2, 1};
@@ -640,10 +645,16 @@ TEST(Tuning, HeadRowGroupsWalkFourRows) {
   RowGroupWalk walk = chooseRowGroupWalk(plan.layout, 0, 0);
   EXPECT_EQ(walk.rowsPerBlock, 4);
   EXPECT_EQ(walk.numStages, 4);
-  // A warp a row (N = 256 bf16), and groups sharing a partial row (a
+  // A warp a row of one vector a lane (N = 100 bf16: 25 vectors of four)
+  // walks the same; of two (N = 512), and groups sharing a partial row (a
   // backward's), keep their walk.
+  KernelPlan ragged =
+      planKernel({100, 2, 1, 0, 1, false, 0, 2, 1}, h200, nullptr);
+  ASSERT_EQ(ragged.layout.threadsPerRow(), 32);
+  EXPECT_EQ(ragged.rowsPerBlock, 4);
+  EXPECT_EQ(ragged.numStages, 4);
   KernelPlan warpRow =
-      planKernel({256, 2, 1, 0, 1, false, 0, 2, 1}, h200, nullptr);
+      planKernel({512, 2, 1, 0, 1, false, 0, 2, 1}, h200, nullptr);
   EXPECT_EQ(chooseRowGroupWalk(warpRow.layout, 0, 0).rowsPerBlock, 0);
   EXPECT_EQ(chooseRowGroupWalk(plan.layout, 1, 0).rowsPerBlock, 0);
   RowLayout blockRow;
@@ -2220,6 +2231,31 @@ TEST(Tuning, StreamedResidualAddsStoreHFirst) {
     plan.layout.storesEarlyOutputs = true;
     EXPECT_NE(validatePlan(add, plan, h200), "");
   }
+}
+
+/// A forward with a residual add walks half the rows of the plain forward's
+/// entry; with FP8 outputs or column groups, and backwards, it keeps them.
+TEST(Tuning, ResidualAddForwardsWalkHalfTheRows) {
+  KernelShape add = forwardShape(8192, 1);
+  add.fullOperands = 2;
+  add.fullOutputs = 2;
+  add.earlyOutputs = 1;
+  EXPECT_EQ(chooseResidualAddRows(add, 4), 2);
+  EXPECT_EQ(chooseResidualAddRows(add, 1), 1);
+  KernelPlan plan = planKernel(add, DeviceInfo(), nullptr);
+  ASSERT_EQ(plan.kind, KernelPlan::Kind::RowResident);
+  EXPECT_EQ(plan.rowsPerBlock, chooseRowsPerBlock(8192, 2, DeviceInfo()) / 2);
+  KernelShape quant = add;
+  quant.narrowestOutputBytes = 1;
+  EXPECT_EQ(chooseResidualAddRows(quant, 4), 4);
+  KernelShape groups = add;
+  groups.groupSize = 128;
+  EXPECT_EQ(chooseResidualAddRows(groups, 4), 4);
+  KernelShape plain = forwardShape(8192, 1);
+  EXPECT_EQ(chooseResidualAddRows(plain, 4), 4);
+  KernelShape backward = add;
+  backward.rowInputs = 1;
+  EXPECT_EQ(chooseResidualAddRows(backward, 4), 4);
 }
 
 TEST(Tuning, RmsNormForwardsStreamAtEveryM) {

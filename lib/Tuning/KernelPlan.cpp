@@ -201,9 +201,10 @@ KernelPlan mlir::norm::planKernel(const KernelShape &shape, DeviceInfo device,
     plan.layout.sweepsPerStep = chooseStreamSweeps(shape, plan.layout);
   }
   if (!streaming)
-    plan.rowsPerBlock = tuned && tuned->rowsPerBlock > 0
-                            ? tuned->rowsPerBlock
-                            : chooseRowsPerBlock(n, elementBytes, device);
+    plan.rowsPerBlock = chooseResidualAddRows(
+        shape, tuned && tuned->rowsPerBlock > 0
+                   ? tuned->rowsPerBlock
+                   : chooseRowsPerBlock(n, elementBytes, device));
   else
     plan.rowsPerBlock = 1;
   if (tuned) {

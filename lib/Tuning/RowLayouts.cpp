@@ -158,16 +158,27 @@ int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
   return rowBytes <= 65536 ? 16 : 8;
 }
 
+int64_t mlir::norm::chooseResidualAddRows(const KernelShape &shape,
+                                          int64_t rowsPerBlock) {
+  // Evidence: docs/tuning.md, chooseResidualAddRows.
+  bool narrowerOutputs = shape.narrowestOutputBytes > 0 &&
+                         shape.narrowestOutputBytes < shape.elementBytes;
+  if (!isForward(shape) || shape.earlyOutputs == 0 || shape.fullOperands < 2 ||
+      shape.groupSize > 0 || narrowerOutputs)
+    return rowsPerBlock;
+  return std::max<int64_t>(1, rowsPerBlock / 2);
+}
+
 RowGroupWalk mlir::norm::chooseRowGroupWalk(const RowLayout &layout,
                                             int64_t columnOutputs,
                                             int64_t groupSize) {
-  // Rows shorter than a warp (bf16 N <= 128): four rows a group, all four
-  // loads in flight before the first shuffle, so a thread has 64 bytes of
-  // its rows in flight where the two rows the block rows' table entries
-  // gave held 32. Kernels with column groups were not measured. Evidence:
-  // docs/tuning.md, chooseRowGroupWalk.
+  // Rows of one vector a lane (bf16 N <= 256, sub-warp or a warp a row):
+  // four rows a group, all four loads in flight before the first shuffle,
+  // where the block rows' table entries (measured at N = 1024, a block a
+  // row) gave two. Eight rows lost at N = 100; kernels with column groups
+  // were not measured. Evidence: docs/tuning.md, chooseRowGroupWalk.
   constexpr int64_t kRows = 4;
-  if (!layout.rowGroupsShareWarps() || columnOutputs > 0 || groupSize > 0)
+  if (!layout.rowGroupsHoldOneVector() || columnOutputs > 0 || groupSize > 0)
     return {};
   return {kRows, kRows};
 }

@@ -310,10 +310,10 @@ func.func @staged_forward(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16>, %r: 
 // -----
 
 // Short rows: a warp per row, reduced with shuffles (no shared memory, no
-// barrier); four rows in flight per block (8 rows per warp by the tuning
-// rule for 512-byte rows).
+// barrier); four rows in flight per block, and up to four rows a warp
+// (chooseRowGroupWalk), fewer as M spreads them over 1056 blocks.
 // CHECK-LABEL: func @short_rows
-// CHECK: arith.ceildivui %{{.+}}, %c32
+// CHECK: arith.ceildivui %{{.+}}, %c1056
 // CHECK: gpu.func @norm_fused
 // CHECK-SAME: norm.rows_in_parallel = 4
 // CHECK: %[[WARP:.+]] = arith.divui %{{.+}}, %c32

@@ -101,6 +101,11 @@ struct RowLayout {
   bool rowGroupsShareWarps() const {
     return rowGroups > 1 && threadsPerRow() < 32;
   }
+  /// Whether the block's rows are held by row groups of at most a warp, one
+  /// vector a lane (head rows: bf16 N <= 256).
+  bool rowGroupsHoldOneVector() const {
+    return rowGroups > 1 && chunksPerThread == 1;
+  }
 
   /// Elements of one operand a thread holds in registers.
   int64_t elementsPerThread() const { return vectorWidth * chunksPerThread; }
@@ -168,9 +173,19 @@ bool rowsFitInRegisters(int64_t n, int64_t elementBytes, int64_t fullOperands,
 int64_t chooseRowsPerBlock(int64_t n, int64_t elementBytes,
                            const DeviceInfo &device);
 
-/// Rows each row group walks in a kernel whose row groups share warps
-/// (RowLayout::rowGroupsShareWarps) and that writes no column outputs and has
-/// no column groups (`groupSize` 0: the forwards over head rows), and the
+/// Rows a block of a forward with a residual add (two full inputs, h
+/// computed from them: KernelShape::earlyOutputs) walks where the table or
+/// chooseRowsPerBlock gave `rowsPerBlock` for the plain forward's one input:
+/// half as many (at least one), so a block keeps the same bytes of rows in
+/// flight. Measured where y and h are the outputs; forwards with FP8 outputs
+/// or column groups keep `rowsPerBlock`. Evidence: docs/tuning.md,
+/// chooseResidualAddRows.
+int64_t chooseResidualAddRows(const KernelShape &shape, int64_t rowsPerBlock);
+
+/// Rows each row group walks in a kernel whose row groups hold their rows as
+/// one vector a lane (RowLayout::rowGroupsHoldOneVector) and that writes no
+/// column outputs and has no column groups (`groupSize` 0: the forwards over
+/// head rows), and the
 /// pipeline depth over them: every row's loads are issued before the first
 /// row is reduced. KernelPlan's rows per block and stages for such kernels
 /// (chooseMinBlocks spreads their rows by M); zeros elsewhere.
