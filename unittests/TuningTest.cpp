@@ -2186,6 +2186,28 @@ TEST(Tuning, ForwardsWithAResidualAddStreamWhereTheyHoldTheRow) {
   EXPECT_TRUE(chooseStreamedRows(dx, DeviceInfo()).empty());
 }
 
+/// A forward of two full inputs (the gated norm's x and z) whose block is one
+/// warp (N = 256 bf16) holds four rows, the warp's own, from 64 rows per SM;
+/// wider blocks (N = 2048), and the warp-rows option's 0, hold a row a block.
+TEST(Tuning, TwoInputForwardsOfOneWarpHoldFourRows) {
+  DeviceInfo h200;
+  for (int64_t reductions : {1, 2}) {
+    KernelShape gated = forwardShape(256, reductions);
+    gated.fullOperands = 2;
+    ASSERT_EQ(chooseStreamingLayout(256, 2, h200, 0, 2).threads, 32);
+    std::vector<HeldRows> bands = chooseHeldRows(gated, h200);
+    ASSERT_EQ(bands.size(), 1u);
+    EXPECT_EQ(bands[0].rowsPerBlock, 4);
+    EXPECT_TRUE(bands[0].warpRows);
+    EXPECT_EQ(bands[0].minBlocksPerSM, 0);
+    EXPECT_EQ(bands[0].rows.begin, 64 * h200.numSMs);
+    EXPECT_EQ(bands[0].rows.end, chooseStreamedRows(gated, h200).end);
+    EXPECT_TRUE(chooseHeldRows(gated, h200, /*warpRows=*/0).empty());
+    gated.n = 2048;
+    EXPECT_TRUE(chooseHeldRows(gated, h200).empty());
+  }
+}
+
 /// A forward with a residual add whose rows are streamed from L2 stores h in
 /// its first pass and reads it back (every pass loading all of the row's
 /// sweeps, up to kMaxStreamSweepsPerStep); where the block holds the row, or
@@ -2202,6 +2224,12 @@ TEST(Tuning, StreamedResidualAddsStoreHFirst) {
     EXPECT_FALSE(plan.layout.holdsRow);
     EXPECT_TRUE(plan.layout.storesEarlyOutputs);
     EXPECT_EQ(plan.layout.sweepsPerStep, 4);
+    // No L2 prefetch: it evicted h before the later passes read it back;
+    // the plain forward keeps its prefetch.
+    EXPECT_EQ(plan.layout.l2PrefetchRows, 0);
+    EXPECT_GT(planKernel(forwardShape(32768, reductions), h200, nullptr)
+                  .layout.l2PrefetchRows,
+              0);
     EXPECT_EQ(validatePlan(add, plan, h200), "");
     // Twelve sweeps of 1024 threads: the largest divisor up to eight.
     add.n = 98304;

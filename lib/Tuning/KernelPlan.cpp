@@ -332,6 +332,12 @@ int64_t mlir::norm::chooseL2PrefetchRows(const KernelShape &shape,
   constexpr int64_t kAheadBytes = 4 << 20;
   if (shape.columnOutputs > 0 || shape.onlyRowOutputs)
     return 0;
+  // A streamed forward that stores its early outputs (the residual add's h)
+  // reads them back from L2, where the prefetched rows of its inputs evicted
+  // them: without the prefetch RMSNorm's fused add 1.17x, LayerNorm's 1.10x
+  // (docs/tuning.md, "L2 prefetch").
+  if (plan.layout.storesEarlyOutputs)
+    return 0;
   int64_t rowBytes = shape.n * shape.elementBytes * shape.fullOperands;
   if (plan.persistent) {
     // A persistent forward over clusters walks its rows strided by the

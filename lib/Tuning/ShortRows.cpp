@@ -254,10 +254,26 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   constexpr int64_t kFromRowsPerSM = 24, kRaggedFromRowsPerSM = 16;
   RowRange streamed = chooseStreamedRows(shape, device);
   RowLayout layout = streamedLayoutOf(shape, device);
-  // Bands of several rows a block were measured with one full input; a
-  // forward with a prologue holds a row a block.
-  if (streamed.empty() || !layout.holdsRow || shape.fullOperands > 1)
+  if (streamed.empty() || !layout.holdsRow)
     return {};
+  // A forward of two full inputs (the gated norm's x and z) whose block is
+  // one warp (N = 256 bf16) holds four rows, the warp's own, from 64 rows per
+  // SM, where a row a block (at most 32 blocks an SM) takes two waves: 64
+  // bytes of loads a thread in flight, as the one-input bands below. From 24
+  // rows per SM, as those, it lost (0.80-0.84x at 3200-4096 x 256). Other
+  // blocks of such forwards were not measured and hold a row a block.
+  // Evidence: docs/tuning.md, chooseHeldRows.
+  constexpr int64_t kTwoInputFromRowsPerSM = 64;
+  if (shape.fullOperands > 1) {
+    if (layout.threads != 32 || shape.n % layout.sliceWidth() != 0)
+      return {};
+    RowRange rows{
+        std::max(streamed.begin, kTwoInputFromRowsPerSM * device.numSMs),
+        streamed.end};
+    if (rows.empty() || warpRows == 0)
+      return {};
+    return {HeldRows{kRowsPerBlock, rows, /*warpRows=*/true}};
+  }
   if (layout.threads > kMaxThreads)
     return wideHeldRows(shape, layout, streamed, device, warpRows);
   bool ragged = shape.n % layout.sliceWidth() != 0;

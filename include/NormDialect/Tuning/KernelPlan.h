@@ -197,7 +197,8 @@ std::string validatePlan(const KernelShape &shape, const KernelPlan &plan,
 std::string validateGroupPlan(const KernelShape &shape, const KernelPlan &plan);
 
 /// How far ahead a forward prefetches its full inputs into L2
-/// (RowLayout::l2PrefetchRows), 0 for none (backwards: measured slower):
+/// (RowLayout::l2PrefetchRows), 0 for none (backwards: measured slower;
+/// streamed forwards that store early outputs: the prefetch evicts them):
 /// about 4 MB of rows past what the kernel already loads. A staged or
 /// streamed forward (blocks of 1-4 rows) reaches the rows of the blocks
 /// that start after the resident ones, so a new block's first rows come

@@ -140,6 +140,9 @@ struct HeldRows {
 /// two-byte); LayerNorm's bounded versions of those bands branch in the
 /// kernel so that every block but the grid's last runs without the bounds
 /// (HeldRows::wholeBlocksBranch).
+/// A forward of two full inputs (the gated norm's x and z) holds four rows
+/// a block, the warp's own, where its block is one warp (N = 256 bf16) from
+/// 64 rows per SM, and a row a block everywhere else.
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
 /// of one warp, with no gap), 0 in none (rows below 24 per SM then take one
