@@ -751,3 +751,46 @@ func.func @rms_fwd_1536(%x: tensor<?x1536xbf16>, %w: tensor<1536xbf16>) -> tenso
       : tensor<?x1536xbf16> -> tensor<?x1536xbf16>, tensor<?xf32>
   return %y : tensor<?x1536xbf16>
 }
+
+// -----
+
+// A forward of two full inputs (a gated norm: x and the gate z) in blocks
+// of one warp (N = 256 bf16) holds four rows a block, the warp's own, from
+// 64 rows per SM (8448 rows on 132 SMs), and a row a block below; with
+// warp-rows=0 a row a block at every M.
+// CHECK-LABEL: func @gated_fwd_256
+// CHECK: %[[HELD:.+]] = arith.cmpi uge, %{{.+}}, %c8448
+// CHECK: scf.if %[[HELD]]
+// CHECK: norm.fused {{.*}}attributes {norm.rows_per_block = 4 : i64, norm.stream_rows, norm.warp_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.stream_rows}
+// CHECK: norm.fused {{.*}}attributes {norm.rows_below = 8448 : i64, norm.stream_rows}
+// NOWARP-LABEL: func @gated_fwd_256
+// NOWARP-NOT: norm.rows_per_block
+// NOWARP: return
+func.func @gated_fwd_256(%x: tensor<?x256xbf16>, %z: tensor<?x256xbf16>, %w: tensor<256xbf16>) -> tensor<?x256xbf16> {
+  %ss = norm.reduce <row> <add> ins(%x : full tensor<?x256xbf16>) -> tensor<?xf32> {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %sq = arith.mulf %af, %af : f32
+    norm.yield %sq : f32
+  }
+  %rstd = norm.map <row> ins(%ss : row tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%s: f32):
+    %inv = arith.constant 3.90625e-03 : f32
+    %m = arith.mulf %s, %inv : f32
+    %r = math.rsqrt %m : f32
+    norm.yield %r : f32
+  }
+  %y = norm.map <full> ins(%x : full tensor<?x256xbf16>, %z : full tensor<?x256xbf16>, %rstd : row tensor<?xf32>, %w : col tensor<256xbf16>) -> tensor<?x256xbf16> {
+  ^bb0(%a: bf16, %g: bf16, %r: f32, %c: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %gf = arith.extf %g : bf16 to f32
+    %cf = arith.extf %c : bf16 to f32
+    %n = arith.mulf %af, %r : f32
+    %nw = arith.mulf %n, %cf : f32
+    %yg = arith.mulf %nw, %gf : f32
+    %t = arith.truncf %yg : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return %y : tensor<?x256xbf16>
+}
