@@ -2188,7 +2188,8 @@ TEST(Tuning, ForwardsWithAResidualAddStreamWhereTheyHoldTheRow) {
 
 /// A forward of two full inputs (the gated norm's x and z) whose block is one
 /// warp (N = 256 bf16) holds four rows, the warp's own, from 64 rows per SM;
-/// wider blocks (N = 2048), and the warp-rows option's 0, hold a row a block.
+/// wider blocks (N = 2048), a residual add's forward (h an early output) and
+/// the warp-rows option's 0 hold a row a block.
 TEST(Tuning, TwoInputForwardsOfOneWarpHoldFourRows) {
   DeviceInfo h200;
   for (int64_t reductions : {1, 2}) {
@@ -2203,6 +2204,10 @@ TEST(Tuning, TwoInputForwardsOfOneWarpHoldFourRows) {
     EXPECT_EQ(bands[0].rows.begin, 64 * h200.numSMs);
     EXPECT_EQ(bands[0].rows.end, chooseStreamedRows(gated, h200).end);
     EXPECT_TRUE(chooseHeldRows(gated, h200, /*warpRows=*/0).empty());
+    KernelShape add = gated;
+    add.fullOutputs = 2;
+    add.earlyOutputs = 1;
+    EXPECT_TRUE(chooseHeldRows(add, h200).empty());
     gated.n = 2048;
     EXPECT_TRUE(chooseHeldRows(gated, h200).empty());
   }

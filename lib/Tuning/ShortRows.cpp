@@ -261,11 +261,13 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // SM, where a row a block (at most 32 blocks an SM) takes two waves: 64
   // bytes of loads a thread in flight, as the one-input bands below. From 24
   // rows per SM, as those, it lost (0.80-0.84x at 3200-4096 x 256). Other
-  // blocks of such forwards were not measured and hold a row a block.
-  // Evidence: docs/tuning.md, chooseHeldRows.
+  // blocks of such forwards, and the residual add's (whose h is a second
+  // full output), were not measured and hold a row a block. Evidence:
+  // docs/tuning.md, chooseHeldRows.
   constexpr int64_t kTwoInputFromRowsPerSM = 64;
   if (shape.fullOperands > 1) {
-    if (layout.threads != 32 || shape.n % layout.sliceWidth() != 0)
+    if (layout.threads != 32 || shape.n % layout.sliceWidth() != 0 ||
+        shape.earlyOutputs > 0)
       return {};
     RowRange rows{
         std::max(streamed.begin, kTwoInputFromRowsPerSM * device.numSMs),

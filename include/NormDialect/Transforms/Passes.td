@@ -250,7 +250,8 @@ def NormShortRows : Pass<"norm-short-rows"> {
     bands whose two warps hold rows of their own.
     A forward of two full inputs (the gated RMSNorm's x and z) holds four
     rows a block, the warp's own, only in blocks of one warp (N = 256
-    bf16) and from 64 rows per SM on; elsewhere a row a block.
+    bf16) and from 64 rows per SM on; elsewhere, and in a residual add's
+    forward, a row a block.
     Below the bands, a row a block: up to one
     block an SM (`choosePreloadedColumnsRows`) LayerNorm's version carries
     `norm.preload_columns` and loads its weight and bias with the row; one

@@ -142,7 +142,8 @@ struct HeldRows {
 /// (HeldRows::wholeBlocksBranch).
 /// A forward of two full inputs (the gated norm's x and z) holds four rows
 /// a block, the warp's own, where its block is one warp (N = 256 bf16) from
-/// 64 rows per SM, and a row a block everywhere else.
+/// 64 rows per SM, and a row a block everywhere else (a residual add's
+/// forward too).
 /// `warpRows` (the warp-rows option) replaces the rule's warp rows: 1 in
 /// every band whose rows the warps share out evenly or of one row (a block
 /// of one warp, with no gap), 0 in none (rows below 24 per SM then take one
