@@ -66,7 +66,8 @@ def main():
     names = [os.path.basename(os.path.normpath(v)) for v in variants]
     print(f"device: {torch.cuda.get_device_name()}  copy ceiling {ceiling / 1e12:.2f} TB/s "
           f"[{args.timing}]")
-    results = {"copy_ceiling_tbps": ceiling / 1e12, "timing": args.timing,
+    results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+               "copy_ceiling_tbps": ceiling / 1e12, "timing": args.timing,
                "rounds": args.rounds, "variants": variants, "ops": {}}
     for op in args.ops.split(","):
         print(f"\n{op}: TB/s per variant (ratio to {names[0]})")

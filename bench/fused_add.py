@@ -155,7 +155,8 @@ def ab(args, shapes, methods, ops):
     """--variants: norm's kernels from each bundle directory, per shape, the
     TB/s of each and its ratio to the first directory's."""
     dirs = [d for d in args.variants.split(",") if d]
-    results = {"device": torch.cuda.get_device_name(), "variants": dirs, "ops": {}}
+    results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+               "timing": methods, "rounds": args.rounds, "variants": dirs, "ops": {}}
     print(f"device: {torch.cuda.get_device_name()}  variants: {', '.join(dirs)}", flush=True)
     for method in methods:
         for op in ops:
