@@ -301,7 +301,7 @@ int64_t mlir::norm::chooseMinBlocks(const KernelShape &shape,
   // Up to 8 rows per SM a block per row beats the rule's few rows a block
   // (more blocks hide more latency); past that a block's second staged row
   // is worth more (docs/tuning.md, "chooseMinBlocks"). Blocks of row groups
-  // shorter than a warp (chooseRowGroupWalk) spread M the same way, a row
+  // of one vector a lane (chooseRowGroupWalk) spread M the same way, a row
   // a group at least: up to 8 blocks per SM their four-row walk lost to
   // shorter ones.
   constexpr int64_t kRowsPerSM = 8;
