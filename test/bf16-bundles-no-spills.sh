@@ -7,7 +7,7 @@
 # (skipped) where CUDA's ptxas is missing.
 # The one exception: the inference forwards' version at 4225-4752 x 1024
 # asks ptxas for nine blocks an SM (.minnctapersm 9, chooseHeldRows), which
-# caps its registers at 56 and spills 4 (RMSNorm) or 16 (LayerNorm) bytes
+# caps its registers at 56 and spills 4 (RMSNorm) or 24 (LayerNorm) bytes
 # with CUDA 13.0; up to 31 bytes pass. Likewise LayerNorm's statistics
 # forward at 3697-4224 x 1024 asks for eight (.minnctapersm 8: 64 registers
 # where it takes 72, 8 bytes of spill; 1.17-1.21x for the single wave it

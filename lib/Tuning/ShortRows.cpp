@@ -317,7 +317,7 @@ std::vector<HeldRows> mlir::norm::chooseHeldRows(const KernelShape &shape,
   // the three-row blocks' 46-56 registers allow nine or ten (27 or 30 rows per
   // SM), so their grid spills into a second wave just the same. Asking ptxas
   // for nine four-row blocks an SM instead (.minnctapersm 9: 56 registers, 4
-  // bytes of spill for RMSNorm, 16 for LayerNorm) keeps one wave up to 36 rows
+  // bytes of spill for RMSNorm, 24 for LayerNorm) keeps one wave up to 36 rows
   // per SM. Evidence: docs/tuning.md, chooseHeldRows.
   constexpr int64_t kCappedWaveRowsPerSM = 36;
   constexpr int64_t kLayerNormStatsHeldRegisters = 72;
