@@ -12,7 +12,7 @@ weight/bias in {same, bf16, f16, f32, none}, at one N of each layout class
 (warp rows, block rows, staged rows, a ragged N, a cluster, a streamed row),
 each op's training and inference forwards, the residual add fused with each
 op, the offset (Gemma) RMSNorm and the bias-free LayerNorm: the combinations
-users run that the default set does not (test/dtype-matrix-ptxas.sh, and bench/gpu_check.py against
+users run that the default set does not (test/chips-ptxas.sh, and bench/gpu_check.py against
 float64 on the GPU). --chips assembles each bundle for every chip listed.
 --bench-only builds the plain bf16 bundles of the public N only (and the
 inference forwards, <kind>_bf16_<N>_infer, which the benchmark times, and

@@ -161,10 +161,8 @@ int64_t mlir::norm::chooseRowsPerBlock(int64_t n, int64_t elementBytes,
 int64_t mlir::norm::chooseResidualAddRows(const KernelShape &shape,
                                           int64_t rowsPerBlock) {
   // Evidence: docs/tuning.md, chooseResidualAddRows.
-  bool narrowerOutputs = shape.narrowestOutputBytes > 0 &&
-                         shape.narrowestOutputBytes < shape.elementBytes;
   if (!isForward(shape) || shape.earlyOutputs == 0 || shape.fullOperands < 2 ||
-      shape.groupSize > 0 || narrowerOutputs)
+      shape.groupSize > 0 || hasNarrowerOutputs(shape))
     return rowsPerBlock;
   return std::max<int64_t>(1, rowsPerBlock / 2);
 }
@@ -337,9 +335,8 @@ bool mlir::norm::chooseEarlyOutputStores(const KernelShape &shape,
   // Measured on the residual add's y and h; the FP8 forwards (a pass more
   // for the amax) were not. Evidence: docs/tuning.md,
   // chooseEarlyOutputStores.
-  bool narrowerOutputs = shape.narrowestOutputBytes > 0 &&
-                         shape.narrowestOutputBytes < shape.elementBytes;
-  return shape.earlyOutputs > 0 && !layout.holdsRow && !narrowerOutputs;
+  return shape.earlyOutputs > 0 && !layout.holdsRow &&
+         !hasNarrowerOutputs(shape);
 }
 
 bool mlir::norm::fusesRowMoments(const RowLayout &layout, int64_t n,

@@ -178,7 +178,7 @@ def test_portable_chip_compiles_without_hopper_instructions(tmp_path, monkeypatc
     # sm_80: no clusters, bulk copies, mbarriers or dependent launches in any
     # kernel, long rows split instead of spread over clusters, FP8 rounded in
     # integer arithmetic (no cvt to e4m3 before sm_89); ptxas takes them
-    # (test/dtype-matrix-ptxas.sh assembles every op for sm_80).
+    # (test/chips-ptxas.sh assembles every op for sm_80).
     monkeypatch.setenv("NORM_MLIR_CACHE", str(tmp_path))
     programs = [op_program("rms_bwd", 65536, "bf16", "bf16", offset=0.0),
                 op_program("ln_bwd", 4096, "bf16", "bf16", bias=True),

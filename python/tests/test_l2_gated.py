@@ -16,6 +16,7 @@ if compiler._library() is None:
 
 import norm_mlir  # noqa: E402
 from norm_mlir import functional as nf  # noqa: E402
+from norm_mlir import reference  # noqa: E402
 
 ops = torch.ops.norm_mlir
 F = torch.nn.functional
@@ -28,18 +29,12 @@ def rel(a, b):
 
 
 def l2_reference(x, eps):
-    return x * torch.rsqrt(x.square().sum(-1, keepdim=True) + eps)
+    return reference.l2_fwd(x, eps)[0]
 
 
 def gated_reference(x, z, w, eps, activation, norm_before_gate, group=None):
-    act = F.silu(z) if activation == "silu" else torch.sigmoid(z)
-    h = x if norm_before_gate else x * act
-    n = h.shape[-1]
-    g = h.unflatten(-1, (n // (group or n), group or n))
-    y = (g * torch.rsqrt(g.square().mean(-1, keepdim=True) + eps)).flatten(-2)
-    if w is not None:
-        y = y * w
-    return y * act if norm_before_gate else y
+    return reference.gated_fwd(x, z, w, eps, activation=activation,
+                               norm_before_gate=norm_before_gate, group=group)[0]
 
 
 def float64_leaves(*tensors):

@@ -14,6 +14,7 @@ if not torch.cuda.is_available():
 
 import norm_mlir  # noqa: E402
 from norm_mlir import ops  # noqa: E402
+from norm_mlir import reference  # noqa: E402
 
 F = torch.nn.functional
 DT = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
@@ -545,12 +546,8 @@ def test_fused_add_under_torch_compile_and_bad_inputs():
 # ---- the L2 norm and the gated RMSNorm (l2_norm, rms_norm_gated) -------------
 
 def _gated_reference(x, z, w, eps, activation, norm_before_gate):
-    act = F.silu(z) if activation == "silu" else torch.sigmoid(z)
-    h = x if norm_before_gate else x * act
-    y = h * torch.rsqrt(h.square().mean(-1, keepdim=True) + eps)
-    if w is not None:
-        y = y * w
-    return y * act if norm_before_gate else y
+    return reference.gated_fwd(x, z, w, eps, activation=activation,
+                               norm_before_gate=norm_before_gate)[0]
 
 
 def _leaves(*tensors):

@@ -62,6 +62,13 @@ inline bool isForward(const KernelShape &shape) {
          shape.rowInputs == 0;
 }
 
+/// Whether some full output of `shape` is narrower than its inputs (the FP8
+/// forwards' quantized y).
+inline bool hasNarrowerOutputs(const KernelShape &shape) {
+  return shape.narrowestOutputBytes > 0 &&
+         shape.narrowestOutputBytes < shape.elementBytes;
+}
+
 } // namespace mlir::norm
 
 #endif // NORMDIALECT_TUNING_KERNEL_SHAPE_H
