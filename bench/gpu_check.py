@@ -122,12 +122,8 @@ def run_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
     param_tol = TOL[wdtype or dtype]
     if kind == "rms_fwd":
         args = [x] + ([w] if has_w else [])
-        outs = launcher(None, *args)
         ry, rr = ref.rms_fwd(x, w if has_w else None, EPS, offset)
-        expect_results(outs, 1 + stats)
-        errors = {"y": (ref.rel_error(outs[0], ry), tol)}
-        if stats:
-            errors["rstd"] = (ref.rel_error(outs[1], rr), 1e-5)
+        errors = forward_errors(launcher(None, *args), ry, rr, stats, tol)
     elif kind == "ln_fwd":
         args = [x] + ([w] if has_w else []) + ([b] if has_w and has_b else [])
         outs = launcher(None, *args)
@@ -149,31 +145,29 @@ def run_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
             errors["rstd_shifted"] = (ref.rel_error(outs[2], rr), 1e-4)
     else:
         dy = torch.randn(m, n, generator=gen, device=dev).to(t)
-        if kind == "rms_bwd":
-            _, rstd = ref.rms_fwd(x, None, EPS)
-            rstd = rstd.float()
-            args = [dy, x, rstd] + ([w] if has_w else [])
-            outs = launcher(None, *args)
-            again = launcher(None, *args)
-            rdx, rdw = ref.rms_bwd(dy, x, rstd, w if has_w else None, offset)
-            pairs = [("dx", rdx)] + ([("dw", rdw)] if has_w else [])
-        else:
-            _, mean, rstd = ref.ln_fwd(x, None, None, EPS)
-            mean, rstd = mean.float(), rstd.float()
-            args = [dy, x, mean, rstd] + ([w] if has_w else [])
-            outs = launcher(None, *args)
-            again = launcher(None, *args)
-            rdx, rdw, rdb = ref.ln_bwd(dy, x, mean, rstd, w if has_w else None, has_b)
-            pairs = ([("dx", rdx)] + ([("dw", rdw)] if has_w else [])
-                     + ([("db", rdb)] if has_b else []))
-        names = [nm for nm, _ in pairs]
-        refs = [r for _, r in pairs]
-        expect_results(outs, len(pairs))
-        for nm, o, r in zip(names, outs, refs):
-            errors[nm] = (ref.rel_error(o, r), tol if nm == "dx" else param_tol)
-        for nm, o, o2 in zip(names[1:], outs[1:], again[1:]):
-            errors[nm + "_bitwise"] = (0.0 if bitwise_equal(o, o2) else float("inf"), 0.5)
+        saved, pairs = backward_references(kind == "rms_bwd", dy, x, w if has_w else None,
+                                           offset, has_b)
+        args = [dy, x] + saved + ([w] if has_w else [])
+        outs, again = launcher(None, *args), launcher(None, *args)
+        errors = compare(outs, again, pairs, tol, param_tol)
     return errors
+
+
+def backward_references(rms, dy, x, w, offset, with_bias):
+    """The statistics RMSNorm's (`rms`) or LayerNorm's backward at x reads
+    (f32, as the forward saves them) and its float64 results as (name,
+    reference) pairs: dx, then dW (with a weight) and dB (LayerNorm
+    `with_bias`)."""
+    if rms:
+        _, rstd = ref.rms_fwd(x, None, EPS)
+        saved = [rstd.float()]
+        dx, dw = ref.rms_bwd(dy, x, saved[0], w, offset)
+        return saved, [("dx", dx)] + ([("dw", dw)] if w is not None else [])
+    _, mean, rstd = ref.ln_fwd(x, None, None, EPS)
+    saved = [mean.float(), rstd.float()]
+    dx, dw, db = ref.ln_bwd(dy, x, *saved, w, with_bias)
+    return saved, ([("dx", dx)] + ([("dw", dw)] if w is not None else [])
+                   + ([("db", db)] if with_bias else []))
 
 
 def group_of(kind, n, variant):
@@ -228,17 +222,9 @@ def family_case(launcher, kind, dtype, n, m, variant, gen, wdtype=None):
     elif "add" in variant:
         dy, dh = rand(m, n).to(t), rand(m, n).to(t)
         h = x
-        if rms:
-            _, rstd = ref.rms_fwd(h, None, EPS)
-            saved = [rstd.float()]
-            dx, dw = ref.rms_bwd(dy, h, saved[0], w, offset)
-            pairs = [("dx", dx + dh.double())] + ([("dw", dw)] if w is not None else [])
-        else:
-            _, mean, rstd = ref.ln_fwd(h, None, None, EPS)
-            saved = [mean.float(), rstd.float()]
-            dx, dw, db = ref.ln_bwd(dy, h, *saved, w, "nobias" not in variant)
-            pairs = ([("dx", dx + dh.double())] + ([("dw", dw)] if w is not None else [])
-                     + ([("db", db)] if "nobias" not in variant else []))
+        saved, pairs = backward_references(rms, dy, h, w, offset, "nobias" not in variant)
+        # The residual's gradient dh joins dx.
+        pairs[0] = ("dx", pairs[0][1] + dh.double())
         args = [dy, dh, h] + saved + ([w] if w is not None else [])
         outs, again = launcher(None, *args), launcher(None, *args)
         errors.update(compare(outs, again, pairs, tol, param_tol))
