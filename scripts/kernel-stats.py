@@ -13,7 +13,8 @@ from ptxas (run here; no GPU needed).
 
 For every launch of every bundle: block size, cluster size, shared memory
 (static from ptxas, dynamic from the manifest), registers and spill bytes
-(ptxas -v), and the resident blocks and warps per SM those allow on an
+(ptxas -v: the larger of its spill stores and loads, what --allow-spills
+bounds), and the resident blocks and warps per SM those allow on an
 H100/H200 (65536 registers allocated per warp in units of 256, whole
 warps in each of the four quarters of the register file, 228 KB of
 shared memory with 1 KB reserved per block, 2048 threads, 32 blocks). With
@@ -192,7 +193,7 @@ def main():
                                              f"({grid / (NUM_SMS * blocks):.2f} waves)")
                 print(f"{name:28} {launch['kernel']:15} {launch['block']:5} "
                       f"{launch.get('cluster', 1):3} {s.get('registers', 0):4} "
-                      f"{s.get('spill_stores', 0):5} {shared / 1024:7.1f} {blocks:6} "
+                      f"{spilled:5} {shared / 1024:7.1f} {blocks:6} "
                       f"{warps:8} {limit:>9}"
                       + (f" {s.get('sass', 0):6} {s.get('loads_after_stores', 0):5}"
                          if nvdisasm else ""))
