@@ -23,6 +23,7 @@ are written to --out (input, command, output) and the run exits 1.
   fuzz/norm_fuzz.py --build build --seconds 3600 --seed 7 --out /tmp/finds
   fuzz/norm_fuzz.py --build build --replay /tmp/finds/0001  # rerun a finding
   fuzz/norm_fuzz.py --build build --seed-corpus           # rebuild the corpus
+  fuzz/norm_fuzz.py --build build-asan --sanitized        # an ASan/UBSan build
 
 The sequence of inputs depends only on --seed; --seconds bounds the time.
 """
@@ -359,10 +360,36 @@ class Tools:
                 self.compile_options[m.group(1)] = m.group(2)
 
 
+# Set by --sanitized: AddressSanitizer reserves terabytes of address space
+# for its shadow, so the children get no address-space limit.
+SANITIZED = False
+
+
 def limit_resources():
-    """In the child: 4 GiB of address space, no core files."""
-    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    """In the child: 4 GiB of address space (not under --sanitized), no core
+    files."""
+    if not SANITIZED:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def sanitizer_environment():
+    """What the children of a --sanitized run need: the ASan and UBSan
+    runtimes preloaded (Python loads the instrumented C API and runtime
+    through ctypes), every report fatal, no leak checking, and LLVM's
+    allocator poisoning ignored: its headers poison memory in norm's
+    instrumented code that the uninstrumented LLVM libraries then use."""
+    runtimes = []
+    for name in ("libasan.so", "libubsan.so"):
+        path = subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True,
+                              text=True).stdout.strip()
+        if not os.path.isabs(path):
+            sys.exit(f"norm_fuzz: --sanitized needs gcc's {name}")
+        runtimes.append(path)
+    return {"LD_PRELOAD": ":".join(runtimes),
+            "ASAN_OPTIONS": "detect_leaks=0:allow_user_poisoning=0:"
+                            "detect_container_overflow=0:abort_on_error=1",
+            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1:abort_on_error=1"}
 
 
 def run_tool(argv, timeout, env=None):
@@ -712,6 +739,9 @@ def main():
     p.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "norm-fuzz"))
     p.add_argument("--seed-corpus", action="store_true")
     p.add_argument("--replay")
+    p.add_argument("--sanitized", action="store_true",
+                   help="--build is instrumented with AddressSanitizer and UBSan "
+                        "(-fsanitize=address,undefined): their reports are findings")
     p.add_argument("--capi-child", help=argparse.SUPPRESS)
     p.add_argument("--manifest-child", help=argparse.SUPPRESS)
     p.add_argument("rows", nargs="*", type=int, help=argparse.SUPPRESS)
@@ -720,6 +750,10 @@ def main():
         return capi_child(args.capi_child)
     if args.manifest_child:
         return manifest_child(args.manifest_child, args.rows)
+    if args.sanitized:
+        global SANITIZED
+        SANITIZED = True
+        os.environ.update(sanitizer_environment())
     if args.seed_corpus:
         return seed_corpus()
     if args.replay:

@@ -34,7 +34,7 @@ try() {
 }
 for input in "$root/examples/layer_norm_bwd.mlir" "$root/examples/rms_norm_fwd.mlir"; do
   for option in "${numeric[@]}"; do
-    for value in -7 0 3 2147483648 99999999999999 abc; do
+    for value in -7 0 3 2147483648 99999999999999 9223372036854775807 -9223372036854775808 abc; do
       try "$input" "--$option=$value"
     done
   done

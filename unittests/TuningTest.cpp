@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <tuple>
 
 using namespace mlir::norm;
@@ -988,6 +989,46 @@ TEST(Tuning, ForwardsPrefetchTheRows4MBAheadIntoL2) {
   EXPECT_TRUE(validateL2PrefetchRows(-1).empty());
   EXPECT_TRUE(validateL2PrefetchRows(0).empty());
   EXPECT_FALSE(validateL2PrefetchRows(-2).empty());
+  // Past 2^31 - 1 rows: an error, not an overflow of its three distances.
+  EXPECT_TRUE(
+      validateL2PrefetchRows(std::numeric_limits<int32_t>::max()).empty());
+  EXPECT_FALSE(
+      validateL2PrefetchRows(std::numeric_limits<int64_t>::max()).empty());
+}
+
+TEST(Tuning, SplitOptionsStayWithin32Bits) {
+  // ceil(M / F) and its neighbours add the option to a row count.
+  int64_t most = std::numeric_limits<int32_t>::max();
+  for (auto validate :
+       {validateMinPartials, validateMaxPartials, validateMinRowsPerPartial}) {
+    EXPECT_TRUE(validate(most).empty());
+    EXPECT_NE(validate(most + 1).find("up to 2147483647"), std::string::npos);
+    EXPECT_FALSE(validate(std::numeric_limits<int64_t>::max()).empty());
+  }
+}
+
+TEST(Tuning, DeviceResourcesHaveBounds) {
+  DeviceInfo h100;
+  auto check = [&](int64_t threadsPerSM, int64_t sharedPerSM,
+                   int64_t registersPerSM) {
+    return validateSMResources(h100.maxThreadsPerBlock,
+                               h100.sharedMemoryPerBlock, sharedPerSM,
+                               threadsPerSM, registersPerSM);
+  };
+  EXPECT_TRUE(
+      check(h100.threadsPerSM, h100.sharedMemoryPerSM, h100.registersPerSM)
+          .empty());
+  EXPECT_TRUE(
+      check(kMaxDeviceCount, kMaxDeviceAmount, kMaxDeviceAmount).empty());
+  EXPECT_FALSE(
+      check(kMaxDeviceCount + 32, h100.sharedMemoryPerSM, h100.registersPerSM)
+          .empty());
+  EXPECT_FALSE(check(h100.threadsPerSM, std::numeric_limits<int64_t>::max(),
+                     h100.registersPerSM)
+                   .empty());
+  EXPECT_FALSE(
+      check(h100.threadsPerSM, h100.sharedMemoryPerSM, kMaxDeviceAmount + 1)
+          .empty());
 }
 
 TEST(Tuning, StreamRowsFromTheTable) {

@@ -25,9 +25,11 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t numSms,
                    int64_t sharedMemoryPerSm, int64_t threadsPerSm,
                    int64_t registersPerSm, int64_t computeCapability) {
   // The tuning library says which values its rules take.
-  std::string problem =
-      numSms > 0 ? validateRegisterBudget(registerBudget)
-                 : "num_sms must be positive, got " + std::to_string(numSms);
+  std::string problem = numSms > 0 && numSms <= kMaxDeviceCount
+                            ? validateRegisterBudget(registerBudget)
+                            : "num_sms must be 1 to " +
+                                  std::to_string(kMaxDeviceCount) + ", got " +
+                                  std::to_string(numSms);
   if (problem.empty())
     problem = validateClusterSize(maxClusterSize);
   if (problem.empty() && (maxThreadsPerBlock < 32 || maxThreadsPerBlock % 32))

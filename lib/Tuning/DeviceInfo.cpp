@@ -91,6 +91,13 @@ std::string mlir::norm::validateSMResources(int64_t maxThreadsPerBlock,
                                             int64_t threadsPerSM,
                                             int64_t registersPerSM) {
   auto str = [](int64_t v) { return std::to_string(v); };
+  if (maxThreadsPerBlock > kMaxDeviceCount || threadsPerSM > kMaxDeviceCount)
+    return "threads a block and an SM must be at most " + str(kMaxDeviceCount) +
+           ", got " + str(maxThreadsPerBlock) + " and " + str(threadsPerSM);
+  if (sharedMemoryPerSM > kMaxDeviceAmount || registersPerSM > kMaxDeviceAmount)
+    return "shared memory and registers of an SM must be at most " +
+           str(kMaxDeviceAmount) + ", got " + str(sharedMemoryPerSM) +
+           " bytes and " + str(registersPerSM) + " registers";
   // Every kernel may use 48 KB of shared memory without opting in.
   constexpr int64_t kStaticSharedMemory = 48 * 1024;
   if (threadsPerSM < maxThreadsPerBlock || threadsPerSM % 32)

@@ -14,6 +14,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
@@ -366,9 +367,12 @@ int64_t mlir::norm::chooseL2PrefetchMinRows(const KernelPlan &plan) {
 }
 
 std::string mlir::norm::validateL2PrefetchRows(int64_t rows) {
-  if (rows < -1)
+  // Rows ahead past 2^31 - 1 are none of M's, and their multiples
+  // (chooseL2PrefetchMinRows) would overflow.
+  if (rows < -1 || rows > std::numeric_limits<int32_t>::max())
     return "l2-prefetch-rows must be -1 (the tuning rule), 0 (off) or a "
-           "number of rows ahead, got " +
+           "number of rows ahead up to " +
+           std::to_string(std::numeric_limits<int32_t>::max()) + ", got " +
            std::to_string(rows);
   return {};
 }

@@ -293,7 +293,7 @@ func.func @bwd_row_inputs(%dy: memref<?x4096xbf16>, %x: memref<?x4096xbf16>, %rs
 // NOL2: cp.async.bulk.shared::cluster.global
 // NOL2-NOT: prefetch.L2
 // NOL2: gpu.return
-// BADL2: l2-prefetch-rows must be -1 (the tuning rule), 0 (off) or a number of rows ahead, got -2
+// BADL2: l2-prefetch-rows must be -1 (the tuning rule), 0 (off) or a number of rows ahead up to 2147483647, got -2
 func.func @staged_forward(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16>, %r: memref<?xf32>) {
   norm.fused ins(%x : full memref<?x4096xbf16>) outs(%y : full memref<?x4096xbf16>, %r : row memref<?xf32>) {
   ^bb0(%a: bf16):

@@ -782,7 +782,7 @@ func.func @reduce_i32_input(%x: tensor<?x64xi32>) {
 // -----
 
 // The target attribute's parameters are the tuning rules' own bounds.
-// expected-error @+1 {{invalid #norm.target: num_sms must be positive, got 0}}
+// expected-error @+1 {{invalid #norm.target: num_sms must be 1 to 65536, got 0}}
 module attributes {norm.target = #norm.target<num_sms = 0, register_budget = 32, max_cluster_size = 16>} {}
 
 // -----

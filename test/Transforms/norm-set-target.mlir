@@ -5,6 +5,10 @@
 // RUN: norm-opt %s --norm-set-target="num-sms=114" --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN114
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file | FileCheck %s --check-prefix=PLAN132
 // RUN: not norm-opt %s --norm-set-target="num-sms=-1" 2>&1 | FileCheck %s --check-prefix=BADSMS
+// Resources far past any GPU's are errors: the rules multiply them.
+// RUN: not norm-opt %s --norm-set-target="num-sms=9223372036854775807" 2>&1 | FileCheck %s --check-prefix=HUGESMS
+// RUN: not norm-opt %s --norm-set-target="shared-memory-per-sm=9223372036854775807" 2>&1 | FileCheck %s --check-prefix=HUGESMEM
+// RUN: not norm-opt %s --norm-set-target="threads-per-sm=9223372036854775807" 2>&1 | FileCheck %s --check-prefix=HUGETHREADS
 // RUN: not norm-opt %s --norm-set-target="register-budget=0" 2>&1 | FileCheck %s --check-prefix=BADBUDGET
 // An out-of-range budget is an error, not hours of layout search.
 // RUN: not norm-opt %s --norm-set-target="register-budget=99999999999999" 2>&1 | FileCheck %s --check-prefix=HUGEBUDGET
@@ -30,7 +34,10 @@
 // BLACKWELL: #norm.target<num_sms = 148, register_budget = 32, max_cluster_size = 16, compute_capability = 100>
 // AMPERECLUSTER: error: norm-set-target: invalid #norm.target: max_cluster_size must be 1 below compute capability 90 (thread block clusters are Hopper's), got 16
 // TURING: error: norm-set-target: invalid #norm.target: compute_capability must be at least 80 (Ampere: the kernels use bf16 arithmetic), got 75
-// BADSMS: error: norm-set-target: invalid #norm.target: num_sms must be positive, got -1
+// BADSMS: error: norm-set-target: invalid #norm.target: num_sms must be 1 to 65536, got -1
+// HUGESMS: error: norm-set-target: invalid #norm.target: num_sms must be 1 to 65536, got 9223372036854775807
+// HUGESMEM: error: norm-set-target: invalid #norm.target: shared memory and registers of an SM must be at most 1073741824, got 9223372036854775807 bytes and 65536 registers
+// HUGETHREADS: error: norm-set-target: invalid #norm.target: threads a block and an SM must be at most 65536, got 1024 and 9223372036854775807
 // BADBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 0
 // HUGEBUDGET: error: norm-set-target: invalid #norm.target: register-budget must be 1 to 255 elements a thread, got 99999999999999
 // BADCLUSTER: error: norm-set-target: invalid #norm.target: max-cluster-size must be 1, 2, 4, 8 or 16 (Hopper clusters hold at most 16 blocks), got 3

@@ -3,6 +3,7 @@
 // RUN: norm-opt %s --norm-set-target="max-cluster-size=1" --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOCLUSTER
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction="split-size=16 min-partials=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOFILL
 // RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="min-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADFILL
+// RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="min-partials=9223372036854775807" 2>&1 | FileCheck %s --check-prefix=HUGEFILL
 // RUN: norm-opt %s --norm-decompose --norm-fuse-mixed-order --norm-plan-kernels --norm-split-reduction="min-rows-per-partial=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FLOOROFF
 // RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="min-rows-per-partial=-2" 2>&1 | FileCheck %s --check-prefix=BADFLOOR
 // RUN: not norm-opt %s --norm-plan-kernels --norm-split-reduction="max-partials=-2" 2>&1 | FileCheck %s --check-prefix=BADCAP
@@ -14,9 +15,10 @@
 
 // NEG: error: norm-split-reduction: split size must be a positive number of rows, got -4
 // BADOPT: for the --split-size option: 'abc' value invalid for long argument
-// BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
-// BADFLOOR: error: norm-split-reduction: min-rows-per-partial must be -1 (the tuning rule), 0 (off) or positive, got -2
-// BADCAP: error: norm-split-reduction: max-partials must be -1 (the tuning rule), 0 (off) or positive, got -2
+// BADFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive up to 2147483647, got -2
+// HUGEFILL: error: norm-split-reduction: min-partials must be -1 (the tuning rule), 0 (off) or positive up to 2147483647, got 9223372036854775807
+// BADFLOOR: error: norm-split-reduction: min-rows-per-partial must be -1 (the tuning rule), 0 (off) or positive up to 2147483647, got -2
+// BADCAP: error: norm-split-reduction: max-partials must be -1 (the tuning rule), 0 (off) or positive up to 2147483647, got -2
 
 // Dynamic M: ceil(M / R) partial rows with R = max(K, ceil(M / 4224),
 // ceil(ceil(M / 2112) / W)), W = max(1, ceil(M / (2112 * 16))) and K =

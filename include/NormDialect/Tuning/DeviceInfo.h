@@ -104,10 +104,17 @@ std::string validateRegisterBudget(int64_t budget);
 std::string validateComputeCapability(int64_t computeCapability,
                                       int64_t maxClusterSize);
 
+/// The most SMs, and threads a block or an SM, a target may declare; and
+/// the most bytes of shared memory and registers an SM or a block may. Far
+/// beyond any GPU's, they keep the tuning rules' products of a few of them
+/// within 64 bits.
+constexpr int64_t kMaxDeviceCount = int64_t(1) << 16;
+constexpr int64_t kMaxDeviceAmount = int64_t(1) << 30;
+
 /// Returns an empty string when an SM's resources can hold a block of
 /// `maxThreadsPerBlock` threads (its threads, a block's shared memory within
-/// the SM's, at least 48 KB a block, registers for 32 a thread), else why
-/// not.
+/// the SM's, at least 48 KB a block, registers for 32 a thread) and none
+/// exceeds kMaxDeviceCount (threads) or kMaxDeviceAmount, else why not.
 std::string validateSMResources(int64_t maxThreadsPerBlock,
                                 int64_t sharedMemoryPerBlock,
                                 int64_t sharedMemoryPerSM, int64_t threadsPerSM,

@@ -251,7 +251,7 @@ bool shutsOutColumnBlocks(const KernelShape &rows, const KernelPlan &plan,
                           const KernelShape &columns, const DeviceInfo &device);
 
 /// Empty if `rows` is a valid l2-prefetch-rows option (-1: the rule, 0:
-/// off, else rows ahead), else the error.
+/// off, else rows ahead, up to 2^31 - 1), else the error.
 std::string validateL2PrefetchRows(int64_t rows);
 
 } // namespace mlir::norm

@@ -79,7 +79,7 @@ int64_t chooseSplitMinBlocksPerSM(const KernelShape &shape,
                                   const DeviceInfo &device);
 
 /// Empty if `partials` is a valid min-partials option (-1: the rule, 0:
-/// off, else the count), else the error.
+/// off, else the count, up to 2^31 - 1), else the error.
 std::string validateMinPartials(int64_t partials);
 
 /// The fewest rows a partial row of a split kernel with `plan` sums
@@ -104,7 +104,7 @@ int64_t chooseMinRowsPerPartial(const KernelShape &shape,
                                 const DeviceInfo &device);
 
 /// Empty if `rows` is a valid min-rows-per-partial option (-1: the rule, 0:
-/// off, else the floor), else the error.
+/// off, else the floor, up to 2^31 - 1), else the error.
 std::string validateMinRowsPerPartial(int64_t rows);
 
 /// The most partial rows a split kernel with `plan` should have (norm.fused
@@ -116,7 +116,7 @@ int64_t chooseMaxPartials(const KernelShape &shape, const KernelPlan &plan,
                           const DeviceInfo &device);
 
 /// Empty if `partials` is a valid max-partials option (-1: the rule, 0:
-/// off, else the cap), else the error.
+/// off, else the cap, up to 2^31 - 1), else the error.
 std::string validateMaxPartials(int64_t partials);
 
 /// Blocks per SM of a cluster kernel that re-reads its staged slices
