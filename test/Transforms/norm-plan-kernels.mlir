@@ -11,7 +11,7 @@
 // RUN: not norm-opt %s --norm-plan-kernels="min-blocks-per-sm=-1" 2>&1 | FileCheck %s --check-prefix=BADBLOCKS
 // BADBLOCKS: error: norm-plan-kernels: min-blocks-per-sm must be 0 (no limit) to 32, got -1
 // RUN: not norm-opt %s --norm-plan-kernels="rows-per-block=-1" 2>&1 | FileCheck %s --check-prefix=BADROWS
-// BADROWS: error: norm-plan-kernels: rows-per-block must be 0 (the tuning) or positive, got -1
+// BADROWS: error: norm-plan-kernels: rows-per-block must be 0 (the tuning) or positive up to 2147483647, got -1
 // RUN: not norm-opt %s --norm-plan-kernels="shared-stages=5" 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 // BADSTAGES: error: norm-plan-kernels: shared-stages must be -1 (the tuning table, else the rule), 0 (off) or 1 to 4, got 5
 // RUN: not norm-opt %s --norm-plan-kernels="l2-prefetch-rows=-2" 2>&1 | FileCheck %s --check-prefix=BADL2
