@@ -21,8 +21,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
-#include <limits>
-
 namespace mlir::norm {
 #define GEN_PASS_DEF_NORMPLANKERNELS
 #include "NormDialect/Transforms/Passes.h.inc"
@@ -132,11 +130,10 @@ struct NormPlanKernelsPass
     if (minBlocksPerSM < 0 || minBlocksPerSM > 32)
       error = "min-blocks-per-sm must be 0 (no limit) to 32, got " +
               std::to_string(static_cast<int64_t>(minBlocksPerSM));
-    else if (rowsPerBlock < 0 ||
-             rowsPerBlock > std::numeric_limits<int32_t>::max())
-      // Past 2^31 - 1 the rows a block's row groups walk overflow.
+    else if (rowsPerBlock < 0 || rowsPerBlock > kMaxRowCountOption)
+      // Past the bound the rows a block's row groups walk overflow.
       error = "rows-per-block must be 0 (the tuning) or positive up to " +
-              std::to_string(std::numeric_limits<int32_t>::max()) + ", got " +
+              std::to_string(kMaxRowCountOption) + ", got " +
               std::to_string(static_cast<int64_t>(rowsPerBlock));
     else
       error = validateSharedStages(sharedStages);

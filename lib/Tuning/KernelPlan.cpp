@@ -14,7 +14,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <limits>
 
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
@@ -367,13 +366,12 @@ int64_t mlir::norm::chooseL2PrefetchMinRows(const KernelPlan &plan) {
 }
 
 std::string mlir::norm::validateL2PrefetchRows(int64_t rows) {
-  // Rows ahead past 2^31 - 1 are none of M's, and their multiples
+  // Rows ahead past the bound are none of M's, and their multiples
   // (chooseL2PrefetchMinRows) would overflow.
-  if (rows < -1 || rows > std::numeric_limits<int32_t>::max())
+  if (rows < -1 || rows > kMaxRowCountOption)
     return "l2-prefetch-rows must be -1 (the tuning rule), 0 (off) or a "
            "number of rows ahead up to " +
-           std::to_string(std::numeric_limits<int32_t>::max()) + ", got " +
-           std::to_string(rows);
+           std::to_string(kMaxRowCountOption) + ", got " + std::to_string(rows);
   return {};
 }
 

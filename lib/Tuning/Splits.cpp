@@ -11,7 +11,6 @@
 #include "TuningHelpers.h"
 
 #include <algorithm>
-#include <limits>
 
 using namespace mlir::norm;
 using namespace mlir::norm::detail;
@@ -253,14 +252,13 @@ int64_t mlir::norm::chooseMaxPartials(const KernelShape &shape,
 }
 
 /// Empty if `value` of the split option `option` is -1 (the tuning rule),
-/// 0 (off) or positive up to 2^31 - 1 (so that sums with a row count stay
-/// within 64 bits), else the error.
+/// 0 (off) or positive up to kMaxRowCountOption, else the error.
 static std::string validateRuleOffOrPositive(const char *option,
                                              int64_t value) {
-  if (value < -1 || value > std::numeric_limits<int32_t>::max())
+  if (value < -1 || value > kMaxRowCountOption)
     return std::string(option) +
            " must be -1 (the tuning rule), 0 (off) or positive up to " +
-           std::to_string(std::numeric_limits<int32_t>::max()) + ", got " +
+           std::to_string(kMaxRowCountOption) + ", got " +
            std::to_string(value);
   return "";
 }

@@ -12,6 +12,7 @@
 #include "NormDialect/Tuning/RowLayouts.h"
 #include "NormDialect/Tuning/TuningTable.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -249,6 +250,12 @@ int64_t chooseMinBlocks(const KernelShape &shape, const KernelPlan &plan,
 /// leave (chooseMinBlocks).
 bool shutsOutColumnBlocks(const KernelShape &rows, const KernelPlan &plan,
                           const KernelShape &columns, const DeviceInfo &device);
+
+/// The largest count of rows or partial rows a pass option may give
+/// (rows-per-block, l2-prefetch-rows, min-partials, max-partials,
+/// min-rows-per-partial): 2^31 - 1, so that the rules' sums and small
+/// multiples of it with a row count stay within 64 bits.
+constexpr int64_t kMaxRowCountOption = std::numeric_limits<int32_t>::max();
 
 /// Empty if `rows` is a valid l2-prefetch-rows option (-1: the rule, 0:
 /// off, else rows ahead, up to 2^31 - 1), else the error.
