@@ -8,9 +8,16 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::norm;
+
+/// The most elements a plan's slices of a row may cover: far beyond any row
+/// (2^40), and small enough that the lowering's sums of it fit 64 bits.
+static constexpr int64_t kMaxPlanElements = int64_t{1} << 40;
 
 #include "NormDialect/IR/NormDialect.cpp.inc"
 #include "NormDialect/IR/NormEnums.cpp.inc"
@@ -70,6 +77,23 @@ LogicalResult PlanAttr::verify(
       rowsPerBlock < 1)
     return fail("chunks_per_thread, column_slices, sweeps_per_step and "
                 "rows_per_block must be positive");
+  // The same bound as the passes' row-count options, so that the lowering's
+  // products of these counts stay within 64 bits.
+  if (std::max({chunksPerThread, columnSlices, sweepsPerStep, rowsPerBlock,
+                l2PrefetchRows, l2PrefetchMinRows, numStages, minBlocks}) >
+      kMaxRowCountOption)
+    return fail("chunks_per_thread, column_slices, sweeps_per_step, "
+                "rows_per_block, l2_prefetch_rows, l2_prefetch_min_rows, "
+                "num_stages and min_blocks must be at most " +
+                std::to_string(kMaxRowCountOption));
+  // A block's slices of a row (threads x vector_width x chunks_per_thread
+  // elements each).
+  int64_t covered = threads * vectorWidth;
+  for (int64_t factor : {chunksPerThread, columnSlices})
+    if (llvm::MulOverflow(covered, factor, covered) ||
+        covered > kMaxPlanElements)
+      return fail("threads x vector_width x chunks_per_thread x column_slices "
+                  "must be at most 2^40 elements");
   if (rowGroups < 1 || threads % rowGroups != 0)
     return fail("row_groups must divide the " + std::to_string(threads) +
                 " threads, got " + std::to_string(rowGroups));

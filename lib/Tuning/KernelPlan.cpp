@@ -457,6 +457,14 @@ std::string mlir::norm::validatePlan(const KernelShape &shape,
            "row and an output computed from the elements alone";
   int64_t covered =
       layout.sliceWidth() * std::max(layout.columnSlices, layout.clusterSize);
+  // A thread's chunks are unrolled: one wholly past the row is code without
+  // elements (and a hand-written plan's millions of them would not finish).
+  int64_t chunkWidth = layout.threadsPerRow() * layout.vectorWidth;
+  if (layout.chunksPerThread > 1 &&
+      (layout.chunksPerThread - 1) * chunkWidth >= shape.n)
+    return str(layout.chunksPerThread) + " chunks a thread, " +
+           str(chunkWidth) + " elements each, go past the row's " +
+           str(shape.n) + " elements";
   if (plan.kind == Kind::Streaming) {
     int64_t sweeps = ceilDiv(shape.n, layout.sliceWidth());
     if (layout.sweepsPerStep < 1 || sweeps % layout.sweepsPerStep != 0)

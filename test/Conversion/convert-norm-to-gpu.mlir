@@ -2261,6 +2261,23 @@ func.func @plan_short_of_the_row(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16
 
 // -----
 
+// Nor one whose chunks go past the row: they are unrolled, and a million of
+// them would not finish.
+func.func @plan_past_the_row(%x: memref<?x2048xbf16>, %y: memref<?x2048xbf16>) {
+  // expected-error @+1 {{cannot be lowered as its norm.plan says: 1048576 chunks a thread, 256 elements each, go past the row's 2048 elements}}
+  norm.fused ins(%x : full memref<?x2048xbf16>) outs(%y : full memref<?x2048xbf16>) attributes {norm.plan = #norm.plan<kind = row_resident, threads = 64, vector_width = 4, chunks_per_thread = 1048576>} {
+  ^bb0(%a: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %s = norm.row_reduce <add> %af : f32
+    %d = arith.mulf %af, %s : f32
+    %t = arith.truncf %d : f32 to bf16
+    norm.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
 // FP8-style group scales (groups of 128 bf16, 16 vectors): each chunk's
 // group is 16 consecutive lanes, reduced by xor shuffles of 8, 4, 2 and 1
 // (once per chunk; the row is a warp's, 2 chunks a lane); each group's

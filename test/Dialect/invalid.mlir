@@ -829,6 +829,28 @@ func.func @plan_bad_threads(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
 
 // -----
 
+func.func @plan_huge_rows_per_block(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #norm.plan: chunks_per_thread, column_slices, sweeps_per_step, rows_per_block, l2_prefetch_rows, l2_prefetch_min_rows, num_stages and min_blocks must be at most 2147483647}}
+  %y = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = row_resident, threads = 64, rows_per_block = 9223372036854775807>} {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @plan_slices_overflow(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{invalid #norm.plan: threads x vector_width x chunks_per_thread x column_slices must be at most 2^40 elements}}
+  %y = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = row_resident, threads = 1024, vector_width = 32, chunks_per_thread = 2147483647, column_slices = 2147483647>} {
+  ^bb0(%a: f32):
+    norm.yield %a : f32
+  }
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
 func.func @plan_bad_row_groups(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   // expected-error @+1 {{invalid #norm.plan: row_groups must divide the 96 threads, got 5}}
   %y = norm.fused ins(%x : full tensor<?x64xf32>) outs(%x : full tensor<?x64xf32>) -> tensor<?x64xf32> attributes {norm.plan = #norm.plan<kind = row_resident, threads = 96, row_groups = 5>} {

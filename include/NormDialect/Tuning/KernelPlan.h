@@ -253,8 +253,9 @@ bool shutsOutColumnBlocks(const KernelShape &rows, const KernelPlan &plan,
 
 /// The largest count of rows or partial rows a pass option may give
 /// (rows-per-block, l2-prefetch-rows, min-partials, max-partials,
-/// min-rows-per-partial): 2^31 - 1, so that the rules' sums and small
-/// multiples of it with a row count stay within 64 bits.
+/// min-rows-per-partial), and of any count in a #norm.plan: 2^31 - 1, so
+/// that the rules' sums and small multiples of it with a row count stay
+/// within 64 bits.
 constexpr int64_t kMaxRowCountOption = std::numeric_limits<int32_t>::max();
 
 /// Empty if `rows` is a valid l2-prefetch-rows option (-1: the rule, 0:
