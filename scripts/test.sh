@@ -55,5 +55,12 @@ if [ ! -d "$build/pytools/nvidia" ]; then
     nvidia-cuda-nvdisasm || echo "test: nvdisasm could not be installed; its test will be skipped"
 fi
 
+# The compiler built again with ASan and UBSan into $build/sanitized (about
+# 12 minutes on two cores) for the sanitized-compiler test;
+# NORM_SKIP_SANITIZED=1 skips it, and that test with it.
+if [ "${NORM_SKIP_SANITIZED:-0}" != 1 ]; then
+  "$root/scripts/build-sanitized.sh" "$build/sanitized"
+fi
+
 cd "$build"
 ctest --output-on-failure -j "$(nproc)"
