@@ -227,6 +227,23 @@ def rows(t):
 ACTIVATIONS = ("silu", "sigmoid")
 
 
+# What the functional API computes in, by kernel or by torch: float64 only
+# by torch. Integers would be normalized and rounded back to integers, and
+# FP8 inputs have no arithmetic in torch.
+FUNCTIONAL_FLOATS = FLOATS + (torch.float64,)
+
+
+def check_floating(name, **tensors):
+    """The functional ops' tensors (None for an absent one) are float32,
+    bfloat16, float16 or float64, else a TypeError naming the argument."""
+    for arg, t in tensors.items():
+        if t is not None and not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name}: {arg} must be a tensor, got {type(t).__name__}")
+        if t is not None and t.dtype not in FUNCTIONAL_FLOATS:
+            raise TypeError(f"{name}: {arg} must be float32, bfloat16, float16 or "
+                            f"float64, got {t.dtype}")
+
+
 def check_activation(activation, name):
     """A gate's activation: 'silu' or 'sigmoid'."""
     if activation not in ACTIVATIONS:

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from . import compiler, ops
-from .checks import check_activation
+from .checks import check_activation, check_floating
 
 _DTYPES = (torch.bfloat16, torch.float16, torch.float32)
 
@@ -249,6 +249,7 @@ def l2_norm(input, eps=1e-6):
     kernel each way: the L2 norm of Gated DeltaNet's q and k (FLA's
     l2_norm). Computed in f32, rounded once to input's dtype. Inputs the
     kernels do not take compute the same formula with torch."""
+    check_floating("l2_norm", input=input)
     if not (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
             and _runs_here(input) and input.dtype in _DTYPES
             and _kernel_epsilon(float(eps))):
@@ -297,6 +298,7 @@ def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
     gate, other devices)."""
     name = "rms_norm_gated"
     check_activation(activation, name)
+    check_floating(name, input=input, gate=gate, weight=weight)
     n = input.shape[-1] if isinstance(input, torch.Tensor) and input.dim() else 0
     if group_size is not None and (group_size <= 0 or n % group_size):
         raise ValueError(f"{name}: group_size must divide the last dimension ({n}), "
@@ -350,6 +352,7 @@ def rms_norm_quant(input, weight=None, eps=1e-6, residual=None, offset=0.0, grou
     (and on the GPU groups that are not a power of two of elements) compute
     the same with torch."""
     _check_group_size(input, group_size, "rms_norm_quant")
+    check_floating("rms_norm_quant", input=input, weight=weight, residual=residual)
     h = None
     fits = (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
             and _runs_here(input) and _kernel_dtypes(input, (weight,))
@@ -373,6 +376,7 @@ def layer_norm_quant(input, weight=None, bias=None, eps=1e-5, group_size=None, o
     row (or per group of group_size columns) in one kernel: (q, scale) as
     rms_norm_quant's."""
     _check_group_size(input, group_size, "layer_norm_quant")
+    check_floating("layer_norm_quant", input=input, weight=weight, bias=bias)
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
     fits = (plain and isinstance(input, torch.Tensor) and input.dim() >= 1
             and input.shape[-1] > 0 and _runs_here(input)

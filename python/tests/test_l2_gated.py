@@ -285,3 +285,31 @@ def test_strided_and_empty_inputs():
     empty = torch.randn(0, 64)
     assert nf.l2_norm(empty).shape == (0, 64)
     assert nf.rms_norm_gated(empty, empty).shape == (0, 64)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.bool, torch.float8_e4m3fn,
+                                   torch.complex64])
+def test_functional_ops_refuse_what_they_cannot_compute(dtype):
+    # The family's functional ops fall back to torch for inputs the kernels
+    # do not take; integers would come back normalized and rounded to
+    # integers (silently wrong), FP8 has no torch arithmetic: both are
+    # TypeErrors naming the op and the argument, as torch's rms_norm refuses
+    # integers.
+    bad = torch.ones(4, 128).to(dtype)
+    x, w = torch.randn(4, 128), torch.randn(128)
+    calls = {
+        "l2_norm: input": lambda: nf.l2_norm(bad),
+        "rms_norm_gated: input": lambda: nf.rms_norm_gated(bad, x, w),
+        "rms_norm_gated: gate": lambda: nf.rms_norm_gated(x, bad, w),
+        "rms_norm_gated: weight": lambda: nf.rms_norm_gated(x, x, bad[0]),
+        "rms_norm_quant: input": lambda: nf.rms_norm_quant(bad, w),
+        "rms_norm_quant: residual": lambda: nf.rms_norm_quant(x, w, residual=bad),
+        "layer_norm_quant: input": lambda: nf.layer_norm_quant(bad, w, w),
+        "layer_norm_quant: bias": lambda: nf.layer_norm_quant(x, w, bad[0]),
+    }
+    for what, call in calls.items():
+        with pytest.raises(TypeError, match=f"{what} must be float32, bfloat16, float16 or "
+                                            f"float64, got {dtype}"):
+            call()
+    with pytest.raises(TypeError, match="l2_norm: input must be a tensor, got list"):
+        nf.l2_norm([1.0, 2.0])
