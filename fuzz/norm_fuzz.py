@@ -742,6 +742,9 @@ def main():
     p.add_argument("--sanitized", action="store_true",
                    help="--build is instrumented with AddressSanitizer and UBSan "
                         "(-fsanitize=address,undefined): their reports are findings")
+    p.add_argument("--print-sanitizer-environment", action="store_true",
+                   help="print what --sanitized sets, a KEY=VALUE line each "
+                        "(test/sanitized-compiler.sh runs the other checks with it)")
     p.add_argument("--capi-child", help=argparse.SUPPRESS)
     p.add_argument("--manifest-child", help=argparse.SUPPRESS)
     p.add_argument("rows", nargs="*", type=int, help=argparse.SUPPRESS)
@@ -750,6 +753,10 @@ def main():
         return capi_child(args.capi_child)
     if args.manifest_child:
         return manifest_child(args.manifest_child, args.rows)
+    if args.print_sanitizer_environment:
+        for key, value in sanitizer_environment().items():
+            print(f"{key}={value}")
+        return 0
     if args.sanitized:
         global SANITIZED
         SANITIZED = True

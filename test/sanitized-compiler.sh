@@ -11,13 +11,15 @@ if [ ! -x "$sanitized/bin/norm-opt" ] || [ ! -x "$sanitized/unittests/NormUnitTe
   echo "skipped: no sanitized build in $sanitized (scripts/build-sanitized.sh makes one)"
   exit 77
 fi
-# The runtimes preloaded for the uninstrumented programs that load norm's
-# instrumented libraries (mlir-opt with the plugin, Python with the C API);
-# LLVM's allocator poisoning ignored: its headers poison memory in norm's
-# instrumented code that the uninstrumented LLVM libraries then read.
-preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
-export ASAN_OPTIONS=detect_leaks=0:detect_container_overflow=0:allow_user_poisoning=0:abort_on_error=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
+# The fuzzer's --sanitized environment (fuzz/norm_fuzz.py says why each
+# part): the sanitizers' options for every step, the runtimes preloaded
+# (LD_PRELOAD) for the steps that start uninstrumented programs loading
+# norm's instrumented libraries (mlir-opt with the plugin, the C API test).
+preload=""
+while IFS='=' read -r key value; do
+  if [ "$key" = LD_PRELOAD ]; then preload="$value"; else export "$key=$value"; fi
+done < <(python3 "$root/fuzz/norm_fuzz.py" --print-sanitizer-environment)
+[ -n "$preload" ] || { echo "sanitized-compiler: no sanitizer runtimes found"; exit 1; }
 failed=()
 step() {
   local name="$1"

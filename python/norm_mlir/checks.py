@@ -235,11 +235,15 @@ FUNCTIONAL_FLOATS = FLOATS + (torch.float64,)
 
 def check_floating(name, **tensors):
     """The functional ops' tensors (None for an absent one) are float32,
-    bfloat16, float16 or float64, else a TypeError naming the argument."""
+    bfloat16, float16 or float64, else a TypeError naming the argument.
+    Called where an op falls back to torch: the kernels' path has checked
+    its dtypes already."""
     for arg, t in tensors.items():
-        if t is not None and not isinstance(t, torch.Tensor):
+        if t is None:
+            continue
+        if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name}: {arg} must be a tensor, got {type(t).__name__}")
-        if t is not None and t.dtype not in FUNCTIONAL_FLOATS:
+        if t.dtype not in FUNCTIONAL_FLOATS:
             raise TypeError(f"{name}: {arg} must be float32, bfloat16, float16 or "
                             f"float64, got {t.dtype}")
 

@@ -249,10 +249,10 @@ def l2_norm(input, eps=1e-6):
     kernel each way: the L2 norm of Gated DeltaNet's q and k (FLA's
     l2_norm). Computed in f32, rounded once to input's dtype. Inputs the
     kernels do not take compute the same formula with torch."""
-    check_floating("l2_norm", input=input)
     if not (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
             and _runs_here(input) and input.dtype in _DTYPES
             and _kernel_epsilon(float(eps))):
+        check_floating("l2_norm", input=input)
         return _l2_reference(input, eps)
     if _needs_grad(input):
         return ops.l2_norm(input, float(eps))[0]
@@ -298,7 +298,6 @@ def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
     gate, other devices)."""
     name = "rms_norm_gated"
     check_activation(activation, name)
-    check_floating(name, input=input, gate=gate, weight=weight)
     n = input.shape[-1] if isinstance(input, torch.Tensor) and input.dim() else 0
     if group_size is not None and (group_size <= 0 or n % group_size):
         raise ValueError(f"{name}: group_size must divide the last dimension ({n}), "
@@ -309,6 +308,7 @@ def rms_norm_gated(input, gate, weight=None, eps=1e-6, activation="silu",
     if (n == 0 or not _runs_here(input) or not _kernel_dtypes(input, (weight,))
             or not _kernel_epsilon(float(eps)) or not _residual_fits(input, gate)
             or not _groups_lowered(input, groups or None)):
+        check_floating(name, input=input, gate=gate, weight=weight)
         return _gated_reference(input, gate, weight, eps, activation, norm_before_gate,
                                 group_size or n, offset)
     if _needs_grad(input, gate, weight):
@@ -352,13 +352,13 @@ def rms_norm_quant(input, weight=None, eps=1e-6, residual=None, offset=0.0, grou
     (and on the GPU groups that are not a power of two of elements) compute
     the same with torch."""
     _check_group_size(input, group_size, "rms_norm_quant")
-    check_floating("rms_norm_quant", input=input, weight=weight, residual=residual)
     h = None
     fits = (isinstance(input, torch.Tensor) and input.dim() >= 1 and input.shape[-1] > 0
             and _runs_here(input) and _kernel_dtypes(input, (weight,))
             and _kernel_epsilon(float(eps)) and _groups_lowered(input, group_size)
             and (residual is None or _residual_fits(input, residual)))
     if not fits:
+        check_floating("rms_norm_quant", input=input, weight=weight, residual=residual)
         h = input + residual if residual is not None else input
         wf = weight.to(_compute_type(h)) + offset if weight is not None else None
         q, scale = _quant_reference(F.rms_norm(h.to(_compute_type(h)), (h.shape[-1],), wf,
@@ -376,13 +376,13 @@ def layer_norm_quant(input, weight=None, bias=None, eps=1e-5, group_size=None, o
     row (or per group of group_size columns) in one kernel: (q, scale) as
     rms_norm_quant's."""
     _check_group_size(input, group_size, "layer_norm_quant")
-    check_floating("layer_norm_quant", input=input, weight=weight, bias=bias)
     plain = bias is None or (weight is not None and bias.dtype == weight.dtype)
     fits = (plain and isinstance(input, torch.Tensor) and input.dim() >= 1
             and input.shape[-1] > 0 and _runs_here(input)
             and _kernel_dtypes(input, (weight, bias)) and _kernel_epsilon(float(eps))
             and _groups_lowered(input, group_size))
     if not fits:
+        check_floating("layer_norm_quant", input=input, weight=weight, bias=bias)
         x = input.to(_compute_type(input))
         y = F.layer_norm(x, (x.shape[-1],),
                          weight.to(x.dtype) + offset if weight is not None else None,
